@@ -1,0 +1,256 @@
+//! Choosing the physical device: discrete > integrated > virtual > CPU, unless `--gpu N` says
+//! which. A device that lacks what the renderer needs is never picked; when none fits, the error
+//! lists every device with what it lacks.
+
+use ash::vk;
+
+use super::conv;
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::instance::Instance;
+
+/// A physical device that fits, with what the backend needs to know of it.
+#[derive(Debug, Clone)]
+pub struct Adapter {
+    pub raw: vk::PhysicalDevice,
+    /// Its place in `vkEnumeratePhysicalDevices`, the number `--gpu` takes.
+    pub index: usize,
+    pub name: String,
+    pub device_type: vk::PhysicalDeviceType,
+    pub api_version: u32,
+    pub driver_info: String,
+    /// The queue family used for graphics, compute, transfer and present.
+    pub queue_family: u32,
+    /// Whether the queue family writes timestamps.
+    pub timestamps: bool,
+    pub limits: vk::PhysicalDeviceLimits,
+    /// Whether `samplerAnisotropy` can be turned on.
+    pub sampler_anisotropy: bool,
+}
+
+/// What one device offers, before judging it.
+struct Candidate {
+    adapter: Adapter,
+    missing: Vec<String>,
+}
+
+/// Lists the devices and picks one. `surface` restricts the choice to devices that can present
+/// to it; `preferred` is the `--gpu N` override.
+pub fn select_adapter(
+    instance: &Instance,
+    surface: Option<vk::SurfaceKHR>,
+    preferred: Option<usize>,
+) -> GpuResult<Adapter> {
+    // SAFETY: a plain query of a live instance.
+    let devices = unsafe { instance.raw.enumerate_physical_devices() }
+        .vk("vkEnumeratePhysicalDevices")?;
+    if devices.is_empty() {
+        return Err(GpuError::NoSuitableDevice(
+            "no Vulkan device found: install a Vulkan driver (on Debian without a GPU, \
+             `bash tools/setup.sh` installs Mesa's lavapipe)"
+                .into(),
+        ));
+    }
+    let candidates: Vec<Candidate> = devices
+        .iter()
+        .enumerate()
+        .map(|(index, &raw)| inspect(instance, raw, index, surface))
+        .collect::<GpuResult<_>>()?;
+
+    let listing = || {
+        let mut text = String::from("Vulkan devices:");
+        for c in &candidates {
+            let a = &c.adapter;
+            text.push_str(&format!(
+                "\n  [{}] {} ({}, Vulkan {}, {})",
+                a.index,
+                a.name,
+                conv::device_type_name(a.device_type),
+                conv::version_string(a.api_version),
+                a.driver_info
+            ));
+            if c.missing.is_empty() {
+                text.push_str(" - fits");
+            } else {
+                text.push_str(&format!(" - lacks: {}", c.missing.join(", ")));
+            }
+        }
+        text
+    };
+
+    if let Some(wanted) = preferred {
+        let Some(candidate) = candidates.iter().find(|c| c.adapter.index == wanted) else {
+            return Err(GpuError::NoSuitableDevice(format!(
+                "--gpu {wanted}: there is no device {wanted}\n{}",
+                listing()
+            )));
+        };
+        if !candidate.missing.is_empty() {
+            return Err(GpuError::NoSuitableDevice(format!(
+                "--gpu {wanted}: {} lacks what blockfall needs\n{}",
+                candidate.adapter.name,
+                listing()
+            )));
+        }
+        return Ok(candidate.adapter.clone());
+    }
+
+    let best = candidates
+        .iter()
+        .filter(|c| c.missing.is_empty())
+        // Ties go to the lower index, as the driver lists them.
+        .max_by_key(|c| {
+            (
+                conv::device_type_rank(c.adapter.device_type),
+                usize::MAX - c.adapter.index,
+            )
+        });
+    match best {
+        Some(candidate) => {
+            log::info!("{}", listing());
+            Ok(candidate.adapter.clone())
+        }
+        None => Err(GpuError::NoSuitableDevice(format!(
+            "no Vulkan device has what blockfall needs (Vulkan 1.3 with dynamic rendering, \
+             synchronization2, maintenance4, timeline semaphores and descriptor indexing; Mesa \
+             >= 23 lavapipe or any current desktop driver)\n{}",
+            listing()
+        ))),
+    }
+}
+
+fn inspect(
+    instance: &Instance,
+    raw: vk::PhysicalDevice,
+    index: usize,
+    surface: Option<vk::SurfaceKHR>,
+) -> GpuResult<Candidate> {
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut properties2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    // SAFETY: `raw` comes from this instance; the chain points at locals.
+    unsafe {
+        instance
+            .raw
+            .get_physical_device_properties2(raw, &mut properties2)
+    };
+    let properties = properties2.properties;
+    let name = conv::fixed_name(&properties.device_name);
+    let driver_info = format!(
+        "{} {}",
+        conv::fixed_name(&driver.driver_name),
+        conv::fixed_name(&driver.driver_info)
+    )
+    .trim()
+    .to_owned();
+
+    let mut missing = Vec::new();
+    if properties.api_version < vk::API_VERSION_1_3 {
+        missing.push(format!(
+            "Vulkan 1.3 (has {})",
+            conv::version_string(properties.api_version)
+        ));
+    }
+
+    let mut features12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut features13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut features12)
+        .push_next(&mut features13);
+    if properties.api_version >= vk::API_VERSION_1_2 {
+        // SAFETY: as above; Vulkan 1.2 structures are only chained on 1.2+ devices.
+        unsafe { instance.raw.get_physical_device_features2(raw, &mut features2) };
+    }
+    let sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
+    let required: [(&str, vk::Bool32); 11] = [
+        ("dynamicRendering", features13.dynamic_rendering),
+        ("synchronization2", features13.synchronization2),
+        ("maintenance4", features13.maintenance4),
+        ("timelineSemaphore", features12.timeline_semaphore),
+        ("descriptorIndexing", features12.descriptor_indexing),
+        ("runtimeDescriptorArray", features12.runtime_descriptor_array),
+        (
+            "descriptorBindingPartiallyBound",
+            features12.descriptor_binding_partially_bound,
+        ),
+        (
+            "descriptorBindingVariableDescriptorCount",
+            features12.descriptor_binding_variable_descriptor_count,
+        ),
+        (
+            "descriptorBindingSampledImageUpdateAfterBind",
+            features12.descriptor_binding_sampled_image_update_after_bind,
+        ),
+        (
+            "shaderSampledImageArrayNonUniformIndexing",
+            features12.shader_sampled_image_array_non_uniform_indexing,
+        ),
+        ("hostQueryReset", features12.host_query_reset),
+    ];
+    for (feature, supported) in required {
+        if supported != vk::TRUE {
+            missing.push(feature.to_owned());
+        }
+    }
+
+    // SAFETY: plain queries.
+    let families = unsafe {
+        instance
+            .raw
+            .get_physical_device_queue_family_properties(raw)
+    };
+    let wanted = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
+    let mut chosen = None;
+    for (family, props) in families.iter().enumerate() {
+        if !props.queue_flags.contains(wanted) {
+            continue;
+        }
+        if let (Some(surface), Some(surface_fn)) = (surface, &instance.surface_fn) {
+            // SAFETY: the surface belongs to this instance.
+            let presents = unsafe {
+                surface_fn.get_physical_device_surface_support(raw, family as u32, surface)
+            }
+            .unwrap_or(false);
+            if !presents {
+                continue;
+            }
+        }
+        chosen = Some((family as u32, props.timestamp_valid_bits > 0));
+        break;
+    }
+    let (queue_family, timestamps) = chosen.unwrap_or_else(|| {
+        missing.push(if surface.is_some() {
+            "a graphics+compute queue that presents to the window".to_owned()
+        } else {
+            "a graphics+compute queue".to_owned()
+        });
+        (0, false)
+    });
+
+    if surface.is_some() {
+        // SAFETY: plain query.
+        let extensions = unsafe { instance.raw.enumerate_device_extension_properties(raw) }
+            .vk("vkEnumerateDeviceExtensionProperties")?;
+        let has_swapchain = extensions.iter().any(|e| {
+            e.extension_name_as_c_str()
+                .is_ok_and(|n| n == ash::khr::swapchain::NAME)
+        });
+        if !has_swapchain {
+            missing.push("VK_KHR_swapchain".to_owned());
+        }
+    }
+
+    Ok(Candidate {
+        adapter: Adapter {
+            raw,
+            index,
+            name,
+            device_type: properties.device_type,
+            api_version: properties.api_version,
+            driver_info,
+            queue_family,
+            timestamps: timestamps && properties.limits.timestamp_compute_and_graphics == vk::TRUE,
+            limits: properties.limits,
+            sampler_anisotropy,
+        },
+        missing,
+    })
+}

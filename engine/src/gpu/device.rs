@@ -1,0 +1,295 @@
+//! The logical device: one queue for everything, the allocator, and one timeline semaphore that
+//! orders every submission.
+//!
+//! ```text
+//!   submit #41 ──signals──▶ timeline = 41      frames, uploads and readbacks remember the value
+//!   submit #42 ──signals──▶ timeline = 42      their submit signals; "has #41 finished?" is one
+//!                                              counter read, and waiting is vkWaitSemaphores
+//! ```
+//! One counter instead of a fence per submit: deferred destruction, staging buffers and frame
+//! slots all ask the same question the same way.
+
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+
+use super::adapter::Adapter;
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::instance::Instance;
+
+/// How long a wait for the GPU may take before it counts as a hang. Generous: lavapipe on two
+/// loaded CI cores is slow.
+pub const GPU_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A binary semaphore to wait on before a submission runs, and the stages that wait.
+#[derive(Debug, Clone, Copy)]
+pub struct SemaphoreWait {
+    pub semaphore: vk::Semaphore,
+    pub stages: vk::PipelineStageFlags2,
+}
+
+/// One submission to the queue.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Submission<'a> {
+    pub command_buffers: &'a [vk::CommandBuffer],
+    pub waits: &'a [SemaphoreWait],
+    /// Binary semaphores to signal (a swapchain image's render-finished semaphore).
+    pub signals: &'a [vk::Semaphore],
+}
+
+/// The logical device and what hangs off it.
+pub struct Device {
+    pub raw: ash::Device,
+    pub instance: Arc<Instance>,
+    pub adapter: Adapter,
+    /// `VK_KHR_swapchain`, when the device was made for a window.
+    pub swapchain_fn: Option<ash::khr::swapchain::Device>,
+    pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    queue: Mutex<vk::Queue>,
+    pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
+    timeline: vk::Semaphore,
+    last_submitted: AtomicU64,
+    /// Vulkan memory objects and resources created, for "no allocation per chunk" checks.
+    pub(crate) counters: ResourceCounters,
+}
+
+/// Counts of resource creations over the life of the device.
+#[derive(Debug, Default)]
+pub struct ResourceCounters {
+    pub buffers_created: AtomicU64,
+    pub images_created: AtomicU64,
+}
+
+impl Device {
+    /// Creates the device with every feature the renderer relies on, and its allocator.
+    pub fn new(instance: Arc<Instance>, adapter: Adapter, swapchain: bool) -> GpuResult<Arc<Self>> {
+        let priorities = [1.0f32];
+        let queue_infos = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(adapter.queue_family)
+            .queue_priorities(&priorities)];
+
+        let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
+            .timeline_semaphore(true)
+            .descriptor_indexing(true)
+            .runtime_descriptor_array(true)
+            .descriptor_binding_partially_bound(true)
+            .descriptor_binding_variable_descriptor_count(true)
+            .descriptor_binding_sampled_image_update_after_bind(true)
+            .shader_sampled_image_array_non_uniform_indexing(true)
+            .host_query_reset(true);
+        let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
+            .dynamic_rendering(true)
+            .synchronization2(true)
+            // SPIR-V 1.6 compute shaders use LocalSizeId, which needs maintenance4.
+            .maintenance4(true);
+        let base_features =
+            vk::PhysicalDeviceFeatures::default().sampler_anisotropy(adapter.sampler_anisotropy);
+        let mut features2 = vk::PhysicalDeviceFeatures2::default()
+            .features(base_features)
+            .push_next(&mut features12)
+            .push_next(&mut features13);
+
+        let mut extensions = Vec::new();
+        if swapchain {
+            extensions.push(ash::khr::swapchain::NAME.as_ptr());
+        }
+        let create_info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_infos)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut features2);
+        // SAFETY: the adapter was checked to support every feature and extension asked for;
+        // the create info points at locals.
+        let raw = unsafe {
+            instance
+                .raw
+                .create_device(adapter.raw, &create_info, None)
+        }
+        .vk("vkCreateDevice")?;
+        // SAFETY: family and index 0 were created above.
+        let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
+
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: raw.clone(),
+            physical_device: adapter.raw,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|source| GpuError::Allocation {
+            name: "allocator".into(),
+            source,
+        })?;
+
+        let mut timeline_type = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let timeline_info = vk::SemaphoreCreateInfo::default().push_next(&mut timeline_type);
+        // SAFETY: timeline semaphores were enabled above.
+        let timeline = unsafe { raw.create_semaphore(&timeline_info, None) }
+            .vk("vkCreateSemaphore(timeline)")?;
+
+        let debug_utils = instance
+            .debug_utils_enabled()
+            .then(|| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
+        let swapchain_fn = swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw));
+
+        log::info!(
+            "device: {} ({}, {}), queue family {}",
+            adapter.name,
+            super::conv::device_type_name(adapter.device_type),
+            adapter.driver_info,
+            adapter.queue_family
+        );
+        let device = Arc::new(Self {
+            raw,
+            instance,
+            adapter,
+            swapchain_fn,
+            debug_utils,
+            queue: Mutex::new(queue),
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            timeline,
+            last_submitted: AtomicU64::new(0),
+            counters: ResourceCounters::default(),
+        });
+        device.set_name(device.raw.handle(), "blockfall device");
+        device.set_name(queue, "main queue");
+        device.set_name(timeline, "submission timeline");
+        Ok(device)
+    }
+
+    /// The queue, locked: submissions and presents go through one thread at a time.
+    pub fn lock_queue(&self) -> MutexGuard<'_, vk::Queue> {
+        self.queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Submits work; returns the timeline value that marks it finished.
+    pub fn submit(&self, submission: Submission<'_>) -> GpuResult<u64> {
+        let command_buffers: Vec<vk::CommandBufferSubmitInfo> = submission
+            .command_buffers
+            .iter()
+            .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
+            .collect();
+        let waits: Vec<vk::SemaphoreSubmitInfo> = submission
+            .waits
+            .iter()
+            .map(|w| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(w.semaphore)
+                    .stage_mask(w.stages)
+            })
+            .collect();
+        let queue = self.lock_queue();
+        // Taken under the queue lock, so values reach the queue in increasing order.
+        let value = self.last_submitted.load(Ordering::SeqCst) + 1;
+        let mut signals: Vec<vk::SemaphoreSubmitInfo> = submission
+            .signals
+            .iter()
+            .map(|&s| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(s)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            })
+            .collect();
+        signals.push(
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.timeline)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+        );
+        let submit = vk::SubmitInfo2::default()
+            .command_buffer_infos(&command_buffers)
+            .wait_semaphore_infos(&waits)
+            .signal_semaphore_infos(&signals);
+        // SAFETY: the queue is locked; the command buffers are executable and the semaphores
+        // belong to this device (callers' contract); the arrays outlive the call.
+        unsafe {
+            self.raw
+                .queue_submit2(*queue, &[submit], vk::Fence::null())
+        }
+        .vk("vkQueueSubmit2")?;
+        self.last_submitted.store(value, Ordering::SeqCst);
+        Ok(value)
+    }
+
+    /// The value of the latest submission.
+    pub fn last_submitted(&self) -> u64 {
+        self.last_submitted.load(Ordering::SeqCst)
+    }
+
+    /// The value of the latest finished submission.
+    pub fn completed(&self) -> GpuResult<u64> {
+        // SAFETY: the semaphore is a live timeline semaphore of this device.
+        unsafe { self.raw.get_semaphore_counter_value(self.timeline) }
+            .vk("vkGetSemaphoreCounterValue")
+    }
+
+    /// Waits until submission `value` has finished.
+    pub fn wait_for(&self, value: u64) -> GpuResult<()> {
+        if value == 0 {
+            return Ok(());
+        }
+        let semaphores = [self.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: as above; the arrays outlive the call.
+        match unsafe {
+            self.raw
+                .wait_semaphores(&info, GPU_TIMEOUT.as_nanos() as u64)
+        } {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout(GPU_TIMEOUT)),
+            Err(result) => Err(GpuError::Vulkan {
+                call: "vkWaitSemaphores",
+                result,
+            }),
+        }
+    }
+
+    /// Waits until everything submitted so far has finished.
+    pub fn wait_idle(&self) -> GpuResult<()> {
+        self.wait_for(self.last_submitted())
+    }
+
+    /// How many buffers and images were created over the device's life.
+    pub fn resources_created(&self) -> (u64, u64) {
+        (
+            self.counters.buffers_created.load(Ordering::Relaxed),
+            self.counters.images_created.load(Ordering::Relaxed),
+        )
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // SAFETY: every object made from this device holds an `Arc<Device>` and is gone; waiting
+        // idle first makes destroying the semaphore and device legal.
+        unsafe {
+            let queue = self.lock_queue();
+            let _ = self.raw.queue_wait_idle(*queue);
+            drop(queue);
+            self.raw.destroy_semaphore(self.timeline, None);
+            // The allocator frees its memory blocks through the device, so it goes first.
+            ManuallyDrop::drop(&mut self.allocator);
+            self.raw.destroy_device(None);
+        }
+    }
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("adapter", &self.adapter.name)
+            .field("last_submitted", &self.last_submitted())
+            .finish()
+    }
+}

@@ -1,0 +1,370 @@
+//! Frames in flight: a ring of two, each with its own command pool, acquire semaphore, GPU
+//! timestamps and lists of objects to destroy once the GPU is done with the frame.
+//!
+//! ```text
+//!   frame 0: record ─ submit (#41) ───────────────▶ GPU runs #41
+//!   frame 1:          record ─ submit (#42) ──────────────▶ GPU runs #42
+//!   frame 0:                    wait #41 ─ drop retired ─ read timestamps ─ record ─ submit (#43)
+//! ```
+//! The CPU records one frame while the GPU runs the other. Before a slot is reused, the timeline
+//! must have passed its last submission; only then are its command buffer, its acquire
+//! semaphore and the objects retired into it free (Granite's `PerFrame`).
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::buffer::Buffer;
+use super::debug::label_colour;
+use super::device::{Device, SemaphoreWait, Submission};
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::image::Image;
+use super::pipeline::Pipeline;
+
+/// Frames the CPU may record ahead of the GPU.
+pub const FRAMES_IN_FLIGHT: usize = 2;
+
+/// Timed passes per frame at most (two timestamps each).
+pub const MAX_PASSES: u32 = 64;
+
+/// GPU time of one labelled pass of a finished frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassTiming {
+    pub name: String,
+    pub milliseconds: f64,
+}
+
+struct PerFrame {
+    pool: vk::CommandPool,
+    command_buffer: vk::CommandBuffer,
+    acquire: vk::Semaphore,
+    query_pool: vk::QueryPool,
+    /// Timeline value of the frame's last submission (0: never submitted).
+    submitted: u64,
+    pass_names: Vec<String>,
+    open_passes: Vec<u32>,
+    retired_buffers: Vec<Buffer>,
+    retired_images: Vec<Image>,
+    retired_pipelines: Vec<Pipeline>,
+}
+
+/// The ring of frames.
+pub struct FrameRing {
+    device: Arc<Device>,
+    frames: Vec<PerFrame>,
+    current: usize,
+    recording: bool,
+    frame_number: u64,
+    last_timings: Vec<PassTiming>,
+}
+
+impl FrameRing {
+    pub fn new(device: &Arc<Device>) -> GpuResult<Self> {
+        let mut frames = Vec::with_capacity(FRAMES_IN_FLIGHT);
+        for index in 0..FRAMES_IN_FLIGHT {
+            let pool_info = vk::CommandPoolCreateInfo::default()
+                .queue_family_index(device.adapter.queue_family)
+                .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+            // SAFETY: valid create infos on a live device, here and below.
+            let pool = unsafe { device.raw.create_command_pool(&pool_info, None) }
+                .vk("vkCreateCommandPool(frame)")?;
+            device.set_name(pool, &format!("frame {index}: command pool"));
+            let allocate = vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            // SAFETY: as above.
+            let command_buffer = unsafe { device.raw.allocate_command_buffers(&allocate) }
+                .vk("vkAllocateCommandBuffers(frame)")?[0];
+            device.set_name(command_buffer, &format!("frame {index}: commands"));
+            // SAFETY: as above.
+            let acquire = unsafe {
+                device
+                    .raw
+                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            }
+            .vk("vkCreateSemaphore(acquire)")?;
+            device.set_name(acquire, &format!("frame {index}: image acquired"));
+            let query_info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TIMESTAMP)
+                .query_count(MAX_PASSES * 2);
+            // SAFETY: as above.
+            let query_pool = unsafe { device.raw.create_query_pool(&query_info, None) }
+                .vk("vkCreateQueryPool(timestamps)")?;
+            device.set_name(query_pool, &format!("frame {index}: pass timestamps"));
+            // SAFETY: hostQueryReset is enabled; the pool is new and unused.
+            unsafe { device.raw.reset_query_pool(query_pool, 0, MAX_PASSES * 2) };
+            frames.push(PerFrame {
+                pool,
+                command_buffer,
+                acquire,
+                query_pool,
+                submitted: 0,
+                pass_names: Vec::new(),
+                open_passes: Vec::new(),
+                retired_buffers: Vec::new(),
+                retired_images: Vec::new(),
+                retired_pipelines: Vec::new(),
+            });
+        }
+        Ok(Self {
+            device: device.clone(),
+            frames,
+            current: 0,
+            recording: false,
+            frame_number: 0,
+            last_timings: Vec::new(),
+        })
+    }
+
+    /// Waits for the next slot to be free, collects its timings and destroys what was retired
+    /// into it, and starts recording its command buffer.
+    pub fn begin(&mut self) -> GpuResult<vk::CommandBuffer> {
+        if self.recording {
+            return Err(GpuError::Invalid(
+                "FrameRing::begin while a frame is recording".into(),
+            ));
+        }
+        self.current = (self.frame_number % FRAMES_IN_FLIGHT as u64) as usize;
+        let device = self.device.clone();
+        let frame = &mut self.frames[self.current];
+        device.wait_for(frame.submitted)?;
+        if frame.submitted != 0 {
+            self.last_timings = read_timings(&device, frame)?;
+        }
+        frame.retired_buffers.clear();
+        frame.retired_images.clear();
+        frame.retired_pipelines.clear();
+        frame.pass_names.clear();
+        frame.open_passes.clear();
+        // SAFETY: the frame's submission finished (waited above), so its command buffer is not
+        // pending; host query reset is enabled.
+        unsafe {
+            device
+                .raw
+                .reset_command_pool(frame.pool, vk::CommandPoolResetFlags::empty())
+                .vk("vkResetCommandPool")?;
+            device.raw.reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2);
+            device
+                .raw
+                .begin_command_buffer(
+                    frame.command_buffer,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .vk("vkBeginCommandBuffer(frame)")?;
+        }
+        self.recording = true;
+        Ok(frame.command_buffer)
+    }
+
+    /// The command buffer of the frame being recorded.
+    pub fn command_buffer(&self) -> vk::CommandBuffer {
+        self.frames[self.current].command_buffer
+    }
+
+    /// The semaphore to acquire a swapchain image with in this frame.
+    pub fn acquire_semaphore(&self) -> vk::Semaphore {
+        self.frames[self.current].acquire
+    }
+
+    /// The frame's number, counting from 0.
+    pub fn frame_number(&self) -> u64 {
+        self.frame_number
+    }
+
+    /// Opens a labelled, timed pass: a debug label for RenderDoc and a timestamp pair.
+    pub fn begin_pass(&mut self, name: &str) {
+        self.begin_pass_coloured(name, label_colour::GRAPHICS);
+    }
+
+    /// As [`FrameRing::begin_pass`] with a label colour (compute passes use another).
+    pub fn begin_pass_coloured(&mut self, name: &str, colour: [f32; 4]) {
+        let device = &self.device;
+        let frame = &mut self.frames[self.current];
+        device.begin_label(frame.command_buffer, name, colour);
+        let index = frame.pass_names.len() as u32;
+        frame.pass_names.push(name.to_owned());
+        frame.open_passes.push(index);
+        if device.adapter.timestamps && index < MAX_PASSES {
+            // SAFETY: recording; query `2 * index` was reset at `begin`.
+            unsafe {
+                device.raw.cmd_write_timestamp2(
+                    frame.command_buffer,
+                    vk::PipelineStageFlags2::TOP_OF_PIPE,
+                    frame.query_pool,
+                    index * 2,
+                )
+            };
+        }
+    }
+
+    /// Closes the innermost open pass.
+    pub fn end_pass(&mut self) {
+        let device = &self.device;
+        let frame = &mut self.frames[self.current];
+        let Some(index) = frame.open_passes.pop() else {
+            log::error!("end_pass without an open pass");
+            return;
+        };
+        if device.adapter.timestamps && index < MAX_PASSES {
+            // SAFETY: recording; the query was reset at `begin`.
+            unsafe {
+                device.raw.cmd_write_timestamp2(
+                    frame.command_buffer,
+                    vk::PipelineStageFlags2::BOTTOM_OF_PIPE,
+                    frame.query_pool,
+                    index * 2 + 1,
+                )
+            };
+        }
+        device.end_label(frame.command_buffer);
+    }
+
+    /// Ends recording and submits the frame.
+    pub fn submit(&mut self, waits: &[SemaphoreWait], signals: &[vk::Semaphore]) -> GpuResult<u64> {
+        if !self.recording {
+            return Err(GpuError::Invalid("FrameRing::submit without begin".into()));
+        }
+        let device = self.device.clone();
+        let frame = &mut self.frames[self.current];
+        while !frame.open_passes.is_empty() {
+            log::error!("pass left open at submit; closing it");
+            frame.open_passes.pop();
+            device.end_label(frame.command_buffer);
+        }
+        self.recording = false;
+        // SAFETY: recording and complete.
+        unsafe { device.raw.end_command_buffer(frame.command_buffer) }
+            .vk("vkEndCommandBuffer(frame)")?;
+        let value = device.submit(Submission {
+            command_buffers: &[frame.command_buffer],
+            waits,
+            signals,
+        })?;
+        frame.submitted = value;
+        self.frame_number += 1;
+        Ok(value)
+    }
+
+    /// Ends recording without submitting (the swapchain went out of date mid-frame).
+    pub fn abandon(&mut self) -> GpuResult<()> {
+        if self.recording {
+            let frame = &mut self.frames[self.current];
+            frame.open_passes.clear();
+            frame.pass_names.clear();
+            self.recording = false;
+            // SAFETY: recording; ending it lets `begin` reset the pool.
+            unsafe { self.device.raw.end_command_buffer(frame.command_buffer) }
+                .vk("vkEndCommandBuffer(abandoned frame)")?;
+        }
+        Ok(())
+    }
+
+    /// Keeps a buffer alive until the frame being recorded (or the last one) has finished.
+    pub fn retire_buffer(&mut self, buffer: Buffer) {
+        self.retire_slot().retired_buffers.push(buffer);
+    }
+
+    /// Keeps an image alive until the frame being recorded (or the last one) has finished.
+    pub fn retire_image(&mut self, image: Image) {
+        self.retire_slot().retired_images.push(image);
+    }
+
+    /// Keeps a pipeline alive until the frame being recorded (or the last one) has finished.
+    pub fn retire_pipeline(&mut self, pipeline: Pipeline) {
+        self.retire_slot().retired_pipelines.push(pipeline);
+    }
+
+    fn retire_slot(&mut self) -> &mut PerFrame {
+        // While recording, the current frame is the last user; between frames, the one just
+        // submitted is.
+        let index = if self.recording {
+            self.current
+        } else {
+            ((self.frame_number + FRAMES_IN_FLIGHT as u64 - 1) % FRAMES_IN_FLIGHT as u64) as usize
+        };
+        &mut self.frames[index]
+    }
+
+    /// GPU times of the passes of the latest finished frame.
+    pub fn last_timings(&self) -> &[PassTiming] {
+        &self.last_timings
+    }
+
+    /// Waits for every frame, then reads the timings of the latest one.
+    pub fn wait_all(&mut self) -> GpuResult<()> {
+        self.device.wait_idle()?;
+        if self.frame_number > 0 && !self.recording {
+            let last = ((self.frame_number - 1) % FRAMES_IN_FLIGHT as u64) as usize;
+            let device = self.device.clone();
+            let frame = &mut self.frames[last];
+            if frame.submitted != 0 && !frame.pass_names.is_empty() {
+                self.last_timings = read_timings(&device, frame)?;
+                frame.pass_names.clear();
+                // SAFETY: the frame finished; host reset is enabled.
+                unsafe { device.raw.reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2) };
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_timings(device: &Device, frame: &PerFrame) -> GpuResult<Vec<PassTiming>> {
+    let passes = (frame.pass_names.len() as u32).min(MAX_PASSES);
+    if !device.adapter.timestamps || passes == 0 {
+        return Ok(Vec::new());
+    }
+    let mut stamps = vec![0u64; passes as usize * 2];
+    // SAFETY: the frame finished, so every query written in it is available; only those are
+    // read.
+    let read = unsafe {
+        device.raw.get_query_pool_results(
+            frame.query_pool,
+            0,
+            &mut stamps,
+            vk::QueryResultFlags::TYPE_64,
+        )
+    };
+    match read {
+        Ok(()) => {}
+        // A pass that was never closed leaves its second query unwritten: no timings then.
+        Err(vk::Result::NOT_READY) => return Ok(Vec::new()),
+        Err(result) => {
+            return Err(GpuError::Vulkan {
+                call: "vkGetQueryPoolResults",
+                result,
+            })
+        }
+    }
+    let period = device.adapter.limits.timestamp_period as f64;
+    Ok(frame
+        .pass_names
+        .iter()
+        .take(passes as usize)
+        .enumerate()
+        .map(|(i, name)| PassTiming {
+            name: name.clone(),
+            milliseconds: stamps[2 * i + 1].saturating_sub(stamps[2 * i]) as f64 * period / 1e6,
+        })
+        .collect())
+}
+
+impl Drop for FrameRing {
+    fn drop(&mut self) {
+        if let Err(error) = self.device.wait_idle() {
+            log::error!("waiting for frames before dropping them: {error}");
+        }
+        for frame in &mut self.frames {
+            frame.retired_buffers.clear();
+            frame.retired_images.clear();
+            frame.retired_pipelines.clear();
+            // SAFETY: every frame finished (waited above).
+            unsafe {
+                self.device.raw.destroy_query_pool(frame.query_pool, None);
+                self.device.raw.destroy_semaphore(frame.acquire, None);
+                self.device.raw.destroy_command_pool(frame.pool, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The Vulkan backend: one file per object family (after kajiya), every conversion in `conv`,
+//! every failure a [`GpuError`].
+//!
+//! [`Gpu`] bundles what every user needs: instance, device, the upload path and the bindless
+//! table. Windows add a [`swapchain::Surface`] and [`swapchain::Swapchain`]; headless runs an
+//! [`offscreen::OffscreenTarget`].
+
+pub mod adapter;
+pub mod bindless;
+pub mod buffer;
+pub mod conv;
+pub mod debug;
+pub mod descriptors;
+pub mod device;
+pub mod error;
+pub mod frame;
+pub mod image;
+pub mod instance;
+pub mod memory;
+pub mod offscreen;
+pub mod pipeline;
+pub mod swapchain;
+pub mod upload;
+
+use std::sync::Arc;
+
+pub use ash::vk;
+pub use adapter::Adapter;
+pub use bindless::{BindlessTable, TextureSlot};
+pub use buffer::{Buffer, BufferDesc};
+pub use debug::ValidationCanary;
+pub use device::{Device, SemaphoreWait, Submission};
+pub use error::{GpuError, GpuResult};
+pub use frame::{FrameRing, PassTiming, FRAMES_IN_FLIGHT};
+pub use image::{Image, ImageAccess, ImageDesc};
+pub use instance::{Instance, InstanceDesc};
+pub use memory::{MemoryLocation, MemoryReport};
+pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary};
+pub use swapchain::{Acquired, Surface, Swapchain};
+pub use upload::Uploader;
+
+/// How to make a [`Gpu`].
+#[derive(Debug, Clone, Default)]
+pub struct GpuDesc {
+    pub app_name: String,
+    /// The Khronos validation layer, messages to the log, errors counted.
+    pub validation: bool,
+    /// `--gpu N`: the device's index in the listing, instead of the best one.
+    pub preferred_device: Option<usize>,
+}
+
+/// The backend as an application holds it.
+pub struct Gpu {
+    pub instance: Arc<Instance>,
+    pub device: Arc<Device>,
+    pub uploader: Uploader,
+    pub bindless: BindlessTable,
+}
+
+impl Gpu {
+    /// A GPU for offscreen work (headless renders, compute, tests).
+    pub fn headless(desc: &GpuDesc) -> GpuResult<Self> {
+        let instance = Instance::new(&InstanceDesc {
+            app_name: desc.app_name.clone(),
+            validation: desc.validation,
+            surface_extensions: Vec::new(),
+        })?;
+        let adapter = adapter::select_adapter(&instance, None, desc.preferred_device)?;
+        Self::finish(instance, adapter, false)
+    }
+
+    /// A GPU that presents to a window; also returns the window's surface.
+    pub fn windowed(
+        desc: &GpuDesc,
+        display: winit::raw_window_handle::RawDisplayHandle,
+        window: winit::raw_window_handle::RawWindowHandle,
+    ) -> GpuResult<(Self, Arc<Surface>)> {
+        let extensions = ash_window::enumerate_required_extensions(display)
+            .map_err(|result| {
+                GpuError::Window(format!(
+                    "no Vulkan surface extensions for this window system: {result:?}"
+                ))
+            })?
+            .to_vec();
+        let instance = Instance::new(&InstanceDesc {
+            app_name: desc.app_name.clone(),
+            validation: desc.validation,
+            surface_extensions: extensions,
+        })?;
+        let surface = Arc::new(Surface::new(&instance, display, window)?);
+        let adapter = adapter::select_adapter(&instance, Some(surface.raw), desc.preferred_device)?;
+        Ok((Self::finish(instance, adapter, true)?, surface))
+    }
+
+    fn finish(instance: Arc<Instance>, adapter: Adapter, swapchain: bool) -> GpuResult<Self> {
+        let device = Device::new(instance.clone(), adapter, swapchain)?;
+        let uploader = Uploader::new(&device)?;
+        let bindless = BindlessTable::new(&device, bindless::DEFAULT_CAPACITY)?;
+        Ok(Self {
+            instance,
+            device,
+            uploader,
+            bindless,
+        })
+    }
+
+    /// Validation errors so far (0 unless something misused the API).
+    pub fn validation_errors(&self) -> u64 {
+        self.instance.canary().errors()
+    }
+}

@@ -1,0 +1,146 @@
+//! An offscreen colour target for headless runs, with a readback of its pixels.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::buffer::{Buffer, BufferDesc};
+use super::conv;
+use super::device::Device;
+use super::error::{GpuError, GpuResult};
+use super::image::{Image, ImageAccess, ImageDesc};
+use super::memory::MemoryLocation;
+
+/// Pixels read back from the GPU, 8-bit RGBA, rows top to bottom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaImage {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+impl RgbaImage {
+    /// The pixel at (x, y), or `None` outside the image.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = ((y * self.width + x) * 4) as usize;
+        self.pixels.get(i..i + 4).map(|p| [p[0], p[1], p[2], p[3]])
+    }
+}
+
+/// A colour image to render into without a window, and a buffer to read it back through.
+pub struct OffscreenTarget {
+    pub color: Image,
+    readback: Buffer,
+}
+
+impl OffscreenTarget {
+    /// `format` is an 8-bit RGBA or BGRA format (sRGB for what people look at).
+    pub fn new(device: &Arc<Device>, width: u32, height: u32, format: vk::Format) -> GpuResult<Self> {
+        if conv::bytes_per_texel(format) != Some(4) || conv::aspect_of(format) != vk::ImageAspectFlags::COLOR {
+            return Err(GpuError::Invalid(format!(
+                "offscreen target format {format:?}: only 8-bit RGBA/BGRA colour is read back"
+            )));
+        }
+        let color = Image::new(
+            device,
+            &ImageDesc {
+                name: "offscreen colour",
+                format,
+                width,
+                height,
+                layers: 1,
+                mips: 1,
+                usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                view_type: vk::ImageViewType::TYPE_2D,
+            },
+        )?;
+        let readback = Buffer::new(
+            device,
+            &BufferDesc {
+                name: "offscreen readback",
+                size: width as u64 * height as u64 * 4,
+                usage: vk::BufferUsageFlags::TRANSFER_DST,
+                location: MemoryLocation::GpuToCpu,
+            },
+        )?;
+        Ok(Self { color, readback })
+    }
+
+    /// Records the copy of the colour image (now in `current`) into the readback buffer; the
+    /// image is left in `ColorAttachment` for the next frame. Read with
+    /// [`OffscreenTarget::pixels`] once the frame has finished.
+    pub fn record_readback(&self, device: &Device, command_buffer: vk::CommandBuffer, current: ImageAccess) {
+        self.color.barrier(command_buffer, current, ImageAccess::TransferSrc);
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(
+                vk::ImageSubresourceLayers::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .mip_level(0)
+                    .base_array_layer(0)
+                    .layer_count(1),
+            )
+            .image_extent(vk::Extent3D {
+                width: self.color.width,
+                height: self.color.height,
+                depth: 1,
+            });
+        // SAFETY: recording; the image is in TRANSFER_SRC (barrier above) and the buffer holds
+        // exactly width × height × 4 bytes.
+        unsafe {
+            device.raw.cmd_copy_image_to_buffer(
+                command_buffer,
+                self.color.raw,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.readback.raw,
+                &[region],
+            )
+        };
+        self.color
+            .barrier(command_buffer, ImageAccess::TransferSrc, ImageAccess::ColorAttachment);
+        // Make the transfer's writes visible to the host read.
+        let barrier = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ);
+        let barriers = [barrier];
+        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
+        // SAFETY: recording.
+        unsafe { device.raw.cmd_pipeline_barrier2(command_buffer, &dependency) };
+    }
+
+    /// The pixels of the last readback, as RGBA (BGRA targets are swapped).
+    pub fn pixels(&self) -> GpuResult<RgbaImage> {
+        let mut pixels = self.readback.read::<u8>()?;
+        if conv::is_bgra(self.color.format) {
+            for pixel in pixels.chunks_exact_mut(4) {
+                pixel.swap(0, 2);
+            }
+        }
+        Ok(RgbaImage {
+            width: self.color.width,
+            height: self.color.height,
+            pixels,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RgbaImage;
+
+    #[test]
+    fn pixel_reads_rows_top_down_and_refuses_outside() {
+        let image = RgbaImage {
+            width: 2,
+            height: 2,
+            pixels: (0..16).collect(),
+        };
+        assert_eq!(image.pixel(1, 0), Some([4, 5, 6, 7]));
+        assert_eq!(image.pixel(0, 1), Some([8, 9, 10, 11]));
+        assert_eq!(image.pixel(2, 0), None);
+    }
+}

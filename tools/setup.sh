@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Installs what blockfall needs to build and to run its GPU tests, and nothing twice.
+#
+# Idempotent: on a machine that already has everything it only checks and returns (well under a
+# second). Both README commands run it. On Debian it installs the packages of
+# ../shared/VULKAN-RECIPE.md, and when no Vulkan device with descriptor indexing exists, Mesa 25
+# lavapipe from bookworm-backports. Anywhere else it prints what to install and goes on.
+set -euo pipefail
+
+PACKAGES=(
+  libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers
+  libshaderc-dev glslang-dev glslc spirv-tools
+  xvfb
+)
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! command -v cargo >/dev/null 2>&1; then
+  say "cargo was not found: install Rust (https://rustup.rs) and run this again."
+fi
+
+if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+  say "not a Debian system: nothing installed. blockfall needs"
+  say "  - the Vulkan loader and headers, vulkan-tools (vulkaninfo), the Khronos validation layer"
+  say "  - shaderc (static libraries) with glslang and SPIRV-Tools, for the build script"
+  say "  - a Vulkan 1.3 driver with descriptor indexing (any desktop GPU driver, or Mesa >= 23 lavapipe)"
+  say "  - Xvfb, for the windowed test on machines with no display"
+  exit 0
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+    say "not root and no sudo: install as root: apt-get install -y ${PACKAGES[*]}"
+    exit 0
+  fi
+fi
+
+apt_updated=0
+apt_update() {
+  if [ "$apt_updated" -eq 0 ]; then
+    "${SUDO[@]}" apt-get update -qq
+    apt_updated=1
+  fi
+}
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing ${missing[*]}"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Bindless needs descriptor indexing (runtime arrays, partially bound, update-after-bind).
+# Bookworm's own lavapipe (Mesa 22.3) has none of it; Mesa 25 from bookworm-backports has it all.
+has_descriptor_indexing() {
+  # vulkaninfo exits non-zero without a display; read its whole output before grepping (pipefail).
+  local info
+  info=$(vulkaninfo 2>/dev/null || true)
+  grep -Eq 'runtimeDescriptorArray[[:space:]]*=[[:space:]]*true' <<<"$info"
+}
+
+if has_descriptor_indexing; then
+  exit 0
+fi
+
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+if [ "$codename" != "bookworm" ]; then
+  say "no Vulkan device with descriptor indexing; install a current driver"
+  say "  (mesa-vulkan-drivers from Mesa >= 23 gives lavapipe with it)"
+  exit 0
+fi
+
+# Enable bookworm-backports from the machine's own apt sources, so that no mirror address is
+# written here, then take Mesa 25 lavapipe from it.
+backports=/etc/apt/sources.list.d/blockfall-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed -e 's/^Suites: bookworm bookworm-updates$/Suites: bookworm-backports/' -e '/^#/d' \
+        /etc/apt/sources.list.d/debian.sources \
+      | awk 'BEGIN{RS="";ORS="\n\n"} /Suites: bookworm-backports/' \
+      | "${SUDO[@]}" tee "$backports" >/dev/null
+  elif [ -f /etc/apt/sources.list ]; then
+    grep -E '^deb .* bookworm main' /etc/apt/sources.list | head -n 1 \
+      | sed -e 's/ bookworm main.*/ bookworm-backports main/' \
+      | "${SUDO[@]}" tee /etc/apt/sources.list.d/blockfall-backports.list >/dev/null
+  fi
+  apt_updated=0
+fi
+say "installing Mesa lavapipe from bookworm-backports (descriptor indexing)"
+apt_update
+DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers >/dev/null
+
+if ! has_descriptor_indexing; then
+  say "WARNING: still no Vulkan device with descriptor indexing; GPU tests will fail."
+  vulkaninfo --summary 2>&1 | sed 's/^/setup:   /' >&2 || true
+fi
