@@ -22,6 +22,10 @@ void main() {
     gl_Position = push.view_projection * model * vec4(position, 1.0);
     // Models are rotations with a uniform scale: the upper 3x3 turns normals correctly.
     world_normal = mat3(model) * normal;
-    texture_coordinate = uv;
+    // Texture coordinates repeat every meter: the face's 0..1 coordinates times its size along
+    // the two directions across it (u runs along axis + 1, v along axis + 2 of the face's axis).
+    vec3 scale = vec3(length(model_0.xyz), length(model_1.xyz), length(model_2.xyz));
+    int axis = abs(normal.x) > 0.5 ? 0 : (abs(normal.y) > 0.5 ? 1 : 2);
+    texture_coordinate = uv * vec2(scale[(axis + 1) % 3], scale[(axis + 2) % 3]);
     material_out = material;
 }

@@ -1,1 +1,123 @@
-fn main(){}
+//! `blockfall`: opens the game's window, or renders headless to a PNG where there is no display.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
+use blockfall::options::{RunOptions, RunReport};
+use blockfall::window::{run_windowed, NoDisplay};
+use clap::Parser;
+
+/// Smooth voxel terrain with buildings of blocks that stand, break and fall.
+#[derive(Debug, Parser)]
+#[command(name = "blockfall", version, about)]
+struct Cli {
+    /// Render offscreen (no window) and write the last frame as a PNG.
+    #[arg(long)]
+    headless: bool,
+    /// Frames to render: headless, exactly this many; windowed, stop after this many.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    frames: Option<u64>,
+    /// Where the headless render writes its PNG [default: blockfall-headless.png].
+    #[arg(long, value_name = "PATH")]
+    screenshot: Option<PathBuf>,
+    /// Width of the window or the offscreen image, in pixels.
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    width: u32,
+    /// Height of the window or the offscreen image, in pixels.
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    height: u32,
+    /// Turn on the Khronos validation layer; any validation error fails the run.
+    #[arg(long)]
+    validation: bool,
+    /// Use Vulkan device N (as listed in the log or the error) instead of the best one.
+    #[arg(long, value_name = "N")]
+    gpu: Option<usize>,
+    /// When running under RenderDoc, capture frame N (counting from 0).
+    #[arg(long, value_name = "N")]
+    renderdoc_capture_frame: Option<u64>,
+    /// Seconds the scene advances per headless frame.
+    #[arg(long, default_value_t = 1.0 / 60.0, value_name = "SECONDS")]
+    time_step: f32,
+    /// Present as fast as possible instead of at the display's rate.
+    #[arg(long)]
+    no_vsync: bool,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    if !cli.time_step.is_finite() || cli.time_step < 0.0 {
+        eprintln!("error: --time-step must be a finite number of seconds, 0 or more");
+        return ExitCode::from(2);
+    }
+    let options = RunOptions {
+        width: cli.width,
+        height: cli.height,
+        frames: cli.frames,
+        screenshot: cli.screenshot.clone(),
+        validation: cli.validation,
+        gpu: cli.gpu,
+        renderdoc_capture_frame: cli.renderdoc_capture_frame,
+        time_step: cli.time_step,
+        vsync: !cli.no_vsync,
+        resize_after: None,
+    };
+
+    let result = if cli.headless {
+        run_headless(&options)
+    } else {
+        match run_windowed(&options) {
+            Err(error) if error.downcast_ref::<NoDisplay>().is_some() => {
+                let path = options
+                    .screenshot
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
+                eprintln!(
+                    "{error}; rendering the scene headless to {} instead (use --headless to ask \
+                     for that directly)",
+                    path.display()
+                );
+                run_headless(&RunOptions {
+                    screenshot: Some(path),
+                    ..options.clone()
+                })
+            }
+            other => other,
+        }
+    };
+
+    match result {
+        Ok(report) => finish(&report, options.validation),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn finish(report: &RunReport, validation: bool) -> ExitCode {
+    if let Some(path) = &report.screenshot {
+        println!("{}", path.display());
+    }
+    eprintln!(
+        "{} frames on {}, {:.2} ms per frame{}",
+        report.frames,
+        report.device_name,
+        report.mean_frame_ms,
+        report
+            .pass_timings
+            .iter()
+            .map(|(name, ms)| format!(", {name} {ms:.3} ms GPU"))
+            .collect::<String>()
+    );
+    if validation && report.validation_errors > 0 {
+        eprintln!(
+            "error: {} validation errors; the last: {}",
+            report.validation_errors,
+            report.last_validation_error.as_deref().unwrap_or("?")
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

@@ -1,1 +1,7 @@
+//! blockfall's world and its rules.
+//!
+//! - [`blocks`]: what blocks are made of (the six materials of the seeds).
+//! - [`render`]: what the renderer draws with — procedural material textures.
 
+pub mod blocks;
+pub mod render;

@@ -1,0 +1,62 @@
+//! What a run is asked to do, shared by the window and the headless renderer.
+
+use std::path::PathBuf;
+
+/// Options of a run (the command line, or a test).
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub width: u32,
+    pub height: u32,
+    /// Stop after this many frames (headless: render exactly this many).
+    pub frames: Option<u64>,
+    /// Where the headless render writes its PNG.
+    pub screenshot: Option<PathBuf>,
+    /// The Khronos validation layer; errors make the run fail.
+    pub validation: bool,
+    /// `--gpu N`.
+    pub gpu: Option<usize>,
+    /// Capture this frame (counting from 0) through RenderDoc's in-app API.
+    pub renderdoc_capture_frame: Option<u64>,
+    /// Seconds the scene advances per frame in a headless run (the window uses real time).
+    pub time_step: f32,
+    /// FIFO presentation (on by default).
+    pub vsync: bool,
+    /// For tests: after this many presented frames, resize the window to this size.
+    pub resize_after: Option<(u64, u32, u32)>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            width: 1280,
+            height: 720,
+            frames: None,
+            screenshot: None,
+            validation: false,
+            gpu: None,
+            renderdoc_capture_frame: None,
+            time_step: 1.0 / 60.0,
+            vsync: true,
+            resize_after: None,
+        }
+    }
+}
+
+/// What a run did, for the caller to print or a test to check.
+#[derive(Debug, Clone, Default)]
+pub struct RunReport {
+    pub frames: u64,
+    /// Mean wall-clock time per frame, in milliseconds, over the frames after the first.
+    pub mean_frame_ms: f64,
+    /// GPU time of each pass of the last finished frame.
+    pub pass_timings: Vec<(String, f64)>,
+    pub validation_errors: u64,
+    pub last_validation_error: Option<String>,
+    /// The PNG written, if any.
+    pub screenshot: Option<PathBuf>,
+    /// Swapchain sizes in the order they were made (window runs).
+    pub swapchain_extents: Vec<(u32, u32)>,
+    pub device_name: String,
+    /// Whether a RenderDoc capture was made.
+    pub captured: bool,
+}

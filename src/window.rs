@@ -1,0 +1,350 @@
+//! The windowed run: winit's event loop, the swapchain, frames in flight.
+//!
+//! Survives resize (the swapchain is recreated on the next frame), minimise (nothing is drawn
+//! while the window has no pixels) and out-of-date swapchains (the frame is dropped and the
+//! swapchain recreated).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use blockfall_engine::gpu::{
+    image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, SemaphoreWait, Surface, Swapchain,
+};
+use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
+use blockfall_game::render::textures::TextureStyle;
+use winit::application::ApplicationHandler;
+use winit::dpi::{LogicalSize, PhysicalSize};
+use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+use winit::window::{Window, WindowId};
+
+use crate::capture::FrameCapture;
+use crate::options::{RunOptions, RunReport};
+use crate::shaders::LIBRARY;
+
+/// Why no window could be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("no display to open a window on ({0})")]
+pub struct NoDisplay(pub String);
+
+/// Opens the window and runs until it is closed (or `options.frames` frames were presented).
+/// Returns [`NoDisplay`] (inside the error) when there is no display to open a window on.
+pub fn run_windowed(options: &RunOptions) -> anyhow::Result<RunReport> {
+    let mut builder = EventLoop::builder();
+    #[cfg(all(unix, not(target_os = "macos"), not(target_os = "android")))]
+    {
+        // Tests run the window off the main thread; X11 and Wayland both allow it.
+        use winit::platform::x11::EventLoopBuilderExtX11;
+        builder.with_any_thread(true);
+    }
+    let event_loop = builder
+        .build()
+        .map_err(|error| anyhow::Error::new(NoDisplay(error.to_string())))?;
+    let mut app = App {
+        options: options.clone(),
+        state: None,
+        error: None,
+        report: RunReport::default(),
+    };
+    event_loop
+        .run_app(&mut app)
+        .context("the window's event loop failed")?;
+    if let Some(error) = app.error {
+        return Err(error);
+    }
+    Ok(app.report)
+}
+
+struct App {
+    options: RunOptions,
+    state: Option<WindowState>,
+    error: Option<anyhow::Error>,
+    report: RunReport,
+}
+
+/// Field order is drop order: GPU objects go before the window they present to.
+struct WindowState {
+    scene: TestSceneRenderer,
+    frames: FrameRing,
+    swapchain: Option<Swapchain>,
+    surface: Arc<Surface>,
+    gpu: Gpu,
+    capture: FrameCapture,
+    colour_format: vk::Format,
+    needs_recreate: bool,
+    resize_requested: bool,
+    started: Instant,
+    last_frame: Option<Instant>,
+    frame_time_total: f64,
+    frame_time_count: u64,
+    window: Arc<Window>,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match self.open(event_loop) {
+            Ok(state) => {
+                state.window.request_redraw();
+                self.state = Some(state);
+            }
+            Err(error) => {
+                self.error = Some(error);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = self.state.as_mut() else {
+            return;
+        };
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::KeyboardInput {
+                event:
+                    KeyEvent {
+                        logical_key: Key::Named(NamedKey::Escape),
+                        state: ElementState::Pressed,
+                        ..
+                    },
+                ..
+            } => event_loop.exit(),
+            WindowEvent::Resized(_) => {
+                state.needs_recreate = true;
+                state.window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => {
+                let result = state.draw(&self.options, &mut self.report);
+                match result {
+                    Ok(()) => {
+                        let done = self
+                            .options
+                            .frames
+                            .is_some_and(|frames| self.report.frames >= frames);
+                        if done {
+                            event_loop.exit();
+                        }
+                    }
+                    Err(error) => {
+                        self.error = Some(error);
+                        event_loop.exit();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(state) = &self.state {
+            // Continuous rendering while there is something to draw into.
+            let size = state.window.inner_size();
+            if size.width > 0 && size.height > 0 {
+                state.window.request_redraw();
+            }
+        }
+    }
+
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(mut state) = self.state.take() {
+            if let Err(error) = state.frames.wait_all() {
+                log::error!("waiting for the last frames: {error}");
+            }
+            self.report.validation_errors = state.gpu.validation_errors();
+            self.report.last_validation_error = state.gpu.instance.canary().last_error();
+            self.report.pass_timings = state
+                .frames
+                .last_timings()
+                .iter()
+                .map(|t| (t.name.clone(), t.milliseconds))
+                .collect();
+            if state.frame_time_count > 0 {
+                self.report.mean_frame_ms = state.frame_time_total / state.frame_time_count as f64;
+            }
+            self.report.captured = state.capture.captured();
+        }
+    }
+}
+
+impl App {
+    fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<WindowState> {
+        let attributes = Window::default_attributes()
+            .with_title("blockfall")
+            .with_inner_size(LogicalSize::new(self.options.width, self.options.height));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .context("creating the window")?,
+        );
+        let display = window
+            .display_handle()
+            .context("the window has no display handle")?
+            .as_raw();
+        let handle = window
+            .window_handle()
+            .context("the window has no window handle")?
+            .as_raw();
+        let (mut gpu, surface) = Gpu::windowed(
+            &GpuDesc {
+                app_name: "blockfall".into(),
+                validation: self.options.validation,
+                preferred_device: self.options.gpu,
+            },
+            display,
+            handle,
+        )?;
+        let size = window.inner_size();
+        let swapchain = Swapchain::new(
+            &gpu.device,
+            &surface,
+            (size.width, size.height),
+            self.options.vsync,
+            None,
+        )?;
+        let format = swapchain
+            .as_ref()
+            .map_or(vk::Format::B8G8R8A8_SRGB, |s| s.format);
+        if let Some(swapchain) = &swapchain {
+            self.report
+                .swapchain_extents
+                .push((swapchain.extent.width, swapchain.extent.height));
+        }
+        let scene = TestSceneRenderer::new(&mut gpu, &LIBRARY, format, TextureStyle::Patterned)?;
+        let frames = FrameRing::new(&gpu.device)?;
+        self.report.device_name = gpu.device.adapter.name.clone();
+        Ok(WindowState {
+            scene,
+            frames,
+            swapchain,
+            surface,
+            gpu,
+            capture: FrameCapture::new(self.options.renderdoc_capture_frame),
+            colour_format: format,
+            needs_recreate: false,
+            resize_requested: false,
+            started: Instant::now(),
+            last_frame: None,
+            frame_time_total: 0.0,
+            frame_time_count: 0,
+            window,
+        })
+    }
+}
+
+impl WindowState {
+    fn recreate_swapchain(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<()> {
+        let size = self.window.inner_size();
+        let old = self.swapchain.take();
+        let new = Swapchain::new(
+            &self.gpu.device,
+            &self.surface,
+            (size.width, size.height),
+            options.vsync,
+            old.as_ref(),
+        )?;
+        // The old swapchain is retired by the new one's creation; dropping it waits for the queue.
+        drop(old);
+        if let Some(swapchain) = &new {
+            if swapchain.format != self.colour_format {
+                // The scene's pipeline was built for the first format; surfaces keep theirs.
+                anyhow::bail!(
+                    "the swapchain's format changed from {:?} to {:?}",
+                    self.colour_format,
+                    swapchain.format
+                );
+            }
+            report
+                .swapchain_extents
+                .push((swapchain.extent.width, swapchain.extent.height));
+        }
+        self.swapchain = new;
+        self.needs_recreate = false;
+        Ok(())
+    }
+
+    fn draw(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<()> {
+        let size = self.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            // Minimised: nothing to present to.
+            return Ok(());
+        }
+        if self.needs_recreate || self.swapchain.is_none() {
+            self.recreate_swapchain(options, report)?;
+        }
+        let Some(swapchain) = self.swapchain.as_ref() else {
+            return Ok(());
+        };
+
+        let frame_number = self.frames.frame_number();
+        self.capture.frame_starts(frame_number);
+        let command_buffer = self.frames.begin()?;
+        let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
+            Acquired::Image { index, suboptimal } => (index, suboptimal),
+            Acquired::OutOfDate => {
+                self.frames.abandon()?;
+                self.needs_recreate = true;
+                return Ok(());
+            }
+        };
+        let extent = swapchain.extent;
+        let target = RenderTarget {
+            image: swapchain.images[index as usize],
+            view: swapchain.views[index as usize],
+            width: extent.width,
+            height: extent.height,
+        };
+        let time = self.started.elapsed().as_secs_f32();
+        let scene = TestScene::at(time, extent.width, extent.height);
+        self.scene.record(&mut self.frames, target, &scene)?;
+        image::image_barrier(
+            &self.gpu.device,
+            command_buffer,
+            target.image,
+            image::full_range(swapchain.format, 1, 1),
+            ImageAccess::ColorAttachment,
+            ImageAccess::Present,
+        );
+        let waits = [SemaphoreWait {
+            semaphore: self.frames.acquire_semaphore(),
+            stages: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+        }];
+        let signals = [swapchain.render_finished(index)];
+        self.frames.submit(&waits, &signals)?;
+        let stale = swapchain.present(index)?;
+        self.capture.frame_ends();
+        if stale || suboptimal {
+            self.needs_recreate = true;
+        }
+
+        report.frames += 1;
+        let now = Instant::now();
+        if let Some(last) = self.last_frame.replace(now) {
+            self.frame_time_total += (now - last).as_secs_f64() * 1000.0;
+            self.frame_time_count += 1;
+        }
+        if let Some((after, width, height)) = options.resize_after {
+            if report.frames >= after && !self.resize_requested {
+                self.resize_requested = true;
+                if self
+                    .window
+                    .request_inner_size(PhysicalSize::new(width, height))
+                    .is_some()
+                {
+                    self.needs_recreate = true;
+                }
+            }
+        }
+        if report.frames % 300 == 0 {
+            if let Some(timing) = self.frames.last_timings().first() {
+                log::debug!("{}: {:.3} ms on the GPU", timing.name, timing.milliseconds);
+            }
+        }
+        Ok(())
+    }
+}
