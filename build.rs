@@ -36,7 +36,12 @@ fn main() {
         let file_name = path
             .file_name()
             .and_then(|n| n.to_str())
-            .unwrap_or_else(|| fail(&format!("shader file name is not UTF-8: {}", path.display())));
+            .unwrap_or_else(|| {
+                fail(&format!(
+                    "shader file name is not UTF-8: {}",
+                    path.display()
+                ))
+            });
         let source = std::fs::read_to_string(path)
             .unwrap_or_else(|error| fail(&format!("cannot read {}: {error}", path.display())));
         let mut options = shaderc::CompileOptions::new()
@@ -75,7 +80,10 @@ fn main() {
         }
     }
     if !errors.is_empty() {
-        fail(&format!("shader compilation failed:\n{}", errors.join("\n")));
+        fail(&format!(
+            "shader compilation failed:\n{}",
+            errors.join("\n")
+        ));
     }
     table.push_str("];\n");
     let table_path = out_dir.join("shaders.rs");

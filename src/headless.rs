@@ -4,9 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use blockfall_engine::gpu::{
-    vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage,
-};
+use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
 use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 

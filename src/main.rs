@@ -101,8 +101,9 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
         println!("{}", path.display());
     }
     eprintln!(
-        "{} frames on {}, {:.2} ms per frame{}",
+        "{} frame{} on {}, {:.2} ms per frame{}",
         report.frames,
+        if report.frames == 1 { "" } else { "s" },
         report.device_name,
         report.mean_frame_ms,
         report

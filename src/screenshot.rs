@@ -61,6 +61,9 @@ mod tests {
             pixels: vec![0; 4],
         };
         let error = write_png(&image, Path::new("/proc/blockfall/shot.png")).unwrap_err();
-        assert!(format!("{error:#}").contains("/proc/blockfall"), "{error:#}");
+        assert!(
+            format!("{error:#}").contains("/proc/blockfall"),
+            "{error:#}"
+        );
     }
 }

@@ -238,7 +238,11 @@ impl App {
 }
 
 impl WindowState {
-    fn recreate_swapchain(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<()> {
+    fn recreate_swapchain(
+        &mut self,
+        options: &RunOptions,
+        report: &mut RunReport,
+    ) -> anyhow::Result<()> {
         let size = self.window.inner_size();
         let old = self.swapchain.take();
         let new = Swapchain::new(

@@ -41,8 +41,8 @@ pub fn select_adapter(
     preferred: Option<usize>,
 ) -> GpuResult<Adapter> {
     // SAFETY: a plain query of a live instance.
-    let devices = unsafe { instance.raw.enumerate_physical_devices() }
-        .vk("vkEnumeratePhysicalDevices")?;
+    let devices =
+        unsafe { instance.raw.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
     if devices.is_empty() {
         return Err(GpuError::NoSuitableDevice(
             "no Vulkan device found: install a Vulkan driver (on Debian without a GPU, \
@@ -157,7 +157,11 @@ fn inspect(
         .push_next(&mut features13);
     if properties.api_version >= vk::API_VERSION_1_2 {
         // SAFETY: as above; Vulkan 1.2 structures are only chained on 1.2+ devices.
-        unsafe { instance.raw.get_physical_device_features2(raw, &mut features2) };
+        unsafe {
+            instance
+                .raw
+                .get_physical_device_features2(raw, &mut features2)
+        };
     }
     let sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
     let required: [(&str, vk::Bool32); 11] = [
@@ -166,7 +170,10 @@ fn inspect(
         ("maintenance4", features13.maintenance4),
         ("timelineSemaphore", features12.timeline_semaphore),
         ("descriptorIndexing", features12.descriptor_indexing),
-        ("runtimeDescriptorArray", features12.runtime_descriptor_array),
+        (
+            "runtimeDescriptorArray",
+            features12.runtime_descriptor_array,
+        ),
         (
             "descriptorBindingPartiallyBound",
             features12.descriptor_binding_partially_bound,

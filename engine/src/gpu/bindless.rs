@@ -136,8 +136,8 @@ impl BindlessTable {
         device.set_name(pool, "bindless: pool");
 
         let counts = [capacity];
-        let mut variable =
-            vk::DescriptorSetVariableDescriptorCountAllocateInfo::default().descriptor_counts(&counts);
+        let mut variable = vk::DescriptorSetVariableDescriptorCountAllocateInfo::default()
+            .descriptor_counts(&counts);
         let layouts = [layout];
         let allocate = vk::DescriptorSetAllocateInfo::default()
             .descriptor_pool(pool)
@@ -194,7 +194,10 @@ impl BindlessTable {
     /// Points a taken slot at another texture array (a texture rebuilt at another size).
     pub fn replace(&mut self, slot: TextureSlot, image: &Image) -> GpuResult<()> {
         if !self.used.get(slot.0 as usize).copied().unwrap_or(false) {
-            return Err(GpuError::Invalid(format!("bindless slot {} is not taken", slot.0)));
+            return Err(GpuError::Invalid(format!(
+                "bindless slot {} is not taken",
+                slot.0
+            )));
         }
         self.write(slot.0, image.view);
         Ok(())

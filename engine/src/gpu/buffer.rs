@@ -111,7 +111,9 @@ impl Buffer {
             .mapped_mut()
             .ok_or_else(|| GpuError::Invalid(format!("buffer `{name}` is not mapped")))?;
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.checked_add(bytes.len()).filter(|&e| e <= mapped.len());
+        let end = start
+            .checked_add(bytes.len())
+            .filter(|&e| e <= mapped.len());
         let Some(end) = end else {
             return Err(GpuError::Invalid(format!(
                 "writing {} bytes at {offset} overruns buffer `{name}` of {} bytes",

@@ -152,8 +152,14 @@ mod tests {
 
     #[test]
     fn depth_formats_have_depth_aspect() {
-        assert_eq!(aspect_of(vk::Format::D32_SFLOAT), vk::ImageAspectFlags::DEPTH);
-        assert_eq!(aspect_of(vk::Format::R8G8B8A8_SRGB), vk::ImageAspectFlags::COLOR);
+        assert_eq!(
+            aspect_of(vk::Format::D32_SFLOAT),
+            vk::ImageAspectFlags::DEPTH
+        );
+        assert_eq!(
+            aspect_of(vk::Format::R8G8B8A8_SRGB),
+            vk::ImageAspectFlags::COLOR
+        );
     }
 
     #[test]
@@ -163,6 +169,9 @@ mod tests {
             .map(|&b| b as std::ffi::c_char)
             .collect();
         assert_eq!(fixed_name(&raw), "llvmpipe");
-        assert_eq!(version_string(vk::make_api_version(0, 1, 3, 281)), "1.3.281");
+        assert_eq!(
+            version_string(vk::make_api_version(0, 1, 3, 281)),
+            "1.3.281"
+        );
     }
 }

@@ -73,7 +73,8 @@ pub(crate) unsafe extern "system" fn messenger_callback(
     let mut objects = String::new();
     if !data.p_objects.is_null() {
         // SAFETY: `p_objects` points to `object_count` valid entries while the callback runs.
-        let list = unsafe { std::slice::from_raw_parts(data.p_objects, data.object_count as usize) };
+        let list =
+            unsafe { std::slice::from_raw_parts(data.p_objects, data.object_count as usize) };
         for object in list {
             // SAFETY: as above, a NUL-terminated name or null.
             let name = unsafe { cstr_or(object.p_object_name, "unnamed") };

@@ -103,12 +103,8 @@ impl Device {
             .push_next(&mut features2);
         // SAFETY: the adapter was checked to support every feature and extension asked for;
         // the create info points at locals.
-        let raw = unsafe {
-            instance
-                .raw
-                .create_device(adapter.raw, &create_info, None)
-        }
-        .vk("vkCreateDevice")?;
+        let raw = unsafe { instance.raw.create_device(adapter.raw, &create_info, None) }
+            .vk("vkCreateDevice")?;
         // SAFETY: family and index 0 were created above.
         let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
 
@@ -210,11 +206,8 @@ impl Device {
             .signal_semaphore_infos(&signals);
         // SAFETY: the queue is locked; the command buffers are executable and the semaphores
         // belong to this device (callers' contract); the arrays outlive the call.
-        unsafe {
-            self.raw
-                .queue_submit2(*queue, &[submit], vk::Fence::null())
-        }
-        .vk("vkQueueSubmit2")?;
+        unsafe { self.raw.queue_submit2(*queue, &[submit], vk::Fence::null()) }
+            .vk("vkQueueSubmit2")?;
         self.last_submitted.store(value, Ordering::SeqCst);
         Ok(value)
     }

@@ -144,7 +144,9 @@ impl FrameRing {
                 .raw
                 .reset_command_pool(frame.pool, vk::CommandPoolResetFlags::empty())
                 .vk("vkResetCommandPool")?;
-            device.raw.reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2);
+            device
+                .raw
+                .reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2);
             device
                 .raw
                 .begin_command_buffer(
@@ -303,7 +305,11 @@ impl FrameRing {
                 self.last_timings = read_timings(&device, frame)?;
                 frame.pass_names.clear();
                 // SAFETY: the frame finished; host reset is enabled.
-                unsafe { device.raw.reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2) };
+                unsafe {
+                    device
+                        .raw
+                        .reset_query_pool(frame.query_pool, 0, MAX_PASSES * 2)
+                };
             }
         }
         Ok(())

@@ -158,7 +158,14 @@ impl Image {
 
     /// Records a barrier that moves the whole image from one use to another.
     pub fn barrier(&self, command_buffer: vk::CommandBuffer, from: ImageAccess, to: ImageAccess) {
-        image_barrier(&self.device, command_buffer, self.raw, self.range(), from, to);
+        image_barrier(
+            &self.device,
+            command_buffer,
+            self.raw,
+            self.range(),
+            from,
+            to,
+        );
     }
 }
 
@@ -209,7 +216,11 @@ pub fn image_barrier(
     let barriers = [barrier];
     let dependency = vk::DependencyInfo::default().image_memory_barriers(&barriers);
     // SAFETY: the command buffer is recording and the image belongs to this device.
-    unsafe { device.raw.cmd_pipeline_barrier2(command_buffer, &dependency) };
+    unsafe {
+        device
+            .raw
+            .cmd_pipeline_barrier2(command_buffer, &dependency)
+    };
 }
 
 /// Records a global memory barrier between two stage/access scopes (compute → vertex, say).
@@ -227,7 +238,11 @@ pub fn memory_barrier(
     let barriers = [barrier];
     let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
     // SAFETY: the command buffer is recording.
-    unsafe { device.raw.cmd_pipeline_barrier2(command_buffer, &dependency) };
+    unsafe {
+        device
+            .raw
+            .cmd_pipeline_barrier2(command_buffer, &dependency)
+    };
 }
 
 impl Drop for Image {

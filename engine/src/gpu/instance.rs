@@ -120,14 +120,31 @@ impl Instance {
             create_info = create_info.push_next(&mut messenger_info);
         }
         // SAFETY: every pointer in `create_info` points into locals that outlive the call.
-        let raw = unsafe { entry.create_instance(&create_info, None) }.vk("vkCreateInstance")?;
+        let raw = match unsafe { entry.create_instance(&create_info, None) } {
+            Ok(raw) => raw,
+            Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER) => {
+                return Err(GpuError::NoSuitableDevice(
+                    "no Vulkan device found: the Vulkan loader found no driver (install a Vulkan \
+                     driver; on Debian without a GPU, `bash tools/setup.sh` installs Mesa's \
+                     lavapipe)"
+                        .into(),
+                ))
+            }
+            Err(result) => {
+                return Err(GpuError::Vulkan {
+                    call: "vkCreateInstance",
+                    result,
+                })
+            }
+        };
 
         let (debug_utils, messenger) = if debug_utils_enabled {
             let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &raw);
             // SAFETY: the canary the user data points to is kept in `Self` and dropped after the
             // messenger is destroyed.
-            let messenger = unsafe { debug_utils.create_debug_utils_messenger(&messenger_info, None) }
-                .vk("vkCreateDebugUtilsMessengerEXT")?;
+            let messenger =
+                unsafe { debug_utils.create_debug_utils_messenger(&messenger_info, None) }
+                    .vk("vkCreateDebugUtilsMessengerEXT")?;
             (Some(debug_utils), messenger)
         } else {
             (None, vk::DebugUtilsMessengerEXT::null())

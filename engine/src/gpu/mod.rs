@@ -24,8 +24,8 @@ pub mod upload;
 
 use std::sync::Arc;
 
-pub use ash::vk;
 pub use adapter::Adapter;
+pub use ash::vk;
 pub use bindless::{BindlessTable, TextureSlot};
 pub use buffer::{Buffer, BufferDesc};
 pub use debug::ValidationCanary;

@@ -38,8 +38,15 @@ pub struct OffscreenTarget {
 
 impl OffscreenTarget {
     /// `format` is an 8-bit RGBA or BGRA format (sRGB for what people look at).
-    pub fn new(device: &Arc<Device>, width: u32, height: u32, format: vk::Format) -> GpuResult<Self> {
-        if conv::bytes_per_texel(format) != Some(4) || conv::aspect_of(format) != vk::ImageAspectFlags::COLOR {
+    pub fn new(
+        device: &Arc<Device>,
+        width: u32,
+        height: u32,
+        format: vk::Format,
+    ) -> GpuResult<Self> {
+        if conv::bytes_per_texel(format) != Some(4)
+            || conv::aspect_of(format) != vk::ImageAspectFlags::COLOR
+        {
             return Err(GpuError::Invalid(format!(
                 "offscreen target format {format:?}: only 8-bit RGBA/BGRA colour is read back"
             )));
@@ -72,8 +79,14 @@ impl OffscreenTarget {
     /// Records the copy of the colour image (now in `current`) into the readback buffer; the
     /// image is left in `ColorAttachment` for the next frame. Read with
     /// [`OffscreenTarget::pixels`] once the frame has finished.
-    pub fn record_readback(&self, device: &Device, command_buffer: vk::CommandBuffer, current: ImageAccess) {
-        self.color.barrier(command_buffer, current, ImageAccess::TransferSrc);
+    pub fn record_readback(
+        &self,
+        device: &Device,
+        command_buffer: vk::CommandBuffer,
+        current: ImageAccess,
+    ) {
+        self.color
+            .barrier(command_buffer, current, ImageAccess::TransferSrc);
         let region = vk::BufferImageCopy::default()
             .image_subresource(
                 vk::ImageSubresourceLayers::default()
@@ -98,8 +111,11 @@ impl OffscreenTarget {
                 &[region],
             )
         };
-        self.color
-            .barrier(command_buffer, ImageAccess::TransferSrc, ImageAccess::ColorAttachment);
+        self.color.barrier(
+            command_buffer,
+            ImageAccess::TransferSrc,
+            ImageAccess::ColorAttachment,
+        );
         // Make the transfer's writes visible to the host read.
         let barrier = vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
@@ -109,7 +125,11 @@ impl OffscreenTarget {
         let barriers = [barrier];
         let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
         // SAFETY: recording.
-        unsafe { device.raw.cmd_pipeline_barrier2(command_buffer, &dependency) };
+        unsafe {
+            device
+                .raw
+                .cmd_pipeline_barrier2(command_buffer, &dependency)
+        };
     }
 
     /// The pixels of the last readback, as RGBA (BGRA targets are swapped).

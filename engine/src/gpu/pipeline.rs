@@ -45,12 +45,11 @@ impl ShaderLibrary {
 
 /// SPIR-V bytes to words, checking the size and the magic number.
 pub fn spirv_words(name: &str, bytes: &[u8]) -> GpuResult<Vec<u32>> {
-    let words = ash::util::read_spv(&mut std::io::Cursor::new(bytes)).map_err(|e| {
-        GpuError::Shader {
+    let words =
+        ash::util::read_spv(&mut std::io::Cursor::new(bytes)).map_err(|e| GpuError::Shader {
             name: name.to_owned(),
             reason: e.to_string(),
-        }
-    })?;
+        })?;
     if words.first() != Some(&0x0723_0203) {
         return Err(GpuError::Shader {
             name: name.to_owned(),
@@ -160,8 +159,8 @@ impl<'a> Module<'a> {
     fn new(device: &'a Device, name: &str, words: &[u32]) -> GpuResult<Self> {
         let info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: the words were checked to be SPIR-V (ShaderLibrary / spirv_words).
-        let raw = unsafe { device.raw.create_shader_module(&info, None) }
-            .vk("vkCreateShaderModule")?;
+        let raw =
+            unsafe { device.raw.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
         device.set_name(raw, name);
         Ok(Self { raw, device })
     }
@@ -332,6 +331,9 @@ mod tests {
     fn library_names_what_is_missing() {
         let library = ShaderLibrary::new(&[("a.vert", &[])]);
         let error = library.get("b.frag").unwrap_err().to_string();
-        assert!(error.contains("b.frag") && error.contains("a.vert"), "{error}");
+        assert!(
+            error.contains("b.frag") && error.contains("a.vert"),
+            "{error}"
+        );
     }
 }

@@ -99,10 +99,9 @@ impl Swapchain {
             .ok_or_else(|| GpuError::Window("device made without VK_KHR_swapchain".into()))?;
         let physical = device.adapter.raw;
         // SAFETY: plain queries of a live surface, here and below.
-        let capabilities = unsafe {
-            surface_fn.get_physical_device_surface_capabilities(physical, surface.raw)
-        }
-        .vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
+        let capabilities =
+            unsafe { surface_fn.get_physical_device_surface_capabilities(physical, surface.raw) }
+                .vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
         let extent = if capabilities.current_extent.width != u32::MAX {
             capabilities.current_extent
         } else {
@@ -184,12 +183,12 @@ impl Swapchain {
             .old_swapchain(old.map_or(vk::SwapchainKHR::null(), |o| o.raw));
         // SAFETY: every value was chosen from the surface's capabilities; the old swapchain is
         // retired by this call and dropped by the caller afterwards.
-        let raw = unsafe { swapchain_fn.create_swapchain(&info, None) }
-            .vk("vkCreateSwapchainKHR")?;
+        let raw =
+            unsafe { swapchain_fn.create_swapchain(&info, None) }.vk("vkCreateSwapchainKHR")?;
         device.set_name(raw, "swapchain");
         // SAFETY: just created.
-        let images = unsafe { swapchain_fn.get_swapchain_images(raw) }
-            .vk("vkGetSwapchainImagesKHR")?;
+        let images =
+            unsafe { swapchain_fn.get_swapchain_images(raw) }.vk("vkGetSwapchainImagesKHR")?;
         let mut views = Vec::with_capacity(images.len());
         let mut render_finished = Vec::with_capacity(images.len());
         for (i, &image) in images.iter().enumerate() {

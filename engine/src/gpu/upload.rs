@@ -140,7 +140,10 @@ impl UploadBatch<'_> {
                 dst.name()
             )));
         }
-        if offset.checked_add(bytes.len() as u64).is_none_or(|end| end > dst.size) {
+        if offset
+            .checked_add(bytes.len() as u64)
+            .is_none_or(|end| end > dst.size)
+        {
             return Err(GpuError::Invalid(format!(
                 "upload of {} bytes at {offset} overruns buffer `{}` of {} bytes",
                 bytes.len(),
@@ -163,7 +166,12 @@ impl UploadBatch<'_> {
 
     /// Fills every mip and layer of `image`. `data` holds mip 0 of every layer, then mip 1 of
     /// every layer, and so on, tightly packed. Afterwards the image is in `final_access`.
-    pub fn image(&mut self, image: &Image, data: &[u8], final_access: ImageAccess) -> GpuResult<()> {
+    pub fn image(
+        &mut self,
+        image: &Image,
+        data: &[u8],
+        final_access: ImageAccess,
+    ) -> GpuResult<()> {
         let texel = conv::bytes_per_texel(image.format).ok_or_else(|| {
             GpuError::Invalid(format!(
                 "image `{}`: uploads of {:?} are not supported",
@@ -238,7 +246,11 @@ impl UploadBatch<'_> {
         // SAFETY: freshly allocated command buffer.
         unsafe { device.raw.begin_command_buffer(command_buffer, &begin) }
             .vk("vkBeginCommandBuffer(upload)")?;
-        device.begin_label(command_buffer, &format!("upload: {name}"), label_colour::TRANSFER);
+        device.begin_label(
+            command_buffer,
+            &format!("upload: {name}"),
+            label_colour::TRANSFER,
+        );
         for copy in &copies {
             record_copy(&device, command_buffer, staging_buffer.raw, copy);
         }
@@ -260,7 +272,12 @@ impl UploadBatch<'_> {
     }
 }
 
-fn record_copy(device: &Device, command_buffer: vk::CommandBuffer, staging: vk::Buffer, copy: &Copy) {
+fn record_copy(
+    device: &Device,
+    command_buffer: vk::CommandBuffer,
+    staging: vk::Buffer,
+    copy: &Copy,
+) {
     match *copy {
         Copy::Buffer {
             dst,

@@ -337,12 +337,7 @@ impl TestSceneRenderer {
         batch.buffer(&vertices, 0, bytemuck::cast_slice(&vertex_data))?;
         batch.buffer(&indices, 0, bytemuck::cast_slice(&index_data))?;
         for (i, materials) in ARRAY_MATERIALS.iter().enumerate() {
-            let data = material_array(
-                &format!("materials {i}"),
-                materials,
-                TEXTURE_SIZE,
-                style,
-            );
+            let data = material_array(&format!("materials {i}"), materials, TEXTURE_SIZE, style);
             let image = Image::new(
                 &device,
                 &ImageDesc {
@@ -397,7 +392,12 @@ impl TestSceneRenderer {
 
     /// Records the scene pass into the frame being recorded. The target goes from undefined to
     /// colour attachment (it is cleared) and is left as a colour attachment.
-    pub fn record(&mut self, frames: &mut FrameRing, target: RenderTarget, scene: &TestScene) -> GpuResult<()> {
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        scene: &TestScene,
+    ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
         self.ensure_depth(frames, target.width, target.height)?;
@@ -413,10 +413,15 @@ impl TestSceneRenderer {
             ImageAccess::Undefined,
             ImageAccess::ColorAttachment,
         );
-        let depth = self.depth.as_ref().ok_or_else(|| {
-            gpu::GpuError::Invalid("depth target missing".into())
-        })?;
-        depth.barrier(command_buffer, ImageAccess::Undefined, ImageAccess::DepthAttachment);
+        let depth = self
+            .depth
+            .as_ref()
+            .ok_or_else(|| gpu::GpuError::Invalid("depth target missing".into()))?;
+        depth.barrier(
+            command_buffer,
+            ImageAccess::Undefined,
+            ImageAccess::DepthAttachment,
+        );
 
         let colour_attachment = [vk::RenderingAttachmentInfo::default()
             .image_view(target.view)
@@ -481,9 +486,12 @@ impl TestSceneRenderer {
                 &[self.vertices.raw, instance_buffer],
                 &[0, 0],
             );
-            device
-                .raw
-                .cmd_bind_index_buffer(command_buffer, self.indices.raw, 0, vk::IndexType::UINT16);
+            device.raw.cmd_bind_index_buffer(
+                command_buffer,
+                self.indices.raw,
+                0,
+                vk::IndexType::UINT16,
+            );
             device.raw.cmd_draw_indexed(
                 command_buffer,
                 self.index_count,
@@ -500,7 +508,11 @@ impl TestSceneRenderer {
     }
 
     /// A CPU-written instance buffer per frame slot, rewritten each frame.
-    fn instance_buffer(&mut self, frames: &FrameRing, instances: &[CubeInstance]) -> GpuResult<vk::Buffer> {
+    fn instance_buffer(
+        &mut self,
+        frames: &FrameRing,
+        instances: &[CubeInstance],
+    ) -> GpuResult<vk::Buffer> {
         let slot = (frames.frame_number() % gpu::FRAMES_IN_FLIGHT as u64) as usize;
         let size = std::mem::size_of_val(instances) as u64;
         while self.instances.len() <= slot {
@@ -597,7 +609,10 @@ mod tests {
             let (a, b, c) = (p(triangle[0]), p(triangle[1]), p(triangle[2]));
             let normal = (b - a).cross(c - a);
             let outward = Vec3::from(vertices[triangle[0] as usize].normal);
-            assert!(normal.dot(outward) > 0.0, "triangle {triangle:?} faces inward");
+            assert!(
+                normal.dot(outward) > 0.0,
+                "triangle {triangle:?} faces inward"
+            );
         }
     }
 

@@ -74,7 +74,12 @@ pub fn linear_to_srgb(value: f32) -> u8 {
 }
 
 /// Builds a texture array of `size`² layers (a power of two) for the given materials.
-pub fn material_array(name: &str, materials: &[usize], size: u32, style: TextureStyle) -> TextureArrayData {
+pub fn material_array(
+    name: &str,
+    materials: &[usize],
+    size: u32,
+    style: TextureStyle,
+) -> TextureArrayData {
     let size = size.max(1).next_power_of_two();
     let mips = 32 - size.leading_zeros();
     let layers = materials.len() as u32;
@@ -86,7 +91,12 @@ pub fn material_array(name: &str, materials: &[usize], size: u32, style: Texture
     for mip in 1..mips {
         let previous = &levels[mip as usize - 1];
         let source = (size >> (mip - 1)).max(1);
-        levels.push(previous.iter().map(|layer| downsample(layer, source)).collect());
+        levels.push(
+            previous
+                .iter()
+                .map(|layer| downsample(layer, source))
+                .collect(),
+        );
     }
     let mut bytes = Vec::new();
     for level in &levels {

@@ -1,0 +1,183 @@
+//! The `blockfall` binary as a user runs it: headless PNGs, clear errors, no panics.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn blockfall(args: &[&str], env: &[(&str, &str)], remove: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blockfall"));
+    command.args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    for key in remove {
+        command.env_remove(key);
+    }
+    command.output().expect("the blockfall binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blockfall-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn skip_gpu() -> bool {
+    std::env::var("BLOCKFALL_SKIP_GPU").is_ok_and(|v| v == "1")
+}
+
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let info = decoder.read_info().unwrap();
+    (info.info().width, info.info().height)
+}
+
+#[test]
+fn headless_writes_the_png_it_names() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("headless");
+    let path = dir.join("shots").join("scene.png");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--frames",
+            "3",
+            "--width",
+            "320",
+            "--height",
+            "180",
+            "--validation",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[],
+        &[],
+    );
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).trim(), path.to_str().unwrap());
+    assert_eq!(png_size(&path), (320, 180));
+    assert!(
+        text(&output.stderr).contains("3 frames"),
+        "{}",
+        text(&output.stderr)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn without_a_display_it_says_so_and_renders_headless() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("nodisplay");
+    let path = dir.join("fallback.png");
+    let output = blockfall(
+        &[
+            "--width",
+            "160",
+            "--height",
+            "90",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[],
+        &["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"],
+    );
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("no display"), "{stderr}");
+    assert!(stderr.contains("headless"), "{stderr}");
+    assert_eq!(text(&output.stdout).trim(), path.to_str().unwrap());
+    assert_eq!(png_size(&path), (160, 90));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn missing_vulkan_driver_is_a_clear_error() {
+    let dir = scratch("nodriver");
+    let path = dir.join("never.png");
+    let output = blockfall(
+        &["--headless", "--screenshot", path.to_str().unwrap()],
+        &[
+            ("VK_DRIVER_FILES", "/nonexistent/blockfall-no-driver.json"),
+            ("VK_ICD_FILENAMES", "/nonexistent/blockfall-no-driver.json"),
+        ],
+        &[],
+    );
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("no Vulkan device found"), "{stderr}");
+    assert!(stderr.contains("tools/setup.sh"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!path.exists());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn unknown_gpu_index_lists_the_devices() {
+    if skip_gpu() {
+        return;
+    }
+    let output = blockfall(&["--headless", "--gpu", "99"], &[], &[]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("there is no device 99"), "{stderr}");
+    assert!(
+        stderr.contains("Vulkan devices:") && stderr.contains("[0]"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn renderdoc_flag_without_renderdoc_says_so_and_goes_on() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("renderdoc");
+    let path = dir.join("frame.png");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--frames",
+            "2",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--renderdoc-capture-frame",
+            "1",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[],
+        &["LD_PRELOAD", "ENABLE_VULKAN_RENDERDOC_CAPTURE"],
+    );
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("RenderDoc is not injected"), "{stderr}");
+    assert!(path.exists());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn bad_arguments_are_refused_before_touching_the_gpu() {
+    for args in [
+        &["--frames", "0"][..],
+        &["--width", "0"],
+        &["--width", "lots"],
+        &["--time-step", "NaN"],
+        &["--time-step", "-1"],
+    ] {
+        let output = blockfall(args, &[], &[]);
+        assert!(!output.status.success(), "{args:?} was accepted");
+        let stderr = text(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}
