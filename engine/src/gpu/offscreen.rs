@@ -117,19 +117,15 @@ impl OffscreenTarget {
             ImageAccess::ColorAttachment,
         );
         // Make the transfer's writes visible to the host read.
-        let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
-            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(vk::AccessFlags2::HOST_READ);
-        let barriers = [barrier];
-        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
-        // SAFETY: recording.
-        unsafe {
-            device
-                .raw
-                .cmd_pipeline_barrier2(command_buffer, &dependency)
-        };
+        super::image::memory_barrier(
+            device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_TRANSFER,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        );
     }
 
     /// The pixels of the last readback, as RGBA (BGRA targets are swapped).
