@@ -56,9 +56,14 @@ pub fn select_adapter(
         .map(|(index, &raw)| inspect(instance, raw, index, surface))
         .collect::<GpuResult<_>>()?;
 
+    choose(&candidates, preferred)
+}
+
+/// Picks among inspected devices: the one `preferred` names, or the best type that fits.
+fn choose(candidates: &[Candidate], preferred: Option<usize>) -> GpuResult<Adapter> {
     let listing = || {
         let mut text = String::from("Vulkan devices:");
-        for c in &candidates {
+        for c in candidates {
             let a = &c.adapter;
             text.push_str(&format!(
                 "\n  [{}] {} ({}, Vulkan {}, {})",
@@ -260,4 +265,84 @@ fn inspect(
         },
         missing,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(index: usize, device_type: vk::PhysicalDeviceType, missing: &[&str]) -> Candidate {
+        Candidate {
+            adapter: Adapter {
+                raw: vk::PhysicalDevice::null(),
+                index,
+                name: format!("device {index}"),
+                device_type,
+                api_version: vk::API_VERSION_1_3,
+                driver_info: "test driver".into(),
+                queue_family: 0,
+                timestamps: true,
+                limits: vk::PhysicalDeviceLimits::default(),
+                sampler_anisotropy: false,
+            },
+            missing: missing.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn best_fitting_type_wins() {
+        let candidates = [
+            candidate(0, vk::PhysicalDeviceType::CPU, &[]),
+            candidate(1, vk::PhysicalDeviceType::INTEGRATED_GPU, &[]),
+            candidate(2, vk::PhysicalDeviceType::DISCRETE_GPU, &["maintenance4"]),
+        ];
+        // The discrete GPU lacks a feature, so the integrated one is best.
+        assert_eq!(choose(&candidates, None).unwrap().index, 1);
+    }
+
+    #[test]
+    fn discrete_beats_cpu_and_ties_go_to_the_first() {
+        let candidates = [
+            candidate(0, vk::PhysicalDeviceType::CPU, &[]),
+            candidate(1, vk::PhysicalDeviceType::DISCRETE_GPU, &[]),
+            candidate(2, vk::PhysicalDeviceType::DISCRETE_GPU, &[]),
+        ];
+        assert_eq!(choose(&candidates, None).unwrap().index, 1);
+    }
+
+    #[test]
+    fn preferred_device_overrides_the_ranking() {
+        let candidates = [
+            candidate(0, vk::PhysicalDeviceType::DISCRETE_GPU, &[]),
+            candidate(1, vk::PhysicalDeviceType::CPU, &[]),
+        ];
+        assert_eq!(choose(&candidates, Some(1)).unwrap().index, 1);
+    }
+
+    #[test]
+    fn errors_list_every_device_and_what_it_lacks() {
+        let candidates = [
+            candidate(
+                0,
+                vk::PhysicalDeviceType::CPU,
+                &["runtimeDescriptorArray", "maintenance4"],
+            ),
+            candidate(
+                1,
+                vk::PhysicalDeviceType::INTEGRATED_GPU,
+                &["Vulkan 1.3 (has 1.2.0)"],
+            ),
+        ];
+        let none = choose(&candidates, None).unwrap_err().to_string();
+        assert!(none.contains("[0] device 0 (CPU"), "{none}");
+        assert!(
+            none.contains("lacks: runtimeDescriptorArray, maintenance4"),
+            "{none}"
+        );
+        assert!(none.contains("[1] device 1 (integrated GPU"), "{none}");
+        let unfit = choose(&candidates, Some(1)).unwrap_err().to_string();
+        assert!(unfit.contains("--gpu 1: device 1 lacks"), "{unfit}");
+        let absent = choose(&candidates, Some(7)).unwrap_err().to_string();
+        assert!(absent.contains("there is no device 7"), "{absent}");
+    }
 }
