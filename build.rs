@@ -3,6 +3,11 @@
 //! `blockfall::shaders::LIBRARY` serves. `*.glsl` files are includes, compiled only as part of
 //! the shaders that include them.
 //!
+//! Each shader is also compiled for Vulkan 1.2 (SPIR-V 1.5), listed as `NAME@vulkan1.2`: the
+//! backend runs on 1.2 devices that have dynamic rendering and synchronization2 as extensions —
+//! among them lavapipe under RenderDoc, which reports 1.2 for want of
+//! bufferDeviceAddressCaptureReplay.
+//!
 //! A shader error fails the build and names the file and line (shaderc's message carries both).
 
 use std::fmt::Write as _;
@@ -44,39 +49,28 @@ fn main() {
             });
         let source = std::fs::read_to_string(path)
             .unwrap_or_else(|error| fail(&format!("cannot read {}: {error}", path.display())));
-        let mut options = shaderc::CompileOptions::new()
-            .unwrap_or_else(|error| fail(&format!("shaderc options unavailable: {error}")));
-        options.set_target_env(
-            shaderc::TargetEnv::Vulkan,
-            shaderc::EnvVersion::Vulkan1_3 as u32,
-        );
-        options.set_source_language(shaderc::SourceLanguage::GLSL);
-        options.set_generate_debug_info();
-        options.set_optimization_level(shaderc::OptimizationLevel::Performance);
-        options.set_warnings_as_errors();
-        let include_dir = shader_dir.clone();
-        options.set_include_callback(move |name, _kind, includer, _depth| {
-            let path = include_dir.join(name);
-            std::fs::read_to_string(&path)
-                .map(|content| shaderc::ResolvedInclude {
-                    resolved_name: path.display().to_string(),
-                    content,
-                })
-                .map_err(|error| format!("{name} (included from {includer}): {error}"))
-        });
-        let shown_name = format!("shaders/{file_name}");
-        match compiler.compile_into_spirv(&source, kind, &shown_name, "main", Some(&options)) {
-            Ok(artifact) => {
-                let spv_path = out_dir.join(format!("{file_name}.spv"));
-                if let Err(error) = std::fs::write(&spv_path, artifact.as_binary_u8()) {
-                    fail(&format!("cannot write {}: {error}", spv_path.display()));
+        for (env_version, suffix) in [
+            (shaderc::EnvVersion::Vulkan1_3, ""),
+            (shaderc::EnvVersion::Vulkan1_2, "@vulkan1.2"),
+        ] {
+            let options = compile_options(&shader_dir, env_version);
+            let shown_name = format!("shaders/{file_name}");
+            match compiler.compile_into_spirv(&source, kind, &shown_name, "main", Some(&options)) {
+                Ok(artifact) => {
+                    let entry = format!("{file_name}{suffix}");
+                    let spv_path = out_dir.join(format!("{entry}.spv"));
+                    if let Err(error) = std::fs::write(&spv_path, artifact.as_binary_u8()) {
+                        fail(&format!("cannot write {}: {error}", spv_path.display()));
+                    }
+                    let _ = writeln!(
+                        table,
+                        "    ({entry:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{entry}.spv\"))),"
+                    );
                 }
-                let _ = writeln!(
-                    table,
-                    "    ({file_name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file_name}.spv\"))),"
-                );
+                // One message per shader is enough: the 1.2 build fails where the 1.3 one does.
+                Err(error) if suffix.is_empty() => errors.push(error.to_string()),
+                Err(_) => {}
             }
-            Err(error) => errors.push(error.to_string()),
         }
     }
     if !errors.is_empty() {
@@ -90,6 +84,30 @@ fn main() {
     if let Err(error) = std::fs::write(&table_path, table) {
         fail(&format!("cannot write {}: {error}", table_path.display()));
     }
+}
+
+fn compile_options(
+    shader_dir: &Path,
+    env_version: shaderc::EnvVersion,
+) -> shaderc::CompileOptions<'static> {
+    let mut options = shaderc::CompileOptions::new()
+        .unwrap_or_else(|error| fail(&format!("shaderc options unavailable: {error}")));
+    options.set_target_env(shaderc::TargetEnv::Vulkan, env_version as u32);
+    options.set_source_language(shaderc::SourceLanguage::GLSL);
+    options.set_generate_debug_info();
+    options.set_optimization_level(shaderc::OptimizationLevel::Performance);
+    options.set_warnings_as_errors();
+    let include_dir = shader_dir.to_path_buf();
+    options.set_include_callback(move |name, _kind, includer, _depth| {
+        let path = include_dir.join(name);
+        std::fs::read_to_string(&path)
+            .map(|content| shaderc::ResolvedInclude {
+                resolved_name: path.display().to_string(),
+                content,
+            })
+            .map_err(|error| format!("{name} (included from {includer}): {error}"))
+    });
+    options
 }
 
 fn shader_kind(path: &Path) -> Option<shaderc::ShaderKind> {

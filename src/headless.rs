@@ -81,6 +81,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         app_name: "blockfall".into(),
         validation: options.validation,
         preferred_device: options.gpu,
+        vulkan_1_2_path: false,
     })?;
     let mut renderer = HeadlessRenderer::new(
         &mut gpu,

@@ -195,6 +195,7 @@ impl App {
                 app_name: "blockfall".into(),
                 validation: self.options.validation,
                 preferred_device: self.options.gpu,
+                vulkan_1_2_path: false,
             },
             display,
             handle,

@@ -3,7 +3,6 @@
 
 mod common;
 
-use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::RgbaImage;
 use blockfall_game::blocks::materials::MATERIALS;
 use blockfall_game::render::test_scene::TestScene;
@@ -14,44 +13,12 @@ const HEIGHT: u32 = 360;
 
 fn render(style: TextureStyle, frames: u32) -> Option<(RgbaImage, u32)> {
     let mut gpu = common::gpu()?;
-    let before = gpu.validation_errors();
-    let mut renderer = HeadlessRenderer::new(&mut gpu, WIDTH, HEIGHT, style).unwrap();
-    for frame in 0..frames {
-        renderer.render(0.0, frame + 1 == frames).unwrap();
-    }
-    let pixels = renderer.pixels().unwrap();
-    let draws = renderer.scene.draws_last_frame();
-    let timings: Vec<String> = renderer
-        .frames
-        .last_timings()
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    if gpu.device.adapter.timestamps {
-        assert_eq!(timings, ["scene", "readback"], "every pass is timed");
-    }
-    drop(renderer);
-    common::assert_no_validation_errors(&gpu, before);
-    Some((pixels, draws))
+    let rendered = common::render_scene(&mut gpu, style, frames, WIDTH, HEIGHT);
+    Some((rendered.image, rendered.draws))
 }
 
-/// Pixel of the face of each cube that faces the camera, with the colour it must have.
 fn expected_faces(scene: &TestScene) -> Vec<((u32, u32), [u8; 3], u32)> {
-    scene
-        .cubes
-        .iter()
-        .skip(1) // the slab: its facing face's middle is hidden behind cubes
-        .map(|cube| {
-            let (centre, normal) = scene.facing_face(cube);
-            let (x, y) = scene.project(centre, WIDTH, HEIGHT).unwrap();
-            let albedo = MATERIALS[cube.material()].colour;
-            (
-                (x as u32, y as u32),
-                scene.lit_colour(albedo, normal),
-                cube.array,
-            )
-        })
-        .collect()
+    common::expected_faces(scene, WIDTH, HEIGHT)
 }
 
 #[test]

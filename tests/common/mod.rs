@@ -11,9 +11,22 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use blockfall_engine::gpu::{Gpu, GpuDesc};
+use blockfall::headless::HeadlessRenderer;
+use blockfall::shaders::LIBRARY;
+use blockfall_engine::gpu::descriptors::BufferSetLayout;
+use blockfall_engine::gpu::{
+    debug::label_colour, image::memory_barrier, vk, Buffer, BufferDesc, FrameRing, MemoryLocation,
+    Pipeline, PipelineLayout,
+};
+use blockfall_engine::gpu::{Gpu, GpuDesc, RgbaImage};
+use blockfall_game::blocks::materials::MATERIALS;
+use blockfall_game::render::test_scene::TestScene;
+use blockfall_game::render::textures::TextureStyle;
 
-static GPU: OnceLock<Result<Mutex<Gpu>, String>> = OnceLock::new();
+type SharedGpu = OnceLock<Result<Mutex<Gpu>, String>>;
+
+static GPU: SharedGpu = OnceLock::new();
+static GPU_VULKAN_1_2: SharedGpu = OnceLock::new();
 
 /// Whether GPU tests were told to skip (never in CI).
 pub fn skip_gpu() -> bool {
@@ -23,12 +36,23 @@ pub fn skip_gpu() -> bool {
 /// The shared GPU with validation on, or `None` when skipping on purpose. Panics (fails the
 /// test) when there is no usable Vulkan device.
 pub fn gpu() -> Option<MutexGuard<'static, Gpu>> {
-    let gpu = GPU.get_or_init(|| {
+    shared(&GPU, false)
+}
+
+/// As [`gpu`], on the Vulkan 1.2 path (KHR dynamic rendering and synchronization2, SPIR-V 1.5)
+/// that RenderDoc takes on lavapipe. Use it in its own test file: one instance per process.
+pub fn gpu_vulkan_1_2() -> Option<MutexGuard<'static, Gpu>> {
+    shared(&GPU_VULKAN_1_2, true)
+}
+
+fn shared(cell: &'static SharedGpu, vulkan_1_2_path: bool) -> Option<MutexGuard<'static, Gpu>> {
+    let gpu = cell.get_or_init(|| {
         let _ = env_logger::builder().is_test(true).try_init();
         Gpu::headless(&GpuDesc {
             app_name: "blockfall tests".into(),
             validation: true,
             preferred_device: None,
+            vulkan_1_2_path,
         })
         .map(Mutex::new)
         .map_err(|error| error.to_string())
@@ -66,6 +90,214 @@ pub fn assert_colour_near(actual: [u8; 4], expected: [u8; 3], tolerance: u8, wha
             "{what}: got {:?}, expected {:?} (±{tolerance})",
             &actual[..3],
             expected
+        );
+    }
+}
+
+/// The compute shader's hash (lowbias32), on the CPU.
+pub fn hash(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct FillPush {
+    count: u32,
+    divisor: u32,
+}
+
+/// Runs `fill_count.comp` over `count` values; returns the values and the atomic count. Checks
+/// that the pass was timed and that validation stayed silent.
+pub fn fill_count(gpu: &Gpu, count: u32, divisor: u32) -> (Vec<u32>, u32) {
+    let before = gpu.validation_errors();
+    let device = gpu.device.clone();
+
+    let set_layout = BufferSetLayout::new(
+        &device,
+        "fill_count",
+        &[
+            vk::DescriptorType::STORAGE_BUFFER,
+            vk::DescriptorType::STORAGE_BUFFER,
+        ],
+        vk::ShaderStageFlags::COMPUTE,
+        1,
+    )
+    .unwrap();
+    let layout = PipelineLayout::new(
+        &device,
+        "fill_count",
+        &[set_layout.raw],
+        std::mem::size_of::<FillPush>() as u32,
+        vk::ShaderStageFlags::COMPUTE,
+    )
+    .unwrap();
+    let pipeline = Pipeline::compute(
+        &device,
+        &layout,
+        "fill_count",
+        &LIBRARY
+            .get("fill_count.comp", device.shader_target())
+            .unwrap(),
+    )
+    .unwrap();
+    let values = Buffer::new(
+        &device,
+        &BufferDesc {
+            name: "fill_count: values",
+            size: count as u64 * 4,
+            usage: vk::BufferUsageFlags::STORAGE_BUFFER,
+            location: MemoryLocation::GpuToCpu,
+        },
+    )
+    .unwrap();
+    let mut counter = Buffer::new(
+        &device,
+        &BufferDesc {
+            name: "fill_count: counter",
+            size: 4,
+            usage: vk::BufferUsageFlags::STORAGE_BUFFER,
+            location: MemoryLocation::GpuToCpu,
+        },
+    )
+    .unwrap();
+    counter.write(0, &[0u32]).unwrap();
+    let set = set_layout
+        .allocate("fill_count: buffers", &[&values, &counter])
+        .unwrap();
+
+    let mut frames = FrameRing::new(&device).unwrap();
+    let command_buffer = frames.begin().unwrap();
+    frames.begin_pass_coloured("fill_count", label_colour::COMPUTE);
+    pipeline.bind(command_buffer);
+    // SAFETY: recording; the set and layout are alive until the frame finishes (waited below).
+    unsafe {
+        device.raw.cmd_bind_descriptor_sets(
+            command_buffer,
+            vk::PipelineBindPoint::COMPUTE,
+            layout.raw,
+            0,
+            &[set],
+            &[],
+        );
+    }
+    layout.push(command_buffer, &FillPush { count, divisor });
+    // SAFETY: recording with a compute pipeline bound.
+    unsafe {
+        device
+            .raw
+            .cmd_dispatch(command_buffer, count.div_ceil(64), 1, 1)
+    };
+    memory_barrier(
+        &device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        ),
+        (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+    );
+    frames.end_pass();
+    frames.submit(&[], &[]).unwrap();
+    frames.wait_all().unwrap();
+
+    let timings = frames.last_timings();
+    if device.adapter.timestamps {
+        assert_eq!(timings.len(), 1, "one timed pass: {timings:?}");
+        assert_eq!(timings[0].name, "fill_count");
+        assert!(timings[0].milliseconds >= 0.0);
+    }
+    let result = (
+        values.read::<u32>().unwrap(),
+        counter.read::<u32>().unwrap()[0],
+    );
+    assert_no_validation_errors(gpu, before);
+    result
+}
+
+/// What a headless render of the test scene gave.
+pub struct Rendered {
+    pub image: RgbaImage,
+    pub draws: u32,
+}
+
+/// Renders `frames` frames of the test scene at time 0; checks every pass was timed and that
+/// validation stayed silent.
+pub fn render_scene(
+    gpu: &mut Gpu,
+    style: TextureStyle,
+    frames: u32,
+    width: u32,
+    height: u32,
+) -> Rendered {
+    let before = gpu.validation_errors();
+    let mut renderer = HeadlessRenderer::new(gpu, width, height, style).unwrap();
+    for frame in 0..frames {
+        renderer.render(0.0, frame + 1 == frames).unwrap();
+    }
+    let image = renderer.pixels().unwrap();
+    let draws = renderer.scene.draws_last_frame();
+    let timings: Vec<String> = renderer
+        .frames
+        .last_timings()
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    if gpu.device.adapter.timestamps {
+        assert_eq!(timings, ["scene", "readback"], "every pass is timed");
+    }
+    drop(renderer);
+    assert_no_validation_errors(gpu, before);
+    Rendered { image, draws }
+}
+
+/// For each cube but the slab: the pixel in the middle of its face that faces the camera, the
+/// colour a solid material must show there, and the cube's texture array.
+pub fn expected_faces(
+    scene: &TestScene,
+    width: u32,
+    height: u32,
+) -> Vec<((u32, u32), [u8; 3], u32)> {
+    scene
+        .cubes
+        .iter()
+        .skip(1) // the slab: its facing face's middle is hidden behind cubes
+        .map(|cube| {
+            let (centre, normal) = scene.facing_face(cube);
+            let (x, y) = scene.project(centre, width, height).unwrap();
+            let albedo = MATERIALS[cube.material()].colour;
+            (
+                (x as u32, y as u32),
+                scene.lit_colour(albedo, normal),
+                cube.array,
+            )
+        })
+        .collect()
+}
+
+/// Checks the sky row and every cube face of a solid-textured render.
+pub fn assert_scene_pixels(image: &RgbaImage) {
+    let (width, height) = (image.width, image.height);
+    let sky = TestScene::sky_colour();
+    for x in (0..width).step_by(7) {
+        assert_colour_near(
+            image.pixel(x, 0).unwrap(),
+            sky,
+            1,
+            &format!("sky at ({x}, 0)"),
+        );
+    }
+    let scene = TestScene::at(0.0, width, height);
+    for ((x, y), colour, _) in expected_faces(&scene, width, height) {
+        assert_colour_near(
+            image.pixel(x, y).unwrap(),
+            colour,
+            1,
+            &format!("cube face at ({x}, {y})"),
         );
     }
 }

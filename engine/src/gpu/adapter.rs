@@ -25,6 +25,9 @@ pub struct Adapter {
     pub limits: vk::PhysicalDeviceLimits,
     /// Whether `samplerAnisotropy` can be turned on.
     pub sampler_anisotropy: bool,
+    /// Vulkan 1.3 (core dynamic rendering, synchronization2, maintenance4, SPIR-V 1.6); else a
+    /// 1.2 device with the KHR extensions.
+    pub core13: bool,
 }
 
 /// What one device offers, before judging it.
@@ -35,10 +38,14 @@ struct Candidate {
 
 /// Lists the devices and picks one. `surface` restricts the choice to devices that can present
 /// to it; `preferred` is the `--gpu N` override.
+///
+/// `vulkan_1_2_path` treats every device as Vulkan 1.2 with the KHR extensions (tests use it to
+/// cover the path RenderDoc takes on lavapipe).
 pub fn select_adapter(
     instance: &Instance,
     surface: Option<vk::SurfaceKHR>,
     preferred: Option<usize>,
+    vulkan_1_2_path: bool,
 ) -> GpuResult<Adapter> {
     // SAFETY: a plain query of a live instance.
     let devices =
@@ -53,7 +60,7 @@ pub fn select_adapter(
     let candidates: Vec<Candidate> = devices
         .iter()
         .enumerate()
-        .map(|(index, &raw)| inspect(instance, raw, index, surface))
+        .map(|(index, &raw)| inspect(instance, raw, index, surface, vulkan_1_2_path))
         .collect::<GpuResult<_>>()?;
 
     choose(&candidates, preferred)
@@ -115,9 +122,9 @@ fn choose(candidates: &[Candidate], preferred: Option<usize>) -> GpuResult<Adapt
             Ok(candidate.adapter.clone())
         }
         None => Err(GpuError::NoSuitableDevice(format!(
-            "no Vulkan device has what blockfall needs (Vulkan 1.3 with dynamic rendering, \
-             synchronization2, maintenance4, timeline semaphores and descriptor indexing; Mesa \
-             >= 23 lavapipe or any current desktop driver)\n{}",
+            "no Vulkan device has what blockfall needs (Vulkan 1.3, or 1.2 with \
+             VK_KHR_dynamic_rendering and VK_KHR_synchronization2; timeline semaphores and \
+             descriptor indexing; Mesa >= 23 lavapipe or any current desktop driver)\n{}",
             listing()
         ))),
     }
@@ -128,6 +135,7 @@ fn inspect(
     raw: vk::PhysicalDevice,
     index: usize,
     surface: Option<vk::SurfaceKHR>,
+    vulkan_1_2_path: bool,
 ) -> GpuResult<Candidate> {
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut properties2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
@@ -148,31 +156,54 @@ fn inspect(
     .to_owned();
 
     let mut missing = Vec::new();
-    if properties.api_version < vk::API_VERSION_1_3 {
+    if properties.api_version < vk::API_VERSION_1_2 {
         missing.push(format!(
-            "Vulkan 1.3 (has {})",
+            "Vulkan 1.2 (has {})",
             conv::version_string(properties.api_version)
         ));
     }
+    // SAFETY: plain query.
+    let extensions = unsafe { instance.raw.enumerate_device_extension_properties(raw) }
+        .vk("vkEnumerateDeviceExtensionProperties")?;
+    let has_extension = |name: &std::ffi::CStr| {
+        extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+    };
+    // Vulkan 1.3 has dynamic rendering, synchronization2 and maintenance4 in its core; a 1.2
+    // device may offer the first two as extensions (lavapipe under RenderDoc does), and then
+    // takes SPIR-V 1.5 shaders, which need no maintenance4.
+    let core13 = properties.api_version >= vk::API_VERSION_1_3 && !vulkan_1_2_path;
+    let has_dynamic_rendering = has_extension(ash::khr::dynamic_rendering::NAME);
+    let has_synchronization2 = has_extension(ash::khr::synchronization2::NAME);
 
     let mut features12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut features13 = vk::PhysicalDeviceVulkan13Features::default();
-    let mut features2 = vk::PhysicalDeviceFeatures2::default()
-        .push_next(&mut features12)
-        .push_next(&mut features13);
+    let mut dynamic_rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default();
+    let mut synchronization2 = vk::PhysicalDeviceSynchronization2Features::default();
+    let mut sampler_anisotropy = false;
     if properties.api_version >= vk::API_VERSION_1_2 {
-        // SAFETY: as above; Vulkan 1.2 structures are only chained on 1.2+ devices.
+        let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut features12);
+        if core13 {
+            features2 = features2.push_next(&mut features13);
+        } else {
+            // Only structures of extensions the device has may be chained.
+            if has_dynamic_rendering {
+                features2 = features2.push_next(&mut dynamic_rendering);
+            }
+            if has_synchronization2 {
+                features2 = features2.push_next(&mut synchronization2);
+            }
+        }
+        // SAFETY: as above; every chained structure is of the device's version or extensions.
         unsafe {
             instance
                 .raw
                 .get_physical_device_features2(raw, &mut features2)
         };
+        sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
     }
-    let sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
-    let required: [(&str, vk::Bool32); 11] = [
-        ("dynamicRendering", features13.dynamic_rendering),
-        ("synchronization2", features13.synchronization2),
-        ("maintenance4", features13.maintenance4),
+    let mut required: Vec<(&str, vk::Bool32)> = vec![
         ("timelineSemaphore", features12.timeline_semaphore),
         ("descriptorIndexing", features12.descriptor_indexing),
         (
@@ -197,6 +228,24 @@ fn inspect(
         ),
         ("hostQueryReset", features12.host_query_reset),
     ];
+    if core13 {
+        required.extend([
+            ("dynamicRendering", features13.dynamic_rendering),
+            ("synchronization2", features13.synchronization2),
+            ("maintenance4", features13.maintenance4),
+        ]);
+    } else {
+        required.extend([
+            (
+                "dynamicRendering (VK_KHR_dynamic_rendering)",
+                dynamic_rendering.dynamic_rendering,
+            ),
+            (
+                "synchronization2 (VK_KHR_synchronization2)",
+                synchronization2.synchronization2,
+            ),
+        ]);
+    }
     for (feature, supported) in required {
         if supported != vk::TRUE {
             missing.push(feature.to_owned());
@@ -237,17 +286,8 @@ fn inspect(
         (0, false)
     });
 
-    if surface.is_some() {
-        // SAFETY: plain query.
-        let extensions = unsafe { instance.raw.enumerate_device_extension_properties(raw) }
-            .vk("vkEnumerateDeviceExtensionProperties")?;
-        let has_swapchain = extensions.iter().any(|e| {
-            e.extension_name_as_c_str()
-                .is_ok_and(|n| n == ash::khr::swapchain::NAME)
-        });
-        if !has_swapchain {
-            missing.push("VK_KHR_swapchain".to_owned());
-        }
+    if surface.is_some() && !has_extension(ash::khr::swapchain::NAME) {
+        missing.push("VK_KHR_swapchain".to_owned());
     }
 
     Ok(Candidate {
@@ -262,6 +302,7 @@ fn inspect(
             timestamps: timestamps && properties.limits.timestamp_compute_and_graphics == vk::TRUE,
             limits: properties.limits,
             sampler_anisotropy,
+            core13,
         },
         missing,
     })
@@ -284,6 +325,7 @@ mod tests {
                 timestamps: true,
                 limits: vk::PhysicalDeviceLimits::default(),
                 sampler_anisotropy: false,
+                core13: true,
             },
             missing: missing.iter().map(|m| m.to_string()).collect(),
         }
@@ -330,7 +372,7 @@ mod tests {
             candidate(
                 1,
                 vk::PhysicalDeviceType::INTEGRATED_GPU,
-                &["Vulkan 1.3 (has 1.2.0)"],
+                &["Vulkan 1.2 (has 1.1.0)"],
             ),
         ];
         let none = choose(&candidates, None).unwrap_err().to_string();

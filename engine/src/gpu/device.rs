@@ -20,6 +20,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use super::adapter::Adapter;
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::Instance;
+use super::pipeline::ShaderTarget;
 
 /// How long a wait for the GPU may take before it counts as a hang. Generous: lavapipe on two
 /// loaded CI cores is slow.
@@ -49,12 +50,20 @@ pub struct Device {
     /// `VK_KHR_swapchain`, when the device was made for a window.
     pub swapchain_fn: Option<ash::khr::swapchain::Device>,
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// On a Vulkan 1.2 device, the KHR entry points of what 1.3 has in its core.
+    extension_commands: Option<ExtensionCommands>,
     queue: Mutex<vk::Queue>,
     pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
     timeline: vk::Semaphore,
     last_submitted: AtomicU64,
     /// Vulkan memory objects and resources created, for "no allocation per chunk" checks.
     pub(crate) counters: ResourceCounters,
+}
+
+/// Entry points of VK_KHR_dynamic_rendering and VK_KHR_synchronization2, for 1.2 devices.
+struct ExtensionCommands {
+    dynamic_rendering: ash::khr::dynamic_rendering::Device,
+    synchronization2: ash::khr::synchronization2::Device,
 }
 
 /// Counts of resource creations over the life of the device.
@@ -86,14 +95,25 @@ impl Device {
             .synchronization2(true)
             // SPIR-V 1.6 compute shaders use LocalSizeId, which needs maintenance4.
             .maintenance4(true);
+        let mut dynamic_rendering =
+            vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
+        let mut synchronization2 =
+            vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
         let base_features =
             vk::PhysicalDeviceFeatures::default().sampler_anisotropy(adapter.sampler_anisotropy);
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base_features)
-            .push_next(&mut features12)
-            .push_next(&mut features13);
-
+            .push_next(&mut features12);
         let mut extensions = Vec::new();
+        if adapter.core13 {
+            features2 = features2.push_next(&mut features13);
+        } else {
+            features2 = features2
+                .push_next(&mut dynamic_rendering)
+                .push_next(&mut synchronization2);
+            extensions.push(ash::khr::dynamic_rendering::NAME.as_ptr());
+            extensions.push(ash::khr::synchronization2::NAME.as_ptr());
+        }
         if swapchain {
             extensions.push(ash::khr::swapchain::NAME.as_ptr());
         }
@@ -133,6 +153,10 @@ impl Device {
             .debug_utils_enabled()
             .then(|| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
         let swapchain_fn = swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw));
+        let extension_commands = (!adapter.core13).then(|| ExtensionCommands {
+            dynamic_rendering: ash::khr::dynamic_rendering::Device::new(&instance.raw, &raw),
+            synchronization2: ash::khr::synchronization2::Device::new(&instance.raw, &raw),
+        });
 
         log::info!(
             "device: {} ({}, {}), queue family {}",
@@ -147,6 +171,7 @@ impl Device {
             adapter,
             swapchain_fn,
             debug_utils,
+            extension_commands,
             queue: Mutex::new(queue),
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             timeline,
@@ -251,6 +276,96 @@ impl Device {
     /// Waits until everything submitted so far has finished.
     pub fn wait_idle(&self) -> GpuResult<()> {
         self.wait_for(self.last_submitted())
+    }
+
+    /// Which SPIR-V the device takes.
+    pub fn shader_target(&self) -> ShaderTarget {
+        if self.adapter.core13 {
+            ShaderTarget::Vulkan1_3
+        } else {
+            ShaderTarget::Vulkan1_2
+        }
+    }
+
+    /// `vkCmdBeginRendering`, from the core or from VK_KHR_dynamic_rendering.
+    ///
+    /// # Safety
+    /// As `vkCmdBeginRendering`: a recording command buffer of this device, valid attachments.
+    pub unsafe fn cmd_begin_rendering(
+        &self,
+        command_buffer: vk::CommandBuffer,
+        info: &vk::RenderingInfo<'_>,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match &self.extension_commands {
+                None => self.raw.cmd_begin_rendering(command_buffer, info),
+                Some(commands) => commands
+                    .dynamic_rendering
+                    .cmd_begin_rendering(command_buffer, info),
+            }
+        }
+    }
+
+    /// `vkCmdEndRendering`, from the core or from VK_KHR_dynamic_rendering.
+    ///
+    /// # Safety
+    /// As `vkCmdEndRendering`: inside a rendering begun with [`Device::cmd_begin_rendering`].
+    pub unsafe fn cmd_end_rendering(&self, command_buffer: vk::CommandBuffer) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match &self.extension_commands {
+                None => self.raw.cmd_end_rendering(command_buffer),
+                Some(commands) => commands.dynamic_rendering.cmd_end_rendering(command_buffer),
+            }
+        }
+    }
+
+    /// `vkCmdPipelineBarrier2`, from the core or from VK_KHR_synchronization2.
+    ///
+    /// # Safety
+    /// As `vkCmdPipelineBarrier2`: a recording command buffer, barriers of this device's objects.
+    pub unsafe fn cmd_pipeline_barrier2(
+        &self,
+        command_buffer: vk::CommandBuffer,
+        dependency: &vk::DependencyInfo<'_>,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match &self.extension_commands {
+                None => self.raw.cmd_pipeline_barrier2(command_buffer, dependency),
+                Some(commands) => commands
+                    .synchronization2
+                    .cmd_pipeline_barrier2(command_buffer, dependency),
+            }
+        }
+    }
+
+    /// `vkCmdWriteTimestamp2`, from the core or from VK_KHR_synchronization2.
+    ///
+    /// # Safety
+    /// As `vkCmdWriteTimestamp2`: a recording command buffer, a reset query of a timestamp pool.
+    pub unsafe fn cmd_write_timestamp2(
+        &self,
+        command_buffer: vk::CommandBuffer,
+        stage: vk::PipelineStageFlags2,
+        query_pool: vk::QueryPool,
+        query: u32,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match &self.extension_commands {
+                None => self
+                    .raw
+                    .cmd_write_timestamp2(command_buffer, stage, query_pool, query),
+                Some(commands) => commands.synchronization2.cmd_write_timestamp2(
+                    command_buffer,
+                    stage,
+                    query_pool,
+                    query,
+                ),
+            }
+        }
     }
 
     /// How many buffers and images were created over the device's life.

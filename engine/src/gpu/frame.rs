@@ -191,7 +191,7 @@ impl FrameRing {
         if device.adapter.timestamps && index < MAX_PASSES {
             // SAFETY: recording; query `2 * index` was reset at `begin`.
             unsafe {
-                device.raw.cmd_write_timestamp2(
+                device.cmd_write_timestamp2(
                     frame.command_buffer,
                     vk::PipelineStageFlags2::TOP_OF_PIPE,
                     frame.query_pool,
@@ -212,7 +212,7 @@ impl FrameRing {
         if device.adapter.timestamps && index < MAX_PASSES {
             // SAFETY: recording; the query was reset at `begin`.
             unsafe {
-                device.raw.cmd_write_timestamp2(
+                device.cmd_write_timestamp2(
                     frame.command_buffer,
                     vk::PipelineStageFlags2::BOTTOM_OF_PIPE,
                     frame.query_pool,

@@ -45,9 +45,9 @@ impl Instance {
         let version = unsafe { entry.try_enumerate_instance_version() }
             .vk("vkEnumerateInstanceVersion")?
             .unwrap_or(vk::API_VERSION_1_0);
-        if version < vk::API_VERSION_1_3 {
+        if version < vk::API_VERSION_1_2 {
             return Err(GpuError::NoSuitableDevice(format!(
-                "the Vulkan loader supports {} but blockfall needs 1.3; update libvulkan1",
+                "the Vulkan loader supports {} but blockfall needs 1.2 or newer; update libvulkan1",
                 super::conv::version_string(version)
             )));
         }

@@ -36,7 +36,7 @@ pub use image::{Image, ImageAccess, ImageDesc};
 pub use instance::{Instance, InstanceDesc};
 pub use memory::{MemoryLocation, MemoryReport};
 pub use offscreen::{OffscreenTarget, RgbaImage};
-pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary};
+pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget};
 pub use swapchain::{Acquired, Surface, Swapchain};
 pub use upload::Uploader;
 
@@ -48,6 +48,9 @@ pub struct GpuDesc {
     pub validation: bool,
     /// `--gpu N`: the device's index in the listing, instead of the best one.
     pub preferred_device: Option<usize>,
+    /// Use the Vulkan 1.2 path (KHR dynamic rendering and synchronization2, SPIR-V 1.5) even on
+    /// a 1.3 device. RenderDoc on lavapipe takes that path by itself; tests force it to cover it.
+    pub vulkan_1_2_path: bool,
 }
 
 /// The backend as an application holds it.
@@ -66,7 +69,8 @@ impl Gpu {
             validation: desc.validation,
             surface_extensions: Vec::new(),
         })?;
-        let adapter = adapter::select_adapter(&instance, None, desc.preferred_device)?;
+        let adapter =
+            adapter::select_adapter(&instance, None, desc.preferred_device, desc.vulkan_1_2_path)?;
         Self::finish(instance, adapter, false)
     }
 
@@ -89,7 +93,12 @@ impl Gpu {
             surface_extensions: extensions,
         })?;
         let surface = Arc::new(Surface::new(&instance, display, window)?);
-        let adapter = adapter::select_adapter(&instance, Some(surface.raw), desc.preferred_device)?;
+        let adapter = adapter::select_adapter(
+            &instance,
+            Some(surface.raw),
+            desc.preferred_device,
+            desc.vulkan_1_2_path,
+        )?;
         Ok((Self::finish(instance, adapter, true)?, surface))
     }
 

@@ -10,7 +10,25 @@ use super::error::{GpuError, GpuResult, VkResultExt};
 
 const ENTRY_POINT: &CStr = c"main";
 
-/// The SPIR-V the build script compiled, by file name (`scene.vert`, `fill.comp`, …).
+/// Which SPIR-V a device takes: 1.6 for Vulkan 1.3 devices, 1.5 for Vulkan 1.2 ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShaderTarget {
+    Vulkan1_3,
+    Vulkan1_2,
+}
+
+impl ShaderTarget {
+    /// The suffix of the library's entries for this target (`build.rs` names them).
+    fn suffix(self) -> &'static str {
+        match self {
+            ShaderTarget::Vulkan1_3 => "",
+            ShaderTarget::Vulkan1_2 => "@vulkan1.2",
+        }
+    }
+}
+
+/// The SPIR-V the build script compiled, by file name (`scene.vert`, `fill.comp`, …), for each
+/// [`ShaderTarget`].
 #[derive(Debug, Clone, Copy)]
 pub struct ShaderLibrary {
     entries: &'static [(&'static str, &'static [u8])],
@@ -21,12 +39,13 @@ impl ShaderLibrary {
         Self { entries }
     }
 
-    /// The words of a shader, checked to be SPIR-V.
-    pub fn get(&self, name: &str) -> GpuResult<Vec<u32>> {
+    /// The words of a shader for a target (`device.shader_target()`), checked to be SPIR-V.
+    pub fn get(&self, name: &str, target: ShaderTarget) -> GpuResult<Vec<u32>> {
+        let full_name = format!("{name}{}", target.suffix());
         let bytes = self
             .entries
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| *n == full_name)
             .map(|(_, bytes)| *bytes)
             .ok_or_else(|| GpuError::Shader {
                 name: name.to_owned(),
@@ -38,8 +57,12 @@ impl ShaderLibrary {
         spirv_words(name, bytes)
     }
 
+    /// The shaders' file names (each is there for every target).
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.entries.iter().map(|(n, _)| *n)
+        self.entries
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| !n.contains('@'))
     }
 }
 
@@ -329,11 +352,20 @@ mod tests {
 
     #[test]
     fn library_names_what_is_missing() {
-        let library = ShaderLibrary::new(&[("a.vert", &[])]);
-        let error = library.get("b.frag").unwrap_err().to_string();
+        let library = ShaderLibrary::new(&[("a.vert", &[]), ("a.vert@vulkan1.2", &[])]);
+        let error = library
+            .get("b.frag", ShaderTarget::Vulkan1_3)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("b.frag") && error.contains("a.vert"),
             "{error}"
         );
+        assert_eq!(library.names().collect::<Vec<_>>(), ["a.vert"]);
+        // Found for both targets, then refused: empty bytes are not SPIR-V.
+        for target in [ShaderTarget::Vulkan1_3, ShaderTarget::Vulkan1_2] {
+            let error = library.get("a.vert", target).unwrap_err().to_string();
+            assert!(error.contains("magic"), "{error}");
+        }
     }
 }

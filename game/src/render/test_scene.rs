@@ -252,8 +252,8 @@ impl TestSceneRenderer {
         style: TextureStyle,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
-        let vertex = shaders.get("scene.vert")?;
-        let fragment = shaders.get("scene.frag")?;
+        let vertex = shaders.get("scene.vert", device.shader_target())?;
+        let fragment = shaders.get("scene.frag", device.shader_target())?;
         let layout = PipelineLayout::new(
             &device,
             "test scene",
@@ -467,7 +467,7 @@ impl TestSceneRenderer {
         // SAFETY: the frame is recording; every handle is alive until the frame finishes (the
         // instance buffer and a replaced depth image are retired into the frame ring).
         unsafe {
-            device.raw.cmd_begin_rendering(command_buffer, &rendering);
+            device.cmd_begin_rendering(command_buffer, &rendering);
             device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
             device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
             self.pipeline.bind(command_buffer);
@@ -500,7 +500,7 @@ impl TestSceneRenderer {
                 0,
                 0,
             );
-            device.raw.cmd_end_rendering(command_buffer);
+            device.cmd_end_rendering(command_buffer);
         }
         self.draws_last_frame = 1;
         frames.end_pass();

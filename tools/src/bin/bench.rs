@@ -56,6 +56,7 @@ fn frames_benchmark(
         app_name: "blockfall bench".into(),
         validation: false,
         preferred_device: preferred,
+        vulkan_1_2_path: false,
     })?;
     let device_ms = started.elapsed().as_secs_f64() * 1000.0;
     let setup = Instant::now();
