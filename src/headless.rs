@@ -128,6 +128,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         last_validation_error: gpu.instance.canary().last_error(),
         screenshot: Some(path),
         swapchain_extents: Vec::new(),
+        frames_per_swapchain: Vec::new(),
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
     })

@@ -56,6 +56,8 @@ pub struct RunReport {
     pub screenshot: Option<PathBuf>,
     /// Swapchain sizes in the order they were made (window runs).
     pub swapchain_extents: Vec<(u32, u32)>,
+    /// Frames presented with each of those swapchains.
+    pub frames_per_swapchain: Vec<u64>,
     pub device_name: String,
     /// Whether a RenderDoc capture was made.
     pub captured: bool,

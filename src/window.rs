@@ -78,6 +78,8 @@ struct WindowState {
     resize_requested: bool,
     started: Instant,
     last_frame: Option<Instant>,
+    /// When the title was last updated, and the frame number then.
+    title_updated: (Instant, u64),
     frame_time_total: f64,
     frame_time_count: u64,
     window: Arc<Window>,
@@ -215,6 +217,7 @@ impl App {
             self.report
                 .swapchain_extents
                 .push((swapchain.extent.width, swapchain.extent.height));
+            self.report.frames_per_swapchain.push(0);
         }
         let scene = TestSceneRenderer::new(&mut gpu, &LIBRARY, format, TextureStyle::Patterned)?;
         let frames = FrameRing::new(&gpu.device)?;
@@ -231,6 +234,7 @@ impl App {
             resize_requested: false,
             started: Instant::now(),
             last_frame: None,
+            title_updated: (Instant::now(), 0),
             frame_time_total: 0.0,
             frame_time_count: 0,
             window,
@@ -267,6 +271,7 @@ impl WindowState {
             report
                 .swapchain_extents
                 .push((swapchain.extent.width, swapchain.extent.height));
+            report.frames_per_swapchain.push(0);
         }
         self.swapchain = new;
         self.needs_recreate = false;
@@ -328,6 +333,9 @@ impl WindowState {
         }
 
         report.frames += 1;
+        if let Some(presented) = report.frames_per_swapchain.last_mut() {
+            *presented += 1;
+        }
         let now = Instant::now();
         if let Some(last) = self.last_frame.replace(now) {
             self.frame_time_total += (now - last).as_secs_f64() * 1000.0;
@@ -345,11 +353,26 @@ impl WindowState {
                 }
             }
         }
-        if report.frames % 300 == 0 {
-            if let Some(timing) = self.frames.last_timings().first() {
-                log::debug!("{}: {:.3} ms on the GPU", timing.name, timing.milliseconds);
-            }
-        }
+        self.update_title(now);
         Ok(())
+    }
+
+    /// Twice a second, the window's title shows the frame time and the GPU time of each pass.
+    fn update_title(&mut self, now: Instant) {
+        let since = now - self.title_updated.0;
+        if since.as_secs_f64() < 0.5 {
+            return;
+        }
+        let frames = self.frames.frame_number() - self.title_updated.1;
+        let frame_ms = since.as_secs_f64() * 1000.0 / frames.max(1) as f64;
+        let passes: String = self
+            .frames
+            .last_timings()
+            .iter()
+            .map(|t| format!(", {} {:.2} ms GPU", t.name, t.milliseconds))
+            .collect();
+        self.window
+            .set_title(&format!("blockfall — {frame_ms:.2} ms per frame{passes}"));
+        self.title_updated = (now, self.frames.frame_number());
     }
 }

@@ -50,6 +50,17 @@ fn window_presents_resizes_and_presents_again() {
         Some(&(400, 300)),
         "the swapchain follows the resized window"
     );
+    let presented = &report.frames_per_swapchain;
+    assert_eq!(presented.iter().sum::<u64>(), 120, "{presented:?}");
+    assert!(
+        presented.first().is_some_and(|&n| n >= 60),
+        "60 frames before the resize: {presented:?}"
+    );
+    assert!(
+        presented.last().is_some_and(|&n| n >= 55),
+        "about 60 frames after the resize (a few may go to a swapchain made before the window \
+         settled): {presented:?}"
+    );
     assert_eq!(
         report.validation_errors,
         0,
