@@ -291,8 +291,6 @@ impl WindowState {
             return Ok(());
         };
 
-        let frame_number = self.frames.frame_number();
-        self.capture.frame_starts(frame_number);
         let command_buffer = self.frames.begin()?;
         let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
             Acquired::Image { index, suboptimal } => (index, suboptimal),
@@ -302,6 +300,8 @@ impl WindowState {
                 return Ok(());
             }
         };
+        // Only a frame that will be presented opens a capture, so start and end always pair.
+        self.capture.frame_starts(self.frames.frame_number());
         let extent = swapchain.extent;
         let target = RenderTarget {
             image: swapchain.images[index as usize],
