@@ -1,9 +1,12 @@
 //! Benchmarks, run by hand; results go to BENCHMARKS.md with the command that made them.
 //!
-//! `cargo run --release -p blockfall-tools --bin bench -- frames [--frames N] [--width W]
-//! [--height H] [--gpu N]`: GPU start-up time, and the headless frame time of the test scene.
+//! - `bench -- frames [--frames N] [--width W] [--height H] [--gpu N]`: GPU start-up time, and
+//!   the headless frame time of the test scene.
+//! - `bench -- surface-nets [--repeats N]`: the CPU surface nets against `fast-surface-nets` 0.2
+//!   on a sphere, a dense sine field and the 500 chunks nearest the spawn point, in one run.
+//! - `bench -- density`: samples of the default world per second on 1 and 2 threads.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
@@ -31,6 +34,21 @@ enum Benchmark {
         #[arg(long)]
         gpu: Option<usize>,
     },
+    /// CPU surface nets against fast-surface-nets 0.2.
+    SurfaceNets {
+        /// How often each case is meshed; the fastest pass counts.
+        #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..))]
+        repeats: u32,
+        /// World chunks nearest the spawn point to mesh.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+        chunks: u32,
+    },
+    /// Density samples of the default world per second, on 1 and 2 threads.
+    Density {
+        /// Chunks (34³ samples each) nearest the spawn point to fill.
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+        chunks: u32,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -42,6 +60,8 @@ fn main() -> anyhow::Result<()> {
             height,
             gpu,
         } => frames_benchmark(frames, width, height, gpu),
+        Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
+        Benchmark::Density { chunks } => density_benchmark(chunks),
     }
 }
 
@@ -110,5 +130,181 @@ fn frames_benchmark(
         "GPU time of the scene pass: median {:.2} ms",
         median(&gpu_scene)
     );
+    Ok(())
+}
+
+/// A padded chunk grid: 32 cells plus one sample of padding on every side.
+const PADDED: usize = blockfall_game::terrain::chunks::PADDED_SIZE;
+
+/// One case of the surface-nets benchmark: grids of `PADDED`³ samples.
+struct MeshCase {
+    name: &'static str,
+    grids: Vec<Vec<f32>>,
+}
+
+fn analytic_grid(density: impl Fn(f32, f32, f32) -> f32) -> Vec<f32> {
+    let mut samples = Vec::with_capacity(PADDED * PADDED * PADDED);
+    for z in 0..PADDED {
+        for y in 0..PADDED {
+            for x in 0..PADDED {
+                samples.push(density(x as f32, y as f32, z as f32));
+            }
+        }
+    }
+    samples
+}
+
+/// The fastest of `repeats` passes over every grid, and what the last pass produced.
+fn fastest<F: FnMut(&[f32]) -> usize>(
+    repeats: u32,
+    grids: &[Vec<f32>],
+    mut mesh: F,
+) -> (Duration, usize) {
+    let mut best = Duration::MAX;
+    let mut triangles = 0;
+    for _ in 0..repeats {
+        let started = Instant::now();
+        triangles = grids.iter().map(|grid| mesh(grid)).sum();
+        best = best.min(started.elapsed());
+    }
+    (best, triangles)
+}
+
+fn surface_nets_benchmark(repeats: u32, chunk_count: u32) -> anyhow::Result<()> {
+    use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+    use blockfall_game::terrain::{chunks, EditStore, Generator};
+    use fast_surface_nets::ndshape::{ConstShape, ConstShape3u32};
+    use fast_surface_nets::{surface_nets, SurfaceNetsBuffer};
+
+    type PaddedShape = ConstShape3u32<34, 34, 34>;
+    anyhow::ensure!(
+        PaddedShape::SIZE as usize == PADDED * PADDED * PADDED,
+        "shape mismatch"
+    );
+
+    let generator = std::sync::Arc::new(Generator::new(Generator::DEFAULT_SEED));
+    let edits = EditStore::new(generator.clone());
+    let spawn = generator.spawn_point();
+    let nearest: Vec<_> = chunks::load_order(spawn, 16)
+        .into_iter()
+        .take(chunk_count as usize)
+        .collect();
+    anyhow::ensure!(
+        nearest.len() == chunk_count as usize,
+        "only {} chunks within the radius",
+        nearest.len()
+    );
+    let world: Vec<Vec<f32>> = nearest
+        .iter()
+        .map(|&coord| {
+            let mut samples = Vec::new();
+            chunks::fill_padded_grid(&edits, coord, &mut samples);
+            samples
+        })
+        .collect();
+    let cases = [
+        MeshCase {
+            name: "(a) sphere, r = 13, one 32³ chunk",
+            grids: vec![analytic_grid(|x, y, z| {
+                13.0 - ((x - 16.5).powi(2) + (y - 16.5).powi(2) + (z - 16.5).powi(2)).sqrt()
+            })],
+        },
+        MeshCase {
+            name: "(b) dense sine field, one 32³ chunk",
+            grids: vec![analytic_grid(|x, y, z| {
+                (x * 0.9).sin() + (y * 1.3).sin() + (z * 0.7).sin() + 0.3
+            })],
+        },
+        MeshCase {
+            name: "(c) the 500 chunks nearest the spawn point",
+            grids: world,
+        },
+    ];
+
+    let dims = [PADDED; 3];
+    let region = GridRegion::owned_edges_of_padded_grid(dims);
+    let cells_per_grid = ((PADDED - 1) * (PADDED - 1) * (PADDED - 1)) as f64;
+    let mut ours = SurfaceNets::new();
+    let mut mesh = SurfaceMesh::new();
+    let mut theirs = SurfaceNetsBuffer::default();
+    println!(
+        "surface nets on {PADDED}³-sample grids ({} cells each), fastest of {repeats} passes",
+        cells_per_grid
+    );
+    println!("| case | mesher | ns per cell | triangles | triangles per second | speed-up |");
+    println!("|---|---|---|---|---|---|");
+    for case in &cases {
+        // fast-surface-nets takes negative as inside; negate outside the timing.
+        let negated: Vec<Vec<f32>> = case
+            .grids
+            .iter()
+            .map(|g| g.iter().map(|d| -d).collect())
+            .collect();
+        let mut failure = None;
+        let (our_time, our_triangles) = fastest(repeats, &case.grids, |grid| {
+            let result = DensityGrid::new(grid, dims)
+                .and_then(|density| ours.mesh(density, region, &mut mesh));
+            if let Err(error) = result {
+                failure = Some(error);
+            }
+            mesh.triangle_count()
+        });
+        if let Some(error) = failure {
+            anyhow::bail!("meshing {}: {error}", case.name);
+        }
+        let (their_time, their_triangles) = fastest(repeats, &negated, |grid| {
+            surface_nets(grid, &PaddedShape {}, [0; 3], [33; 3], &mut theirs);
+            theirs.indices.len() / 3
+        });
+        let cells = cells_per_grid * case.grids.len() as f64;
+        for (mesher, time, triangles) in [
+            ("blockfall", our_time, our_triangles),
+            ("fast-surface-nets 0.2", their_time, their_triangles),
+        ] {
+            let speed_up = their_time.as_secs_f64() / time.as_secs_f64();
+            println!(
+                "| {} | {mesher} | {:.2} | {triangles} | {:.1} M | {:.2}× |",
+                case.name,
+                time.as_secs_f64() * 1e9 / cells,
+                triangles as f64 / time.as_secs_f64() / 1e6,
+                speed_up
+            );
+        }
+    }
+    Ok(())
+}
+
+fn density_benchmark(chunk_count: u32) -> anyhow::Result<()> {
+    use blockfall_engine::workers::WorkerPool;
+    use blockfall_game::terrain::{chunks, EditStore, Generator};
+
+    let generator = std::sync::Arc::new(Generator::new(Generator::DEFAULT_SEED));
+    let edits = EditStore::new(generator.clone());
+    let coords: Vec<_> = chunks::load_order(generator.spawn_point(), 16)
+        .into_iter()
+        .take(chunk_count as usize)
+        .collect();
+    let samples_per_chunk = (PADDED * PADDED * PADDED) as f64;
+    println!("density of the default world: {} chunks of {PADDED}³ samples nearest the spawn point, every sample worked out", coords.len());
+    for threads in [1, 2] {
+        let pool = WorkerPool::new(threads)?;
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let started = Instant::now();
+            let grids = pool.map(&coords, |&coord| {
+                let mut samples = Vec::new();
+                chunks::fill_padded_grid(&edits, coord, &mut samples);
+                samples.len()
+            });
+            best = best.min(started.elapsed());
+            anyhow::ensure!(grids.iter().all(|&n| n == PADDED * PADDED * PADDED));
+        }
+        println!(
+            "{threads} thread{}: {:.2} M samples per second ({:.1} ms for all)",
+            if threads == 1 { "" } else { "s" },
+            samples_per_chunk * coords.len() as f64 / best.as_secs_f64() / 1e6,
+            best.as_secs_f64() * 1000.0
+        );
+    }
     Ok(())
 }

@@ -1,0 +1,196 @@
+//! Surface nets on density grids: the CPU mesher (the reference the compute path must match).
+//!
+//! A density grid is `dims = [nx, ny, nz]` samples, x fastest (`x + nx * (y + ny * z)`), one
+//! grid unit apart, sample (0, 0, 0) at the origin. Density above zero is inside (solid), zero
+//! or below is outside. A cell is the cube between samples `x..=x+1`, `y..=y+1`, `z..=z+1`.
+//!
+//! ```text
+//!   one vertex per cell that the surface cuts,      one quad per sign-changing edge,
+//!   at the mean of its edge crossings:              joining the 4 cells around the edge:
+//!
+//!     +-------x-------+                                  v3 ------ v2
+//!     |       :       |                                   |    |    |
+//!     x.......v       |                                   |   -+->  |   edge p -> p + e_a,
+//!     |       :       |                                   |    |    |   seen from +a
+//!     +-------+-------+                                  v0 ------ v1
+//! ```
+//!
+//! Edge ownership is what lets separately meshed regions join without cracks or twice-drawn
+//! faces: [`SurfaceNets::mesh`] takes a [`GridRegion`] of edge *start* samples and emits the
+//! quad of an edge only if its start lies in that region. Regions that tile space give meshes
+//! that tile the surface; a padded grid (one extra sample on every side) meshed with
+//! [`GridRegion::owned_edges_of_padded_grid`] owns exactly the edges starting in its unpadded
+//! part. Vertices are emitted only for cells some emitted quad uses, so the union of such
+//! meshes has no stray vertices.
+
+mod surface_nets;
+
+#[cfg(test)]
+mod tests;
+
+pub use surface_nets::SurfaceNets;
+
+/// What can be wrong with a density grid or a region handed to the mesher.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum MeshError {
+    /// Fewer than two samples on an axis: no cell at all.
+    #[error("a density grid needs at least 2 samples on every axis, got dimensions {dims:?}")]
+    TooSmall { dims: [usize; 3] },
+    /// More samples or cells than memory sizes or `u32` vertex indices can address.
+    #[error("density grid dimensions {dims:?} are too large to mesh")]
+    TooLarge { dims: [usize; 3] },
+    /// The sample slice does not hold `nx * ny * nz` samples.
+    #[error("the density grid holds {len} samples but dimensions {dims:?} need {expected}")]
+    LengthMismatch {
+        dims: [usize; 3],
+        len: usize,
+        expected: usize,
+    },
+    /// A NaN or infinite sample: it has no side and no crossing.
+    #[error(
+        "density sample {index} at (x, y, z) = ({}, {}, {}) is {value}, not a finite number",
+        position[0],
+        position[1],
+        position[2]
+    )]
+    NotFinite {
+        index: usize,
+        position: [usize; 3],
+        value: f32,
+    },
+    /// The edge region is inverted or reaches past the grid.
+    #[error("edge region {min:?}..{max:?} does not lie within a grid of {dims:?} samples")]
+    RegionOutsideGrid {
+        min: [usize; 3],
+        max: [usize; 3],
+        dims: [usize; 3],
+    },
+}
+
+/// A density grid as the mesher reads it: samples and dimensions whose sizes agree.
+#[derive(Debug, Clone, Copy)]
+pub struct DensityGrid<'a> {
+    samples: &'a [f32],
+    dims: [usize; 3],
+}
+
+impl<'a> DensityGrid<'a> {
+    /// Checks that `samples` holds exactly `nx * ny * nz` samples and every axis has at least two
+    /// (a cell needs both its corners). Sample values are checked when meshing, in the same pass
+    /// that reads them anyway.
+    pub fn new(samples: &'a [f32], dims: [usize; 3]) -> Result<Self, MeshError> {
+        if dims.iter().any(|&samples_on_axis| samples_on_axis < 2) {
+            return Err(MeshError::TooSmall { dims });
+        }
+        let expected = dims[0]
+            .checked_mul(dims[1])
+            .and_then(|plane| plane.checked_mul(dims[2]))
+            .ok_or(MeshError::TooLarge { dims })?;
+        // Vertex indices are `u32` and there is at most one vertex per cell.
+        let cells = (dims[0] - 1) * (dims[1] - 1) * (dims[2] - 1);
+        if u32::try_from(cells).is_err() {
+            return Err(MeshError::TooLarge { dims });
+        }
+        if samples.len() != expected {
+            return Err(MeshError::LengthMismatch {
+                dims,
+                len: samples.len(),
+                expected,
+            });
+        }
+        Ok(Self { samples, dims })
+    }
+
+    pub fn samples(&self) -> &'a [f32] {
+        self.samples
+    }
+
+    pub fn dims(&self) -> [usize; 3] {
+        self.dims
+    }
+
+    /// The (x, y, z) of a sample index.
+    pub fn position_of(&self, index: usize) -> [usize; 3] {
+        let [nx, ny, _] = self.dims;
+        [index % nx, (index / nx) % ny, index / (nx * ny)]
+    }
+}
+
+/// An inclusive-exclusive box `[min, max)` of edge start samples: the edges a mesh owns.
+///
+/// An edge from sample `p` to `p + e_a` gets its quad when `p` lies in the box, `p + e_a` lies in
+/// the grid and the four cells around the edge exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridRegion {
+    pub min: [usize; 3],
+    pub max: [usize; 3],
+}
+
+impl GridRegion {
+    /// Every edge of the grid whose four cells exist: a standalone grid.
+    pub fn whole(dims: [usize; 3]) -> Self {
+        Self {
+            min: [0; 3],
+            max: dims,
+        }
+    }
+
+    /// The edges starting in the unpadded part of a grid padded by one sample on every side:
+    /// `[1, n - 1)` per axis. Grids that overlap by their padding (a padded grid of `n` samples
+    /// per axis every `n - 2` samples) own disjoint edge sets that together cover space.
+    pub fn owned_edges_of_padded_grid(dims: [usize; 3]) -> Self {
+        Self {
+            min: [1; 3],
+            max: dims.map(|samples_on_axis| samples_on_axis.saturating_sub(1).max(1)),
+        }
+    }
+}
+
+/// A triangle mesh in grid units, relative to the grid's sample (0, 0, 0).
+///
+/// Triangles wind counter-clockwise seen from outside (the air side); normals are unit length
+/// and point out of the solid.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SurfaceMesh {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    pub indices: Vec<u32>,
+}
+
+impl SurfaceMesh {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties the mesh and keeps its memory, so the next mesh written into it allocates nothing
+    /// if it is no larger.
+    pub fn clear(&mut self) {
+        self.positions.clear();
+        self.normals.clear();
+        self.indices.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+/// Whether every sample lies on one side of the surface (all inside, or all outside), in which
+/// case the grid has no surface at all. NaN counts as outside here; [`SurfaceNets::mesh`] rejects
+/// it.
+pub fn is_uniform(samples: &[f32]) -> bool {
+    let Some(&first) = samples.first() else {
+        return true;
+    };
+    let first_inside = first > 0.0;
+    // Blocks of 64 without an early exit inside: the compare vectorises, the branch is per block.
+    samples.chunks(64).all(|block| {
+        block.iter().fold(true, |same, &sample| {
+            same & ((sample > 0.0) == first_inside)
+        })
+    })
+}

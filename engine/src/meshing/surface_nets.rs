@@ -1,0 +1,597 @@
+//! The CPU surface-nets mesher.
+//!
+//! Most cells of a terrain grid are all air or all solid, so the mesher first reduces the grid to
+//! one sign bit per sample, packed along x in `u64` words, and finds everything else with
+//! bitwise operations on whole rows:
+//!
+//! ```text
+//!   signs(y, z)      0 0 0 1 1 1 1 0      bit x = density(x, y, z) > 0
+//!   x edges          signs ^ (signs >> 1)           the edge x -> x + 1 changes sign
+//!   y edges          signs(y, z) ^ signs(y + 1, z)
+//!   z edges          signs(y, z) ^ signs(y, z + 1)
+//!   used cells(y, z) = OR of the owned edges around each cell (12 edges: 4 rows of x edges,
+//!                      2 rows each of y and z edges, those two spread to cells x - 1 and x)
+//! ```
+//!
+//! Only then are samples read again, and only for used cells: one vertex each, then one quad per
+//! owned sign-changing edge. Vertices and quads are made in one sweep over cell rows, z outer and
+//! y inner; every quad of the edges starting in sample row (y, z) joins cells of rows y - 1..=y,
+//! z - 1..=z, which the sweep has reached by then.
+
+use super::{DensityGrid, GridRegion, MeshError, SurfaceMesh};
+
+/// Cell index -> vertex index for the cells of this run; other entries are stale and never read.
+type CellVertexMap = Vec<u32>;
+
+/// A reusable surface-nets mesher. It keeps its scratch memory between grids, so meshing a grid no
+/// larger than one meshed before allocates nothing.
+#[derive(Debug, Default)]
+pub struct SurfaceNets {
+    /// One bit per sample (`density > 0`), `words_per_row` words per x row, rows y fastest.
+    signs: Vec<u64>,
+    /// Per sample row: the owned, sign-changing edges starting there, along x, y and z.
+    x_edges: Vec<u64>,
+    y_edges: Vec<u64>,
+    z_edges: Vec<u64>,
+    /// Per cell row: the cells that some emitted quad joins.
+    used_cells: Vec<u64>,
+    /// Per word of a row: the x range of owned x edges, and of owned y and z edges (which also
+    /// need the cells at x - 1).
+    x_edge_range: Vec<u64>,
+    yz_edge_range: Vec<u64>,
+    cell_vertex: CellVertexMap,
+    /// Each vertex's position relative to its cell's min corner. Quads choose their diagonal from
+    /// these rather than from positions, so a quad splits the same way whichever grid it is
+    /// meshed in: positions far from the origin round differently.
+    cell_offsets: Vec<[f32; 3]>,
+}
+
+/// Where a grid's rows and cells lie in the flat arrays.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    dims: [usize; 3],
+    words_per_row: usize,
+    /// Cells per x row, and cell rows per z slice.
+    cells_x: usize,
+    cells_y: usize,
+}
+
+impl Layout {
+    fn sample_row(&self, y: usize, z: usize) -> usize {
+        y + self.dims[1] * z
+    }
+
+    fn cell(&self, x: usize, y: usize, z: usize) -> usize {
+        x + self.cells_x * (y + self.cells_y * z)
+    }
+}
+
+impl SurfaceNets {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Meshes the edges of `region` into `mesh`, replacing what it held.
+    ///
+    /// Fails on a region that is inverted or reaches past the grid, and on a NaN or infinite
+    /// sample; `mesh` is then left empty.
+    pub fn mesh(
+        &mut self,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+        mesh: &mut SurfaceMesh,
+    ) -> Result<(), MeshError> {
+        mesh.clear();
+        let dims = grid.dims();
+        for axis in 0..3 {
+            if region.min[axis] > region.max[axis] || region.max[axis] > dims[axis] {
+                return Err(MeshError::RegionOutsideGrid {
+                    min: region.min,
+                    max: region.max,
+                    dims,
+                });
+            }
+        }
+        let layout = Layout {
+            dims,
+            words_per_row: dims[0].div_ceil(64),
+            cells_x: dims[0] - 1,
+            cells_y: dims[1] - 1,
+        };
+        if !self.read_signs(grid, &layout)? {
+            return Ok(());
+        }
+        // An edge starting on an axis' last sample either leaves the grid or lacks its cells.
+        let start_min = region.min;
+        let start_max = [0, 1, 2].map(|axis| region.max[axis].min(dims[axis] - 1));
+        if (0..3).any(|axis| start_min[axis] >= start_max[axis]) {
+            return Ok(());
+        }
+        if !self.find_edges(&layout, start_min, start_max) {
+            return Ok(());
+        }
+        self.find_used_cells(&layout);
+        // No reserve from exact counts: without a POPCNT instruction in the baseline target,
+        // counting bits costs more than the few times the buffers grow before they are warm.
+        self.cell_offsets.clear();
+        self.cell_vertex
+            .resize(layout.cells_x * layout.cells_y * (dims[2] - 1), 0);
+        self.sweep(grid.samples(), &layout, mesh);
+        Ok(())
+    }
+
+    /// Packs the sign bits and checks every sample is finite. Returns whether the grid has both
+    /// inside and outside samples, i.e. any surface at all.
+    fn read_signs(&mut self, grid: DensityGrid<'_>, layout: &Layout) -> Result<bool, MeshError> {
+        let [nx, ny, nz] = layout.dims;
+        self.signs.resize(ny * nz * layout.words_per_row, 0);
+        // Whether any sample is inside, and whether all are (bits past the row's end count as
+        // inside for the latter).
+        let mut any_inside = 0u64;
+        let mut all_inside = u64::MAX;
+        let tail_bits = nx % 64;
+        let last_word_padding = if tail_bits == 0 {
+            0
+        } else {
+            u64::MAX << tail_bits
+        };
+        let rows = grid.samples().chunks_exact(nx);
+        for (row_index, (row, row_signs)) in rows
+            .zip(self.signs.chunks_exact_mut(layout.words_per_row))
+            .enumerate()
+        {
+            // Two simple loops instead of one: each compiles to straight vector or unrolled code.
+            let finite = row
+                .iter()
+                .fold(true, |finite, sample| finite & sample.is_finite());
+            for (block, word) in row.chunks(64).zip(row_signs.iter_mut()) {
+                *word = sign_bits(block);
+                any_inside |= *word;
+                let padding = if block.len() < 64 {
+                    last_word_padding
+                } else {
+                    0
+                };
+                all_inside &= *word | padding;
+            }
+            if !finite {
+                let x = row
+                    .iter()
+                    .position(|sample| !sample.is_finite())
+                    .unwrap_or(0);
+                let index = row_index * nx + x;
+                return Err(MeshError::NotFinite {
+                    index,
+                    position: grid.position_of(index),
+                    value: row[x],
+                });
+            }
+        }
+        Ok(any_inside != 0 && all_inside != u64::MAX)
+    }
+
+    /// Fills the per-row edge masks for edges starting in `[start_min, start_max)` and returns
+    /// whether there are any (one quad each).
+    fn find_edges(
+        &mut self,
+        layout: &Layout,
+        start_min: [usize; 3],
+        start_max: [usize; 3],
+    ) -> bool {
+        let [_, ny, nz] = layout.dims;
+        let words = layout.words_per_row;
+        fill_range_masks(&mut self.x_edge_range, words, start_min[0], start_max[0]);
+        fill_range_masks(
+            &mut self.yz_edge_range,
+            words,
+            start_min[0].max(1),
+            start_max[0],
+        );
+        let mask_len = ny * nz * words;
+        for masks in [&mut self.x_edges, &mut self.y_edges, &mut self.z_edges] {
+            masks.clear();
+            masks.resize(mask_len, 0);
+        }
+        let mut any = 0u64;
+        for z in start_min[2]..start_max[2] {
+            for y in start_min[1]..start_max[1] {
+                let row = layout.sample_row(y, z) * words;
+                // Rows past start_max stay zero; y + 1 and z + 1 exist since start_max <= n - 1.
+                let up = layout.sample_row(y + 1, z) * words;
+                let forward = layout.sample_row(y, z + 1) * words;
+                for word in 0..words {
+                    let signs = self.signs[row + word];
+                    let next = if word + 1 < words {
+                        self.signs[row + word + 1]
+                    } else {
+                        0
+                    };
+                    let shifted = (signs >> 1) | (next << 63);
+                    // Edges along an axis need the cells below them on the other two axes.
+                    let x_edges = if y >= 1 && z >= 1 {
+                        (signs ^ shifted) & self.x_edge_range[word]
+                    } else {
+                        0
+                    };
+                    let y_edges = if z >= 1 {
+                        (signs ^ self.signs[up + word]) & self.yz_edge_range[word]
+                    } else {
+                        0
+                    };
+                    let z_edges = if y >= 1 {
+                        (signs ^ self.signs[forward + word]) & self.yz_edge_range[word]
+                    } else {
+                        0
+                    };
+                    self.x_edges[row + word] = x_edges;
+                    self.y_edges[row + word] = y_edges;
+                    self.z_edges[row + word] = z_edges;
+                    any |= x_edges | y_edges | z_edges;
+                }
+            }
+        }
+        any != 0
+    }
+
+    /// Marks the cells that emitted quads join (one vertex each).
+    fn find_used_cells(&mut self, layout: &Layout) {
+        let [_, ny, nz] = layout.dims;
+        let words = layout.words_per_row;
+        self.used_cells.clear();
+        self.used_cells.resize(layout.cells_y * (nz - 1) * words, 0);
+        for z in 0..nz - 1 {
+            for y in 0..ny - 1 {
+                let row = layout.sample_row(y, z) * words;
+                let up = layout.sample_row(y + 1, z) * words;
+                let forward = layout.sample_row(y, z + 1) * words;
+                let up_forward = layout.sample_row(y + 1, z + 1) * words;
+                let cell_row = (y + layout.cells_y * z) * words;
+                let spread = |masks: &[u64], first: usize, second: usize, word: usize| {
+                    let here = masks[first + word] | masks[second + word];
+                    let next = if word + 1 < words {
+                        masks[first + word + 1] | masks[second + word + 1]
+                    } else {
+                        0
+                    };
+                    // A y or z edge at x joins the cells x - 1 and x.
+                    here | (here >> 1) | (next << 63)
+                };
+                for word in 0..words {
+                    let x_edges = self.x_edges[row + word]
+                        | self.x_edges[up + word]
+                        | self.x_edges[forward + word]
+                        | self.x_edges[up_forward + word];
+                    let used = x_edges
+                        | spread(&self.y_edges, row, forward, word)
+                        | spread(&self.z_edges, row, up, word);
+                    self.used_cells[cell_row + word] = used;
+                }
+            }
+        }
+    }
+
+    /// Makes the vertices of used cells and the quads of owned edges, row by row.
+    fn sweep(&mut self, samples: &[f32], layout: &Layout, mesh: &mut SurfaceMesh) {
+        let [_, ny, nz] = layout.dims;
+        let words = layout.words_per_row;
+        let cell_plane = layout.cells_x * layout.cells_y;
+        for z in 0..nz - 1 {
+            for y in 0..ny - 1 {
+                let cell_row = (y + layout.cells_y * z) * words;
+                for word in 0..words {
+                    let mut used = self.used_cells[cell_row + word];
+                    while used != 0 {
+                        let x = word * 64 + used.trailing_zeros() as usize;
+                        used &= used - 1;
+                        let vertex = mesh.positions.len() as u32;
+                        self.cell_vertex[layout.cell(x, y, z)] = vertex;
+                        let corners = corner_samples(samples, layout.dims, x, y, z);
+                        let (offset, normal) = cell_vertex(&corners);
+                        mesh.positions.push([
+                            x as f32 + offset[0],
+                            y as f32 + offset[1],
+                            z as f32 + offset[2],
+                        ]);
+                        mesh.normals.push(normal);
+                        self.cell_offsets.push(offset);
+                    }
+                }
+
+                let row = layout.sample_row(y, z) * words;
+                let quads = QuadWriter {
+                    signs: &self.signs[row..row + words],
+                    cell_vertex: &self.cell_vertex,
+                    cell_offsets: &self.cell_offsets,
+                    row_cell: layout.cell(0, y, z),
+                };
+                for word in 0..words {
+                    // Edges along x: b = y, c = z.
+                    quads.write::<0>(
+                        self.x_edges[row + word],
+                        word,
+                        [layout.cells_x, cell_plane],
+                        &mut mesh.indices,
+                    );
+                    // Along y: b = z, c = x.
+                    quads.write::<1>(
+                        self.y_edges[row + word],
+                        word,
+                        [cell_plane, 1],
+                        &mut mesh.indices,
+                    );
+                    // Along z: b = x, c = y.
+                    quads.write::<2>(
+                        self.z_edges[row + word],
+                        word,
+                        [1, layout.cells_x],
+                        &mut mesh.indices,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The vertex index of a cell used in the last run; `None` for cells it did not use.
+    #[cfg(test)]
+    pub(crate) fn vertex_of_cell(&self, dims: [usize; 3], cell: [usize; 3]) -> Option<u32> {
+        let words = dims[0].div_ceil(64);
+        let [x, y, z] = cell;
+        let word = self.used_cells[(y + (dims[1] - 1) * z) * words + x / 64];
+        if word >> (x % 64) & 1 == 0 {
+            return None;
+        }
+        Some(self.cell_vertex[x + (dims[0] - 1) * (y + (dims[1] - 1) * z)])
+    }
+
+    /// The capacities of the scratch buffers, to show reuse allocates nothing.
+    #[cfg(test)]
+    pub(crate) fn scratch_capacities(&self) -> [usize; 9] {
+        [
+            self.signs.capacity(),
+            self.x_edges.capacity(),
+            self.y_edges.capacity(),
+            self.z_edges.capacity(),
+            self.used_cells.capacity(),
+            self.x_edge_range.capacity(),
+            self.yz_edge_range.capacity(),
+            self.cell_vertex.capacity(),
+            self.cell_offsets.capacity(),
+        ]
+    }
+}
+
+/// Turns the sign-changing edges of one word of a sample row into quads.
+struct QuadWriter<'a> {
+    /// The sign bits of the row.
+    signs: &'a [u64],
+    cell_vertex: &'a [u32],
+    cell_offsets: &'a [[f32; 3]],
+    /// The cell index of (0, y, z).
+    row_cell: usize,
+}
+
+impl QuadWriter<'_> {
+    /// Writes the quads of the edges along axis `A` set in `edges`. `steps` are the cell-index
+    /// strides of the axes b = A + 1 and c = A + 2 (mod 3), so b x c = a.
+    ///
+    /// The four cells around the edge p -> p + e_a, seen from +a (b right, c up):
+    ///
+    /// ```text
+    ///   v3 = p - e_b        v2 = p
+    ///   v0 = p - e_b - e_c  v1 = p - e_c
+    /// ```
+    ///
+    /// v0 v1 v2 v3 runs counter-clockwise seen from +a, which is outside when p is the solid end.
+    #[inline]
+    fn write<const A: usize>(
+        &self,
+        mut edges: u64,
+        word: usize,
+        steps: [usize; 2],
+        indices: &mut Vec<u32>,
+    ) {
+        while edges != 0 {
+            let bit = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            let cell = self.row_cell + word * 64 + bit;
+            let v = [
+                self.cell_vertex[cell - steps[0] - steps[1]],
+                self.cell_vertex[cell - steps[1]],
+                self.cell_vertex[cell],
+                self.cell_vertex[cell - steps[0]],
+            ];
+            let offset = |corner: usize| self.cell_offsets[v[corner] as usize];
+            // v2 - v0 is e_b + e_c plus the offsets' difference; v3 - v1 is e_c - e_b plus theirs.
+            let diagonal_02 = distance_squared::<A>(offset(2), offset(0), 1.0);
+            let diagonal_13 = distance_squared::<A>(offset(3), offset(1), -1.0);
+            let start_solid = self.signs[word] >> bit & 1 == 1;
+            let [v0, v1, v2, v3] = if start_solid {
+                v
+            } else {
+                [v[0], v[3], v[2], v[1]]
+            };
+            // Reversing keeps v0 and v2 in place, so the diagonal test still holds.
+            let quad = if diagonal_02 <= diagonal_13 {
+                [v0, v1, v2, v0, v2, v3]
+            } else {
+                [v1, v2, v3, v1, v3, v0]
+            };
+            indices.extend_from_slice(&quad);
+        }
+    }
+}
+
+/// |to - from + b_weight e_b + e_c|^2 with b = A + 1, c = A + 2 (mod 3): the squared distance
+/// between two vertices given their offsets in cells that lie that many steps apart.
+#[inline(always)]
+fn distance_squared<const A: usize>(to: [f32; 3], from: [f32; 3], b_weight: f32) -> f32 {
+    let mut sum = 0.0;
+    for axis in 0..3 {
+        let step = if axis == (A + 1) % 3 {
+            b_weight
+        } else if axis == (A + 2) % 3 {
+            1.0
+        } else {
+            0.0
+        };
+        let delta = to[axis] - from[axis] + step;
+        sum += delta * delta;
+    }
+    sum
+}
+
+/// The 8 corner samples of cell (x, y, z), indexed by `dx + 2 dy + 4 dz`.
+#[inline]
+fn corner_samples(samples: &[f32], dims: [usize; 3], x: usize, y: usize, z: usize) -> [f32; 8] {
+    let nx = dims[0];
+    let plane = nx * dims[1];
+    let base = x + nx * (y + dims[1] * z);
+    let lower = &samples[base..base + nx + 2];
+    let upper = &samples[base + plane..base + plane + nx + 2];
+    [
+        lower[0],
+        lower[1],
+        lower[nx],
+        lower[nx + 1],
+        upper[0],
+        upper[1],
+        upper[nx],
+        upper[nx + 1],
+    ]
+}
+
+/// The vertex of a cell the surface cuts: its offset from the cell's min corner (the mean of the
+/// edge crossings) and the outward unit normal there.
+///
+/// The 12 edges go as 3 axes of 4 lanes, every crossing computed and then kept or dropped: the
+/// compiler turns that into a few vector divides and selects instead of 12 branches that
+/// mispredict on every other cell.
+#[inline]
+fn cell_vertex(d: &[f32; 8]) -> ([f32; 3], [f32; 3]) {
+    // Lane l of an axis is the edge whose first corner sits at bit 0 of l on the next axis and
+    // bit 1 of l on the one after (x: y, z; y: x, z; z: x, y).
+    let firsts = [
+        [d[0], d[2], d[4], d[6]],
+        [d[0], d[1], d[4], d[5]],
+        [d[0], d[1], d[2], d[3]],
+    ];
+    let seconds = [
+        [d[1], d[3], d[5], d[7]],
+        [d[2], d[3], d[6], d[7]],
+        [d[4], d[5], d[6], d[7]],
+    ];
+    let mut changes = [[0.0f32; 4]; 3];
+    let mut crossings = [[0.0f32; 4]; 3];
+    for axis in 0..3 {
+        for lane in 0..4 {
+            let (first, second) = (firsts[axis][lane], seconds[axis][lane]);
+            let at = first / (first - second);
+            let changed = (first > 0.0) != (second > 0.0);
+            changes[axis][lane] = if changed { 1.0 } else { 0.0 };
+            crossings[axis][lane] = if changed { at } else { 0.0 };
+        }
+    }
+    let lanes = |values: [f32; 4]| (values[0] + values[1]) + (values[2] + values[3]);
+    let count = lanes(changes[0]) + lanes(changes[1]) + lanes(changes[2]);
+    let sum = [
+        lanes(crossings[0]) + (changes[1][1] + changes[1][3]) + (changes[2][1] + changes[2][3]),
+        lanes(crossings[1]) + (changes[0][1] + changes[0][3]) + (changes[2][2] + changes[2][3]),
+        lanes(crossings[2]) + (changes[0][2] + changes[0][3]) + (changes[1][2] + changes[1][3]),
+    ];
+    let inverse = 1.0 / count;
+    let offset = [sum[0] * inverse, sum[1] * inverse, sum[2] * inverse];
+    let [fx, fy, fz] = offset;
+    let lerp = |from: f32, to: f32, t: f32| from + (to - from) * t;
+    let gradient = [
+        lerp(
+            lerp(d[1] - d[0], d[3] - d[2], fy),
+            lerp(d[5] - d[4], d[7] - d[6], fy),
+            fz,
+        ),
+        lerp(
+            lerp(d[2] - d[0], d[3] - d[1], fx),
+            lerp(d[6] - d[4], d[7] - d[5], fx),
+            fz,
+        ),
+        lerp(
+            lerp(d[4] - d[0], d[5] - d[1], fx),
+            lerp(d[6] - d[2], d[7] - d[3], fx),
+            fy,
+        ),
+    ];
+    let length_squared =
+        gradient[0] * gradient[0] + gradient[1] * gradient[1] + gradient[2] * gradient[2];
+    let normal = if length_squared > f32::MIN_POSITIVE && length_squared.is_finite() {
+        let scale = -1.0 / length_squared.sqrt();
+        [
+            gradient[0] * scale,
+            gradient[1] * scale,
+            gradient[2] * scale,
+        ]
+    } else {
+        crossing_direction_normal(d)
+    };
+    (offset, normal)
+}
+
+/// The normal of a cell whose density gradient vanishes at its vertex (a saddle, say): the sum
+/// of its crossing edges' directions from solid to air, or straight up if those cancel too.
+#[cold]
+fn crossing_direction_normal(d: &[f32; 8]) -> [f32; 3] {
+    let mut sum = [0.0f32; 3];
+    for (axis, bit) in [1usize, 2, 4].into_iter().enumerate() {
+        for corner in (0..8).filter(|corner| corner & bit == 0) {
+            let (first, second) = (d[corner] > 0.0, d[corner | bit] > 0.0);
+            if first != second {
+                sum[axis] += if first { 1.0 } else { -1.0 };
+            }
+        }
+    }
+    let length = sum.iter().map(|s| s * s).sum::<f32>().sqrt();
+    if length > 0.0 {
+        sum.map(|s| s / length)
+    } else {
+        [0.0, 1.0, 0.0]
+    }
+}
+
+/// Bit i set where `block[i] > 0`, for a block of at most 64 samples.
+#[inline]
+fn sign_bits(block: &[f32]) -> u64 {
+    let mut bits = 0u64;
+    let mut quads = block.chunks_exact(4);
+    // Constant shifts within a group of 4 (one variable shift per group) let the compiler use a
+    // vector compare and mask extraction.
+    for (group, samples) in (&mut quads).enumerate() {
+        let nibble = u64::from(samples[0] > 0.0)
+            | u64::from(samples[1] > 0.0) << 1
+            | u64::from(samples[2] > 0.0) << 2
+            | u64::from(samples[3] > 0.0) << 3;
+        bits |= nibble << (4 * group);
+    }
+    let done = block.len() - quads.remainder().len();
+    for (offset, &sample) in quads.remainder().iter().enumerate() {
+        bits |= u64::from(sample > 0.0) << (done + offset);
+    }
+    bits
+}
+
+/// Per word of a row, the bits of x in `[from, to)`.
+fn fill_range_masks(masks: &mut Vec<u64>, words: usize, from: usize, to: usize) {
+    masks.clear();
+    masks.extend((0..words).map(|word| {
+        let low = word * 64;
+        let bits_from = from.saturating_sub(low).min(64);
+        let bits_to = to.saturating_sub(low).min(64);
+        if bits_from >= bits_to {
+            0
+        } else {
+            let upper = if bits_to == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits_to) - 1
+            };
+            upper & !((1u64 << bits_from) - 1)
+        }
+    }));
+}

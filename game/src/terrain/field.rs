@@ -1,0 +1,361 @@
+//! The terrain's density anywhere, as the meshes see it, and the samples kept for asking again.
+//!
+//! A probe blends the eight samples around a point trilinearly, the same blend and gradient
+//! as the surface nets' normals, so the player and the pieces feel exactly the ground the
+//! meshes show, holes included; nothing needs to be loaded.
+//!
+//! Falling pieces ask for the same samples over and over (neighbouring points share them, and
+//! a piece moves centimeters per step), and an unedited sample is several noises. So the field
+//! keeps every sample it worked out, in 8³ bricks, until an edit changes it: [`Field::forget`]
+//! drops exactly the samples of the edit's box, and the rest stay. The bricks are spread over
+//! shards, each behind its own lock, so workers probe in parallel; each shard keeps at most its
+//! share of the brick budget and drops its oldest brick first.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard};
+
+use super::edits::{EditError, EditStore, SampleBox, BRICK};
+
+/// Bricks kept by default: 4096 bricks of 8³ f32 samples, 8 MiB.
+pub const DEFAULT_CACHED_BRICKS: usize = 4096;
+const SHARDS: usize = 16;
+const BRICK_VOLUME: usize = (BRICK * BRICK * BRICK) as usize;
+
+/// The density at a point and its gradient (pointing into the ground).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probe {
+    pub density: f32,
+    pub gradient: [f32; 3],
+}
+
+/// Whatever gives whole-meter samples of a density: the edited ground, or a test's own field.
+pub trait Samples: Sync {
+    fn sample(&self, x: i32, y: i32, z: i32) -> f32;
+}
+
+impl Samples for EditStore {
+    fn sample(&self, x: i32, y: i32, z: i32) -> f32 {
+        EditStore::sample(self, x, y, z)
+    }
+}
+
+impl<F: Fn(i32, i32, i32) -> f32 + Sync> Samples for F {
+    fn sample(&self, x: i32, y: i32, z: i32) -> f32 {
+        self(x, y, z)
+    }
+}
+
+/// Samples of one brick; NaN marks one not worked out (a density is never NaN).
+type BrickSamples = Box<[f32; BRICK_VOLUME]>;
+
+#[derive(Default)]
+struct Shard {
+    bricks: HashMap<[i32; 3], BrickSamples>,
+    /// The bricks in the order they came, for dropping the oldest.
+    order: VecDeque<[i32; 3]>,
+}
+
+/// The density field over a source of samples, with the cache of samples.
+pub struct Field<S = EditStore> {
+    source: S,
+    shards: Vec<Mutex<Shard>>,
+    bricks_per_shard: usize,
+}
+
+impl<S> std::fmt::Debug for Field<S> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Field")
+            .field("bricks_per_shard", &self.bricks_per_shard)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Samples> Field<S> {
+    /// A field over `source` keeping up to [`DEFAULT_CACHED_BRICKS`] bricks of samples.
+    pub fn new(source: S) -> Self {
+        Self::with_cache(source, DEFAULT_CACHED_BRICKS)
+    }
+
+    /// A field keeping up to `bricks` bricks of 8³ samples (at least one per shard).
+    pub fn with_cache(source: S, bricks: usize) -> Self {
+        Self {
+            source,
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            bricks_per_shard: bricks.div_ceil(SHARDS).max(1),
+        }
+    }
+
+    /// What the field samples.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The most bricks the cache holds.
+    pub fn cache_capacity(&self) -> usize {
+        self.bricks_per_shard * SHARDS
+    }
+
+    /// The bricks the cache holds now.
+    pub fn cached_bricks(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|shard| lock(shard).bricks.len())
+            .sum()
+    }
+
+    /// Whether the sample is cached now.
+    pub fn is_cached(&self, x: i32, y: i32, z: i32) -> bool {
+        let sample = [x, y, z];
+        let brick = sample.map(|value| value.div_euclid(BRICK));
+        lock(self.shard(brick))
+            .bricks
+            .get(&brick)
+            .is_some_and(|samples| !samples[index_in_brick(sample)].is_nan())
+    }
+
+    /// Forgets the cached samples in the box: the ground changed there.
+    pub fn forget(&self, changed: &SampleBox) {
+        let low = changed.low.map(|value| value.div_euclid(BRICK));
+        let high = changed.high.map(|value| value.div_euclid(BRICK));
+        for bz in low[2]..=high[2] {
+            for by in low[1]..=high[1] {
+                for bx in low[0]..=high[0] {
+                    let brick = [bx, by, bz];
+                    let mut shard = lock(self.shard(brick));
+                    let Some(samples) = shard.bricks.get_mut(&brick) else {
+                        continue;
+                    };
+                    let first = brick.map(|value| value * BRICK);
+                    for (index, value) in samples.iter_mut().enumerate() {
+                        let index = index as i32;
+                        let sample = [
+                            first[0] + index % BRICK,
+                            first[1] + index / BRICK % BRICK,
+                            first[2] + index / (BRICK * BRICK),
+                        ];
+                        if changed.contains(sample) {
+                            *value = f32::NAN;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets every cached sample.
+    pub fn forget_all(&self) {
+        for shard in &self.shards {
+            let mut shard = lock(shard);
+            shard.bricks.clear();
+            shard.order.clear();
+        }
+    }
+
+    /// A sample, from the cache or worked out and kept.
+    pub fn sample(&self, x: i32, y: i32, z: i32) -> f32 {
+        let sample = [x, y, z];
+        let brick = sample.map(|value| value.div_euclid(BRICK));
+        let index = index_in_brick(sample);
+        let shard = self.shard(brick);
+        if let Some(samples) = lock(shard).bricks.get(&brick) {
+            let value = samples[index];
+            if !value.is_nan() {
+                return value;
+            }
+        }
+        // Worked out without the lock, so other threads are not held up by the noise.
+        let value = self.source.sample(x, y, z);
+        let mut shard = lock(shard);
+        if !shard.bricks.contains_key(&brick) {
+            if shard.bricks.len() >= self.bricks_per_shard {
+                if let Some(oldest) = shard.order.pop_front() {
+                    shard.bricks.remove(&oldest);
+                }
+            }
+            shard.order.push_back(brick);
+            shard
+                .bricks
+                .insert(brick, Box::new([f32::NAN; BRICK_VOLUME]));
+        }
+        if let Some(samples) = shard.bricks.get_mut(&brick) {
+            samples[index] = value;
+        }
+        value
+    }
+
+    /// The density at a point and its gradient, blended from the eight samples around it.
+    pub fn probe(&self, x: f32, y: f32, z: f32) -> Probe {
+        let x0 = x.floor();
+        let y0 = y.floor();
+        let z0 = z.floor();
+        let fraction = [x - x0, y - y0, z - z0];
+        let (x0, y0, z0) = (x0 as i32, y0 as i32, z0 as i32);
+        // Saturating: a probe absurdly far away answers with the edge samples, never panics.
+        let d = |i: i32, j: i32, k: i32| {
+            self.sample(
+                x0.saturating_add(i),
+                y0.saturating_add(j),
+                z0.saturating_add(k),
+            )
+        };
+        let corners = [
+            d(0, 0, 0),
+            d(1, 0, 0),
+            d(0, 1, 0),
+            d(1, 1, 0),
+            d(0, 0, 1),
+            d(1, 0, 1),
+            d(0, 1, 1),
+            d(1, 1, 1),
+        ];
+        trilinear(&corners, fraction)
+    }
+
+    fn shard(&self, brick: [i32; 3]) -> &Mutex<Shard> {
+        // A cheap mix of the coordinates, so that neighbouring bricks land in other shards.
+        let hash = (brick[0] as u32).wrapping_mul(0x9E37_79B1)
+            ^ (brick[1] as u32).wrapping_mul(0x85EB_CA77)
+            ^ (brick[2] as u32).wrapping_mul(0xC2B2_AE3D);
+        &self.shards[(hash >> 16) as usize % SHARDS]
+    }
+}
+
+impl Field<EditStore> {
+    /// The edited ground.
+    pub fn edits(&self) -> &EditStore {
+        &self.source
+    }
+
+    /// Digs (see [`EditStore::dig`]) and forgets the samples that changed.
+    pub fn dig(&mut self, centre: [f32; 3], radius: f32) -> Result<Option<SampleBox>, EditError> {
+        let changed = self.source.dig(centre, radius)?;
+        if let Some(changed) = &changed {
+            self.forget(changed);
+        }
+        Ok(changed)
+    }
+
+    /// Builds (see [`EditStore::build`]) and forgets the samples that changed.
+    pub fn build(&mut self, centre: [f32; 3], radius: f32) -> Result<Option<SampleBox>, EditError> {
+        let changed = self.source.build(centre, radius)?;
+        if let Some(changed) = &changed {
+            self.forget(changed);
+        }
+        Ok(changed)
+    }
+}
+
+/// The trilinear blend of a cell's corners `d[i + 2j + 4k]` at `fraction` within the cell,
+/// and its gradient: the same lerps as the surface nets' normals.
+pub fn trilinear(corners: &[f32; 8], fraction: [f32; 3]) -> Probe {
+    let [d000, d100, d010, d110, d001, d101, d011, d111] = *corners;
+    let [fx, fy, fz] = fraction;
+    let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
+    let density = lerp(
+        lerp(lerp(d000, d100, fx), lerp(d010, d110, fx), fy),
+        lerp(lerp(d001, d101, fx), lerp(d011, d111, fx), fy),
+        fz,
+    );
+    let gradient = [
+        lerp(
+            lerp(d100 - d000, d110 - d010, fy),
+            lerp(d101 - d001, d111 - d011, fy),
+            fz,
+        ),
+        lerp(
+            lerp(d010 - d000, d110 - d100, fx),
+            lerp(d011 - d001, d111 - d101, fx),
+            fz,
+        ),
+        lerp(
+            lerp(d001 - d000, d101 - d100, fx),
+            lerp(d011 - d010, d111 - d110, fx),
+            fy,
+        ),
+    ];
+    Probe { density, gradient }
+}
+
+fn index_in_brick(sample: [i32; 3]) -> usize {
+    let [x, y, z] = sample.map(|value| value.rem_euclid(BRICK) as usize);
+    x + y * BRICK as usize + z * (BRICK * BRICK) as usize
+}
+
+/// Locks a shard; a panic elsewhere leaves its samples valid (each write is one value).
+fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
+    shard.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_sync<T: Sync>() {}
+
+    #[test]
+    fn field_is_sync() {
+        assert_sync::<Field>();
+    }
+
+    #[test]
+    fn blend_is_exact_on_planes() {
+        // Dyadic slopes and fractions: every step of the blend is exact in f32.
+        let slope = [0.5f32, -1.25, 0.75];
+        let offset = 3.0f32;
+        let plane = move |x: i32, y: i32, z: i32| {
+            slope[0] * x as f32 + slope[1] * y as f32 + slope[2] * z as f32 + offset
+        };
+        let field = Field::new(plane);
+        for point in [
+            [0.25f32, 0.5, 0.125],
+            [-3.75, 10.5, 7.875],
+            [12.0, -4.625, 0.0],
+        ] {
+            let probe = field.probe(point[0], point[1], point[2]);
+            let expected = slope[0] * point[0] + slope[1] * point[1] + slope[2] * point[2] + offset;
+            assert_eq!(probe.density, expected, "{point:?}");
+            assert_eq!(probe.gradient, slope, "{point:?}");
+        }
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences_inside_cells() {
+        let wavy = |x: i32, y: i32, z: i32| {
+            let (x, y, z) = (x as f32, y as f32, z as f32);
+            (x * 0.7).sin() * 3.0 + (y * 0.3).cos() * 2.0 - z * z * 0.05 + x * y * 0.1
+        };
+        let field = Field::new(wavy);
+        let step = 1e-2f32;
+        for point in [[0.3f32, 0.4, 0.6], [5.5, -2.2, 3.7], [-7.45, 1.5, -0.35]] {
+            let probe = field.probe(point[0], point[1], point[2]);
+            for axis in 0..3 {
+                let mut ahead = point;
+                let mut behind = point;
+                ahead[axis] += step;
+                behind[axis] -= step;
+                let forward = field.probe(ahead[0], ahead[1], ahead[2]).density;
+                let backward = field.probe(behind[0], behind[1], behind[2]).density;
+                let difference = (forward - backward) / (2.0 * step);
+                assert!(
+                    (difference - probe.gradient[axis]).abs() < 2e-3,
+                    "{point:?} axis {axis}: {difference} vs {}",
+                    probe.gradient[axis]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cache_holds_to_its_budget() {
+        let field = Field::with_cache(|x: i32, y: i32, z: i32| (x + y + z) as f32, 64);
+        for step in 0..4000 {
+            let t = step as f32 * 0.5;
+            field.probe(t, (t * 0.1).sin() * 5.0, t * 0.3);
+        }
+        assert!(field.cached_bricks() <= field.cache_capacity());
+        assert!(field.cache_capacity() <= 64 + SHARDS);
+        // Absurd points answer instead of overflowing.
+        field.probe(3.0e9, -3.0e9, f32::NAN);
+    }
+}

@@ -1,0 +1,19 @@
+//! The ground: density from noise, edits, the sampled field and chunks.
+//!
+//! - [`generator`]: the generated density, its height field, and proofs that a region is all
+//!   air or all ground.
+//! - [`edits`]: digging and building, kept sparsely, undone exactly.
+//! - [`field`]: the density and its gradient anywhere, with a cache that forgets only what
+//!   changed.
+//! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty
+//!   tracking and parallel generation.
+
+pub mod chunks;
+pub mod edits;
+pub mod field;
+pub mod generator;
+
+pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
+pub use edits::{EditError, EditStore, SampleBox};
+pub use field::{Field, Probe, Samples};
+pub use generator::{ChunkKind, Generator};

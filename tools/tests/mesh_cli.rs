@@ -1,0 +1,168 @@
+//! The `mesh` tool end to end: a sphere grid in, a valid mesh out; every bad input a clear
+//! message and a failing exit code, never a panic.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A fresh folder for one test's files.
+fn scratch_folder(test: &str) -> PathBuf {
+    let folder =
+        std::env::temp_dir().join(format!("blockfall-mesh-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("creating a temp folder");
+    folder
+}
+
+fn write_grid(path: &PathBuf, samples: &[f32]) {
+    let bytes: Vec<u8> = samples
+        .iter()
+        .flat_map(|sample| sample.to_le_bytes())
+        .collect();
+    std::fs::write(path, bytes).expect("writing a test grid");
+}
+
+fn run_mesh(input: &PathBuf, dims: &str, output: &PathBuf) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mesh"))
+        .arg("--input")
+        .arg(input)
+        .arg("--dims")
+        .arg(dims)
+        .arg("--output")
+        .arg(output)
+        .output()
+        .expect("running the mesh tool")
+}
+
+const CENTRE: [f32; 3] = [11.5, 11.7, 11.3];
+const RADIUS: f32 = 8.2;
+
+fn sphere_grid(n: usize) -> Vec<f32> {
+    let mut samples = Vec::with_capacity(n * n * n);
+    for z in 0..n {
+        for y in 0..n {
+            for x in 0..n {
+                let offset = [
+                    x as f32 - CENTRE[0],
+                    y as f32 - CENTRE[1],
+                    z as f32 - CENTRE[2],
+                ];
+                let distance = offset.iter().map(|o| o * o).sum::<f32>().sqrt();
+                samples.push(RADIUS - distance);
+            }
+        }
+    }
+    samples
+}
+
+#[test]
+fn mesh_tool_meshes_a_sphere_grid_to_json() {
+    let folder = scratch_folder("sphere");
+    let input = folder.join("sphere.f32");
+    let output = folder.join("sphere.json");
+    write_grid(&input, &sphere_grid(24));
+    let result = run_mesh(&input, "24,24,24", &output);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "mesh failed: {stderr}");
+
+    let text = std::fs::read_to_string(&output).expect("reading the mesh");
+    let mesh: serde_json::Value = serde_json::from_str(&text).expect("the mesh is JSON");
+    let as_points = |key: &str| -> Vec<[f64; 3]> {
+        mesh[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("`{key}` is not an array"))
+            .iter()
+            .map(|point| {
+                let point = point.as_array().expect("a point is an array");
+                assert_eq!(point.len(), 3);
+                [0, 1, 2].map(|axis| point[axis].as_f64().expect("a coordinate is a number"))
+            })
+            .collect()
+    };
+    let positions = as_points("positions");
+    let normals = as_points("normals");
+    let indices: Vec<u64> = mesh["indices"]
+        .as_array()
+        .expect("`indices` is an array")
+        .iter()
+        .map(|index| index.as_u64().expect("an index is a whole number"))
+        .collect();
+    assert!(positions.len() > 100);
+    assert_eq!(positions.len(), normals.len());
+    assert_eq!(indices.len() % 3, 0);
+    assert!(indices.iter().all(|&index| index < positions.len() as u64));
+    for position in &positions {
+        let distance = (0..3)
+            .map(|axis| (position[axis] - f64::from(CENTRE[axis])).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(
+            (distance - f64::from(RADIUS)).abs() < 0.6,
+            "vertex {position:?} is {distance} from the centre"
+        );
+    }
+    std::fs::remove_dir_all(folder).ok();
+}
+
+/// Runs the tool expecting failure, and returns its message.
+fn expect_failure(input: &PathBuf, dims: &str, output: &PathBuf) -> String {
+    let result = run_mesh(input, dims, output);
+    let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+    assert!(
+        !result.status.success(),
+        "mesh succeeded on bad input: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "mesh panicked: {stderr}");
+    stderr
+}
+
+#[test]
+fn mesh_tool_rejects_bad_input_with_clear_messages() {
+    let folder = scratch_folder("errors");
+    let output = folder.join("out.json");
+    let good = folder.join("good.f32");
+    write_grid(&good, &sphere_grid(8));
+
+    let missing = folder.join("missing.f32");
+    let message = expect_failure(&missing, "8,8,8", &output);
+    assert!(
+        message.contains("missing.f32") && message.contains("cannot read"),
+        "{message}"
+    );
+
+    let message = expect_failure(&good, "8,8,9", &output);
+    assert!(
+        message.contains("good.f32") && message.contains("2048") && message.contains("2304"),
+        "{message}"
+    );
+
+    for (dims, problem) in [
+        ("8,8", "three"),
+        ("8,x,8", "not a whole number"),
+        ("1,8,8", "at least 2"),
+        ("99999999999,99999999999,99999999999", "overflow"),
+    ] {
+        let message = expect_failure(&good, dims, &output);
+        assert!(message.contains(problem), "dims {dims}: {message}");
+    }
+
+    for bad in [f32::NAN, f32::INFINITY] {
+        let mut samples = sphere_grid(8);
+        samples[3 + 8 * (5 + 8 * 6)] = bad;
+        let input = folder.join("bad.f32");
+        write_grid(&input, &samples);
+        let message = expect_failure(&input, "8,8,8", &output);
+        assert!(
+            message.contains("bad.f32")
+                && message.contains(&(3 + 8 * (5 + 8 * 6)).to_string())
+                && message.contains("(3, 5, 6)"),
+            "{message}"
+        );
+    }
+
+    let unwritable = folder.join("no-such-folder").join("out.json");
+    let message = expect_failure(&good, "8,8,8", &unwritable);
+    assert!(
+        message.contains("out.json") && message.contains("cannot write"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(folder).ok();
+}
