@@ -2,12 +2,11 @@
 //! through the field and the chunks, and parallel generation on the worker pool.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::chunks::{
     chunks_touched, classify, fill_padded_grid, fill_padded_grid_or_skip, generate_chunks, kind_of,
-    load_order,
+    load_order, PADDED_VOLUME,
 };
 use blockfall_game::terrain::{
     ChunkCoord, ChunkKind, EditStore, Field, Generator, CHUNK_SIZE, PADDED_SIZE,
@@ -250,29 +249,23 @@ fn load_order_starts_at_the_players_chunk() {
 }
 
 #[test]
-fn skipping_proven_chunks_is_faster_than_sampling_them() {
+fn proven_chunks_are_skipped_and_agree_with_their_samples() {
+    // Speed is measured by `bench density`, not here: this checks what the skip decides.
     let edits = edits(1);
     let mut samples = Vec::new();
     let high = ChunkCoord::new(3, 12, -4);
-    let started = Instant::now();
     let kind = fill_padded_grid_or_skip(&edits, high, &mut samples);
-    let skipped = started.elapsed();
     assert_eq!(kind, ChunkKind::Air);
-    assert!(samples.is_empty());
-    let started = Instant::now();
+    assert!(samples.is_empty(), "a proven chunk is not sampled");
     fill_padded_grid(&edits, high, &mut samples);
-    let sampled = started.elapsed();
     assert_eq!(kind_of(&samples), ChunkKind::Air);
-    let rate = samples.len() as f64 / sampled.as_secs_f64();
-    println!("density: {rate:.0} samples/s on one thread (air chunk); skip took {skipped:?}");
-    assert!(skipped < sampled);
 
     // A chunk through the slope with its tunnels and caves: every noise at work.
     let [_, y, _] = edits.generator().cave_entrances()[1];
     let slope = ChunkCoord::containing([0.0, y, -40.0]);
-    let started = Instant::now();
-    fill_padded_grid(&edits, slope, &mut samples);
-    let rate = samples.len() as f64 / started.elapsed().as_secs_f64();
-    assert_eq!(kind_of(&samples), ChunkKind::Mixed);
-    println!("density: {rate:.0} samples/s on one thread (chunk through the cave slope)");
+    assert_eq!(
+        fill_padded_grid_or_skip(&edits, slope, &mut samples),
+        ChunkKind::Mixed
+    );
+    assert_eq!(samples.len(), PADDED_VOLUME);
 }

@@ -154,20 +154,32 @@ fn analytic_grid(density: impl Fn(f32, f32, f32) -> f32) -> Vec<f32> {
     samples
 }
 
-/// The fastest of `repeats` passes over every grid, and what the last pass produced.
-fn fastest<F: FnMut(&[f32]) -> usize>(
+/// Grids meshed per timed pass at least: a single grid is meshed this often per pass, so that a
+/// pass lasts long enough for the clock and one stray interruption does not decide it.
+const GRIDS_PER_PASS: usize = 500;
+
+/// Times two meshers on the same grids, passes taking turns so that a slow spell of the machine
+/// hits both alike: for each, the fastest pass over every grid (a pass meshes the grids as often
+/// as it takes to reach [`GRIDS_PER_PASS`]) and the triangles of one pass.
+fn race(
     repeats: u32,
-    grids: &[Vec<f32>],
-    mut mesh: F,
-) -> (Duration, usize) {
-    let mut best = Duration::MAX;
-    let mut triangles = 0;
+    grids: [&[Vec<f32>]; 2],
+    mut meshers: [&mut dyn FnMut(&[f32]) -> usize; 2],
+) -> [(Duration, usize); 2] {
+    let mut results = [(Duration::MAX, 0); 2];
     for _ in 0..repeats {
-        let started = Instant::now();
-        triangles = grids.iter().map(|grid| mesh(grid)).sum();
-        best = best.min(started.elapsed());
+        for ((grids, mesh), result) in grids.iter().zip(meshers.iter_mut()).zip(&mut results) {
+            let rounds = GRIDS_PER_PASS.div_ceil(grids.len().max(1));
+            let started = Instant::now();
+            let mut triangles = 0;
+            for _ in 0..rounds {
+                triangles = grids.iter().map(|grid| mesh(grid)).sum();
+            }
+            result.0 = result.0.min(started.elapsed() / rounds as u32);
+            result.1 = triangles;
+        }
     }
-    (best, triangles)
+    results
 }
 
 fn surface_nets_benchmark(repeats: u32, chunk_count: u32) -> anyhow::Result<()> {
@@ -228,7 +240,7 @@ fn surface_nets_benchmark(repeats: u32, chunk_count: u32) -> anyhow::Result<()> 
     let mut mesh = SurfaceMesh::new();
     let mut theirs = SurfaceNetsBuffer::default();
     println!(
-        "surface nets on {PADDED}³-sample grids ({} cells each), fastest of {repeats} passes",
+        "surface nets on {PADDED}³-sample grids ({} cells each), fastest of {repeats} passes of at least {GRIDS_PER_PASS} grids",
         cells_per_grid
     );
     println!("| case | mesher | ns per cell | triangles | triangles per second | speed-up |");
@@ -241,21 +253,26 @@ fn surface_nets_benchmark(repeats: u32, chunk_count: u32) -> anyhow::Result<()> 
             .map(|g| g.iter().map(|d| -d).collect())
             .collect();
         let mut failure = None;
-        let (our_time, our_triangles) = fastest(repeats, &case.grids, |grid| {
+        let mut ours_mesh = |grid: &[f32]| {
             let result = DensityGrid::new(grid, dims)
                 .and_then(|density| ours.mesh(density, region, &mut mesh));
             if let Err(error) = result {
                 failure = Some(error);
             }
             mesh.triangle_count()
-        });
+        };
+        let mut theirs_mesh = |grid: &[f32]| {
+            surface_nets(grid, &PaddedShape {}, [0; 3], [33; 3], &mut theirs);
+            theirs.indices.len() / 3
+        };
+        let [(our_time, our_triangles), (their_time, their_triangles)] = race(
+            repeats,
+            [&case.grids, &negated],
+            [&mut ours_mesh, &mut theirs_mesh],
+        );
         if let Some(error) = failure {
             anyhow::bail!("meshing {}: {error}", case.name);
         }
-        let (their_time, their_triangles) = fastest(repeats, &negated, |grid| {
-            surface_nets(grid, &PaddedShape {}, [0; 3], [33; 3], &mut theirs);
-            theirs.indices.len() / 3
-        });
         let cells = cells_per_grid * case.grids.len() as f64;
         for (mesher, time, triangles) in [
             ("blockfall", our_time, our_triangles),
