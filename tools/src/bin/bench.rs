@@ -158,13 +158,16 @@ fn analytic_grid(density: impl Fn(f32, f32, f32) -> f32) -> Vec<f32> {
 /// pass lasts long enough for the clock and one stray interruption does not decide it.
 const GRIDS_PER_PASS: usize = 500;
 
+/// A mesher under test: meshes one grid, returns its triangle count.
+type Mesher<'a> = dyn FnMut(&[f32]) -> usize + 'a;
+
 /// Times two meshers on the same grids, passes taking turns so that a slow spell of the machine
 /// hits both alike: for each, the fastest pass over every grid (a pass meshes the grids as often
 /// as it takes to reach [`GRIDS_PER_PASS`]) and the triangles of one pass.
 fn race(
     repeats: u32,
     grids: [&[Vec<f32>]; 2],
-    mut meshers: [&mut dyn FnMut(&[f32]) -> usize; 2],
+    mut meshers: [&mut Mesher<'_>; 2],
 ) -> [(Duration, usize); 2] {
     let mut results = [(Duration::MAX, 0); 2];
     for _ in 0..repeats {
