@@ -1,2 +1,3 @@
 //! blockfall's command-line tools; each is a binary under `src/bin/`:
-//! - `bench`: benchmarks whose results go to BENCHMARKS.md.
+//! - `bench`: benchmarks whose results go to BENCHMARKS.md (frames, surface-nets, density).
+//! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out.
