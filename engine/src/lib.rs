@@ -1,11 +1,13 @@
 //! blockfall's engine: reusable parts that know nothing of the game.
 //!
+//! - [`collision`]: the one question everything solid answers: the nearest surface.
 //! - [`gpu`]: the Vulkan backend (instance, device, memory, bindless textures, pipelines,
 //!   frames in flight, swapchain, offscreen targets, debug names and the validation canary).
 //! - [`meshing`]: surface nets on density grids, with edge ownership so separately meshed
 //!   regions join without cracks.
 //! - [`workers`]: a thread pool whose results do not depend on its thread count.
 
+pub mod collision;
 pub mod gpu;
 pub mod meshing;
 pub mod workers;

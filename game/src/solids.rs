@@ -1,0 +1,68 @@
+//! Everything solid, asked one question (seed 003): the nearest surface of the terrain and the
+//! blocks together.
+//!
+//! The terrain's distance is its density over the length of its gradient — about the distance in
+//! meters near the surface, as the player has always measured it (seed 004). Blocks join this
+//! with their signed distances once they exist in the world (`SolidWorld::nearest` takes the
+//! smallest); the trait lets the player and the physics core ask either.
+
+use blockfall_engine::collision::{Solid, Surface};
+
+use crate::terrain::{Field, Samples};
+
+/// The terrain's part of the question, from the density field.
+pub fn terrain_surface<S: Samples>(
+    field: &Field<S>,
+    point: [f32; 3],
+    reach: f32,
+) -> Option<Surface> {
+    let [x, y, z] = point;
+    let probe = field.probe(x, y, z);
+    let [gx, gy, gz] = probe.gradient;
+    let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
+    if !(steepness > 0.0) {
+        // Flat density (deep inside or far above): no surface this probe can see.
+        return None;
+    }
+    let distance = -probe.density / steepness;
+    (distance < reach).then(|| Surface {
+        distance,
+        // The gradient points into the ground; out is against it.
+        normal: [-gx / steepness, -gy / steepness, -gz / steepness],
+    })
+}
+
+/// The terrain alone as a [`Solid`].
+pub struct TerrainSolid<'a, S: Samples> {
+    pub field: &'a Field<S>,
+}
+
+impl<S: Samples> Solid for TerrainSolid<'_, S> {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
+        if !point.iter().all(|c| c.is_finite()) {
+            return None;
+        }
+        terrain_surface(self.field, point, reach)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_ground_distance_and_normal() {
+        let field = Field::new(|_x: i32, y: i32, _z: i32| 2.0 - y as f32);
+        let solid = TerrainSolid { field: &field };
+        let surface = solid.nearest([0.3, 2.25, 0.7], 0.4).expect("within reach");
+        assert!((surface.distance - 0.25).abs() < 1e-6);
+        assert_eq!(surface.normal, [0.0, 1.0, 0.0]);
+        assert!(
+            solid.nearest([0.3, 2.5, 0.7], 0.4).is_none(),
+            "out of reach"
+        );
+        let inside = solid.nearest([0.0, 1.0, 0.0], 0.4).expect("inside");
+        assert!((inside.distance + 1.0).abs() < 1e-6);
+        assert!(solid.nearest([f32::NAN, 0.0, 0.0], 0.4).is_none());
+    }
+}
