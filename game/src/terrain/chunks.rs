@@ -15,6 +15,7 @@ use blockfall_engine::workers::WorkerPool;
 
 use super::edits::{EditStore, SampleBox};
 use super::generator::ChunkKind;
+use super::ground::Ground;
 
 /// Cells per chunk along each axis.
 pub const CHUNK_SIZE: i32 = 32;
@@ -77,12 +78,16 @@ pub struct ChunkGrid {
 }
 
 /// The padded grid of `coord`, every sample worked out, into `out` (its allocation reused).
-pub fn fill_padded_grid(edits: &EditStore, coord: ChunkCoord, out: &mut Vec<f32>) {
+pub fn fill_padded_grid<G: Ground + ?Sized>(
+    edits: &EditStore<G>,
+    coord: ChunkCoord,
+    out: &mut Vec<f32>,
+) {
     edits.fill_region(coord.padded_origin(), [PADDED_SIZE; 3], out);
 }
 
 /// What an unedited chunk's bounds prove, without sampling it.
-pub fn classify(edits: &EditStore, coord: ChunkCoord) -> ChunkKind {
+pub fn classify<G: Ground + ?Sized>(edits: &EditStore<G>, coord: ChunkCoord) -> ChunkKind {
     let padded = coord.padded_box();
     edits.generator().classify(padded.low, padded.high)
 }
@@ -91,8 +96,8 @@ pub fn classify(edits: &EditStore, coord: ChunkCoord) -> ChunkKind {
 /// emptied) when the bounds prove it all air or all ground and no edit reaches into it, so the
 /// caller skips meshing it. The kind says which; for a filled grid it is read from the
 /// samples, so an edited chunk that is uniform is still known as such.
-pub fn fill_padded_grid_or_skip(
-    edits: &EditStore,
+pub fn fill_padded_grid_or_skip<G: Ground + ?Sized>(
+    edits: &EditStore<G>,
     coord: ChunkCoord,
     out: &mut Vec<f32>,
 ) -> ChunkKind {
@@ -120,9 +125,9 @@ pub fn kind_of(samples: &[f32]) -> ChunkKind {
 
 /// The grids of many chunks, generated on the pool's threads; the same for any thread count,
 /// in the order of `coords`.
-pub fn generate_chunks(
+pub fn generate_chunks<G: Ground + ?Sized>(
     pool: &WorkerPool,
-    edits: &EditStore,
+    edits: &EditStore<G>,
     coords: &[ChunkCoord],
 ) -> Vec<ChunkGrid> {
     pool.map(coords, |coord| {

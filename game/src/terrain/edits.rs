@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::generator::Generator;
+use super::ground::Ground;
 
 /// An edit's bump at its centre, in density units (meters) per meter of radius: one dig
 /// centred on flat ground opens a bowl about two thirds of its radius deep.
@@ -86,23 +87,25 @@ struct Brick {
 }
 
 /// The ground as edited: the generated density plus the sparse offsets of every dig and build.
+/// `G` is what lies under the edits: the generated world by default, or any [`Ground`]
+/// (`EditStore<dyn Ground>` for a ground chosen at run time).
 #[derive(Debug, Clone)]
-pub struct EditStore {
-    generator: Arc<Generator>,
+pub struct EditStore<G: Ground + ?Sized = Generator> {
+    generator: Arc<G>,
     bricks: HashMap<[i32; 3], Brick>,
 }
 
-impl EditStore {
+impl<G: Ground + ?Sized> EditStore<G> {
     /// Unedited ground.
-    pub fn new(generator: Arc<Generator>) -> Self {
+    pub fn new(generator: Arc<G>) -> Self {
         Self {
             generator,
             bricks: HashMap::new(),
         }
     }
 
-    /// The generator under the edits.
-    pub fn generator(&self) -> &Arc<Generator> {
+    /// The ground under the edits.
+    pub fn generator(&self) -> &Arc<G> {
         &self.generator
     }
 

@@ -15,6 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
 use super::edits::{EditError, EditStore, SampleBox, BRICK};
+use super::ground::Ground;
 
 /// Bricks kept by default: 4096 bricks of 8³ f32 samples, 8 MiB.
 pub const DEFAULT_CACHED_BRICKS: usize = 4096;
@@ -33,7 +34,7 @@ pub trait Samples: Sync {
     fn sample(&self, x: i32, y: i32, z: i32) -> f32;
 }
 
-impl Samples for EditStore {
+impl<G: Ground + ?Sized> Samples for EditStore<G> {
     fn sample(&self, x: i32, y: i32, z: i32) -> f32 {
         EditStore::sample(self, x, y, z)
     }
@@ -221,9 +222,9 @@ impl<S: Samples> Field<S> {
     }
 }
 
-impl Field<EditStore> {
+impl<G: Ground + ?Sized> Field<EditStore<G>> {
     /// The edited ground.
-    pub fn edits(&self) -> &EditStore {
+    pub fn edits(&self) -> &EditStore<G> {
         &self.source
     }
 

@@ -2,6 +2,7 @@
 //!
 //! - [`generator`]: the generated density, its height field, and proofs that a region is all
 //!   air or all ground.
+//! - [`ground`]: what lies under the edits: the generated world or a plane (flat or sloped).
 //! - [`edits`]: digging and building, kept sparsely, undone exactly.
 //! - [`field`]: the density and its gradient anywhere, with a cache that forgets only what
 //!   changed.
@@ -12,8 +13,10 @@ pub mod chunks;
 pub mod edits;
 pub mod field;
 pub mod generator;
+pub mod ground;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
 pub use edits::{EditError, EditStore, SampleBox};
 pub use field::{Field, Probe, Samples};
 pub use generator::{ChunkKind, Generator};
+pub use ground::{Ground, PlaneGround};
