@@ -124,7 +124,7 @@ impl Player {
         pitch: f32,
         solids: &dyn Solid,
     ) {
-        if !(dt > 0.0) || !dt.is_finite() || !yaw.is_finite() || !pitch.is_finite() {
+        if !dt.is_finite() || dt <= 0.0 || !yaw.is_finite() || !pitch.is_finite() {
             return;
         }
         let dt = dt.min(LONGEST_FRAME);

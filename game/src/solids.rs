@@ -20,7 +20,7 @@ pub fn terrain_surface<S: Samples>(
     let probe = field.probe(x, y, z);
     let [gx, gy, gz] = probe.gradient;
     let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
-    if !(steepness > 0.0) {
+    if steepness.is_nan() || steepness <= 0.0 {
         // Flat density (deep inside or far above): no surface this probe can see.
         return None;
     }
