@@ -1,13 +1,15 @@
 //! blockfall's world and its rules.
 //!
-//! - [`blocks`]: what blocks are made of (the six materials of the seeds).
+//! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures.
+//! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
 
 pub mod blocks;
 pub mod player;
 pub mod render;
+pub mod scene;
 pub mod solids;
 pub mod terrain;

@@ -8,6 +8,8 @@
 
 use blockfall_engine::collision::{Solid, Surface};
 
+use crate::blocks::shapes::{block_distance, SIDES};
+use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::terrain::{Field, Samples};
 
 /// The terrain's part of the question, from the density field.
@@ -30,6 +32,70 @@ pub fn terrain_surface<S: Samples>(
         // The gradient points into the ground; out is against it.
         normal: [-gx / steepness, -gy / steepness, -gz / steepness],
     })
+}
+
+/// Whether a side of a block is covered: plain blocks fill every cell beyond it, so nothing can
+/// leave the block that way (seed 003; the block mesher leaves such sides out too).
+pub fn covered(store: &BlockStore, block: &Block, side: usize) -> bool {
+    let (axis, positive) = SIDES[side];
+    let size = i32::from(block.size);
+    let low = [block.x, block.y, block.z];
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    (0..size).all(|a| {
+        (0..size).all(|b| {
+            let mut cell = low;
+            cell[axis] = if positive {
+                low[axis] + size
+            } else {
+                low[axis] - 1
+            };
+            cell[u] += a;
+            cell[v] += b;
+            store
+                .at(cell[0], cell[1], cell[2])
+                .and_then(|id| store.get(id))
+                .is_some_and(|other| other.cuts == 0)
+        })
+    })
+}
+
+/// The blocks' part of the question: the nearest block surface within `reach`, each block
+/// asked once, out of a block only through a side nothing covers.
+pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option<Surface> {
+    if store.count() == 0 {
+        return None;
+    }
+    let from = |c: f32| ((c - reach) / CELL).floor() as i32;
+    let to = |c: f32| ((c + reach) / CELL).floor() as i32;
+    let mut seen: Vec<BlockId> = Vec::new();
+    let mut nearest: Option<Surface> = None;
+    for k in from(point[2])..=to(point[2]) {
+        for j in from(point[1])..=to(point[1]) {
+            for i in from(point[0])..=to(point[0]) {
+                let Some(id) = store.at(i, j, k) else {
+                    continue;
+                };
+                if seen.contains(&id) {
+                    continue;
+                }
+                seen.push(id);
+                let Some(block) = store.get(id) else {
+                    continue;
+                };
+                let surface = block_distance(block, point, |side| !covered(store, block, side));
+                if surface.distance < reach && nearest.is_none_or(|n| surface.distance < n.distance)
+                {
+                    nearest = Some(surface);
+                }
+            }
+        }
+    }
+    nearest
+}
+
+/// A block's signed distance with every side open: for keeping new blocks out of the player.
+pub fn block_distance_plain(block: &Block, point: [f32; 3]) -> f32 {
+    block_distance(block, point, |_| true).distance
 }
 
 /// The terrain alone as a [`Solid`].

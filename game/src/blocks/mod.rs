@@ -1,5 +1,9 @@
-//! Blocks on the 0.5 m grid. So far: their materials.
+//! Blocks on the 0.5 m grid: their materials, the store that holds them, and their shapes.
 
 pub mod materials;
+pub mod shapes;
+pub mod store;
 
 pub use materials::{Material, MATERIALS};
+pub use shapes::{block_distance, shape_of, side_edges, Part, Shape, Surface};
+pub use store::{region_of, Block, BlockError, BlockId, BlockStore, StoreEvent, CELL};

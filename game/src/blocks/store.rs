@@ -1,0 +1,462 @@
+//! The blocks of the world on the 0.5 m grid, and where each one is (seed 003, "Blocks").
+//!
+//! A block fills a cube of 1, 2 or 4 cells a side, from its lowest cell. Three views of the same
+//! blocks are kept together, so that none can go stale:
+//!
+//! ```text
+//!   slots:   BlockId -> Block            (generational: an id of a removed block stays dead)
+//!   cells:   [x, y, z] -> BlockId         (every cell of a block, for "what is here?")
+//!   regions: chunk of 64³ cells -> ids    (the blocks whose lowest cell lies in the chunk,
+//!                                          for meshing and saving a chunk's blocks)
+//! ```
+//!
+//! The seeds' `onChange`/`onRemove` callbacks become a queue of [`StoreEvent`]s that the owner
+//! drains: a callback would have to borrow the store's owner while the store is borrowed.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use thiserror::Error;
+
+use super::materials::MATERIALS;
+
+/// Meters per grid cell.
+pub const CELL: f32 = 0.5;
+
+/// Cells per side of a region: one 32 m terrain chunk.
+pub const REGION_CELLS: i32 = 64;
+
+/// The sizes a block may have, in cells per side.
+pub const SIZES: [u8; 3] = [1, 2, 4];
+
+/// The largest cut mask: one bit for each of the twelve edges (see [`super::shapes`]).
+pub const ALL_CUTS: u16 = 0xFFF;
+
+/// Why a block can't be made, placed or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum BlockError {
+    #[error("a block is 1, 2 or 4 cells a side, not {0}")]
+    Size(u8),
+    #[error("there is no material number {0}: there are {count}", count = MATERIALS.len())]
+    Material(u8),
+    #[error("cut mask {0:#x} has bits beyond the twelve edges")]
+    Cuts(u16),
+    #[error("a block of {size} cells at ({x}, {y}, {z}) reaches beyond the grid")]
+    Overflow { x: i32, y: i32, z: i32, size: u8 },
+    #[error("the cell ({x}, {y}, {z}) is already taken by another block")]
+    Occupied { x: i32, y: i32, z: i32 },
+    #[error("the block was removed")]
+    Missing,
+}
+
+/// One block: a cube of cells, its material and how its edges are cut.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Block {
+    /// The lowest cell on each axis.
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    /// Cells per side: 1, 2 or 4.
+    pub size: u8,
+    /// Index into [`MATERIALS`].
+    pub material: u8,
+    /// One bit per edge, numbered as [`super::shapes::side_edges`] documents: a set bit rounds
+    /// the edge, or chamfers it when `slope` is set.
+    pub cuts: u16,
+    /// Whether cut edges are chamfered flat instead of rounded.
+    pub slope: bool,
+}
+
+impl Block {
+    /// A block, checked: see [`Block::validate`].
+    pub fn new(
+        x: i32,
+        y: i32,
+        z: i32,
+        size: u8,
+        material: u8,
+        cuts: u16,
+        slope: bool,
+    ) -> Result<Block, BlockError> {
+        let block = Block {
+            x,
+            y,
+            z,
+            size,
+            material,
+            cuts,
+            slope,
+        };
+        block.validate()?;
+        Ok(block)
+    }
+
+    /// Checks what may come from a user or a file: the size, the material, the cut mask, and
+    /// that every cell of the block has coordinates an `i32` can hold.
+    pub fn validate(&self) -> Result<(), BlockError> {
+        if !SIZES.contains(&self.size) {
+            return Err(BlockError::Size(self.size));
+        }
+        if usize::from(self.material) >= MATERIALS.len() {
+            return Err(BlockError::Material(self.material));
+        }
+        if self.cuts > ALL_CUTS {
+            return Err(BlockError::Cuts(self.cuts));
+        }
+        let reach = i32::from(self.size) - 1;
+        let fits = [self.x, self.y, self.z]
+            .iter()
+            .all(|low| low.checked_add(reach).is_some());
+        if !fits {
+            return Err(BlockError::Overflow {
+                x: self.x,
+                y: self.y,
+                z: self.z,
+                size: self.size,
+            });
+        }
+        Ok(())
+    }
+
+    /// The lowest cell.
+    pub fn low(&self) -> [i32; 3] {
+        [self.x, self.y, self.z]
+    }
+
+    /// Every cell the block fills. Only meaningful for a validated block.
+    pub fn cells(&self) -> impl Iterator<Item = [i32; 3]> {
+        cells_of(self.x, self.y, self.z, self.size)
+    }
+}
+
+/// Every cell of a cube of `size` cells from `(x, y, z)`; empty where a cell would overflow.
+fn cells_of(x: i32, y: i32, z: i32, size: u8) -> impl Iterator<Item = [i32; 3]> {
+    let size = i32::from(size);
+    let overflows = [x, y, z]
+        .iter()
+        .any(|low| low.checked_add(size - 1).is_none());
+    let size = if overflows { 0 } else { size };
+    (0..size).flat_map(move |dx| {
+        (0..size).flat_map(move |dy| (0..size).map(move |dz| [x + dx, y + dy, z + dz]))
+    })
+}
+
+/// The region (chunk of [`REGION_CELLS`]³ cells) a cell lies in.
+pub fn region_of(x: i32, y: i32, z: i32) -> [i32; 3] {
+    [
+        x.div_euclid(REGION_CELLS),
+        y.div_euclid(REGION_CELLS),
+        z.div_euclid(REGION_CELLS),
+    ]
+}
+
+/// A block's handle. The generation tells a removed block's id from the id of a block that
+/// later took its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId {
+    index: u32,
+    generation: u32,
+}
+
+/// What changed in the store, pushed after the change: a `Removed` block is already gone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StoreEvent {
+    Added(BlockId, Block),
+    Removed(BlockId, Block),
+    /// The block as it is now, with its new cuts.
+    Reshaped(BlockId, Block),
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    generation: u32,
+    block: Option<Block>,
+}
+
+/// All blocks, looked up by id, by cell and by region.
+#[derive(Debug, Default)]
+pub struct BlockStore {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    cells: HashMap<[i32; 3], BlockId>,
+    /// Ordered sets, so that walking a region is the same on every run.
+    regions: HashMap<[i32; 3], BTreeSet<BlockId>>,
+    events: VecDeque<StoreEvent>,
+    revision: u64,
+    count: usize,
+}
+
+impl BlockStore {
+    pub fn new() -> BlockStore {
+        BlockStore::default()
+    }
+
+    /// The block filling a cell, if any.
+    pub fn at(&self, x: i32, y: i32, z: i32) -> Option<BlockId> {
+        self.cells.get(&[x, y, z]).copied()
+    }
+
+    /// The block, unless it was removed.
+    pub fn get(&self, id: BlockId) -> Option<&Block> {
+        let slot = self.slots.get(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        slot.block.as_ref()
+    }
+
+    /// Whether every cell of a cube of `size` cells from `(x, y, z)` is free. A cube reaching
+    /// beyond the grid doesn't fit.
+    pub fn fits(&self, x: i32, y: i32, z: i32, size: u8) -> bool {
+        let reach = i32::from(size).saturating_sub(1);
+        let inside = [x, y, z].iter().all(|low| low.checked_add(reach).is_some());
+        inside && cells_of(x, y, z, size).all(|cell| !self.cells.contains_key(&cell))
+    }
+
+    /// Places a block where all its cells are free.
+    pub fn add(&mut self, block: Block) -> Result<BlockId, BlockError> {
+        block.validate()?;
+        if let Some([x, y, z]) = block.cells().find(|cell| self.cells.contains_key(cell)) {
+            return Err(BlockError::Occupied { x, y, z });
+        }
+        let id = match self.free.pop() {
+            Some(index) => {
+                let slot = &mut self.slots[index as usize];
+                slot.block = Some(block);
+                BlockId {
+                    index,
+                    generation: slot.generation,
+                }
+            }
+            None => {
+                let index = u32::try_from(self.slots.len())
+                    .expect("more than u32::MAX blocks cannot fit in memory");
+                self.slots.push(Slot {
+                    generation: 0,
+                    block: Some(block),
+                });
+                BlockId {
+                    index,
+                    generation: 0,
+                }
+            }
+        };
+        for cell in block.cells() {
+            self.cells.insert(cell, id);
+        }
+        self.regions
+            .entry(region_of(block.x, block.y, block.z))
+            .or_default()
+            .insert(id);
+        self.count += 1;
+        self.revision += 1;
+        self.events.push_back(StoreEvent::Added(id, block));
+        Ok(id)
+    }
+
+    /// Takes a block out; `None` if the id is stale.
+    pub fn remove(&mut self, id: BlockId) -> Option<Block> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        let block = slot.block.take()?;
+        // A new generation, so that this id stays dead when the slot is used again.
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(id.index);
+        for cell in block.cells() {
+            self.cells.remove(&cell);
+        }
+        let region = region_of(block.x, block.y, block.z);
+        if let Some(ids) = self.regions.get_mut(&region) {
+            ids.remove(&id);
+            if ids.is_empty() {
+                self.regions.remove(&region);
+            }
+        }
+        self.count -= 1;
+        self.revision += 1;
+        self.events.push_back(StoreEvent::Removed(id, block));
+        Some(block)
+    }
+
+    /// Changes how a block's edges are cut.
+    pub fn reshape(&mut self, id: BlockId, cuts: u16, slope: bool) -> Result<(), BlockError> {
+        if cuts > ALL_CUTS {
+            return Err(BlockError::Cuts(cuts));
+        }
+        let slot = self
+            .slots
+            .get_mut(id.index as usize)
+            .filter(|slot| slot.generation == id.generation)
+            .ok_or(BlockError::Missing)?;
+        let block = slot.block.as_mut().ok_or(BlockError::Missing)?;
+        block.cuts = cuts;
+        block.slope = slope;
+        let block = *block;
+        self.revision += 1;
+        self.events.push_back(StoreEvent::Reshaped(id, block));
+        Ok(())
+    }
+
+    /// The blocks whose lowest cell lies in a region, in a fixed order.
+    pub fn in_region(&self, region: [i32; 3]) -> impl Iterator<Item = BlockId> + '_ {
+        self.regions.get(&region).into_iter().flatten().copied()
+    }
+
+    /// Counts up with every add, remove and reshape: a cheap "has anything changed?".
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// How many blocks there are.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Every block with its id, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (BlockId, &Block)> + '_ {
+        self.slots.iter().enumerate().filter_map(|(index, slot)| {
+            let block = slot.block.as_ref()?;
+            let id = BlockId {
+                index: index as u32,
+                generation: slot.generation,
+            };
+            Some((id, block))
+        })
+    }
+
+    /// The changes since the last drain, oldest first.
+    pub fn drain_events(&mut self) -> impl Iterator<Item = StoreEvent> + '_ {
+        self.events.drain(..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(x: i32, y: i32, z: i32, size: u8) -> Block {
+        Block::new(x, y, z, size, 0, 0, false).expect("a valid block")
+    }
+
+    #[test]
+    fn every_cell_of_every_size_finds_its_block() {
+        for size in SIZES {
+            let mut store = BlockStore::new();
+            let id = store.add(block(-3, 5, 7, size)).expect("room");
+            let side = i32::from(size);
+            for dx in -1..=side {
+                for dy in -1..=side {
+                    for dz in -1..=side {
+                        let inside = (0..side).contains(&dx)
+                            && (0..side).contains(&dy)
+                            && (0..side).contains(&dz);
+                        let found = store.at(-3 + dx, 5 + dy, 7 + dz);
+                        assert_eq!(found, inside.then_some(id), "size {size} at {dx} {dy} {dz}");
+                    }
+                }
+            }
+            assert_eq!(store.remove(id).map(|b| b.size), Some(size));
+            assert_eq!(store.at(-3, 5, 7), None);
+            assert_eq!(store.count(), 0);
+        }
+    }
+
+    #[test]
+    fn overlapping_blocks_do_not_fit() {
+        let mut store = BlockStore::new();
+        store.add(block(0, 0, 0, 2)).expect("room");
+        assert!(!store.fits(1, 1, 1, 1));
+        assert!(!store.fits(-1, -1, -1, 2));
+        assert!(store.fits(2, 0, 0, 4));
+        assert!(store.fits(-1, -1, -1, 1));
+        assert_eq!(
+            store.add(block(1, 1, 0, 4)),
+            Err(BlockError::Occupied { x: 1, y: 1, z: 0 })
+        );
+        assert_eq!(store.count(), 1);
+        assert!(!store.fits(i32::MAX, 0, 0, 2));
+    }
+
+    #[test]
+    fn bad_blocks_are_refused() {
+        assert_eq!(
+            Block::new(0, 0, 0, 3, 0, 0, false),
+            Err(BlockError::Size(3))
+        );
+        assert_eq!(
+            Block::new(0, 0, 0, 1, 6, 0, false),
+            Err(BlockError::Material(6))
+        );
+        assert_eq!(
+            Block::new(0, 0, 0, 1, 0, 0x1000, false),
+            Err(BlockError::Cuts(0x1000))
+        );
+        assert!(matches!(
+            Block::new(i32::MAX - 2, 0, 0, 4, 0, 0, false),
+            Err(BlockError::Overflow { .. })
+        ));
+        assert!(Block::new(i32::MAX - 3, i32::MIN, 0, 4, 5, 0xFFF, true).is_ok());
+    }
+
+    #[test]
+    fn revision_counts_every_change_and_events_come_in_order() {
+        let mut store = BlockStore::new();
+        let first = store.add(block(0, 0, 0, 1)).expect("room");
+        let second = store.add(block(4, 0, 0, 2)).expect("room");
+        store.reshape(second, 0b1111, true).expect("alive");
+        let removed = store.remove(first).expect("alive");
+        assert_eq!(store.revision(), 4);
+        // A refused change changes nothing.
+        assert!(store.add(block(4, 1, 1, 1)).is_err());
+        assert_eq!(store.reshape(first, 1, false), Err(BlockError::Missing));
+        assert_eq!(store.revision(), 4);
+
+        let events: Vec<StoreEvent> = store.drain_events().collect();
+        let reshaped = Block {
+            cuts: 0b1111,
+            slope: true,
+            ..block(4, 0, 0, 2)
+        };
+        assert_eq!(
+            events,
+            vec![
+                StoreEvent::Added(first, block(0, 0, 0, 1)),
+                StoreEvent::Added(second, block(4, 0, 0, 2)),
+                StoreEvent::Reshaped(second, reshaped),
+                StoreEvent::Removed(first, removed),
+            ]
+        );
+        assert_eq!(store.drain_events().count(), 0);
+    }
+
+    #[test]
+    fn stale_ids_stay_dead_when_the_slot_is_reused() {
+        let mut store = BlockStore::new();
+        let old = store.add(block(0, 0, 0, 1)).expect("room");
+        store.remove(old).expect("alive");
+        let new = store.add(block(0, 0, 0, 1)).expect("room");
+        assert_ne!(old, new);
+        assert_eq!(store.get(old), None);
+        assert_eq!(store.remove(old), None);
+        assert!(store.get(new).is_some());
+        assert_eq!(store.at(0, 0, 0), Some(new));
+    }
+
+    #[test]
+    fn regions_hold_blocks_by_their_lowest_cell() {
+        assert_eq!(region_of(0, 63, -1), [0, 0, -1]);
+        assert_eq!(region_of(64, -64, -65), [1, -1, -2]);
+        let mut store = BlockStore::new();
+        // Reaches into the next region, but belongs to the one of its lowest cell.
+        let edge = store.add(block(62, 0, 0, 4)).expect("room");
+        let below = store.add(block(0, -1, 0, 1)).expect("room");
+        let next = store.add(block(66, 0, 0, 1)).expect("room");
+        assert_eq!(store.in_region([0, 0, 0]).collect::<Vec<_>>(), vec![edge]);
+        assert_eq!(store.in_region([0, -1, 0]).collect::<Vec<_>>(), vec![below]);
+        assert_eq!(store.in_region([1, 0, 0]).collect::<Vec<_>>(), vec![next]);
+        store.remove(edge);
+        assert_eq!(store.in_region([0, 0, 0]).count(), 0);
+        assert_eq!(store.iter().count(), 2);
+    }
+}

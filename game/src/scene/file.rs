@@ -1,0 +1,216 @@
+//! The scene file of the `sim` tool: what the world holds at the start and what happens when.
+//! The format is a contract (tests and users depend on it): later features add to it, never
+//! change it. Unknown fields are errors, so a typo is never silently ignored.
+
+use serde::Deserialize;
+
+/// A whole scene.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    pub terrain: TerrainSpec,
+    #[serde(default)]
+    pub digs: Vec<SphereSpec>,
+    #[serde(default)]
+    pub builds: Vec<SphereSpec>,
+    #[serde(default)]
+    pub blocks: Vec<BlockSpec>,
+    /// Seed 002's sample scene at (x, z).
+    #[serde(default)]
+    pub sample_scene: Option<[f32; 2]>,
+    #[serde(default)]
+    pub player: Option<PlayerSpec>,
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+    pub duration: f64,
+    #[serde(default = "default_frame_dt")]
+    pub frame_dt: f64,
+    #[serde(default = "default_report_every")]
+    pub report_every: f64,
+}
+
+fn default_frame_dt() -> f64 {
+    1.0 / 60.0
+}
+
+fn default_report_every() -> f64 {
+    0.1
+}
+
+/// The ground under everything.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum TerrainSpec {
+    /// Ground below `y = height`.
+    Flat { height: f32 },
+    /// Ground below `y = height + tan(degrees) · x`.
+    Slope { degrees: f32, height: f32 },
+    /// The generated world of a seed.
+    World { seed: u32 },
+}
+
+/// A sphere to dig or build.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SphereSpec {
+    pub center: [f32; 3],
+    pub radius: f32,
+}
+
+/// A block: its lowest cell, size in cells, material by name, cut edges and slope.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockSpec {
+    pub cell: [i32; 3],
+    #[serde(default = "default_size")]
+    pub size: u8,
+    pub material: String,
+    #[serde(default)]
+    pub cuts: u16,
+    #[serde(default)]
+    pub slope: bool,
+}
+
+fn default_size() -> u8 {
+    2
+}
+
+/// Where the player starts.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerSpec {
+    pub feet: [f32; 3],
+    #[serde(default)]
+    pub yaw_degrees: f32,
+    #[serde(default)]
+    pub mode: ModeSpec,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeSpec {
+    #[default]
+    Walk,
+    Fly,
+}
+
+/// Something that happens at time `t`: `{"t": 1.0, "press": "KeyW"}`, one action per event.
+#[derive(Debug, Clone)]
+pub struct EventSpec {
+    pub t: f64,
+    pub action: ActionSpec,
+}
+
+/// The names of the actions, as keys of an event.
+const ACTIONS: &[&str] = &[
+    "press",
+    "release",
+    "break",
+    "place",
+    "dig",
+    "build",
+    "would_fall",
+];
+
+impl<'de> Deserialize<'de> for EventSpec {
+    // By hand: serde's `flatten` cannot be combined with `deny_unknown_fields`, and an unknown
+    // or doubled key in an event must be an error that names it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EventVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for EventVisitor {
+            type Value = EventSpec;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("an event: {\"t\": seconds, ACTION: ...}")
+            }
+
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<EventSpec, M::Error> {
+                use serde::de::Error;
+                let mut t = None;
+                let mut action: Option<ActionSpec> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    let parsed = match key.as_str() {
+                        "t" => {
+                            if t.replace(map.next_value::<f64>()?).is_some() {
+                                return Err(M::Error::duplicate_field("t"));
+                            }
+                            continue;
+                        }
+                        "press" => ActionSpec::Press(map.next_value()?),
+                        "release" => ActionSpec::Release(map.next_value()?),
+                        "break" => ActionSpec::Break(map.next_value()?),
+                        "place" => ActionSpec::Place(map.next_value()?),
+                        "dig" => ActionSpec::Dig(map.next_value()?),
+                        "build" => ActionSpec::Build(map.next_value()?),
+                        "would_fall" => ActionSpec::WouldFall(map.next_value()?),
+                        other => return Err(M::Error::unknown_field(other, ACTIONS)),
+                    };
+                    if let Some(first) = &action {
+                        return Err(M::Error::custom(format!(
+                            "an event has one action, this one has `{}` and `{key}`",
+                            first.name()
+                        )));
+                    }
+                    action = Some(parsed);
+                }
+                let t = t.ok_or_else(|| M::Error::missing_field("t"))?;
+                let action = action.ok_or_else(|| {
+                    M::Error::custom(format!(
+                        "an event needs an action: one of {}",
+                        ACTIONS.join(", ")
+                    ))
+                })?;
+                Ok(EventSpec { t, action })
+            }
+        }
+
+        deserializer.deserialize_map(EventVisitor)
+    }
+}
+
+/// What happens.
+#[derive(Debug, Clone)]
+pub enum ActionSpec {
+    Press(Key),
+    Release(Key),
+    /// Remove the block that fills this cell.
+    Break([i32; 3]),
+    Place(BlockSpec),
+    Dig(SphereSpec),
+    Build(SphereSpec),
+    /// Report what would fall with the block that fills this cell.
+    WouldFall([i32; 3]),
+}
+
+impl ActionSpec {
+    /// The action's key in the scene file and the trace.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActionSpec::Press(_) => "press",
+            ActionSpec::Release(_) => "release",
+            ActionSpec::Break(_) => "break",
+            ActionSpec::Place(_) => "place",
+            ActionSpec::Dig(_) => "dig",
+            ActionSpec::Build(_) => "build",
+            ActionSpec::WouldFall(_) => "would_fall",
+        }
+    }
+}
+
+/// The keys a scene can press, by their place on the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Key {
+    KeyW,
+    KeyA,
+    KeyS,
+    KeyD,
+    Space,
+    ShiftLeft,
+    KeyF,
+    KeyQ,
+    KeyE,
+}

@@ -1,0 +1,529 @@
+//! Scenes: a world set up from a scene file and run headless frame by frame, writing a JSON-lines
+//! trace. The `sim` tool and the scenario tests both run scenes through [`run`], so what a test
+//! checks is what a user sees.
+//!
+//! ```text
+//!   {"t":0,"player":{"feet":[..],"velocity":[..],"grounded":true,"mode":"walk"},"blocks":3,"pieces":[],"falling":0}
+//!   {"t":1,"event":"break","cell":[4,0,2],"removed":true}
+//!   ...
+//!   {"done":true,"t":5}
+//! ```
+//! A state line every `report_every` seconds (0: every frame), a line per event result, and
+//! `done` last. Frames are fixed steps of `frame_dt`; the same scene gives the same bytes on any
+//! machine and with any number of threads.
+
+pub mod file;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use blockfall_engine::collision::{Solid, Surface};
+use serde::Serialize;
+
+use crate::blocks::materials::MATERIALS;
+use crate::blocks::store::{Block, BlockStore};
+use crate::player::{Controls, Mode, Player};
+use crate::solids::terrain_surface;
+use crate::terrain::{EditStore, Field, Generator, Ground, PlaneGround};
+pub use file::{ActionSpec, BlockSpec, EventSpec, Key, SceneFile, SphereSpec, TerrainSpec};
+
+/// The farthest a block's cell may be from the origin, on any axis: ±2^20 cells, 524 km.
+pub const WORLD_CELLS: i32 = 1 << 20;
+/// The longest scene, in seconds of simulated time.
+pub const LONGEST_SCENE: f64 = 24.0 * 3600.0;
+/// The longest frame a scene may ask for; the player itself cuts frames at 50 ms.
+pub const LONGEST_FRAME: f64 = 0.1;
+
+/// Why a scene cannot run. The text names the place in the scene.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// Not JSON, or not a scene: serde's message has the line and column.
+    #[error("{0}")]
+    Parse(#[from] serde_json::Error),
+    /// A value out of its range, or something the world refuses.
+    #[error("{place}: {problem}")]
+    Invalid { place: String, problem: String },
+    /// Writing the trace failed (a closed pipe, a full disk).
+    #[error("writing the trace: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+fn invalid(place: impl Into<String>, problem: impl Into<String>) -> SceneError {
+    SceneError::Invalid {
+        place: place.into(),
+        problem: problem.into(),
+    }
+}
+
+/// Reads and checks a scene.
+pub fn parse(text: &str) -> Result<SceneFile, SceneError> {
+    let scene: SceneFile = serde_json::from_str(text)?;
+    validate(&scene)?;
+    Ok(scene)
+}
+
+fn finite(place: &str, values: &[f32]) -> Result<(), SceneError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(invalid(place, "not a finite number"))
+    }
+}
+
+fn check_sphere(place: &str, sphere: &SphereSpec) -> Result<(), SceneError> {
+    finite(&format!("{place}.center"), &sphere.center)?;
+    if !(sphere.radius.is_finite() && sphere.radius > 0.0 && sphere.radius <= 64.0) {
+        return Err(invalid(
+            format!("{place}.radius"),
+            format!("{} is not a radius between 0 and 64 m", sphere.radius),
+        ));
+    }
+    Ok(())
+}
+
+/// The block a spec describes, checked.
+pub fn block_of(place: &str, spec: &BlockSpec) -> Result<Block, SceneError> {
+    if spec
+        .cell
+        .iter()
+        .any(|c| c.unsigned_abs() > WORLD_CELLS as u32)
+    {
+        return Err(invalid(
+            format!("{place}.cell"),
+            format!(
+                "{:?} is outside the world (±{WORLD_CELLS} cells)",
+                spec.cell
+            ),
+        ));
+    }
+    let material = MATERIALS
+        .iter()
+        .position(|m| m.name == spec.material)
+        .ok_or_else(|| {
+            invalid(
+                format!("{place}.material"),
+                format!(
+                    "no material `{}`; the materials are {}",
+                    spec.material,
+                    MATERIALS.map(|m| m.name).join(", ")
+                ),
+            )
+        })?;
+    let [x, y, z] = spec.cell;
+    Block::new(x, y, z, spec.size, material as u8, spec.cuts, spec.slope)
+        .map_err(|error| invalid(place, error.to_string()))
+}
+
+fn validate(scene: &SceneFile) -> Result<(), SceneError> {
+    match scene.terrain {
+        TerrainSpec::Flat { height } => finite("terrain.flat.height", &[height])?,
+        TerrainSpec::Slope { degrees, height } => {
+            finite("terrain.slope", &[degrees, height])?;
+            if degrees.abs() >= 89.0 {
+                return Err(invalid("terrain.slope.degrees", "a slope is less than 89°"));
+            }
+        }
+        TerrainSpec::World { .. } => {}
+    }
+    for (i, dig) in scene.digs.iter().enumerate() {
+        check_sphere(&format!("digs[{i}]"), dig)?;
+    }
+    for (i, build) in scene.builds.iter().enumerate() {
+        check_sphere(&format!("builds[{i}]"), build)?;
+    }
+    for (i, block) in scene.blocks.iter().enumerate() {
+        block_of(&format!("blocks[{i}]"), block)?;
+    }
+    if scene.sample_scene.is_some() {
+        return Err(invalid(
+            "sample_scene",
+            "the sample scene comes with the support search, which blockfall does not have yet",
+        ));
+    }
+    if let Some(player) = &scene.player {
+        finite("player.feet", &player.feet)?;
+        finite("player.yaw_degrees", &[player.yaw_degrees])?;
+    }
+    if !(scene.duration.is_finite() && (0.0..=LONGEST_SCENE).contains(&scene.duration)) {
+        return Err(invalid(
+            "duration",
+            format!("{} is not 0 to {LONGEST_SCENE} s", scene.duration),
+        ));
+    }
+    if !(scene.frame_dt.is_finite() && scene.frame_dt > 0.0 && scene.frame_dt <= LONGEST_FRAME) {
+        return Err(invalid(
+            "frame_dt",
+            format!(
+                "{} is not above 0 and at most {LONGEST_FRAME} s",
+                scene.frame_dt
+            ),
+        ));
+    }
+    if !(scene.report_every.is_finite() && scene.report_every >= 0.0) {
+        return Err(invalid(
+            "report_every",
+            format!("{} is not 0 or more seconds", scene.report_every),
+        ));
+    }
+    for (i, event) in scene.events.iter().enumerate() {
+        let place = format!("events[{i}]");
+        if !(event.t.is_finite() && event.t >= 0.0) {
+            return Err(invalid(
+                format!("{place}.t"),
+                format!("{} is not 0 or more seconds", event.t),
+            ));
+        }
+        if event.t > scene.duration {
+            return Err(invalid(
+                format!("{place}.t"),
+                format!(
+                    "{} s is after the scene's end ({} s)",
+                    event.t, scene.duration
+                ),
+            ));
+        }
+        match &event.action {
+            ActionSpec::Place(block) => {
+                block_of(&format!("{place}.place"), block)?;
+            }
+            ActionSpec::Dig(sphere) => check_sphere(&format!("{place}.dig"), sphere)?,
+            ActionSpec::Build(sphere) => check_sphere(&format!("{place}.build"), sphere)?,
+            ActionSpec::WouldFall(_) => return Err(invalid(
+                format!("{place}.would_fall"),
+                "what would fall comes with the support search, which blockfall does not have yet",
+            )),
+            ActionSpec::Press(_) | ActionSpec::Release(_) | ActionSpec::Break(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Everything solid in a scene: the edited ground and the blocks.
+pub struct SceneSolids<'a> {
+    pub field: &'a Field<EditStore<dyn Ground>>,
+    pub blocks: &'a BlockStore,
+}
+
+impl Solid for SceneSolids<'_> {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
+        if !point.iter().all(|c| c.is_finite()) {
+            return None;
+        }
+        let terrain = terrain_surface(self.field, point, reach);
+        let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+        match (terrain, blocks) {
+            (Some(a), Some(b)) => Some(if b.distance < a.distance { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// The world of a running scene.
+pub struct Simulation {
+    pub field: Field<EditStore<dyn Ground>>,
+    pub blocks: BlockStore,
+    pub player: Option<Player>,
+    yaw: f32,
+    controls: Controls,
+}
+
+#[derive(Serialize)]
+struct PlayerLine {
+    feet: [f32; 3],
+    velocity: [f32; 3],
+    grounded: bool,
+    mode: &'static str,
+}
+
+#[derive(Serialize)]
+struct StateLine {
+    t: f64,
+    player: Option<PlayerLine>,
+    blocks: usize,
+    pieces: [u8; 0],
+    falling: u32,
+}
+
+/// The result of an event; fields that do not apply are left out.
+#[derive(Serialize, Default)]
+struct EventLine {
+    t: f64,
+    event: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<[i32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    center: Option<[f32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    radius: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    placed: Option<bool>,
+    /// Why a block was not placed: "occupied" or "player".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct DoneLine {
+    done: bool,
+    t: f64,
+}
+
+/// Time as the trace prints it: to the microsecond, so 6 frames of 1/60 s read 0.1.
+fn trace_time(t: f64) -> f64 {
+    (t * 1e6).round() / 1e6
+}
+
+impl Simulation {
+    /// Sets the world up as the scene says, before t = 0.
+    pub fn new(scene: &SceneFile) -> Result<Self, SceneError> {
+        let ground: Arc<dyn Ground> = match scene.terrain {
+            TerrainSpec::Flat { height } => Arc::new(PlaneGround::flat(height)),
+            TerrainSpec::Slope { degrees, height } => {
+                Arc::new(PlaneGround::sloped(degrees, height))
+            }
+            TerrainSpec::World { seed } => Arc::new(Generator::new(seed)),
+        };
+        let mut field = Field::new(EditStore::new(ground));
+        for (i, dig) in scene.digs.iter().enumerate() {
+            field
+                .dig(dig.center, dig.radius)
+                .map_err(|error| invalid(format!("digs[{i}]"), error.to_string()))?;
+        }
+        for (i, build) in scene.builds.iter().enumerate() {
+            field
+                .build(build.center, build.radius)
+                .map_err(|error| invalid(format!("builds[{i}]"), error.to_string()))?;
+        }
+        let mut blocks = BlockStore::new();
+        for (i, spec) in scene.blocks.iter().enumerate() {
+            let place = format!("blocks[{i}]");
+            let block = block_of(&place, spec)?;
+            blocks
+                .add(block)
+                .map_err(|error| invalid(place, error.to_string()))?;
+        }
+        // Events of the set-up are not part of the trace.
+        blocks.drain_events().for_each(drop);
+        let player = scene.player.map(|spec| {
+            let mut player = Player::new(spec.feet);
+            if spec.mode == file::ModeSpec::Fly {
+                player.toggle_fly();
+            }
+            player
+        });
+        Ok(Self {
+            field,
+            blocks,
+            player,
+            yaw: scene.player.map_or(0.0, |p| p.yaw_degrees.to_radians()),
+            controls: Controls::default(),
+        })
+    }
+
+    fn state_line(&self, t: f64) -> StateLine {
+        StateLine {
+            t: trace_time(t),
+            player: self.player.as_ref().map(|player| PlayerLine {
+                feet: player.position.into(),
+                velocity: player.velocity.into(),
+                grounded: player.grounded,
+                mode: match player.mode {
+                    Mode::Walk => "walk",
+                    Mode::Fly => "fly",
+                },
+            }),
+            blocks: self.blocks.count(),
+            pieces: [],
+            falling: 0,
+        }
+    }
+
+    fn key(&mut self, key: Key, down: bool) {
+        let controls = &mut self.controls;
+        let held = match key {
+            Key::KeyW => &mut controls.forward,
+            Key::KeyS => &mut controls.back,
+            Key::KeyA => &mut controls.left,
+            Key::KeyD => &mut controls.right,
+            Key::Space => &mut controls.jump,
+            Key::ShiftLeft => &mut controls.run,
+            Key::KeyE => &mut controls.up,
+            Key::KeyQ => &mut controls.down,
+            Key::KeyF => {
+                // F toggles on the press, as the game does on keydown.
+                if down {
+                    if let Some(player) = &mut self.player {
+                        player.toggle_fly();
+                    }
+                }
+                return;
+            }
+        };
+        *held = down;
+    }
+
+    /// Applies one event; returns its result line, if it has one.
+    fn apply(
+        &mut self,
+        t: f64,
+        action: &ActionSpec,
+        place: &str,
+    ) -> Result<Option<String>, SceneError> {
+        let t = trace_time(t);
+        let line = match action {
+            ActionSpec::Press(key) => {
+                self.key(*key, true);
+                return Ok(None);
+            }
+            ActionSpec::Release(key) => {
+                self.key(*key, false);
+                return Ok(None);
+            }
+            ActionSpec::Break(cell) => {
+                let removed = match self.blocks.at(cell[0], cell[1], cell[2]) {
+                    Some(id) => self.blocks.remove(id).is_some(),
+                    None => false,
+                };
+                EventLine {
+                    t,
+                    event: "break",
+                    cell: Some(*cell),
+                    removed: Some(removed),
+                    ..EventLine::default()
+                }
+            }
+            ActionSpec::Place(spec) => {
+                let block = block_of(&format!("{place}.place"), spec)?;
+                let fits = self.blocks.fits(block.x, block.y, block.z, block.size);
+                let clear = self.player.as_ref().is_none_or(|player| {
+                    player.leaves_room(|point| crate::solids::block_distance_plain(&block, point))
+                });
+                let placed = fits && clear && self.blocks.add(block).is_ok();
+                let reason = if placed {
+                    None
+                } else if !fits {
+                    Some("occupied")
+                } else {
+                    Some("player")
+                };
+                EventLine {
+                    t,
+                    event: "place",
+                    cell: Some(spec.cell),
+                    placed: Some(placed),
+                    reason,
+                    ..EventLine::default()
+                }
+            }
+            ActionSpec::Dig(sphere) | ActionSpec::Build(sphere) => {
+                let digging = matches!(action, ActionSpec::Dig(_));
+                let changed = if digging {
+                    self.field.dig(sphere.center, sphere.radius)
+                } else {
+                    self.field.build(sphere.center, sphere.radius)
+                }
+                .map_err(|error| invalid(place, error.to_string()))?;
+                EventLine {
+                    t,
+                    event: action.name(),
+                    center: Some(sphere.center),
+                    radius: Some(sphere.radius),
+                    changed: Some(changed.is_some()),
+                    ..EventLine::default()
+                }
+            }
+            ActionSpec::WouldFall(_) => {
+                return Err(invalid(
+                    place,
+                    "what would fall comes with the support search",
+                ))
+            }
+        };
+        Ok(Some(serde_json::to_string(&line)?))
+    }
+
+    /// One frame of `dt` seconds.
+    fn step(&mut self, dt: f32) {
+        let Some(mut player) = self.player.take() else {
+            return;
+        };
+        let solids = SceneSolids {
+            field: &self.field,
+            blocks: &self.blocks,
+        };
+        player.update(dt, &self.controls, self.yaw, 0.0, &solids);
+        self.player = Some(player);
+    }
+}
+
+/// Runs a checked scene and writes its trace.
+pub fn run(scene: &SceneFile, out: &mut dyn Write) -> Result<(), SceneError> {
+    let mut simulation = Simulation::new(scene)?;
+    let mut order: Vec<usize> = (0..scene.events.len()).collect();
+    // By time; events at the same time in the order the file gives them.
+    order.sort_by(|&a, &b| {
+        scene.events[a]
+            .t
+            .total_cmp(&scene.events[b].t)
+            .then(a.cmp(&b))
+    });
+    let mut pending = order.into_iter().peekable();
+
+    let frames = (scene.duration / scene.frame_dt - 1e-9).ceil().max(0.0) as u64;
+    let epsilon = scene.frame_dt * 1e-6;
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string(&simulation.state_line(0.0))?
+    )?;
+    let mut next_report = scene.report_every;
+    for frame in 0..frames {
+        let t = frame as f64 * scene.frame_dt;
+        while let Some(&index) = pending.peek() {
+            let event = &scene.events[index];
+            if event.t > t + epsilon {
+                break;
+            }
+            pending.next();
+            if let Some(line) = simulation.apply(t, &event.action, &format!("events[{index}]"))? {
+                writeln!(out, "{line}")?;
+            }
+        }
+        simulation.step(scene.frame_dt as f32);
+        let after = (frame + 1) as f64 * scene.frame_dt;
+        if scene.report_every == 0.0 || after + epsilon >= next_report {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&simulation.state_line(after))?
+            )?;
+            if scene.report_every > 0.0 {
+                while next_report <= after + epsilon {
+                    next_report += scene.report_every;
+                }
+            }
+        }
+    }
+    let end = frames as f64 * scene.frame_dt;
+    // Events at the very end happen after the last frame (later ones are refused by `parse`).
+    for index in pending {
+        let event = &scene.events[index];
+        if let Some(line) = simulation.apply(end, &event.action, &format!("events[{index}]"))? {
+            writeln!(out, "{line}")?;
+        }
+    }
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string(&DoneLine {
+            done: true,
+            t: trace_time(end)
+        })?
+    )?;
+    out.flush()?;
+    Ok(())
+}

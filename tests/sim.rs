@@ -1,0 +1,278 @@
+//! Scenes through the same machinery as the `sim` tool: the trace's contract, determinism, and
+//! clear errors for bad scenes.
+
+use blockfall_game::scene::{self, SceneError};
+use serde_json::Value;
+
+fn trace(scene_text: &str) -> Vec<Value> {
+    let scene = scene::parse(scene_text).expect("a valid scene");
+    let mut out = Vec::new();
+    scene::run(&scene, &mut out).expect("the scene runs");
+    String::from_utf8(out)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect()
+}
+
+fn state_at(lines: &[Value], t: f64) -> &Value {
+    lines
+        .iter()
+        .find(|line| line.get("player").is_some() && (line["t"].as_f64().unwrap() - t).abs() < 1e-9)
+        .unwrap_or_else(|| panic!("no state line at t = {t}"))
+}
+
+fn feet(line: &Value) -> [f64; 3] {
+    let feet = &line["player"]["feet"];
+    [0, 1, 2].map(|i| feet[i].as_f64().unwrap())
+}
+
+const WALK: &str = r#"{
+    "terrain": {"flat": {"height": 0.0}},
+    "player": {"feet": [0.0, 0.5, 0.0], "yaw_degrees": 0.0, "mode": "walk"},
+    "events": [{"t": 1.0, "press": "KeyW"}, {"t": 3.0, "release": "KeyW"}],
+    "duration": 3.0, "frame_dt": 0.0166666667, "report_every": 0.5
+}"#;
+
+#[test]
+fn a_walk_scene_traces_the_seed_walk() {
+    let lines = trace(WALK);
+    assert_eq!(lines.first().unwrap()["t"].as_f64(), Some(0.0));
+    assert_eq!(
+        lines.last().unwrap(),
+        &serde_json::json!({"done": true, "t": 3.0})
+    );
+    let start = feet(state_at(&lines, 1.0));
+    let end = feet(state_at(&lines, 3.0));
+    let walked = ((end[0] - start[0]).powi(2) + (end[2] - start[2]).powi(2)).sqrt();
+    assert!((walked - 9.7).abs() <= 0.1, "walked {walked}");
+    let at_one = state_at(&lines, 1.0);
+    assert_eq!(at_one["player"]["grounded"], Value::Bool(true));
+    assert_eq!(at_one["player"]["mode"], "walk");
+    assert_eq!(at_one["blocks"], 0);
+    assert_eq!(at_one["pieces"], serde_json::json!([]));
+    assert_eq!(at_one["falling"], 0);
+    // A state line every 0.5 s: t = 0, 0.5, …, 3.
+    let states = lines.iter().filter(|l| l.get("player").is_some()).count();
+    assert_eq!(states, 7);
+}
+
+#[test]
+fn the_same_scene_gives_the_same_bytes() {
+    let scene = scene::parse(WALK).unwrap();
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    scene::run(&scene, &mut first).unwrap();
+    scene::run(&scene, &mut second).unwrap();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn digs_and_blocks_report_their_results() {
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "blocks": [{"cell": [4, 0, 4], "size": 2, "material": "Stone", "cuts": 0, "slope": false}],
+        "events": [
+            {"t": 0.1, "break": [5, 1, 5]},
+            {"t": 0.1, "break": [5, 1, 5]},
+            {"t": 0.2, "place": {"cell": [8, 0, 8], "size": 1, "material": "Copper"}},
+            {"t": 0.2, "place": {"cell": [8, 0, 8], "size": 1, "material": "Slate"}},
+            {"t": 0.3, "dig": {"center": [0.0, 0.0, 0.0], "radius": 2.0}},
+            {"t": 0.3, "build": {"center": [0.5, 0.5, 0.5], "radius": 0.01}}
+        ],
+        "duration": 0.5, "report_every": 0.0
+    }"#,
+    );
+    let events: Vec<&Value> = lines.iter().filter(|l| l.get("event").is_some()).collect();
+    assert_eq!(events.len(), 6);
+    assert_eq!(
+        events[0]["removed"], true,
+        "the cell (5,1,5) lies in the 2-cell block at (4,0,4)"
+    );
+    assert_eq!(events[1]["removed"], false, "already gone");
+    assert_eq!(events[2]["placed"], true);
+    assert_eq!(events[3]["placed"], false);
+    assert_eq!(events[3]["reason"], "occupied");
+    assert_eq!(events[4]["event"], "dig");
+    assert_eq!(events[4]["changed"], true);
+    assert_eq!(events[5]["changed"], false, "too small to reach a sample");
+    let last_state = lines
+        .iter()
+        .rev()
+        .find(|l| l.get("blocks").is_some())
+        .unwrap();
+    assert_eq!(last_state["blocks"], 1);
+    assert_eq!(last_state["player"], Value::Null, "no player in this scene");
+}
+
+#[test]
+fn bad_scenes_are_clear_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("{", "EOF"),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1, "wind": 3}"#,
+            "wind",
+        ),
+        (r#"{"terrain": {"lava": {}}, "duration": 1}"#, "lava"),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "blocks": [{"cell": [0,0,0], "material": "Glass"}]}"#,
+            "blocks[0].material: no material `Glass`",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "blocks": [{"cell": [0,99999999,0], "material": "Stone"}]}"#,
+            "outside the world",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "blocks": [{"cell": [0,0,0], "size": 3, "material": "Stone"}]}"#,
+            "blocks[0]",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "digs": [{"center": [0,0,0], "radius": -1}]}"#,
+            "digs[0].radius",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 1e999}}, "duration": 1}"#,
+            "number out of range",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "events": [{"t": 0.5, "press": "KeyZ"}]}"#,
+            "KeyZ",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "events": [{"t": 0.5, "press": "KeyW", "release": "KeyW"}]}"#,
+            "one action",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "events": [{"t": 0.5, "jump": true}]}"#,
+            "jump",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
+               "events": [{"t": 2.5, "press": "KeyW"}]}"#,
+            "events[0].t",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": 1, "frame_dt": 0}"#,
+            "frame_dt",
+        ),
+        (
+            r#"{"terrain": {"flat": {"height": 0}}, "duration": -1}"#,
+            "duration",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = scene::parse(text).expect_err(text);
+        let message = error.to_string();
+        assert!(message.contains(expected), "{text}\n  gave: {message}");
+        if let SceneError::Parse(error) = &error {
+            assert!(error.line() >= 1, "serde names the line: {message}");
+        }
+    }
+}
+
+fn last_state(lines: &[Value]) -> &Value {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.get("player").is_some())
+        .expect("a state line")
+}
+
+#[test]
+fn a_wall_of_blocks_stops_the_player() {
+    // A wall of 1 m stone blocks from x = 3 m to 4 m, 2 m high, across z.
+    let mut blocks = Vec::new();
+    for k in -8..8 {
+        for j in 0..2 {
+            blocks.push(format!(
+                r#"{{"cell": [6, {}, {}], "size": 2, "material": "Stone"}}"#,
+                j * 2,
+                k * 2
+            ));
+        }
+    }
+    let lines = trace(&format!(
+        r#"{{
+        "terrain": {{"flat": {{"height": 0.0}}}},
+        "blocks": [{}],
+        "player": {{"feet": [0.0, 0.2, 0.0], "yaw_degrees": 90.0}},
+        "events": [{{"t": 0.5, "press": "KeyW"}}],
+        "duration": 3.0, "report_every": 0.5
+    }}"#,
+        blocks.join(",")
+    ));
+    let [x, _, z] = feet(last_state(&lines));
+    assert!(
+        x <= 3.0 - 0.4 + 1e-3 && x > 2.4,
+        "stopped at the wall: x = {x}"
+    );
+    assert!(z.abs() < 1e-3, "walked straight at it: z = {z}");
+}
+
+#[test]
+fn standing_on_a_block_and_placing_into_the_player() {
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "blocks": [{"cell": [0, 0, 0], "size": 2, "material": "Bricks"}],
+        "player": {"feet": [0.5, 1.3, 0.5]},
+        "events": [
+            {"t": 1.0, "place": {"cell": [0, 2, 0], "size": 2, "material": "Stone"}},
+            {"t": 1.0, "place": {"cell": [4, 0, 0], "size": 2, "material": "Stone"}}
+        ],
+        "duration": 1.5, "report_every": 0.5
+    }"#,
+    );
+    let state = last_state(&lines);
+    assert_eq!(state["player"]["grounded"], true);
+    let [_, y, _] = feet(state);
+    assert!(
+        (y - 1.0).abs() < 1e-3,
+        "standing on the block's top at 1 m: {y}"
+    );
+    let places: Vec<&Value> = lines.iter().filter(|l| l["event"] == "place").collect();
+    assert_eq!(places[0]["placed"], false);
+    assert_eq!(places[0]["reason"], "player");
+    assert_eq!(places[1]["placed"], true, "clear of the player");
+    assert_eq!(state["blocks"], 2);
+}
+
+#[test]
+fn landing_inside_a_row_of_blocks_leaves_through_an_open_side() {
+    // Three 1 m blocks in a row along x; the player lands with its feet inside the middle one,
+    // whose x sides are covered by its neighbours.
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "blocks": [
+            {"cell": [0, 0, 0], "size": 2, "material": "Stone"},
+            {"cell": [2, 0, 0], "size": 2, "material": "Stone"},
+            {"cell": [4, 0, 0], "size": 2, "material": "Stone"}
+        ],
+        "player": {"feet": [1.5, 0.6, 0.5], "mode": "fly"},
+        "events": [{"t": 0.2, "press": "KeyF"}],
+        "duration": 1.5, "report_every": 0.5
+    }"#,
+    );
+    let state = last_state(&lines);
+    assert_eq!(state["player"]["mode"], "walk");
+    let [x, y, z] = feet(state);
+    assert!(
+        (x - 1.5).abs() < 1e-3,
+        "not pushed into a neighbour: x = {x}"
+    );
+    assert!((z - 0.5).abs() < 1e-3, "z = {z}");
+    assert!(
+        (y - 1.0).abs() < 1e-2,
+        "out through the top, standing on it: y = {y}"
+    );
+    assert_eq!(state["player"]["grounded"], true);
+}
