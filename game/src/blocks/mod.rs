@@ -1,6 +1,7 @@
 //! Blocks on the 0.5 m grid: their materials, the store that holds them, and their shapes.
 
 pub mod materials;
+pub mod mesher;
 pub mod shapes;
 pub mod store;
 

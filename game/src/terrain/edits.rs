@@ -290,7 +290,7 @@ fn apply(generated: f32, offset: i64) -> f32 {
     (f64::from(generated) + offset as f64 * QUANTUM) as f32
 }
 
-fn index_in_brick(sample: [i32; 3]) -> usize {
+pub(crate) fn index_in_brick(sample: [i32; 3]) -> usize {
     let [x, y, z] = sample.map(|value| value.rem_euclid(BRICK) as usize);
     x + y * BRICK as usize + z * (BRICK * BRICK) as usize
 }

@@ -14,7 +14,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
-use super::edits::{EditError, EditStore, SampleBox, BRICK};
+use crossbeam::utils::CachePadded;
+
+use super::edits::{index_in_brick, EditError, EditStore, SampleBox, BRICK};
 use super::ground::Ground;
 
 /// Bricks kept by default: 4096 bricks of 8³ f32 samples, 8 MiB.
@@ -59,7 +61,8 @@ struct Shard {
 /// The density field over a source of samples, with the cache of samples.
 pub struct Field<S = EditStore> {
     source: S,
-    shards: Vec<Mutex<Shard>>,
+    /// Each on its own cache line: threads probing different shards must not slow each other.
+    shards: Vec<CachePadded<Mutex<Shard>>>,
     bricks_per_shard: usize,
 }
 
@@ -82,7 +85,9 @@ impl<S: Samples> Field<S> {
     pub fn with_cache(source: S, bricks: usize) -> Self {
         Self {
             source,
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shards: (0..SHARDS)
+                .map(|_| CachePadded::new(Mutex::default()))
+                .collect(),
             bricks_per_shard: bricks.div_ceil(SHARDS).max(1),
         }
     }
@@ -192,6 +197,9 @@ impl<S: Samples> Field<S> {
         let z0 = z.floor();
         let fraction = [x - x0, y - y0, z - z0];
         let (x0, y0, z0) = (x0 as i32, y0 as i32, z0 as i32);
+        if let Some(corners) = self.cached_corners([x0, y0, z0]) {
+            return trilinear(&corners, fraction);
+        }
         // Saturating: a probe absurdly far away answers with the edge samples, never panics.
         let d = |i: i32, j: i32, k: i32| {
             self.sample(
@@ -211,6 +219,35 @@ impl<S: Samples> Field<S> {
             d(1, 1, 1),
         ];
         trilinear(&corners, fraction)
+    }
+
+    /// The eight samples of the cell at `low` when they are all cached in one brick, read under
+    /// one lock: the common case for a piece or the player probing near where it probed before,
+    /// and a lock per sample would make threads fight over the shards.
+    fn cached_corners(&self, low: [i32; 3]) -> Option<[f32; 8]> {
+        let brick = low.map(|value| value.div_euclid(BRICK));
+        let inside = low.iter().all(|&value| value.rem_euclid(BRICK) < BRICK - 1);
+        if !inside {
+            return None;
+        }
+        let shard = lock(self.shard(brick));
+        let samples = shard.bricks.get(&brick)?;
+        let first = index_in_brick(low);
+        let (row, plane) = (BRICK as usize, (BRICK * BRICK) as usize);
+        let corners = [
+            samples[first],
+            samples[first + 1],
+            samples[first + row],
+            samples[first + row + 1],
+            samples[first + plane],
+            samples[first + plane + 1],
+            samples[first + plane + row],
+            samples[first + plane + row + 1],
+        ];
+        corners
+            .iter()
+            .all(|value| !value.is_nan())
+            .then_some(corners)
     }
 
     fn shard(&self, brick: [i32; 3]) -> &Mutex<Shard> {
@@ -276,11 +313,6 @@ pub fn trilinear(corners: &[f32; 8], fraction: [f32; 3]) -> Probe {
         ),
     ];
     Probe { density, gradient }
-}
-
-fn index_in_brick(sample: [i32; 3]) -> usize {
-    let [x, y, z] = sample.map(|value| value.rem_euclid(BRICK) as usize);
-    x + y * BRICK as usize + z * (BRICK * BRICK) as usize
 }
 
 /// Locks a shard; a panic elsewhere leaves its samples valid (each write is one value).

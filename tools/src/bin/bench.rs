@@ -5,6 +5,8 @@
 //! - `bench -- surface-nets [--repeats N]`: the CPU surface nets against `fast-surface-nets` 0.2
 //!   on a sphere, a dense sine field and the 500 chunks nearest the spawn point, in one run.
 //! - `bench -- density`: samples of the default world per second on 1 and 2 threads.
+//! - `bench -- nearest`: `nearest()` queries per second on 1 and 2 threads, terrain only and
+//!   inside a dense block structure.
 
 use std::time::{Duration, Instant};
 
@@ -43,6 +45,12 @@ enum Benchmark {
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
         chunks: u32,
     },
+    /// Collision queries (`nearest`) per second on 1 and 2 threads.
+    Nearest {
+        /// Queries per case and thread count.
+        #[arg(long, default_value_t = 400_000, value_parser = clap::value_parser!(u32).range(1000..))]
+        queries: u32,
+    },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
         /// Chunks (34³ samples each) nearest the spawn point to fill.
@@ -62,6 +70,7 @@ fn main() -> anyhow::Result<()> {
         } => frames_benchmark(frames, width, height, gpu),
         Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
         Benchmark::Density { chunks } => density_benchmark(chunks),
+        Benchmark::Nearest { queries } => nearest_benchmark(queries),
     }
 }
 
@@ -364,6 +373,104 @@ fn density_benchmark(chunk_count: u32) -> anyhow::Result<()> {
             "a proven chunk costs {:.1} µs",
             skip_best.as_secs_f64() * 1e6 / proven_coords.len() as f64
         );
+    }
+    Ok(())
+}
+
+/// A small deterministic sequence in [0, 1), so every run asks the same points.
+struct Sequence(u64);
+
+impl Sequence {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn nearest_benchmark(queries: u32) -> anyhow::Result<()> {
+    use blockfall_engine::collision::Solid;
+    use blockfall_engine::workers::WorkerPool;
+    use blockfall_game::blocks::store::{Block, BlockStore};
+    use blockfall_game::player::RADIUS;
+    use blockfall_game::scene::SceneSolids;
+    use blockfall_game::terrain::{EditStore, Field, Generator, Ground, PlaneGround};
+    use std::sync::Arc;
+
+    let world: Arc<dyn Ground> = Arc::new(Generator::new(Generator::DEFAULT_SEED));
+    let generator = Generator::new(Generator::DEFAULT_SEED);
+    let world_field = Field::new(EditStore::new(world));
+    let no_blocks = BlockStore::new();
+    let mut sequence = Sequence(7);
+    let terrain_points: Vec<[f32; 3]> = (0..queries)
+        .map(|_| {
+            let x = sequence.next() * 80.0 - 40.0;
+            let z = sequence.next() * 80.0;
+            let y = generator.surface_height(x, z) + sequence.next() * 2.0 - 1.0;
+            [x, y, z]
+        })
+        .collect();
+
+    // A solid cube of 16 × 16 × 16 plain 1 m blocks on flat ground, asked at points in and
+    // around it: every query finds blocks within reach, most of them covered on some sides.
+    let flat: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.0));
+    let flat_field = Field::new(EditStore::new(flat));
+    let mut building = BlockStore::new();
+    for z in 0..16 {
+        for y in 0..16 {
+            for x in 0..16 {
+                building.add(Block::new(x * 2, y * 2, z * 2, 2, 0, 0, false)?)?;
+            }
+        }
+    }
+    let block_points: Vec<[f32; 3]> = (0..queries)
+        .map(|_| [0, 1, 2].map(|_| sequence.next() * 18.0 - 1.0))
+        .collect();
+
+    let cases = [
+        (
+            "terrain only (world, points within 1 m of the surface)",
+            SceneSolids {
+                field: &world_field,
+                blocks: &no_blocks,
+            },
+            &terrain_points,
+        ),
+        (
+            "inside a dense block structure (4096 blocks of 1 m)",
+            SceneSolids {
+                field: &flat_field,
+                blocks: &building,
+            },
+            &block_points,
+        ),
+    ];
+    println!("nearest(point, {RADIUS} m): {queries} queries per case, fastest of 3 runs");
+    for (name, solids, points) in &cases {
+        for threads in [1, 2] {
+            let pool = WorkerPool::new(threads)?;
+            let batches: Vec<&[[f32; 3]]> = points.chunks(4096).collect();
+            let mut best = Duration::MAX;
+            let mut found = 0;
+            for _ in 0..3 {
+                let started = Instant::now();
+                let counts = pool.map(&batches, |batch| {
+                    batch
+                        .iter()
+                        .filter(|&&point| solids.nearest(point, RADIUS).is_some())
+                        .count()
+                });
+                best = best.min(started.elapsed());
+                found = counts.iter().sum::<usize>();
+            }
+            println!(
+                "{name}, {threads} thread{}: {:.2} M queries per second ({found} found a surface)",
+                if threads == 1 { "" } else { "s" },
+                points.len() as f64 / best.as_secs_f64() / 1e6
+            );
+        }
     }
     Ok(())
 }
