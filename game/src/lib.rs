@@ -1,5 +1,6 @@
 //! blockfall's world and its rules.
 //!
+//! - [`cell_hash`]: a fast hash for maps keyed by grid coordinates.
 //! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures.
@@ -8,6 +9,7 @@
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
 
 pub mod blocks;
+pub mod cell_hash;
 pub mod player;
 pub mod render;
 pub mod scene;

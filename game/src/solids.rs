@@ -67,7 +67,11 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
     }
     let from = |c: f32| ((c - reach) / CELL).floor() as i32;
     let to = |c: f32| ((c + reach) / CELL).floor() as i32;
-    let mut seen: Vec<BlockId> = Vec::new();
+    // The blocks already asked, on the stack: a query near the player's reach meets a few
+    // blocks, and this runs for every point of every body every step.
+    let mut seen_here = [None::<BlockId>; 32];
+    let mut seen_count = 0;
+    let mut seen_more: Vec<BlockId> = Vec::new();
     let mut nearest: Option<Surface> = None;
     for k in from(point[2])..=to(point[2]) {
         for j in from(point[1])..=to(point[1]) {
@@ -75,10 +79,15 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
                 let Some(id) = store.at(i, j, k) else {
                     continue;
                 };
-                if seen.contains(&id) {
+                if seen_here[..seen_count].contains(&Some(id)) || seen_more.contains(&id) {
                     continue;
                 }
-                seen.push(id);
+                if seen_count < seen_here.len() {
+                    seen_here[seen_count] = Some(id);
+                    seen_count += 1;
+                } else {
+                    seen_more.push(id);
+                }
                 let Some(block) = store.get(id) else {
                     continue;
                 };

@@ -447,12 +447,18 @@ impl Shape {
                 best = Some((distance, normal));
             }
         };
-        for (side, &(axis, positive)) in SIDES.iter().enumerate() {
-            if is_open(side) {
-                let mut normal = [0.0; 3];
-                normal[axis] = sign(positive);
-                consider(sign(positive) * p[axis] - 0.5, normal);
-            }
+        // The sides nearest first, asking `is_open` only until one is: it looks at neighbours,
+        // and a point deep in a wall would otherwise ask about all six sides.
+        let mut sides: [(f64, usize); 6] = std::array::from_fn(|side| {
+            let (axis, positive) = SIDES[side];
+            (sign(positive) * p[axis] - 0.5, side)
+        });
+        sides.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        if let Some(&(distance, side)) = sides.iter().find(|&&(_, side)| is_open(side)) {
+            let (axis, positive) = SIDES[side];
+            let mut normal = [0.0; 3];
+            normal[axis] = sign(positive);
+            consider(distance, normal);
         }
         for (_, edge) in self.cut_edges() {
             // Seen along the edge: the cut is the arc (or the segment) from (½, 0) to (0, ½).

@@ -18,6 +18,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use thiserror::Error;
 
 use super::materials::MATERIALS;
+use crate::cell_hash::CellMap;
 
 /// Meters per grid cell.
 pub const CELL: f32 = 0.5;
@@ -177,7 +178,9 @@ struct Slot {
 pub struct BlockStore {
     slots: Vec<Slot>,
     free: Vec<u32>,
-    cells: HashMap<[i32; 3], BlockId>,
+    /// Asked for every collision query, many times: a fast hash of the cell, not SipHash (the
+    /// keys are grid cells, not input an attacker shapes).
+    cells: CellMap<BlockId>,
     /// Ordered sets, so that walking a region is the same on every run.
     regions: HashMap<[i32; 3], BTreeSet<BlockId>>,
     events: VecDeque<StoreEvent>,

@@ -11,10 +11,12 @@
 //! shards, each behind its own lock, so workers probe in parallel; each shard keeps at most its
 //! share of the brick budget and drops its oldest brick first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
 use crossbeam::utils::CachePadded;
+
+use crate::cell_hash::CellMap;
 
 use super::edits::{index_in_brick, EditError, EditStore, SampleBox, BRICK};
 use super::ground::Ground;
@@ -53,7 +55,7 @@ type BrickSamples = Box<[f32; BRICK_VOLUME]>;
 
 #[derive(Default)]
 struct Shard {
-    bricks: HashMap<[i32; 3], BrickSamples>,
+    bricks: CellMap<BrickSamples>,
     /// The bricks in the order they came, for dropping the oldest.
     order: VecDeque<[i32; 3]>,
 }
