@@ -276,3 +276,97 @@ fn landing_inside_a_row_of_blocks_leaves_through_an_open_side() {
     );
     assert_eq!(state["player"]["grounded"], true);
 }
+
+/// The seed's jump, slope and pit measurements again, this time through scene files.
+#[test]
+fn the_seed_measurements_hold_through_scenes() {
+    // A jump rises 1.17 m.
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "player": {"feet": [0.0, 0.5, 0.0]},
+        "events": [{"t": 1.0, "press": "Space"}, {"t": 1.02, "release": "Space"}],
+        "duration": 2.5, "report_every": 0.0
+    }"#,
+    );
+    let ground = feet(state_at(&lines, 1.0))[1];
+    let highest = lines
+        .iter()
+        .filter(|l| l.get("player").is_some())
+        .map(|l| feet(l)[1])
+        .fold(f64::MIN, f64::max);
+    assert!(
+        ((highest - ground) - 1.17).abs() <= 0.02,
+        "rose {}",
+        highest - ground
+    );
+
+    // Five seconds standing on a 36° slope move the feet less than a millimeter.
+    let lines = trace(
+        r#"{
+        "terrain": {"slope": {"degrees": 36.0, "height": 0.0}},
+        "player": {"feet": [2.0, 1.8, 0.0]},
+        "duration": 6.0, "report_every": 1.0
+    }"#,
+    );
+    let start = feet(state_at(&lines, 1.0));
+    let end = feet(state_at(&lines, 6.0));
+    let slid = (0..3)
+        .map(|i| (end[i] - start[i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(slid < 1e-3, "slid {slid} m");
+
+    // A pit dug under the feet, about 4 m deep: the player falls and lands on its floor.
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "player": {"feet": [0.0, 0.5, 0.0]},
+        "events": [{"t": 1.0, "dig": {"center": [0.0, 0.0, 0.0], "radius": 6.0}}],
+        "duration": 4.0, "report_every": 0.5
+    }"#,
+    );
+    let before = feet(state_at(&lines, 1.0))[1];
+    let after = state_at(&lines, 4.0);
+    let drop = before - feet(after)[1];
+    assert!(drop > 3.5, "fell {drop} m into the pit");
+    assert_eq!(after["player"]["grounded"], true, "landed on the floor");
+    let during = lines
+        .iter()
+        .filter(|l| l.get("player").is_some())
+        .any(|l| l["player"]["grounded"] == false && l["t"].as_f64().unwrap() > 1.0);
+    assert!(during, "it fell rather than sinking");
+}
+
+#[test]
+fn stepping_off_a_tower_falls_beside_it() {
+    // A tower of 1 m blocks, 4 m high, on flat ground; the player walks off its top toward +x.
+    let blocks: Vec<String> = (0..4)
+        .map(|j| {
+            format!(
+                r#"{{"cell": [0, {}, 0], "size": 2, "material": "Stone"}}"#,
+                j * 2
+            )
+        })
+        .collect();
+    let lines = trace(&format!(
+        r#"{{
+        "terrain": {{"flat": {{"height": 0.0}}}},
+        "blocks": [{}],
+        "player": {{"feet": [0.5, 4.3, 0.5], "yaw_degrees": 90.0}},
+        "events": [{{"t": 1.0, "press": "KeyW"}}, {{"t": 1.4, "release": "KeyW"}}],
+        "duration": 4.0, "report_every": 0.5
+    }}"#,
+        blocks.join(",")
+    ));
+    let on_top = feet(state_at(&lines, 1.0));
+    assert!(
+        (on_top[1] - 4.0).abs() < 1e-3,
+        "stands on the tower: {on_top:?}"
+    );
+    let end = state_at(&lines, 4.0);
+    let [x, y, _] = feet(end);
+    assert!(y.abs() < 0.05, "on the ground beside it: y = {y}");
+    assert!(x > 1.0 + 0.39, "beside the tower, not in it: x = {x}");
+    assert_eq!(end["player"]["grounded"], true);
+}
