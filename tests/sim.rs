@@ -370,3 +370,33 @@ fn stepping_off_a_tower_falls_beside_it() {
     assert!(x > 1.0 + 0.39, "beside the tower, not in it: x = {x}");
     assert_eq!(end["player"]["grounded"], true);
 }
+
+#[test]
+fn the_sample_scene_answers_what_would_fall() {
+    // Flat ground at 0: the columns start at cell 0, one block sunk in; the scene's column is at
+    // cell (192, 316).
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "sample_scene": [96.0, 158.0],
+        "events": [
+            {"t": 0.0, "would_fall": [190, 12, 316]},
+            {"t": 0.0, "would_fall": [188, 0, 316]},
+            {"t": 0.0, "would_fall": [188, -2, 316]},
+            {"t": 0.0, "would_fall": [0, 50, 0]}
+        ],
+        "duration": 0.1, "report_every": 0.1
+    }"#,
+    );
+    // Pillar 8 (one sunk) + pyramid + beam 3 + ball + table (4 legs of 2 + top 3 × 3).
+    assert_eq!(lines[0]["blocks"], 8 + 1 + 3 + 1 + 8 + 9);
+    let counts: Vec<i64> = lines
+        .iter()
+        .filter(|l| l["event"] == "would_fall")
+        .map(|l| l["count"].as_i64().unwrap())
+        .collect();
+    // The beam next to the pillar: the rest of the beam and the ball. The pillar's lowest block
+    // above the ground: the pillar above it, the pyramid, the beam and the ball. The sunk block:
+    // the same (the block above it is held by the ground). No block there: nothing.
+    assert_eq!(counts, [3, 6 + 1 + 3 + 1, 0, 0]);
+}

@@ -4,14 +4,18 @@
 //! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures.
+//! - [`sample`]: seed 002's sample scene: pillar, pyramid, beam, ball, table.
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`solids`]: the nearest surface of everything solid.
+//! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
 
 pub mod blocks;
 pub mod cell_hash;
 pub mod player;
 pub mod render;
+pub mod sample;
 pub mod scene;
 pub mod solids;
+pub mod support;
 pub mod terrain;

@@ -134,11 +134,8 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
     for (i, block) in scene.blocks.iter().enumerate() {
         block_of(&format!("blocks[{i}]"), block)?;
     }
-    if scene.sample_scene.is_some() {
-        return Err(invalid(
-            "sample_scene",
-            "the sample scene comes with the support search, which blockfall does not have yet",
-        ));
+    if let Some(at) = scene.sample_scene {
+        finite("sample_scene", &at)?;
     }
     if let Some(player) = &scene.player {
         finite("player.feet", &player.feet)?;
@@ -188,11 +185,10 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
             }
             ActionSpec::Dig(sphere) => check_sphere(&format!("{place}.dig"), sphere)?,
             ActionSpec::Build(sphere) => check_sphere(&format!("{place}.build"), sphere)?,
-            ActionSpec::WouldFall(_) => return Err(invalid(
-                format!("{place}.would_fall"),
-                "what would fall comes with the support search, which blockfall does not have yet",
-            )),
-            ActionSpec::Press(_) | ActionSpec::Release(_) | ActionSpec::Break(_) => {}
+            ActionSpec::Press(_)
+            | ActionSpec::Release(_)
+            | ActionSpec::Break(_)
+            | ActionSpec::WouldFall(_) => {}
         }
     }
     Ok(())
@@ -264,6 +260,9 @@ struct EventLine {
     reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     changed: Option<bool>,
+    /// How many blocks would fall.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -305,6 +304,17 @@ impl Simulation {
             blocks
                 .add(block)
                 .map_err(|error| invalid(place, error.to_string()))?;
+        }
+        if let Some([x, z]) = scene.sample_scene {
+            let ground = field.edits().generator().clone();
+            crate::sample::build_sample(
+                &mut blocks,
+                &field,
+                |px, pz| ground.surface_height(px, pz),
+                x,
+                z,
+            )
+            .map_err(|error| invalid("sample_scene", error.to_string()))?;
         }
         // Events of the set-up are not part of the trace.
         blocks.drain_events().for_each(drop);
@@ -436,11 +446,17 @@ impl Simulation {
                     ..EventLine::default()
                 }
             }
-            ActionSpec::WouldFall(_) => {
-                return Err(invalid(
-                    place,
-                    "what would fall comes with the support search",
-                ))
+            ActionSpec::WouldFall(cell) => {
+                let count = self.blocks.at(cell[0], cell[1], cell[2]).map_or(0, |id| {
+                    crate::support::would_fall(&self.blocks, &self.field, id).len()
+                });
+                EventLine {
+                    t,
+                    event: "would_fall",
+                    cell: Some(*cell),
+                    count: Some(count),
+                    ..EventLine::default()
+                }
             }
         };
         Ok(Some(serde_json::to_string(&line)?))

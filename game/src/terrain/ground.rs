@@ -23,6 +23,10 @@ pub trait Ground: Send + Sync + Debug {
         }
     }
 
+    /// The height of the ground's top surface at (x, z), before caves: where to start looking
+    /// down for the ground (seed 002's sample scene does).
+    fn surface_height(&self, x: f32, z: f32) -> f32;
+
     /// What the samples of the inclusive box hold, when it can be proven without sampling them;
     /// `Mixed` when it cannot.
     fn classify(&self, _low: [i32; 3], _high: [i32; 3]) -> ChunkKind {
@@ -41,6 +45,10 @@ impl Ground for Generator {
 
     fn classify(&self, low: [i32; 3], high: [i32; 3]) -> ChunkKind {
         Generator::classify(self, low, high)
+    }
+
+    fn surface_height(&self, x: f32, z: f32) -> f32 {
+        Generator::surface_height(self, x, z)
     }
 }
 
@@ -71,6 +79,10 @@ impl PlaneGround {
 impl Ground for PlaneGround {
     fn density(&self, x: i32, y: i32, _z: i32) -> f32 {
         self.height + self.slope * x as f32 - y as f32
+    }
+
+    fn surface_height(&self, x: f32, _z: f32) -> f32 {
+        self.height + self.slope * x
     }
 
     fn classify(&self, low: [i32; 3], high: [i32; 3]) -> ChunkKind {

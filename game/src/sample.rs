@@ -1,0 +1,110 @@
+//! Seed 002's sample scene, built on the ground as it is: a tall stone pillar with a slate
+//! pyramid on top, a beam of planks reaching out from its top, a copper ball hanging from the
+//! beam's end, and a table of planks under the ball. Each column starts at the first whole meter
+//! above the highest ground under it, with one block sunk into the ground beneath.
+
+use crate::blocks::materials::{COPPER, PLANKS, SLATE, STONE};
+use crate::blocks::shapes::side_edges;
+use crate::blocks::store::{Block, BlockStore, CELL};
+use crate::terrain::{Field, Samples};
+
+/// How far down from 12 m above the surface the search for ground goes before giving up.
+const DEEPEST_SEARCH: f32 = 200.0;
+
+/// Why the sample scene could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SampleError {
+    #[error("no ground within {DEEPEST_SEARCH} m below the surface at ({0}, {1})")]
+    NoGround(f32, f32),
+    #[error("the sample scene at ({0}, {1}) reaches beyond the grid")]
+    OutOfGrid(f32, f32),
+}
+
+/// Builds the sample scene around the 1 m column at (x, z) meters. `surface_height` is the
+/// ground's height before caves, where the search for solid ground starts (12 m above it).
+/// Blocks whose cells are already taken are left out.
+pub fn build_sample<S: Samples>(
+    store: &mut BlockStore,
+    field: &Field<S>,
+    surface_height: impl Fn(f32, f32) -> f32,
+    x: f32,
+    z: f32,
+) -> Result<usize, SampleError> {
+    if !(x.is_finite() && z.is_finite()) || x.abs() > 1.0e6 || z.abs() > 1.0e6 {
+        return Err(SampleError::OutOfGrid(x, z));
+    }
+    // The first whole meter above the highest ground under a 1 m column, in cells.
+    let ground_cell = |cx: i32, cz: i32| -> Result<i32, SampleError> {
+        let mut top = f32::NEG_INFINITY;
+        for (dx, dz) in [(0.1, 0.1), (0.9, 0.1), (0.1, 0.9), (0.9, 0.9)] {
+            let (px, pz) = (cx as f32 * CELL + dx, cz as f32 * CELL + dz);
+            let start = surface_height(px, pz) + 12.0;
+            let mut y = start;
+            while field.probe(px, y, pz).density <= 0.0 {
+                y -= 0.1;
+                if start - y > DEEPEST_SEARCH {
+                    return Err(SampleError::NoGround(px, pz));
+                }
+            }
+            top = top.max(y);
+        }
+        Ok(((top / CELL / 2.0).ceil() * 2.0) as i32)
+    };
+    let mut added = 0;
+    let mut add = |store: &mut BlockStore,
+                   cx: i32,
+                   cy: i32,
+                   cz: i32,
+                   material: usize,
+                   cuts: u16,
+                   slope: bool| {
+        let block = Block::new(cx, cy, cz, 2, material as u8, cuts, slope)
+            .map_err(|_| SampleError::OutOfGrid(x, z))?;
+        if store.add(block).is_ok() {
+            added += 1;
+        }
+        Ok::<(), SampleError>(())
+    };
+    // A whole number of meters, in cells.
+    let cx = ((x / CELL / 2.0).floor() * 2.0) as i32;
+    let cz = ((z / CELL / 2.0).floor() * 2.0) as i32;
+
+    // The pillar: from a block in the ground up seven, with a pyramid of slate on top.
+    let ground = ground_cell(cx - 4, cz)?;
+    for y in (ground - 2..ground + 14).step_by(2) {
+        add(store, cx - 4, y, cz, STONE, 0, false)?;
+    }
+    let pyramid = side_edges(1, true)
+        .iter()
+        .fold(0u16, |cuts, &edge| cuts | 1 << edge);
+    add(store, cx - 4, ground + 14, cz, SLATE, pyramid, true)?;
+    // The beam, out from the pillar's top block, and the ball under its end: all edges rounded.
+    for bx in (cx - 2..=cx + 2).step_by(2) {
+        add(store, bx, ground + 12, cz, PLANKS, 0, false)?;
+    }
+    add(store, cx + 2, ground + 10, cz, COPPER, 0xFFF, false)?;
+
+    // The table under the ball, its top a meter above the highest ground under its legs.
+    let legs = [
+        (cx, cz - 2),
+        (cx + 4, cz - 2),
+        (cx, cz + 2),
+        (cx + 4, cz + 2),
+    ];
+    let mut leg_grounds = [0; 4];
+    for (ground, &(lx, lz)) in leg_grounds.iter_mut().zip(&legs) {
+        *ground = ground_cell(lx, lz)?;
+    }
+    let table_top = leg_grounds.iter().copied().max().unwrap_or(ground) + 2;
+    for (&(lx, lz), &leg_ground) in legs.iter().zip(&leg_grounds) {
+        for y in (leg_ground - 2..table_top).step_by(2) {
+            add(store, lx, y, lz, PLANKS, 0, false)?;
+        }
+    }
+    for tx in (cx..=cx + 4).step_by(2) {
+        for tz in (cz - 2..=cz + 2).step_by(2) {
+            add(store, tx, table_top, tz, PLANKS, 0, false)?;
+        }
+    }
+    Ok(added)
+}
