@@ -400,3 +400,87 @@ fn the_sample_scene_answers_what_would_fall() {
     // the same (the block above it is held by the ground). No block there: nothing.
     assert_eq!(counts, [3, 6 + 1 + 3 + 1, 0, 0]);
 }
+
+#[test]
+fn breaking_the_beam_drops_what_it_held() {
+    let lines = trace(
+        r#"{
+        "terrain": {"flat": {"height": 0.0}},
+        "sample_scene": [96.0, 158.0],
+        "events": [
+            {"t": 0.0, "would_fall": [190, 12, 316]},
+            {"t": 0.05, "break": [190, 12, 316]},
+            {"t": 0.05, "would_fall": [188, 0, 316]}
+        ],
+        "duration": 0.1, "report_every": 0.1
+    }"#,
+    );
+    let before = lines[0]["blocks"].as_i64().unwrap();
+    let broke = lines.iter().find(|l| l["event"] == "break").unwrap();
+    assert_eq!(broke["removed"], true);
+    assert_eq!(broke["fell"], 3, "the rest of the beam and the ball");
+    let after = last_state(&lines)["blocks"].as_i64().unwrap();
+    assert_eq!(before - after, 4);
+    // Now the pillar's fall takes only the pillar above and the pyramid.
+    let previews: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["event"] == "would_fall")
+        .collect();
+    assert_eq!(previews[0]["count"], 3);
+    assert_eq!(previews[1]["count"], 6 + 1);
+}
+
+#[test]
+fn a_tower_falls_only_once_its_foot_is_more_than_20_cm_from_the_ground() {
+    use blockfall_game::terrain::{EditStore, Field, PlaneGround};
+
+    // A tower of three 1 m blocks on flat ground; digs of growing radius under its middle.
+    let radii = [0.6f32, 1.0, 1.4, 1.8, 2.2, 2.6, 3.0];
+    let mut events = Vec::new();
+    for (i, radius) in radii.iter().enumerate() {
+        events.push(format!(
+            r#"{{"t": {}, "dig": {{"center": [0.5, -1.2, 0.5], "radius": {radius}}}}}"#,
+            0.01 * (i + 1) as f64
+        ));
+    }
+    let lines = trace(&format!(
+        r#"{{
+        "terrain": {{"flat": {{"height": 0.0}}}},
+        "blocks": [
+            {{"cell": [0, 0, 0], "size": 2, "material": "Stone"}},
+            {{"cell": [0, 2, 0], "size": 2, "material": "Stone"}},
+            {{"cell": [0, 4, 0], "size": 2, "material": "Stone"}}
+        ],
+        "events": [{}],
+        "duration": 0.1, "report_every": 0.1
+    }}"#,
+        events.join(",")
+    ));
+    let digs: Vec<&Value> = lines.iter().filter(|l| l["event"] == "dig").collect();
+    // The same digs on the same ground, to see where the ground is after each.
+    let mut field = Field::new(EditStore::new(std::sync::Arc::new(PlaneGround::flat(0.0))));
+    let mut fallen = false;
+    let mut held_at_least_once = false;
+    for (dig, radius) in digs.iter().zip(radii) {
+        field.dig([0.5, -1.2, 0.5], radius).unwrap();
+        // Solid ground within 20 cm below the tower's foot: under the middle of any of its cells.
+        let held = [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]
+            .iter()
+            .any(|&(x, z)| field.probe(x, -0.2, z).density > 0.0);
+        let fell = dig["fell"].as_i64().unwrap();
+        if fallen {
+            assert_eq!(fell, 0, "nothing left to fall");
+        } else if held {
+            assert_eq!(fell, 0, "radius {radius}: the ground still holds the foot");
+            held_at_least_once = true;
+        } else {
+            assert_eq!(fell, 3, "radius {radius}: the foot lost the ground");
+            fallen = true;
+        }
+    }
+    assert!(
+        held_at_least_once && fallen,
+        "the digs went from holding to dropping"
+    );
+    assert_eq!(last_state(&lines)["blocks"], 0);
+}

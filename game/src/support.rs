@@ -7,14 +7,16 @@
 //! height): the ground is below, so a search from a roof goes straight down a wall and stops at
 //! the first held block. Only a loose group is searched whole.
 //!
-//! This is the rule and the search; keeping the ground's answers per region and searching
-//! incrementally after breaks and digs come with the support system proper.
+//! [`Support`] searches only where something changed: the seeds are the blocks that touched a
+//! removed block and the blocks near ground that was dug. The ground's answer per block is kept
+//! until the ground near that block changes (not cleared world-wide as in the seed), and
+//! `would_fall` keeps its answer while neither the blocks nor the ground change.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 
-use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
-use crate::terrain::{Field, Samples};
+use crate::blocks::store::{region_of, Block, BlockId, BlockStore, CELL};
+use crate::terrain::{Field, SampleBox, Samples};
 
 /// How far solid ground may be from a block's box and still hold it, in meters.
 pub const GROUND_REACH: f32 = 0.2;
@@ -160,6 +162,148 @@ pub fn would_fall<S: Samples>(
     falling
 }
 
+/// Keeps track of which blocks may have lost their hold, and finds the loose groups.
+#[derive(Debug, Default)]
+pub struct Support {
+    /// Blocks whose hold may have changed since the last update, in id order.
+    seeds: BTreeSet<BlockId>,
+    /// Whether the ground holds a block, kept until the ground near the block changes.
+    grounded: HashMap<BlockId, bool>,
+    /// Counts up whenever the ground changes.
+    ground_revision: u64,
+    /// The last `would_fall` answer: block, store revision, ground revision, the blocks.
+    preview: Option<(BlockId, u64, u64, Vec<BlockId>)>,
+}
+
+impl Support {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A block was taken away (it is gone from `store`): the blocks it touched may have lost
+    /// their hold.
+    pub fn removed(&mut self, store: &BlockStore, id: BlockId, block: &Block) {
+        self.grounded.remove(&id);
+        self.seeds.remove(&id);
+        for_each_touching(store, block, |other| {
+            self.seeds.insert(other);
+        });
+    }
+
+    /// The ground changed in `changed` (an edit's box of samples): the blocks near it may have
+    /// lost their hold, and only their ground answers are forgotten.
+    pub fn ground_changed(&mut self, store: &BlockStore, changed: &SampleBox) {
+        self.ground_revision += 1;
+        // A sample changes the density up to one meter around it (the trilinear blend), and a
+        // block asks the ground GROUND_REACH outside its box.
+        let reach = GROUND_REACH + 1.0;
+        let low = changed.low.map(|c| c as f32 - reach);
+        let high = changed.high.map(|c| c as f32 + reach);
+        // Regions are keyed by a block's lowest cell; the largest block reaches 4 cells (2 m)
+        // from it, so look that much further on the low side.
+        let largest = 4.0 * CELL;
+        let region_low = low.map(|c| ((c - largest) / CELL).floor() as i32);
+        let region_high = high.map(|c| (c / CELL).floor() as i32);
+        let first = region_of(region_low[0], region_low[1], region_low[2]);
+        let last = region_of(region_high[0], region_high[1], region_high[2]);
+        for rz in first[2]..=last[2] {
+            for ry in first[1]..=last[1] {
+                for rx in first[0]..=last[0] {
+                    for id in store.in_region([rx, ry, rz]) {
+                        let Some(block) = store.get(id) else {
+                            continue;
+                        };
+                        let meters = f32::from(block.size) * CELL;
+                        let block_low = [block.x, block.y, block.z].map(|c| c as f32 * CELL);
+                        let near = (0..3).all(|axis| {
+                            block_low[axis] <= high[axis] && block_low[axis] + meters >= low[axis]
+                        });
+                        if near {
+                            self.grounded.remove(&id);
+                            self.seeds.insert(id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The groups of blocks that lost their hold since the last update (they stay in the store:
+    /// the caller decides what becomes of them).
+    pub fn update<S: Samples>(
+        &mut self,
+        store: &BlockStore,
+        field: &Field<S>,
+    ) -> Vec<Vec<BlockId>> {
+        if self.seeds.is_empty() {
+            return Vec::new();
+        }
+        let seeds = std::mem::take(&mut self.seeds);
+        let grounded = &mut self.grounded;
+        loose_groups(
+            store,
+            |id, block| {
+                *grounded
+                    .entry(id)
+                    .or_insert_with(|| ground_holds(block, field))
+            },
+            seeds,
+            None,
+        )
+    }
+
+    /// The blocks that would fall if `block` were taken away; asked again while neither the
+    /// blocks nor the ground changed, the same answer at no cost.
+    pub fn would_fall<S: Samples>(
+        &mut self,
+        store: &BlockStore,
+        field: &Field<S>,
+        block: BlockId,
+    ) -> &[BlockId] {
+        let revision = store.revision();
+        let fresh = self
+            .preview
+            .as_ref()
+            .is_some_and(|(id, store_revision, ground, _)| {
+                *id == block && *store_revision == revision && *ground == self.ground_revision
+            });
+        if !fresh {
+            let falling = match store.get(block) {
+                Some(removed) => {
+                    let mut seeds = Vec::new();
+                    for_each_touching(store, removed, |other| seeds.push(other));
+                    let grounded = &mut self.grounded;
+                    let mut falling: Vec<BlockId> = loose_groups(
+                        store,
+                        |id, candidate| {
+                            *grounded
+                                .entry(id)
+                                .or_insert_with(|| ground_holds(candidate, field))
+                        },
+                        seeds,
+                        Some(block),
+                    )
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    falling.sort();
+                    falling
+                }
+                None => Vec::new(),
+            };
+            self.preview = Some((block, revision, self.ground_revision, falling));
+        }
+        self.preview
+            .as_ref()
+            .map_or(&[], |(_, _, _, falling)| falling)
+    }
+
+    /// Ground answers kept: for tests and statistics.
+    pub fn kept_ground_answers(&self) -> usize {
+        self.grounded.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +364,11 @@ mod tests {
             ground_holds(&plain(0, 2, 0), &ceiling),
             "hanging under the ceiling"
         );
+        // A block sunk halfway into a 36° slope (ground below y = tan 36° · x).
+        let slope = 36f32.to_radians().tan();
+        let hill = Field::new(move |x: i32, y: i32, _z: i32| slope * x as f32 - y as f32);
+        let sunk = Block::new(4, 2, 0, 2, 0, 0, false).unwrap(); // x 2..3 m, ground 1.45..2.18 m
+        assert!(ground_holds(&sunk, &hill), "sunk halfway into the slope");
         // A cliff face at x = 0 (ground for x < 0).
         let cliff = Field::new(|x: i32, _y: i32, _z: i32| -(x as f32));
         assert!(ground_holds(&plain(0, 20, 0), &cliff), "against the cliff");

@@ -218,6 +218,7 @@ impl Solid for SceneSolids<'_> {
 pub struct Simulation {
     pub field: Field<EditStore<dyn Ground>>,
     pub blocks: BlockStore,
+    pub support: crate::support::Support,
     pub player: Option<Player>,
     yaw: f32,
     controls: Controls,
@@ -263,6 +264,9 @@ struct EventLine {
     /// How many blocks would fall.
     #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<usize>,
+    /// How many blocks lost their hold and left the world after a break or a dig.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fell: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -328,6 +332,7 @@ impl Simulation {
         Ok(Self {
             field,
             blocks,
+            support: crate::support::Support::new(),
             player,
             yaw: scene.player.map_or(0.0, |p| p.yaw_degrees.to_radians()),
             controls: Controls::default(),
@@ -398,11 +403,13 @@ impl Simulation {
                     Some(id) => self.blocks.remove(id).is_some(),
                     None => false,
                 };
+                let fell = self.settle();
                 EventLine {
                     t,
                     event: "break",
                     cell: Some(*cell),
                     removed: Some(removed),
+                    fell: Some(fell),
                     ..EventLine::default()
                 }
             }
@@ -413,6 +420,8 @@ impl Simulation {
                     player.leaves_room(|point| crate::solids::block_distance_plain(&block, point))
                 });
                 let placed = fits && clear && self.blocks.add(block).is_ok();
+                // Adding a block holds more, never less: the support need not hear of it.
+                self.blocks.drain_events().for_each(drop);
                 let reason = if placed {
                     None
                 } else if !fits {
@@ -437,18 +446,24 @@ impl Simulation {
                     self.field.build(sphere.center, sphere.radius)
                 }
                 .map_err(|error| invalid(place, error.to_string()))?;
+                if let Some(changed) = &changed {
+                    self.support.ground_changed(&self.blocks, changed);
+                }
+                let fell = self.settle();
                 EventLine {
                     t,
                     event: action.name(),
                     center: Some(sphere.center),
                     radius: Some(sphere.radius),
                     changed: Some(changed.is_some()),
+                    // Building only adds ground: nothing can fall from it.
+                    fell: digging.then_some(fell),
                     ..EventLine::default()
                 }
             }
             ActionSpec::WouldFall(cell) => {
                 let count = self.blocks.at(cell[0], cell[1], cell[2]).map_or(0, |id| {
-                    crate::support::would_fall(&self.blocks, &self.field, id).len()
+                    self.support.would_fall(&self.blocks, &self.field, id).len()
                 });
                 EventLine {
                     t,
@@ -460,6 +475,31 @@ impl Simulation {
             }
         };
         Ok(Some(serde_json::to_string(&line)?))
+    }
+
+    /// Tells the support what left the store, then takes every group that lost its hold out of
+    /// the world (until falling pieces exist, loose blocks vanish). Returns how many fell.
+    fn settle(&mut self) -> usize {
+        self.forward_removals();
+        let mut fell = 0;
+        for group in self.support.update(&self.blocks, &self.field) {
+            for id in group {
+                if self.blocks.remove(id).is_some() {
+                    fell += 1;
+                }
+            }
+        }
+        self.forward_removals();
+        fell
+    }
+
+    fn forward_removals(&mut self) {
+        let events: Vec<_> = self.blocks.drain_events().collect();
+        for event in events {
+            if let crate::blocks::store::StoreEvent::Removed(id, block) = event {
+                self.support.removed(&self.blocks, id, &block);
+            }
+        }
     }
 
     /// One frame of `dt` seconds.
