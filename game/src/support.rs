@@ -144,20 +144,25 @@ pub fn would_fall<S: Samples>(
     field: &Field<S>,
     block: BlockId,
 ) -> Vec<BlockId> {
+    falling_without(store, block, |_, candidate| ground_holds(candidate, field))
+}
+
+/// Every block of the loose groups among `block`'s neighbours' groups, with `block` counted as
+/// gone, sorted by id; `holds` is the ground's answer.
+fn falling_without(
+    store: &BlockStore,
+    block: BlockId,
+    holds: impl FnMut(BlockId, &Block) -> bool,
+) -> Vec<BlockId> {
     let Some(removed) = store.get(block) else {
         return Vec::new();
     };
     let mut seeds = Vec::new();
     for_each_touching(store, removed, |other| seeds.push(other));
-    let mut falling: Vec<BlockId> = loose_groups(
-        store,
-        |_, candidate| ground_holds(candidate, field),
-        seeds,
-        Some(block),
-    )
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut falling: Vec<BlockId> = loose_groups(store, holds, seeds, Some(block))
+        .into_iter()
+        .flatten()
+        .collect();
     falling.sort();
     falling
 }
@@ -268,29 +273,12 @@ impl Support {
                 *id == block && *store_revision == revision && *ground == self.ground_revision
             });
         if !fresh {
-            let falling = match store.get(block) {
-                Some(removed) => {
-                    let mut seeds = Vec::new();
-                    for_each_touching(store, removed, |other| seeds.push(other));
-                    let grounded = &mut self.grounded;
-                    let mut falling: Vec<BlockId> = loose_groups(
-                        store,
-                        |id, candidate| {
-                            *grounded
-                                .entry(id)
-                                .or_insert_with(|| ground_holds(candidate, field))
-                        },
-                        seeds,
-                        Some(block),
-                    )
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                    falling.sort();
-                    falling
-                }
-                None => Vec::new(),
-            };
+            let grounded = &mut self.grounded;
+            let falling = falling_without(store, block, |id, candidate| {
+                *grounded
+                    .entry(id)
+                    .or_insert_with(|| ground_holds(candidate, field))
+            });
             self.preview = Some((block, revision, self.ground_revision, falling));
         }
         self.preview
