@@ -20,6 +20,31 @@ pub enum SampleError {
     OutOfGrid(f32, f32),
 }
 
+/// The first whole meter above the highest ground under the 1 m column whose lowest cell is
+/// `(cx, cz)`, in cells (an even number). `surface_height` is the ground's height before caves:
+/// the search for solid ground starts 12 m above it and goes down in 10 cm steps.
+pub fn first_meter_above_ground<S: Samples>(
+    field: &Field<S>,
+    surface_height: impl Fn(f32, f32) -> f32,
+    cx: i32,
+    cz: i32,
+) -> Result<i32, SampleError> {
+    let mut top = f32::NEG_INFINITY;
+    for (dx, dz) in [(0.1, 0.1), (0.9, 0.1), (0.1, 0.9), (0.9, 0.9)] {
+        let (px, pz) = (cx as f32 * CELL + dx, cz as f32 * CELL + dz);
+        let start = surface_height(px, pz) + 12.0;
+        let mut y = start;
+        while field.probe(px, y, pz).density <= 0.0 {
+            y -= 0.1;
+            if start - y > DEEPEST_SEARCH {
+                return Err(SampleError::NoGround(px, pz));
+            }
+        }
+        top = top.max(y);
+    }
+    Ok(((top / CELL / 2.0).ceil() * 2.0) as i32)
+}
+
 /// Builds the sample scene around the 1 m column at (x, z) meters. `surface_height` is the
 /// ground's height before caves, where the search for solid ground starts (12 m above it).
 /// Blocks whose cells are already taken are left out.
@@ -33,23 +58,7 @@ pub fn build_sample<S: Samples>(
     if !(x.is_finite() && z.is_finite()) || x.abs() > 1.0e6 || z.abs() > 1.0e6 {
         return Err(SampleError::OutOfGrid(x, z));
     }
-    // The first whole meter above the highest ground under a 1 m column, in cells.
-    let ground_cell = |cx: i32, cz: i32| -> Result<i32, SampleError> {
-        let mut top = f32::NEG_INFINITY;
-        for (dx, dz) in [(0.1, 0.1), (0.9, 0.1), (0.1, 0.9), (0.9, 0.9)] {
-            let (px, pz) = (cx as f32 * CELL + dx, cz as f32 * CELL + dz);
-            let start = surface_height(px, pz) + 12.0;
-            let mut y = start;
-            while field.probe(px, y, pz).density <= 0.0 {
-                y -= 0.1;
-                if start - y > DEEPEST_SEARCH {
-                    return Err(SampleError::NoGround(px, pz));
-                }
-            }
-            top = top.max(y);
-        }
-        Ok(((top / CELL / 2.0).ceil() * 2.0) as i32)
-    };
+    let ground_cell = |cx: i32, cz: i32| first_meter_above_ground(field, &surface_height, cx, cz);
     let mut added = 0;
     let mut add = |store: &mut BlockStore,
                    cx: i32,

@@ -13,46 +13,111 @@
 //! `would_fall` keeps its answer while neither the blocks nor the ground change.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap};
+
+use blockfall_engine::workers::WorkerPool;
 
 use crate::blocks::store::{region_of, Block, BlockId, BlockStore, CELL};
+use crate::terrain::field::trilinear;
 use crate::terrain::{Field, SampleBox, Samples};
 
 /// How far solid ground may be from a block's box and still hold it, in meters.
 pub const GROUND_REACH: f32 = 0.2;
 
+/// The most blocks that can touch one block by a side or an edge: a 4-cell block with 1-cell
+/// blocks all around it (6 sides of 16 cells, 12 edges of 4).
+const MOST_TOUCHING: usize = 6 * 16 + 12 * 4;
+
 /// Calls `visit` with every block that touches `block` by a side or an edge, each once. They fill
 /// the cells around the block that lie beside it on one axis (a side) or two (an edge); a cell
 /// beside it on all three meets it only at a corner, which holds nothing.
 pub fn for_each_touching(store: &BlockStore, block: &Block, mut visit: impl FnMut(BlockId)) {
+    touching_cells(store, block, |id, _| visit(id));
+}
+
+/// [`for_each_touching`], with the first cell where each block was found beside `block`.
+fn touching_cells(store: &BlockStore, block: &Block, mut visit: impl FnMut(BlockId, [i32; 3])) {
     let size = i32::from(block.size);
-    let low = [block.x, block.y, block.z];
-    let beside = |c: i32, axis: usize| u8::from(c < low[axis] || c >= low[axis] + size);
-    let mut seen: Vec<BlockId> = Vec::new();
-    let own = store.at(block.x, block.y, block.z);
-    for k in low[2] - 1..=low[2] + size {
-        for j in low[1] - 1..=low[1] + size {
-            for i in low[0] - 1..=low[0] + size {
-                let axes = beside(i, 0) + beside(j, 1) + beside(k, 2);
-                if axes == 0 || axes == 3 {
-                    continue;
-                }
-                let Some(other) = store.at(i, j, k) else {
-                    continue;
-                };
-                if Some(other) == own || seen.contains(&other) {
-                    continue;
-                }
-                seen.push(other);
-                visit(other);
+    let low = block.low();
+    let high = low.map(|c| c.saturating_add(size - 1));
+    let beside = |c: i32, axis: usize| u8::from(c < low[axis] || c > high[axis]);
+    let mut seen = [None::<BlockId>; MOST_TOUCHING];
+    let mut count = 0;
+    store.for_each_cell_in(
+        low.map(|c| c.saturating_sub(1)),
+        high.map(|c| c.saturating_add(1)),
+        |cell, other| {
+            let axes = beside(cell[0], 0) + beside(cell[1], 1) + beside(cell[2], 2);
+            if axes == 0 || axes == 3 || seen[..count].contains(&Some(other)) {
+                return;
             }
-        }
-    }
+            if count < MOST_TOUCHING {
+                seen[count] = Some(other);
+                count += 1;
+            }
+            visit(other, cell);
+        },
+    );
 }
 
 /// Whether the ground holds a block: positive density at a point [`GROUND_REACH`] outside the
 /// middle of any cell of any side (below, beside against a cliff, or above on a cave's ceiling).
+///
+/// The probes of one block all lie in a box at most 2.4 m wide, so its samples (at most 5³) are
+/// read from the field once, under one lock per brick, and blended here exactly as
+/// [`Field::probe`] blends them. When no sample of the box is positive no blend of them is
+/// either, and the answer is no without a single probe: most blocks of a building stand well
+/// above the ground.
 pub fn ground_holds<S: Samples>(block: &Block, field: &Field<S>) -> bool {
+    const MOST: usize = 6;
+    let meters = f32::from(block.size) * CELL;
+    let low = [
+        block.x as f32 * CELL,
+        block.y as f32 * CELL,
+        block.z as f32 * CELL,
+    ];
+    let first = low.map(|c| (c - GROUND_REACH).floor() as i32);
+    let size = [0, 1, 2].map(|axis| {
+        let last = (low[axis] + meters + GROUND_REACH).floor() as i32 + 1;
+        usize::try_from(last.saturating_sub(first[axis]) + 1).unwrap_or(0)
+    });
+    if size.iter().any(|s| !(2..=MOST).contains(s)) {
+        // Coordinates so large that f32 meters lose the cell: ask the field point by point.
+        return probe_sides(block, |point| {
+            field.probe(point[0], point[1], point[2]).density
+        });
+    }
+    let mut samples = [0.0f32; MOST * MOST * MOST];
+    let samples = &mut samples[..size[0] * size[1] * size[2]];
+    field.samples_in(first, size, samples);
+    if samples.iter().all(|&value| value <= 0.0) {
+        return false;
+    }
+    let at = |x: i32, y: i32, z: i32| {
+        samples[(x - first[0]) as usize
+            + size[0] * ((y - first[1]) as usize + size[1] * (z - first[2]) as usize)]
+    };
+    probe_sides(block, |point| {
+        let corner = point.map(|c| c.floor());
+        let fraction = [0, 1, 2].map(|axis| point[axis] - corner[axis]);
+        let [x, y, z] = corner.map(|c| c as i32);
+        let corners = [
+            at(x, y, z),
+            at(x + 1, y, z),
+            at(x, y + 1, z),
+            at(x + 1, y + 1, z),
+            at(x, y, z + 1),
+            at(x + 1, y, z + 1),
+            at(x, y + 1, z + 1),
+            at(x + 1, y + 1, z + 1),
+        ];
+        trilinear(&corners, fraction).density
+    })
+}
+
+/// Whether `density` is positive at any of the block's probe points: [`GROUND_REACH`] outside
+/// the middle of each cell of each side.
+fn probe_sides(block: &Block, density: impl Fn([f32; 3]) -> f32) -> bool {
     let meters = f32::from(block.size) * CELL;
     let low = [
         block.x as f32 * CELL,
@@ -72,7 +137,7 @@ pub fn ground_holds<S: Samples>(block: &Block, field: &Field<S>) -> bool {
                     };
                     point[u] = low[u] + (f32::from(a) + 0.5) * CELL;
                     point[v] = low[v] + (f32::from(b) + 0.5) * CELL;
-                    if field.probe(point[0], point[1], point[2]).density > 0.0 {
+                    if density(point) > 0.0 {
                         return true;
                     }
                 }
@@ -88,53 +153,11 @@ pub fn ground_holds<S: Samples>(block: &Block, field: &Field<S>) -> bool {
 /// sorted by block id, so the answer does not depend on hash order.
 pub fn loose_groups(
     store: &BlockStore,
-    mut holds: impl FnMut(BlockId, &Block) -> bool,
+    holds: impl FnMut(BlockId, &Block) -> bool,
     seeds: impl IntoIterator<Item = BlockId>,
     gone: Option<BlockId>,
 ) -> Vec<Vec<BlockId>> {
-    let mut held: HashSet<BlockId> = HashSet::new();
-    let mut loose: HashSet<BlockId> = HashSet::new();
-    let mut groups = Vec::new();
-    for seed in seeds {
-        if Some(seed) == gone || held.contains(&seed) || loose.contains(&seed) {
-            continue;
-        }
-        // A seed may have been removed since it was noted.
-        if store.get(seed).is_none() {
-            continue;
-        }
-        let mut reached: Vec<BlockId> = vec![seed];
-        let mut reached_set: HashSet<BlockId> = HashSet::from([seed]);
-        let mut waiting = BinaryHeap::new();
-        waiting.push(Reverse((store.get(seed).map_or(0, |b| b.y), seed)));
-        let mut is_held = false;
-        while let Some(Reverse((_, id))) = waiting.pop() {
-            let Some(block) = store.get(id) else {
-                continue;
-            };
-            if held.contains(&id) || holds(id, block) {
-                is_held = true;
-                break;
-            }
-            for_each_touching(store, block, |other| {
-                if Some(other) == gone || !reached_set.insert(other) {
-                    return;
-                }
-                reached.push(other);
-                if let Some(other_block) = store.get(other) {
-                    waiting.push(Reverse((other_block.y, other)));
-                }
-            });
-        }
-        if is_held {
-            held.extend(reached);
-        } else {
-            reached.sort();
-            loose.extend(reached.iter().copied());
-            groups.push(reached);
-        }
-    }
-    groups
+    Search::default().loose_groups(store, holds, seeds, gone)
 }
 
 /// The blocks that would fall if `block` were taken away: every loose group among its
@@ -144,27 +167,327 @@ pub fn would_fall<S: Samples>(
     field: &Field<S>,
     block: BlockId,
 ) -> Vec<BlockId> {
-    falling_without(store, block, |_, candidate| ground_holds(candidate, field))
+    Search::default().falling_without(store, block, |_, candidate| ground_holds(candidate, field))
 }
 
-/// Every block of the loose groups among `block`'s neighbours' groups, with `block` counted as
-/// gone, sorted by id; `holds` is the ground's answer.
-fn falling_without(
-    store: &BlockStore,
-    block: BlockId,
-    holds: impl FnMut(BlockId, &Block) -> bool,
-) -> Vec<BlockId> {
-    let Some(removed) = store.get(block) else {
-        return Vec::new();
-    };
-    let mut seeds = Vec::new();
-    for_each_touching(store, removed, |other| seeds.push(other));
-    let mut falling: Vec<BlockId> = loose_groups(store, holds, seeds, Some(block))
-        .into_iter()
-        .flatten()
-        .collect();
-    falling.sort();
-    falling
+/// What a search has decided about a block, stamped with the search or the call it belongs to,
+/// so that starting afresh costs nothing: an old stamp means "not seen".
+#[derive(Debug, Clone, Copy, Default)]
+struct Mark {
+    /// The search that reached the block.
+    reached: u32,
+    /// The call that judged the block's group, and whether it holds.
+    judged: u32,
+    held: bool,
+}
+
+/// The way to the ground a search found from a block, kept for later searches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Toward {
+    #[default]
+    Unknown,
+    /// The ground held the block.
+    Ground,
+    /// A touching block whose own way led to the ground.
+    Block(BlockId),
+}
+
+/// How many steps a kept way to the ground is followed before the search gives up on it (ways
+/// can be rewritten into loops by later searches; following one is never wrong, only slow).
+const LONGEST_WAY: usize = 1024;
+
+/// The working memory of the searches, kept between them: tables by block slot instead of hash
+/// sets made per search, and one heap.
+///
+/// It also remembers ways to the ground: when a search from a seed ends at a held block, each
+/// block on the chain that led there points to the next one. A later search that meets such a
+/// block follows its pointers; if every block on the way is still there (an id names one
+/// placement of one block, so two live blocks that touched still touch) and the last one is
+/// still held by the ground, the block holds, without searching its neighbours. Breaking a
+/// block in a building then costs a walk down the walls' kept ways, not a search of them.
+#[derive(Debug, Default)]
+struct Search {
+    marks: Vec<Mark>,
+    /// Per slot: the way to the ground, and the block a search found this one from.
+    toward: Vec<Toward>,
+    found_from: Vec<Option<BlockId>>,
+    /// The stamp of the current search and of the current call.
+    search: u32,
+    call: u32,
+    /// Blocks waiting, the lowest first; among blocks of one height the one found last, so a
+    /// search runs along a floor to the nearest wall instead of flooding the floor around it.
+    waiting: BinaryHeap<(Reverse<i32>, u32, BlockId)>,
+    reached: Vec<BlockId>,
+    counters: Counters,
+}
+
+/// What the searches have done so far: for benchmarks and statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Searches started (one per seed whose group was not judged yet).
+    pub searches: u64,
+    /// Blocks taken from the heap and looked at.
+    pub visited: u64,
+    /// Ground tests worked out (not answered from what was kept).
+    pub ground_tests: u64,
+    /// Steps along kept ways to the ground that still held.
+    pub way_steps: u64,
+}
+
+impl Search {
+    /// Starts a call: a new stamp, the tables grown to the store's slots.
+    fn begin_call(&mut self, store: &BlockStore) {
+        if self.marks.len() < store.slot_count() {
+            self.marks.resize(store.slot_count(), Mark::default());
+            self.toward.resize(store.slot_count(), Toward::Unknown);
+            self.found_from.resize(store.slot_count(), None);
+        }
+        self.call = self.call.wrapping_add(1);
+        if self.call == 0 {
+            // After four billion calls the stamps come round again: forget them all.
+            self.marks.fill(Mark::default());
+            self.call = 1;
+            self.search = 0;
+        }
+    }
+
+    /// Starts a search within the call.
+    fn begin_search(&mut self) {
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            for mark in &mut self.marks {
+                mark.reached = 0;
+            }
+            self.search = 1;
+        }
+        self.waiting.clear();
+        self.reached.clear();
+        self.counters.searches += 1;
+    }
+
+    fn loose_groups(
+        &mut self,
+        store: &BlockStore,
+        mut holds: impl FnMut(BlockId, &Block) -> bool,
+        seeds: impl IntoIterator<Item = BlockId>,
+        gone: Option<BlockId>,
+    ) -> Vec<Vec<BlockId>> {
+        self.begin_call(store);
+        let mut groups = Vec::new();
+        for seed in seeds {
+            // A seed may have been removed since it was noted.
+            let Some(seed_block) = store.get(seed) else {
+                continue;
+            };
+            if Some(seed) == gone || self.marks[seed.slot()].judged == self.call {
+                continue;
+            }
+            self.begin_search();
+            let (search, call) = (self.search, self.call);
+            self.marks[seed.slot()].reached = search;
+            self.reached.push(seed);
+            let mut order = 0u32;
+            self.waiting.push((Reverse(seed_block.y), order, seed));
+            let mut is_held = false;
+            while let Some((_, _, id)) = self.waiting.pop() {
+                let Some(block) = store.get(id) else {
+                    continue;
+                };
+                self.counters.visited += 1;
+                let mark = self.marks[id.slot()];
+                let held = (mark.judged == call && mark.held)
+                    || self.way_holds(store, id, gone, &mut holds)
+                    || holds(id, block)
+                        .then(|| self.toward[id.slot()] = Toward::Ground)
+                        .is_some();
+                if held {
+                    is_held = true;
+                    // Each block of the chain from the seed points on toward this one.
+                    let mut at = id;
+                    while at != seed {
+                        let Some(from) = self.found_from[at.slot()] else {
+                            break;
+                        };
+                        self.toward[from.slot()] = Toward::Block(at);
+                        at = from;
+                    }
+                    break;
+                }
+                let (marks, waiting, reached, found_from) = (
+                    &mut self.marks,
+                    &mut self.waiting,
+                    &mut self.reached,
+                    &mut self.found_from,
+                );
+                touching_cells(store, block, |other, cell| {
+                    let mark = &mut marks[other.slot()];
+                    if Some(other) == gone || mark.reached == search {
+                        return;
+                    }
+                    mark.reached = search;
+                    reached.push(other);
+                    found_from[other.slot()] = Some(id);
+                    // The height of the cell where it touches: close enough to the block's own
+                    // for the order, without looking the block up.
+                    order = order.wrapping_add(1);
+                    waiting.push((Reverse(cell[1]), order, other));
+                });
+            }
+            for id in &self.reached {
+                let mark = &mut self.marks[id.slot()];
+                mark.judged = call;
+                mark.held = is_held;
+            }
+            if !is_held {
+                let mut group = self.reached.clone();
+                group.sort_unstable();
+                groups.push(group);
+            }
+        }
+        groups
+    }
+
+    /// Whether the kept way from `start` still leads to the ground: every block on it is there
+    /// (and is not `gone`), and the ground holds the last. The blocks of a way that holds are
+    /// judged held for the rest of the call, so the next seed's way stops where it meets them.
+    fn way_holds(
+        &mut self,
+        store: &BlockStore,
+        start: BlockId,
+        gone: Option<BlockId>,
+        holds: &mut impl FnMut(BlockId, &Block) -> bool,
+    ) -> bool {
+        /// How a walk along a kept way ended.
+        enum End {
+            Held,
+            /// Through `gone`: the way is fine in the store, only not for this question.
+            Hypothetical,
+            /// A removed block, ground that no longer holds, no way, or a loop.
+            Dead,
+        }
+        let mut at = start;
+        let mut steps = 0;
+        let end = loop {
+            let mark = self.marks[at.slot()];
+            if mark.judged == self.call && mark.held {
+                break End::Held;
+            }
+            match self.toward[at.slot()] {
+                Toward::Unknown => break End::Dead,
+                Toward::Ground => {
+                    let held = store.get(at).is_some_and(|block| holds(at, block));
+                    break if held { End::Held } else { End::Dead };
+                }
+                Toward::Block(next) => {
+                    if Some(next) == gone {
+                        break End::Hypothetical;
+                    }
+                    if store.get(next).is_none() || steps == LONGEST_WAY {
+                        break End::Dead;
+                    }
+                    at = next;
+                    steps += 1;
+                }
+            }
+        };
+        let mut at = start;
+        match end {
+            End::Hypothetical => false,
+            End::Dead => {
+                // Every block walked leads to a dead end: forget their ways, so that the next
+                // walk meeting one stops there instead of walking the same dead way again.
+                for _ in 0..=steps {
+                    match std::mem::take(&mut self.toward[at.slot()]) {
+                        Toward::Block(next) => at = next,
+                        _ => break,
+                    }
+                }
+                false
+            }
+            End::Held => {
+                self.counters.way_steps += steps as u64;
+                for _ in 0..steps {
+                    let mark = &mut self.marks[at.slot()];
+                    mark.judged = self.call;
+                    mark.held = true;
+                    match self.toward[at.slot()] {
+                        Toward::Block(next) => at = next,
+                        _ => break,
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Every block of the loose groups among `block`'s neighbours' groups, with `block` counted
+    /// as gone, sorted by id; `holds` is the ground's answer.
+    fn falling_without(
+        &mut self,
+        store: &BlockStore,
+        block: BlockId,
+        holds: impl FnMut(BlockId, &Block) -> bool,
+    ) -> Vec<BlockId> {
+        let Some(removed) = store.get(block) else {
+            return Vec::new();
+        };
+        let mut seeds = Vec::new();
+        for_each_touching(store, removed, |other| seeds.push(other));
+        let mut falling: Vec<BlockId> = self
+            .loose_groups(store, holds, seeds, Some(block))
+            .into_iter()
+            .flatten()
+            .collect();
+        falling.sort_unstable();
+        falling
+    }
+}
+
+/// The ground's answer for each block slot, kept until the ground near the block changes.
+#[derive(Debug, Default)]
+struct GroundAnswers {
+    /// The block the answer is for (a slot's later block has another id) and the answer.
+    answers: Vec<Option<(BlockId, bool)>>,
+    tests: u64,
+}
+
+impl GroundAnswers {
+    fn get_or_ask<S: Samples>(&mut self, id: BlockId, block: &Block, field: &Field<S>) -> bool {
+        if self.answers.len() <= id.slot() {
+            self.answers.resize(id.slot() + 1, None);
+        }
+        match self.answers[id.slot()] {
+            Some((kept, holds)) if kept == id => holds,
+            _ => {
+                let holds = ground_holds(block, field);
+                self.tests += 1;
+                self.answers[id.slot()] = Some((id, holds));
+                holds
+            }
+        }
+    }
+
+    fn set(&mut self, id: BlockId, holds: bool) {
+        if self.answers.len() <= id.slot() {
+            self.answers.resize(id.slot() + 1, None);
+        }
+        self.answers[id.slot()] = Some((id, holds));
+    }
+
+    fn forget(&mut self, id: BlockId) {
+        if let Some(answer) = self.answers.get_mut(id.slot()) {
+            if answer.is_some_and(|(kept, _)| kept == id) {
+                *answer = None;
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.answers
+            .iter()
+            .filter(|answer| answer.is_some())
+            .count()
+    }
 }
 
 /// Keeps track of which blocks may have lost their hold, and finds the loose groups.
@@ -173,7 +496,8 @@ pub struct Support {
     /// Blocks whose hold may have changed since the last update, in id order.
     seeds: BTreeSet<BlockId>,
     /// Whether the ground holds a block, kept until the ground near the block changes.
-    grounded: HashMap<BlockId, bool>,
+    grounded: GroundAnswers,
+    search: Search,
     /// Counts up whenever the ground changes.
     ground_revision: u64,
     /// The last `would_fall` answer: block, store revision, ground revision, the blocks.
@@ -188,7 +512,7 @@ impl Support {
     /// A block was taken away (it is gone from `store`): the blocks it touched may have lost
     /// their hold.
     pub fn removed(&mut self, store: &BlockStore, id: BlockId, block: &Block) {
-        self.grounded.remove(&id);
+        self.grounded.forget(id);
         self.seeds.remove(&id);
         for_each_touching(store, block, |other| {
             self.seeds.insert(other);
@@ -224,13 +548,42 @@ impl Support {
                             block_low[axis] <= high[axis] && block_low[axis] + meters >= low[axis]
                         });
                         if near {
-                            self.grounded.remove(&id);
+                            self.grounded.forget(id);
                             self.seeds.insert(id);
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Learns every block at once, as when a saved world or a generated town is loaded: the
+    /// ground's answer for each block (worked out on the workers), then a search from every
+    /// block, lowest first, which leaves each block a kept way to the ground. Later breaks and
+    /// previews then walk kept ways instead of testing the ground. Returns the loose groups
+    /// among all blocks (blocks that were placed floating), which stay in the store as with
+    /// [`Support::update`]; the seeds noted so far are searched too.
+    pub fn survey<S: Samples>(
+        &mut self,
+        store: &BlockStore,
+        field: &Field<S>,
+        pool: &WorkerPool,
+    ) -> Vec<Vec<BlockId>> {
+        let mut blocks: Vec<(BlockId, Block)> =
+            store.iter().map(|(id, block)| (id, *block)).collect();
+        let answers = pool.map(&blocks, |(_, block)| ground_holds(block, field));
+        for ((id, _), holds) in blocks.iter().zip(answers) {
+            self.grounded.set(*id, holds);
+        }
+        blocks.sort_by_key(|(id, block)| (block.y, *id));
+        let seeds = std::mem::take(&mut self.seeds);
+        let grounded = &mut self.grounded;
+        self.search.loose_groups(
+            store,
+            |id, block| grounded.get_or_ask(id, block, field),
+            blocks.into_iter().map(|(id, _)| id).chain(seeds),
+            None,
+        )
     }
 
     /// The groups of blocks that lost their hold since the last update (they stay in the store:
@@ -245,13 +598,9 @@ impl Support {
         }
         let seeds = std::mem::take(&mut self.seeds);
         let grounded = &mut self.grounded;
-        loose_groups(
+        self.search.loose_groups(
             store,
-            |id, block| {
-                *grounded
-                    .entry(id)
-                    .or_insert_with(|| ground_holds(block, field))
-            },
+            |id, block| grounded.get_or_ask(id, block, field),
             seeds,
             None,
         )
@@ -274,16 +623,22 @@ impl Support {
             });
         if !fresh {
             let grounded = &mut self.grounded;
-            let falling = falling_without(store, block, |id, candidate| {
-                *grounded
-                    .entry(id)
-                    .or_insert_with(|| ground_holds(candidate, field))
+            let falling = self.search.falling_without(store, block, |id, candidate| {
+                grounded.get_or_ask(id, candidate, field)
             });
             self.preview = Some((block, revision, self.ground_revision, falling));
         }
         self.preview
             .as_ref()
             .map_or(&[], |(_, _, _, falling)| falling)
+    }
+
+    /// What the searches have done since the support was made.
+    pub fn counters(&self) -> Counters {
+        Counters {
+            ground_tests: self.grounded.tests,
+            ..self.search.counters
+        }
     }
 
     /// Ground answers kept: for tests and statistics.
@@ -360,5 +715,132 @@ mod tests {
         // A cliff face at x = 0 (ground for x < 0).
         let cliff = Field::new(|x: i32, _y: i32, _z: i32| -(x as f32));
         assert!(ground_holds(&plain(0, 20, 0), &cliff), "against the cliff");
+    }
+
+    /// A noisy field with caves and overhangs, for tests that compare ways of asking it.
+    fn rough() -> Field<impl Fn(i32, i32, i32) -> f32 + Sync> {
+        Field::new(|x: i32, y: i32, z: i32| {
+            let (x, y, z) = (x as f32, y as f32, z as f32);
+            2.0 + (x * 0.7).sin() * 2.5 + (z * 0.45).cos() * 2.0 - y
+                + (x * 0.3 + y * 0.9).sin() * 1.5
+        })
+    }
+
+    #[test]
+    fn the_batched_ground_test_equals_probing_each_point() {
+        let field = rough();
+        let mut held = 0;
+        for x in -20..20 {
+            for y in -6..14 {
+                for z in [-7, 0, 5] {
+                    for size in [1u8, 2, 4] {
+                        let block = Block::new(x, y, z, size, 0, 0, false).unwrap();
+                        let expected =
+                            probe_sides(&block, |p| field.probe(p[0], p[1], p[2]).density);
+                        assert_eq!(ground_holds(&block, &field), expected, "{block:?}");
+                        held += usize::from(expected);
+                    }
+                }
+            }
+        }
+        assert!(held > 100 && held < 7000, "both answers occur: {held} held");
+    }
+
+    /// Whether `support` (after `update`) agrees with a search of every block from scratch, and
+    /// `would_fall` with a fresh search, on every block.
+    fn check_against_scratch<S: Samples>(
+        support: &mut Support,
+        store: &BlockStore,
+        field: &Field<S>,
+    ) {
+        let all: Vec<BlockId> = store.iter().map(|(id, _)| id).collect();
+        for &id in &all {
+            let expected = would_fall(store, field, id);
+            assert_eq!(
+                support.would_fall(store, field, id),
+                expected.as_slice(),
+                "{id:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn kept_ways_give_the_answers_of_a_search_from_scratch() {
+        let field = rough();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut random = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random % n) as i32
+        };
+        for round in 0..6 {
+            // Walls, floors and stray blocks over rough ground: many ways, many loops.
+            let mut store = BlockStore::new();
+            for _ in 0..500 {
+                let (x, z) = (next(12) * 2 - 12, next(6) * 2 - 6);
+                let y = next(10) * 2 - 2;
+                let _ = store.add(plain(x, y, z));
+            }
+            let mut support = Support::new();
+            if round % 2 == 0 {
+                // Half the rounds learn everything first, half start cold.
+                for group in support.survey(&store, &field, &pool) {
+                    for id in group {
+                        store.remove(id);
+                    }
+                }
+            } else {
+                let all: Vec<BlockId> = store.iter().map(|(id, _)| id).collect();
+                for group in loose_groups(&store, |_, b| ground_holds(b, &field), all, None) {
+                    for id in group {
+                        store.remove(id);
+                    }
+                }
+            }
+            check_against_scratch(&mut support, &store, &field);
+            for step in 0..60 {
+                let ids: Vec<(BlockId, Block)> = store.iter().map(|(id, b)| (id, *b)).collect();
+                if ids.is_empty() {
+                    break;
+                }
+                let (id, block) = ids[next(ids.len() as u64) as usize];
+                store.remove(id);
+                support.removed(&store, id, &block);
+                let fell: BTreeSet<BlockId> = support
+                    .update(&store, &field)
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                // From scratch: everything loose after the break.
+                let all: Vec<BlockId> = store.iter().map(|(id, _)| id).collect();
+                let expected: BTreeSet<BlockId> =
+                    loose_groups(&store, |_, b| ground_holds(b, &field), all, None)
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                assert_eq!(fell, expected, "round {round}, step {step}");
+                for &id in &fell {
+                    let block = store.remove(id).unwrap();
+                    support.removed(&store, id, &block);
+                }
+                // Now and then the broken block goes back (a new id in an old place), so ways
+                // must not trust an old id's slot.
+                if step % 3 == 0 {
+                    if let Ok(back) = store.add(block) {
+                        // Only where it holds: placing does not make anything fall.
+                        let loose =
+                            loose_groups(&store, |_, b| ground_holds(b, &field), [back], None);
+                        if !loose.is_empty() {
+                            store.remove(back);
+                        }
+                    }
+                }
+                if step % 10 == 9 {
+                    check_against_scratch(&mut support, &store, &field);
+                }
+            }
+        }
     }
 }

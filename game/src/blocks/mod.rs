@@ -1,5 +1,6 @@
 //! Blocks on the 0.5 m grid: their materials, the store that holds them, and their shapes.
 
+mod cell_grid;
 pub mod materials;
 pub mod mesher;
 pub mod shapes;

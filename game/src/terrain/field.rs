@@ -36,11 +36,29 @@ pub struct Probe {
 /// Whatever gives whole-meter samples of a density: the edited ground, or a test's own field.
 pub trait Samples: Sync {
     fn sample(&self, x: i32, y: i32, z: i32) -> f32;
+
+    /// The samples `low + (i, j, k)` with `i < size[0]` and so on, x fastest, into `out` (as
+    /// many as the box holds). A source that works out a column at a time does it faster than
+    /// one sample after another.
+    fn fill(&self, low: [i32; 3], size: [usize; 3], out: &mut [f32]) {
+        for (index, value) in out.iter_mut().enumerate() {
+            let x = low[0].saturating_add((index % size[0]) as i32);
+            let y = low[1].saturating_add((index / size[0] % size[1]) as i32);
+            let z = low[2].saturating_add((index / (size[0] * size[1])) as i32);
+            *value = self.sample(x, y, z);
+        }
+    }
 }
 
 impl<G: Ground + ?Sized> Samples for EditStore<G> {
     fn sample(&self, x: i32, y: i32, z: i32) -> f32 {
         EditStore::sample(self, x, y, z)
+    }
+
+    fn fill(&self, low: [i32; 3], size: [usize; 3], out: &mut [f32]) {
+        let mut filled = Vec::with_capacity(out.len());
+        self.fill_region(low, size, &mut filled);
+        out.copy_from_slice(&filled);
     }
 }
 
@@ -175,21 +193,95 @@ impl<S: Samples> Field<S> {
         // Worked out without the lock, so other threads are not held up by the noise.
         let value = self.source.sample(x, y, z);
         let mut shard = lock(shard);
-        if !shard.bricks.contains_key(&brick) {
-            if shard.bricks.len() >= self.bricks_per_shard {
-                if let Some(oldest) = shard.order.pop_front() {
-                    shard.bricks.remove(&oldest);
-                }
-            }
-            shard.order.push_back(brick);
-            shard
-                .bricks
-                .insert(brick, Box::new([f32::NAN; BRICK_VOLUME]));
-        }
+        self.keep(&mut shard, brick, Box::new([f32::NAN; BRICK_VOLUME]));
         if let Some(samples) = shard.bricks.get_mut(&brick) {
             samples[index] = value;
         }
         value
+    }
+
+    /// Every sample of the box of `size` samples from `low`, x fastest, then y, then z, into
+    /// `out` (which must hold exactly that many): each brick is locked once, not once per
+    /// sample. A brick not cached at all is worked out whole, a column at a time, and kept: a
+    /// caller that probes many points of small boxes nearby (the ground tests of the blocks
+    /// down a wall) finds the next box ready. A caller that probes many points of a small box
+    /// reads its samples here once and blends them itself.
+    ///
+    /// Panics if `out.len()` is not the box's volume (a caller's bug, not input).
+    pub fn samples_in(&self, low: [i32; 3], size: [usize; 3], out: &mut [f32]) {
+        assert_eq!(
+            out.len(),
+            size[0] * size[1] * size[2],
+            "samples_in: wrong out size"
+        );
+        if out.is_empty() {
+            return;
+        }
+        let last = [0, 1, 2].map(|axis| low[axis].saturating_add(size[axis] as i32 - 1));
+        let first_brick = low.map(|value| value.div_euclid(BRICK));
+        let last_brick = last.map(|value| value.div_euclid(BRICK));
+        let mut missing = false;
+        for bz in first_brick[2]..=last_brick[2] {
+            for by in first_brick[1]..=last_brick[1] {
+                for bx in first_brick[0]..=last_brick[0] {
+                    let brick = [bx, by, bz];
+                    let mut shard = lock(self.shard(brick));
+                    if !shard.bricks.contains_key(&brick) {
+                        // Worked out without the lock, so other threads are not held up.
+                        drop(shard);
+                        let mut samples = Box::new([0.0; BRICK_VOLUME]);
+                        let origin = brick.map(|value| value.saturating_mul(BRICK));
+                        let side = BRICK as usize;
+                        self.source.fill(origin, [side; 3], samples.as_mut_slice());
+                        shard = lock(self.shard(brick));
+                        self.keep(&mut shard, brick, samples);
+                    }
+                    let Some(samples) = shard.bricks.get(&brick) else {
+                        continue;
+                    };
+                    let from = [0, 1, 2].map(|axis| low[axis].max(brick[axis] * BRICK));
+                    let to = [0, 1, 2].map(|axis| last[axis].min(brick[axis] * BRICK + BRICK - 1));
+                    for z in from[2]..=to[2] {
+                        for y in from[1]..=to[1] {
+                            let row =
+                                size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
+                            for x in from[0]..=to[0] {
+                                let value = samples[index_in_brick([x, y, z])];
+                                missing |= value.is_nan();
+                                out[row + (x - low[0]) as usize] = value;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if missing {
+            // Samples forgotten after an edit, in a brick that is otherwise kept.
+            for (at, value) in out.iter_mut().enumerate() {
+                if value.is_nan() {
+                    let x = low[0] + (at % size[0]) as i32;
+                    let y = low[1] + (at / size[0] % size[1]) as i32;
+                    let z = low[2] + (at / (size[0] * size[1])) as i32;
+                    *value = self.sample(x, y, z);
+                }
+            }
+        }
+    }
+
+    /// Keeps a brick's samples in its shard (the shard locked by the caller), dropping the
+    /// shard's oldest brick when it is full. A brick another thread has put there meanwhile is
+    /// kept as it is.
+    fn keep(&self, shard: &mut Shard, brick: [i32; 3], samples: BrickSamples) {
+        if shard.bricks.contains_key(&brick) {
+            return;
+        }
+        if shard.bricks.len() >= self.bricks_per_shard {
+            if let Some(oldest) = shard.order.pop_front() {
+                shard.bricks.remove(&oldest);
+            }
+        }
+        shard.order.push_back(brick);
+        shard.bricks.insert(brick, samples);
     }
 
     /// The density at a point and its gradient, blended from the eight samples around it.

@@ -7,6 +7,8 @@
 //! - `bench -- density`: samples of the default world per second on 1 and 2 threads.
 //! - `bench -- nearest`: `nearest()` queries per second on 1 and 2 threads, terrain only and
 //!   inside a dense block structure.
+//! - `bench -- support [--blocks N] [--breaks N]`: the support search on a generated city of
+//!   about a million blocks, against a direct port of seed 002's search, in one run.
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +53,18 @@ enum Benchmark {
         #[arg(long, default_value_t = 400_000, value_parser = clap::value_parser!(u32).range(1000..))]
         queries: u32,
     },
+    /// The support search on a generated city, against a port of the seed's search.
+    Support {
+        /// About how many blocks the city has.
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u32).range(1000..))]
+        blocks: u32,
+        /// Random blocks broken (and put back), and random blocks asked `would_fall`.
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(10..))]
+        breaks: u32,
+        /// Blocks of the platform that stands on one pillar (the worst case).
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(100..))]
+        platform: u32,
+    },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
         /// Chunks (34³ samples each) nearest the spawn point to fill.
@@ -71,6 +85,11 @@ fn main() -> anyhow::Result<()> {
         Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
         Benchmark::Density { chunks } => density_benchmark(chunks),
         Benchmark::Nearest { queries } => nearest_benchmark(queries),
+        Benchmark::Support {
+            blocks,
+            breaks,
+            platform,
+        } => support_benchmark(blocks as usize, breaks as usize, platform as usize),
     }
 }
 
@@ -472,5 +491,313 @@ fn nearest_benchmark(queries: u32) -> anyhow::Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// Median, 99th percentile and mean of some durations, in microseconds.
+fn spread(times: &mut [Duration]) -> (f64, f64, f64) {
+    times.sort_unstable();
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+    let at = |share: f64| micros(times[((times.len() - 1) as f64 * share).round() as usize]);
+    let mean = times.iter().map(|&d| micros(d)).sum::<f64>() / times.len() as f64;
+    (at(0.5), at(0.99), mean)
+}
+
+fn report(what: &str, ours: &mut [Duration], port: &mut [Duration]) {
+    let (ours_median, ours_p99, ours_mean) = spread(ours);
+    let (port_median, port_p99, port_mean) = spread(port);
+    println!("{what}:");
+    println!(
+        "  blockfall: median {ours_median:.1} µs, p99 {ours_p99:.1} µs, mean {ours_mean:.1} µs"
+    );
+    println!(
+        "  seed port: median {port_median:.1} µs, p99 {port_p99:.1} µs, mean {port_mean:.1} µs"
+    );
+    println!(
+        "  speed-up: {:.1}× at the median, {:.1}× at p99, {:.1}× on the mean",
+        port_median / ours_median,
+        port_p99 / ours_p99,
+        port_mean / ours_mean
+    );
+}
+
+/// The times of the breaks of one round, and how many blocks fell.
+#[derive(Default)]
+struct BreakTimes {
+    ours: Vec<Duration>,
+    port: Vec<Duration>,
+    fell: usize,
+}
+
+type SupportSide<'a> = (
+    &'a mut blockfall_game::blocks::store::BlockStore,
+    &'a mut blockfall_game::support::Support,
+);
+type PortSide<'a> = (
+    &'a mut blockfall_tools::seed_support::SeedStore,
+    &'a mut blockfall_tools::seed_support::SeedSupport,
+);
+
+/// Breaks one block in both stores, times the search for loose groups in each, and puts the
+/// block back (under a new id in blockfall's store). Both must find the same blocks loose.
+fn break_one<S: blockfall_game::terrain::Samples>(
+    turn: usize,
+    pick: &mut (blockfall_game::blocks::BlockId, u32),
+    (store, support): SupportSide<'_>,
+    (seed_store, seed_support): PortSide<'_>,
+    field: &blockfall_game::terrain::Field<S>,
+    times: &mut BreakTimes,
+) -> anyhow::Result<()> {
+    let (id, seed_id) = pick;
+    let mut run_ours = || -> anyhow::Result<(Duration, usize)> {
+        let block = store
+            .remove(*id)
+            .context("a picked block is in the store")?;
+        let started = Instant::now();
+        support.removed(store, *id, &block);
+        let groups = support.update(store, field);
+        let time = started.elapsed();
+        *id = store.add(block)?;
+        Ok((time, groups.iter().map(Vec::len).sum()))
+    };
+    let mut run_port = || -> anyhow::Result<(Duration, usize)> {
+        let block = *seed_store
+            .get(*seed_id)
+            .context("a picked block is in the port")?;
+        seed_store.remove(*seed_id);
+        let started = Instant::now();
+        seed_support.removed(seed_store, *seed_id, &block);
+        let groups = seed_support.update(seed_store, field);
+        let time = started.elapsed();
+        seed_store.restore(*seed_id, block);
+        Ok((time, groups.iter().map(Vec::len).sum()))
+    };
+    // Whoever goes first fills the field's sample cache: take turns.
+    let ((ours_time, ours_fell), (port_time, port_fell)) = if turn % 2 == 0 {
+        let ours = run_ours()?;
+        (ours, run_port()?)
+    } else {
+        let port = run_port()?;
+        (run_ours()?, port)
+    };
+    anyhow::ensure!(
+        ours_fell == port_fell,
+        "breaking a block: blockfall found {ours_fell} loose blocks, the port {port_fell}"
+    );
+    times.fell += ours_fell;
+    times.ours.push(ours_time);
+    times.port.push(port_time);
+    Ok(())
+}
+
+fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> {
+    use blockfall_engine::workers::WorkerPool;
+    use blockfall_game::blocks::store::BlockStore;
+    use blockfall_game::support::{ground_holds, Support};
+    use blockfall_game::terrain::{EditStore, Field, Generator};
+    use blockfall_tools::city::{build_city, build_platform, Rng};
+    use blockfall_tools::seed_support::{SeedStore, SeedSupport};
+
+    let generator = Generator::new(Generator::DEFAULT_SEED);
+    let field = Field::new(EditStore::new(std::sync::Arc::new(generator.clone())));
+    let surface = |x: f32, z: f32| generator.surface_height(x, z);
+    let started = Instant::now();
+    let mut store = BlockStore::new();
+    let city = build_city(&mut store, &field, surface, target, 5)?;
+    let city_ids: Vec<_> = store.iter().map(|(id, _)| id).collect();
+    // The platform stands apart, east of the city.
+    let (pillar_top, platform_blocks) =
+        build_platform(&mut store, &field, surface, 1000, 0, platform)?;
+    let _ = store.drain_events().count();
+    println!(
+        "city: {} buildings, {} bridges, {} blocks; platform of {platform_blocks} blocks on one \
+         pillar; {} blocks in all, built in {:.1} s",
+        city.buildings,
+        city.bridges,
+        city.blocks,
+        store.count(),
+        started.elapsed().as_secs_f64()
+    );
+
+    // The port's own store of the same blocks.
+    let mut seed_store = SeedStore::new();
+    let mut pairs = Vec::with_capacity(store.count());
+    for (id, block) in store.iter() {
+        let seed_id = seed_store
+            .add(*block)
+            .context("the port's store refused a block")?;
+        pairs.push((id, seed_id));
+    }
+    pairs.sort_unstable();
+    let seed_of = |id| {
+        pairs
+            .binary_search_by_key(&id, |&(ours, _)| ours)
+            .map(|at| pairs[at].1)
+    };
+    let mut picks_rng = Rng::new(99);
+    let mut picks: Vec<_> = (0..breaks)
+        .map(|_| {
+            let id = city_ids[picks_rng.next_u64() as usize % city_ids.len()];
+            (
+                id,
+                seed_of(id).expect("every city block is in the port's store"),
+            )
+        })
+        .collect();
+    picks.sort_unstable();
+    picks.dedup();
+    // Shuffled again, so that neighbouring picks are not searched one after another.
+    for i in (1..picks.len()).rev() {
+        picks.swap(i, picks_rng.next_u64() as usize % (i + 1));
+    }
+
+    let half = picks.len() / 2;
+    let (cold_picks, warm_picks) = picks.split_at_mut(half);
+
+    // Cold: nothing known yet; every search tests the ground it meets.
+    let mut support = Support::new();
+    let mut seed_support = SeedSupport::new();
+    let mut times = BreakTimes::default();
+    for (turn, pick) in cold_picks.iter_mut().enumerate() {
+        break_one(
+            turn,
+            pick,
+            (&mut store, &mut support),
+            (&mut seed_store, &mut seed_support),
+            &field,
+            &mut times,
+        )?;
+    }
+    let counters = support.counters();
+    println!(
+        "cold: {} random city blocks broken (and put back), {} blocks fell; blockfall made {:.1} \
+         searches, looked at {:.1} blocks and tested the ground under {:.1} per break",
+        cold_picks.len(),
+        times.fell,
+        counters.searches as f64 / cold_picks.len() as f64,
+        counters.visited as f64 / cold_picks.len() as f64,
+        counters.ground_tests as f64 / cold_picks.len() as f64,
+    );
+    report(
+        "cold: loose groups after breaking one block",
+        &mut times.ours,
+        &mut times.port,
+    );
+
+    // Warm: the support has surveyed every block (ground answers on the workers, kept ways to
+    // the ground); the port's ground cache holds every block.
+    let pool = WorkerPool::new(2)?;
+    let started = Instant::now();
+    let loose = support.survey(&store, &field, &pool);
+    let survey_time = started.elapsed();
+    let started = Instant::now();
+    seed_support.warm(&seed_store, &field);
+    println!(
+        "survey of {} blocks: {:.2} s on 2 threads ({} loose groups); the port's ground cache \
+         filled in {:.2} s",
+        store.count(),
+        survey_time.as_secs_f64(),
+        loose.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let before = support.counters();
+    let mut times = BreakTimes::default();
+    for (turn, pick) in warm_picks.iter_mut().enumerate() {
+        break_one(
+            turn,
+            pick,
+            (&mut store, &mut support),
+            (&mut seed_store, &mut seed_support),
+            &field,
+            &mut times,
+        )?;
+    }
+    let counters = support.counters();
+    println!(
+        "warm: {} other random city blocks broken (and put back), {} blocks fell; blockfall made \
+         {:.1} searches, looked at {:.1} blocks, walked {:.1} steps of kept ways and tested the \
+         ground under {:.1} per break",
+        warm_picks.len(),
+        times.fell,
+        (counters.searches - before.searches) as f64 / warm_picks.len() as f64,
+        (counters.visited - before.visited) as f64 / warm_picks.len() as f64,
+        (counters.way_steps - before.way_steps) as f64 / warm_picks.len() as f64,
+        (counters.ground_tests - before.ground_tests) as f64 / warm_picks.len() as f64,
+    );
+    report(
+        "warm: loose groups after breaking one block",
+        &mut times.ours,
+        &mut times.port,
+    );
+    let _ = store.drain_events().count();
+
+    let (mut ours, mut port) = (Vec::new(), Vec::new());
+    let mut falling = 0;
+    for (turn, &(id, seed_id)) in warm_picks.iter().enumerate() {
+        let mut run_ours = || {
+            let started = Instant::now();
+            let count = support.would_fall(&store, &field, id).len();
+            (started.elapsed(), count)
+        };
+        let mut run_port = || {
+            let started = Instant::now();
+            let count = seed_support
+                .would_fall(&seed_store, &field, seed_id, 0)
+                .len();
+            (started.elapsed(), count)
+        };
+        let ((ours_time, ours_count), (port_time, port_count)) = if turn % 2 == 0 {
+            let a = run_ours();
+            (a, run_port())
+        } else {
+            let b = run_port();
+            (run_ours(), b)
+        };
+        anyhow::ensure!(
+            ours_count == port_count,
+            "would_fall: blockfall says {ours_count} blocks, the port {port_count}"
+        );
+        falling += ours_count;
+        ours.push(ours_time);
+        port.push(port_time);
+    }
+    println!(
+        "warm: {} random city blocks aimed at; {falling} would fall in all",
+        warm_picks.len()
+    );
+    report("warm: would_fall on one block", &mut ours, &mut port);
+
+    // The worst case: the pillar's top block, the platform's only support. The field's samples
+    // are made first, so that both searches find them ready and differ only in the search.
+    let pillar_block = *store.get(pillar_top).context("the pillar's top block")?;
+    for (_, block) in store.iter() {
+        if block.y >= pillar_block.y {
+            ground_holds(block, &field);
+        }
+    }
+    let seed_pillar = seed_of(pillar_top).expect("the pillar is in the port");
+    let block = store.remove(pillar_top).context("the pillar's top block")?;
+    let started = Instant::now();
+    support.removed(&store, pillar_top, &block);
+    let groups = support.update(&store, &field);
+    let ours_time = started.elapsed();
+    let ours_fell: usize = groups.iter().map(Vec::len).sum();
+    seed_store.remove(seed_pillar);
+    let started = Instant::now();
+    seed_support.removed(&seed_store, seed_pillar, &block);
+    let groups = seed_support.update(&seed_store, &field);
+    let port_time = started.elapsed();
+    let port_fell: usize = groups.iter().map(Vec::len).sum();
+    anyhow::ensure!(
+        ours_fell == port_fell,
+        "the platform: blockfall found {ours_fell} loose blocks, the port {port_fell}"
+    );
+    println!(
+        "cutting the only support of {ours_fell} blocks: blockfall {:.1} ms, seed port {:.1} ms \
+         ({:.1}×)",
+        ours_time.as_secs_f64() * 1e3,
+        port_time.as_secs_f64() * 1e3,
+        port_time.as_secs_f64() / ours_time.as_secs_f64()
+    );
     Ok(())
 }
