@@ -170,8 +170,9 @@ pub fn would_fall<S: Samples>(
     Search::default().falling_without(store, block, |_, candidate| ground_holds(candidate, field))
 }
 
-/// What a search has decided about a block, stamped with the search or the call it belongs to,
-/// so that starting afresh costs nothing: an old stamp means "not seen".
+/// What the searches know about a block slot, together so that a search touching a block
+/// touches one cache line: stamps of the search or the call that reached or judged it (an
+/// old stamp means "not seen", so starting afresh costs nothing), and its kept way.
 #[derive(Debug, Clone, Copy, Default)]
 struct Mark {
     /// The search that reached the block.
@@ -179,6 +180,10 @@ struct Mark {
     /// The call that judged the block's group, and whether it holds.
     judged: u32,
     held: bool,
+    /// The way to the ground a search found from this block.
+    toward: Toward,
+    /// The block the current search found this one from.
+    found_from: Option<BlockId>,
 }
 
 /// The way to the ground a search found from a block, kept for later searches.
@@ -208,9 +213,6 @@ const LONGEST_WAY: usize = 1024;
 #[derive(Debug, Default)]
 struct Search {
     marks: Vec<Mark>,
-    /// Per slot: the way to the ground, and the block a search found this one from.
-    toward: Vec<Toward>,
-    found_from: Vec<Option<BlockId>>,
     /// The stamp of the current search and of the current call.
     search: u32,
     call: u32,
@@ -239,13 +241,16 @@ impl Search {
     fn begin_call(&mut self, store: &BlockStore) {
         if self.marks.len() < store.slot_count() {
             self.marks.resize(store.slot_count(), Mark::default());
-            self.toward.resize(store.slot_count(), Toward::Unknown);
-            self.found_from.resize(store.slot_count(), None);
         }
         self.call = self.call.wrapping_add(1);
         if self.call == 0 {
-            // After four billion calls the stamps come round again: forget them all.
-            self.marks.fill(Mark::default());
+            // After four billion calls the stamps come round again: forget them (not the ways).
+            for mark in &mut self.marks {
+                *mark = Mark {
+                    toward: mark.toward,
+                    ..Mark::default()
+                };
+            }
             self.call = 1;
             self.search = 0;
         }
@@ -298,35 +303,31 @@ impl Search {
                 let held = (mark.judged == call && mark.held)
                     || self.way_holds(store, id, gone, &mut holds)
                     || holds(id, block)
-                        .then(|| self.toward[id.slot()] = Toward::Ground)
+                        .then(|| self.marks[id.slot()].toward = Toward::Ground)
                         .is_some();
                 if held {
                     is_held = true;
                     // Each block of the chain from the seed points on toward this one.
                     let mut at = id;
                     while at != seed {
-                        let Some(from) = self.found_from[at.slot()] else {
+                        let Some(from) = self.marks[at.slot()].found_from else {
                             break;
                         };
-                        self.toward[from.slot()] = Toward::Block(at);
+                        self.marks[from.slot()].toward = Toward::Block(at);
                         at = from;
                     }
                     break;
                 }
-                let (marks, waiting, reached, found_from) = (
-                    &mut self.marks,
-                    &mut self.waiting,
-                    &mut self.reached,
-                    &mut self.found_from,
-                );
+                let (marks, waiting, reached) =
+                    (&mut self.marks, &mut self.waiting, &mut self.reached);
                 touching_cells(store, block, |other, cell| {
                     let mark = &mut marks[other.slot()];
                     if Some(other) == gone || mark.reached == search {
                         return;
                     }
                     mark.reached = search;
+                    mark.found_from = Some(id);
                     reached.push(other);
-                    found_from[other.slot()] = Some(id);
                     // The height of the cell where it touches: close enough to the block's own
                     // for the order, without looking the block up.
                     order = order.wrapping_add(1);
@@ -372,7 +373,7 @@ impl Search {
             if mark.judged == self.call && mark.held {
                 break End::Held;
             }
-            match self.toward[at.slot()] {
+            match mark.toward {
                 Toward::Unknown => break End::Dead,
                 Toward::Ground => {
                     let held = store.get(at).is_some_and(|block| holds(at, block));
@@ -397,7 +398,7 @@ impl Search {
                 // Every block walked leads to a dead end: forget their ways, so that the next
                 // walk meeting one stops there instead of walking the same dead way again.
                 for _ in 0..=steps {
-                    match std::mem::take(&mut self.toward[at.slot()]) {
+                    match std::mem::take(&mut self.marks[at.slot()].toward) {
                         Toward::Block(next) => at = next,
                         _ => break,
                     }
@@ -410,7 +411,7 @@ impl Search {
                     let mark = &mut self.marks[at.slot()];
                     mark.judged = self.call;
                     mark.held = true;
-                    match self.toward[at.slot()] {
+                    match mark.toward {
                         Toward::Block(next) => at = next,
                         _ => break,
                     }

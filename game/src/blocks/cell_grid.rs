@@ -9,7 +9,7 @@
 use crate::cell_hash::CellMap;
 
 /// Cells per brick side, as a shift: 4.
-const SHIFT: i32 = 2;
+const SHIFT: i32 = 3;
 const SIDE: i32 = 1 << SHIFT;
 const MASK: i32 = SIDE - 1;
 const VOLUME: usize = (SIDE * SIDE * SIDE) as usize;

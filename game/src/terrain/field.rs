@@ -202,10 +202,9 @@ impl<S: Samples> Field<S> {
 
     /// Every sample of the box of `size` samples from `low`, x fastest, then y, then z, into
     /// `out` (which must hold exactly that many): each brick is locked once, not once per
-    /// sample. A brick not cached at all is worked out whole, a column at a time, and kept: a
-    /// caller that probes many points of small boxes nearby (the ground tests of the blocks
-    /// down a wall) finds the next box ready. A caller that probes many points of a small box
-    /// reads its samples here once and blends them itself.
+    /// sample. When any sample is missing, the whole box is worked out at once, a column at a
+    /// time, and kept. A caller that probes many points of a small box (the ground test of a
+    /// block: 24 probes in at most 2.4 m) reads its samples here once and blends them itself.
     ///
     /// Panics if `out.len()` is not the box's volume (a caller's bug, not input).
     pub fn samples_in(&self, low: [i32; 3], size: [usize; 3], out: &mut [f32]) {
@@ -217,52 +216,60 @@ impl<S: Samples> Field<S> {
         if out.is_empty() {
             return;
         }
+        let mut missing = false;
+        self.for_each_brick_of(low, size, |brick, shard, from, to| {
+            let samples = shard.bricks.get(&brick);
+            for z in from[2]..=to[2] {
+                for y in from[1]..=to[1] {
+                    let row = size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
+                    for x in from[0]..=to[0] {
+                        let value = samples.map_or(f32::NAN, |s| s[index_in_brick([x, y, z])]);
+                        missing |= value.is_nan();
+                        out[row + (x - low[0]) as usize] = value;
+                    }
+                }
+            }
+        });
+        if !missing {
+            return;
+        }
+        // Worked out without a lock, so other threads are not held up by the noise.
+        self.source.fill(low, size, out);
+        self.for_each_brick_of(low, size, |brick, shard, from, to| {
+            self.keep(shard, brick, Box::new([f32::NAN; BRICK_VOLUME]));
+            let Some(samples) = shard.bricks.get_mut(&brick) else {
+                return;
+            };
+            for z in from[2]..=to[2] {
+                for y in from[1]..=to[1] {
+                    let row = size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
+                    for x in from[0]..=to[0] {
+                        samples[index_in_brick([x, y, z])] = out[row + (x - low[0]) as usize];
+                    }
+                }
+            }
+        });
+    }
+
+    /// Calls `visit` for each brick the box of `size` samples from `low` reaches into, with
+    /// its shard locked and the part of the box inside the brick (inclusive).
+    fn for_each_brick_of(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        mut visit: impl FnMut([i32; 3], &mut Shard, [i32; 3], [i32; 3]),
+    ) {
         let last = [0, 1, 2].map(|axis| low[axis].saturating_add(size[axis] as i32 - 1));
         let first_brick = low.map(|value| value.div_euclid(BRICK));
         let last_brick = last.map(|value| value.div_euclid(BRICK));
-        let mut missing = false;
         for bz in first_brick[2]..=last_brick[2] {
             for by in first_brick[1]..=last_brick[1] {
                 for bx in first_brick[0]..=last_brick[0] {
                     let brick = [bx, by, bz];
-                    let mut shard = lock(self.shard(brick));
-                    if !shard.bricks.contains_key(&brick) {
-                        // Worked out without the lock, so other threads are not held up.
-                        drop(shard);
-                        let mut samples = Box::new([0.0; BRICK_VOLUME]);
-                        let origin = brick.map(|value| value.saturating_mul(BRICK));
-                        let side = BRICK as usize;
-                        self.source.fill(origin, [side; 3], samples.as_mut_slice());
-                        shard = lock(self.shard(brick));
-                        self.keep(&mut shard, brick, samples);
-                    }
-                    let Some(samples) = shard.bricks.get(&brick) else {
-                        continue;
-                    };
                     let from = [0, 1, 2].map(|axis| low[axis].max(brick[axis] * BRICK));
                     let to = [0, 1, 2].map(|axis| last[axis].min(brick[axis] * BRICK + BRICK - 1));
-                    for z in from[2]..=to[2] {
-                        for y in from[1]..=to[1] {
-                            let row =
-                                size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
-                            for x in from[0]..=to[0] {
-                                let value = samples[index_in_brick([x, y, z])];
-                                missing |= value.is_nan();
-                                out[row + (x - low[0]) as usize] = value;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if missing {
-            // Samples forgotten after an edit, in a brick that is otherwise kept.
-            for (at, value) in out.iter_mut().enumerate() {
-                if value.is_nan() {
-                    let x = low[0] + (at % size[0]) as i32;
-                    let y = low[1] + (at / size[0] % size[1]) as i32;
-                    let z = low[2] + (at / (size[0] * size[1])) as i32;
-                    *value = self.sample(x, y, z);
+                    let mut shard = lock(self.shard(brick));
+                    visit(brick, &mut shard, from, to);
                 }
             }
         }
