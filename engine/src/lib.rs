@@ -5,9 +5,12 @@
 //!   frames in flight, swapchain, offscreen targets, debug names and the validation canary).
 //! - [`meshing`]: surface nets on density grids, with edge ownership so separately meshed
 //!   regions join without cracks.
+//! - [`physics`]: rigid bodies in structure-of-arrays form, contact rows solved by sequential
+//!   impulses on the workers, bitwise the same for any thread count.
 //! - [`workers`]: a thread pool whose results do not depend on its thread count.
 
 pub mod collision;
 pub mod gpu;
 pub mod meshing;
+pub mod physics;
 pub mod workers;

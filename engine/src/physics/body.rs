@@ -1,0 +1,520 @@
+//! Bodies: what the caller describes ([`Part`], [`BodyDesc`]), what the physics works out from
+//! it (mass, middle, inertia), and where it keeps them: [`Bodies`], one `Vec` per field over a
+//! dense index, with generational [`BodyHandle`]s outside.
+//!
+//! ```text
+//!   handles (slots)          dense arrays (one per field)
+//!   slot 0: gen 3 ──────┐    index:     0     1     2
+//!   slot 1: free        └──► position: [p0]  [p1]  [p2]   removing index 0 moves the last
+//!   slot 2: gen 1 ─────────► velocity: [v0]  [v1]  [v2]   body into its place and re-points
+//!   slot 3: gen 0 ──┐        ...                          that body's slot: the arrays stay
+//!                   └──────► owner:    [s0]  [s2]  [s3]   dense, every other handle stays valid
+//! ```
+//!
+//! The hot loops walk the dense arrays; a handle is looked up once per call from outside.
+
+use super::error::PhysicsError;
+use super::math::{self, Matrix, Quaternion, Vector, NO_TURN, ZERO, ZERO_MATRIX};
+
+/// A part of a body: its mass and middle, and its inertia about that middle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Part {
+    /// Kilograms, above zero.
+    pub mass: f64,
+    /// The middle of the part's mass, in the body's own frame, meters.
+    pub center: [f64; 3],
+    /// kg m², about the part's own middle, in the body's own frame.
+    pub inertia: [[f64; 3]; 3],
+}
+
+/// What a body is made of and where it touches things.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BodyDesc {
+    /// The parts whose masses and inertias make the body's.
+    pub parts: Vec<Part>,
+    /// The points tested for contacts, in the body's own frame (the frame of the parts).
+    pub points: Vec<[f64; 3]>,
+}
+
+/// Names a body for as long as it exists. A handle of a removed body stays stale even when
+/// its slot is reused: the generation differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyHandle {
+    index: u32,
+    generation: u32,
+}
+
+impl BodyHandle {
+    /// The slot this handle names; slots are reused, so this alone is no identity.
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How often the slot had been used before this body.
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// A copy of one body's state, for drawing it and for tests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BodyView {
+    /// Kilograms.
+    pub mass: f64,
+    /// The middle of the mass, in the body's own frame.
+    pub center: [f64; 3],
+    /// Where that middle is in the world.
+    pub position: [f64; 3],
+    /// How the body is turned, a unit quaternion `[x, y, z, w]`.
+    pub orientation: [f64; 4],
+    /// Meters per second.
+    pub velocity: [f64; 3],
+    /// Turning speed: around this axis of the world, its length in radians per second.
+    pub spin: [f64; 3],
+    /// At rest: not stepped until woken.
+    pub resting: bool,
+    /// How many contacts touched it in its last step.
+    pub touching: u32,
+    /// Seconds it has moved since it was added or woken.
+    pub age: f64,
+    /// The inverse of its inertia about the middle, in its own frame.
+    pub inverse_inertia: [[f64; 3]; 3],
+    /// Its inertia about the middle, in its own frame, kg m².
+    pub inertia: [[f64; 3]; 3],
+    /// The radius of the sphere about the middle that holds all its points.
+    pub radius: f64,
+}
+
+/// Mass, middle and inertia worked out from a description.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MassProperties {
+    pub mass: f64,
+    pub center: Vector,
+    pub inertia: Matrix,
+    pub inverse_inertia: Matrix,
+}
+
+impl MassProperties {
+    /// Mass is the sum of the parts', the middle their mass-weighted mean, and the inertia
+    /// about that middle each part's own plus its mass at its distance (the parallel axis
+    /// theorem, `m (|d|² I − d dᵀ)`).
+    pub fn of(desc: &BodyDesc) -> Result<Self, PhysicsError> {
+        if desc.parts.is_empty() {
+            return Err(PhysicsError::NoParts);
+        }
+        if desc.points.is_empty() {
+            return Err(PhysicsError::NoPoints);
+        }
+        for (index, part) in desc.parts.iter().enumerate() {
+            if !(part.mass.is_finite() && part.mass > 0.0) {
+                return Err(PhysicsError::BadMass {
+                    part: index,
+                    mass: part.mass,
+                });
+            }
+            if !math::finite(part.center) {
+                return Err(PhysicsError::PartNotFinite {
+                    part: index,
+                    field: "center",
+                });
+            }
+            if !part.inertia.iter().all(|row| math::finite(*row)) {
+                return Err(PhysicsError::PartNotFinite {
+                    part: index,
+                    field: "inertia",
+                });
+            }
+        }
+        if let Some((index, point)) = desc
+            .points
+            .iter()
+            .enumerate()
+            .find(|(_, point)| !math::finite(**point))
+        {
+            return Err(PhysicsError::PointNotFinite {
+                point: index,
+                value: *point,
+            });
+        }
+        let mass: f64 = desc.parts.iter().map(|part| part.mass).sum();
+        let center = desc.parts.iter().fold(ZERO, |sum, part| {
+            math::add_scaled(sum, part.center, part.mass / mass)
+        });
+        let mut inertia = ZERO_MATRIX;
+        for part in &desc.parts {
+            let d = math::sub(part.center, center);
+            let length_squared = math::dot(d, d);
+            for (i, row) in inertia.iter_mut().enumerate() {
+                for (j, value) in row.iter_mut().enumerate() {
+                    let axis = if i == j { length_squared } else { 0.0 };
+                    *value += part.inertia[i][j] + part.mass * (axis - d[i] * d[j]);
+                }
+            }
+        }
+        // Sums of finite numbers can still overflow.
+        if !mass.is_finite() || !math::finite(center) {
+            return Err(PhysicsError::PartNotFinite {
+                part: 0,
+                field: "sum of masses or middles",
+            });
+        }
+        let inverse_inertia =
+            math::inverse(&inertia).ok_or(PhysicsError::SingularInertia(inertia))?;
+        Ok(Self {
+            mass,
+            center,
+            inertia,
+            inverse_inertia,
+        })
+    }
+}
+
+/// What a slot of the handle table holds.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    generation: u32,
+    /// The body's dense index, or `None` while the slot is free.
+    dense: Option<u32>,
+}
+
+/// Every body's state, one `Vec` per field over a dense index `0..len`.
+#[derive(Debug, Default)]
+pub(crate) struct Bodies {
+    slots: Vec<Slot>,
+    /// Free slots, reused last-freed first (a function of the calls alone, so deterministic).
+    free: Vec<u32>,
+    /// The slot of each dense index.
+    pub owner: Vec<u32>,
+    /// Where the middle is in the world.
+    pub position: Vec<Vector>,
+    pub orientation: Vec<Quaternion>,
+    pub velocity: Vec<Vector>,
+    /// World frame, radians per second.
+    pub spin: Vec<Vector>,
+    pub mass: Vec<f64>,
+    pub inverse_mass: Vec<f64>,
+    /// The middle in the body's own frame.
+    pub center: Vec<Vector>,
+    /// About the middle, in the body's own frame.
+    pub inertia: Vec<Matrix>,
+    pub inverse_inertia: Vec<Matrix>,
+    /// Where each body's points start in [`Bodies::offsets`], and how many there are.
+    pub points_start: Vec<u32>,
+    pub points_count: Vec<u32>,
+    /// Every body's points, measured from its middle in its own frame (`point − center`),
+    /// one body after another.
+    pub offsets: Vec<Vector>,
+    /// The sphere about the middle that holds all points.
+    pub radius: Vec<f64>,
+    pub resting: Vec<bool>,
+    /// Seconds it has been touching and slow.
+    pub still: Vec<f64>,
+    /// Seconds since it was added or woken.
+    pub age: Vec<f64>,
+    /// Contacts that touched it in its last step.
+    pub touching: Vec<u32>,
+}
+
+impl Bodies {
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// The dense index of a live handle.
+    pub fn dense(&self, handle: BodyHandle) -> Option<usize> {
+        let slot = self.slots.get(handle.index as usize)?;
+        if slot.generation != handle.generation {
+            return None;
+        }
+        slot.dense.map(|dense| dense as usize)
+    }
+
+    /// The handle of the body at a dense index.
+    pub fn handle(&self, dense: usize) -> BodyHandle {
+        let index = self.owner[dense];
+        BodyHandle {
+            index,
+            generation: self.slots[index as usize].generation,
+        }
+    }
+
+    /// Live handles, in ascending slot order.
+    pub fn handles(&self) -> impl Iterator<Item = BodyHandle> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.dense.is_some())
+            .map(|(index, slot)| BodyHandle {
+                // Slots are only made while fewer than u32::MAX exist.
+                index: index as u32,
+                generation: slot.generation,
+            })
+    }
+
+    /// Live dense indices in ascending slot order: an order that does not depend on how
+    /// removals shuffled the dense arrays.
+    pub fn dense_in_slot_order(&self) -> impl Iterator<Item = usize> + '_ {
+        self.slots
+            .iter()
+            .filter_map(|slot| slot.dense.map(|dense| dense as usize))
+    }
+
+    /// Adds a body with its middle at `properties.center`: its own frame is the world's.
+    pub fn insert(
+        &mut self,
+        properties: MassProperties,
+        points: &[[f64; 3]],
+    ) -> Result<BodyHandle, PhysicsError> {
+        let limit = u32::MAX as usize - 1;
+        if self.len() >= limit || self.offsets.len() + points.len() >= limit {
+            return Err(PhysicsError::TooManyBodies(limit));
+        }
+        let dense = self.len() as u32;
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    dense: None,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.dense = Some(dense);
+        let handle = BodyHandle {
+            index,
+            generation: slot.generation,
+        };
+        let start = self.offsets.len() as u32;
+        let mut radius = 0.0f64;
+        for point in points {
+            let offset = math::sub(*point, properties.center);
+            radius = radius.max(math::length(offset));
+            self.offsets.push(offset);
+        }
+        self.owner.push(index);
+        self.position.push(properties.center);
+        self.orientation.push(NO_TURN);
+        self.velocity.push(ZERO);
+        self.spin.push(ZERO);
+        self.mass.push(properties.mass);
+        self.inverse_mass.push(1.0 / properties.mass);
+        self.center.push(properties.center);
+        self.inertia.push(properties.inertia);
+        self.inverse_inertia.push(properties.inverse_inertia);
+        self.points_start.push(start);
+        self.points_count.push(points.len() as u32);
+        self.radius.push(radius);
+        self.resting.push(false);
+        self.still.push(0.0);
+        self.age.push(0.0);
+        self.touching.push(0);
+        Ok(handle)
+    }
+
+    /// Removes a body: the last body moves into its dense place, its points leave the shared
+    /// list, and its slot is freed with a new generation.
+    pub fn remove(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
+        let dense = self
+            .dense(handle)
+            .ok_or(PhysicsError::StaleHandle(handle))?;
+        let start = self.points_start[dense] as usize;
+        let count = self.points_count[dense] as usize;
+        self.offsets.drain(start..start + count);
+        for other in &mut self.points_start {
+            if *other as usize > start {
+                *other -= count as u32;
+            }
+        }
+        let slot = &mut self.slots[handle.index as usize];
+        slot.dense = None;
+        // A slot used four billion times is retired rather than risk an old handle matching
+        // again.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(handle.index);
+        }
+        self.owner.swap_remove(dense);
+        self.position.swap_remove(dense);
+        self.orientation.swap_remove(dense);
+        self.velocity.swap_remove(dense);
+        self.spin.swap_remove(dense);
+        self.mass.swap_remove(dense);
+        self.inverse_mass.swap_remove(dense);
+        self.center.swap_remove(dense);
+        self.inertia.swap_remove(dense);
+        self.inverse_inertia.swap_remove(dense);
+        self.points_start.swap_remove(dense);
+        self.points_count.swap_remove(dense);
+        self.radius.swap_remove(dense);
+        self.resting.swap_remove(dense);
+        self.still.swap_remove(dense);
+        self.age.swap_remove(dense);
+        self.touching.swap_remove(dense);
+        if let Some(&moved) = self.owner.get(dense) {
+            self.slots[moved as usize].dense = Some(dense as u32);
+        }
+        Ok(())
+    }
+
+    /// The points of the body at `dense`, from its middle in its own frame.
+    #[inline]
+    pub fn offsets_of(&self, dense: usize) -> &[Vector] {
+        let start = self.points_start[dense] as usize;
+        &self.offsets[start..start + self.points_count[dense] as usize]
+    }
+
+    pub fn view(&self, dense: usize) -> BodyView {
+        BodyView {
+            mass: self.mass[dense],
+            center: self.center[dense],
+            position: self.position[dense],
+            orientation: self.orientation[dense],
+            velocity: self.velocity[dense],
+            spin: self.spin[dense],
+            resting: self.resting[dense],
+            touching: self.touching[dense],
+            age: self.age[dense],
+            inverse_inertia: self.inverse_inertia[dense],
+            inertia: self.inertia[dense],
+            radius: self.radius[dense],
+        }
+    }
+}
+
+/// A cube's inertia about its middle, kg m²: `m s² / 6` about every axis.
+#[cfg(test)]
+pub(crate) fn cube_inertia(mass: f64, size: f64) -> Matrix {
+    let value = mass * size * size / 6.0;
+    let mut m = ZERO_MATRIX;
+    for (axis, row) in m.iter_mut().enumerate() {
+        row[axis] = value;
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube(mass: f64, center: Vector) -> Part {
+        Part {
+            mass,
+            center,
+            inertia: cube_inertia(mass, 1.0),
+        }
+    }
+
+    #[test]
+    fn an_l_of_three_cubes_has_the_inertia_worked_out_by_hand() {
+        // Three 1 m cubes of 6 kg: at (0.5, 0.5, 0.5), (1.5, 0.5, 0.5) and (0.5, 1.5, 0.5).
+        // Middle: x = (0.5 + 1.5 + 0.5) / 3 = 5/6, y = 5/6, z = 0.5.
+        // Offsets d: (−1/3, −1/3, 0), (2/3, −1/3, 0), (−1/3, 2/3, 0).
+        // Each cube's own: 6 · 1 / 6 = 1 about every axis, 3 in all.
+        // Ixx = 3 + 6 Σ (dy² + dz²) = 3 + 6 (1/9 + 1/9 + 4/9) = 3 + 4 = 7.
+        // Iyy = 3 + 6 Σ (dx² + dz²) = 3 + 6 (1/9 + 4/9 + 1/9) = 7.
+        // Izz = 3 + 6 Σ (dx² + dy²) = 3 + 6 (2/9 + 5/9 + 5/9) = 3 + 8 = 11.
+        // Ixy = −6 Σ dx dy = −6 (1/9 − 2/9 − 2/9) = 2; Ixz = Iyz = 0.
+        let desc = BodyDesc {
+            parts: vec![
+                cube(6.0, [0.5, 0.5, 0.5]),
+                cube(6.0, [1.5, 0.5, 0.5]),
+                cube(6.0, [0.5, 1.5, 0.5]),
+            ],
+            points: vec![[0.0; 3]],
+        };
+        let properties = MassProperties::of(&desc).expect("a valid body");
+        assert!((properties.mass - 18.0).abs() < 1e-12);
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-12);
+        assert!(close(&properties.center, &[5.0 / 6.0, 5.0 / 6.0, 0.5]));
+        let expected = [[7.0, 2.0, 0.0], [2.0, 7.0, 0.0], [0.0, 0.0, 11.0]];
+        assert!(
+            close(properties.inertia.as_flattened(), expected.as_flattened()),
+            "{:?}",
+            properties.inertia
+        );
+        let one = math::product(&properties.inertia, &properties.inverse_inertia);
+        assert!(close(one.as_flattened(), math::IDENTITY.as_flattened()));
+    }
+
+    #[test]
+    fn bad_descriptions_are_clear_errors() {
+        let good = cube(1.0, [0.0; 3]);
+        let points = vec![[0.0; 3]];
+        let check = |parts: Vec<Part>, points: Vec<[f64; 3]>| {
+            MassProperties::of(&BodyDesc { parts, points }).expect_err("a bad body")
+        };
+        assert_eq!(check(vec![], points.clone()), PhysicsError::NoParts);
+        assert_eq!(check(vec![good], vec![]), PhysicsError::NoPoints);
+        let zero = check(vec![good, cube(0.0, [0.0; 3])], points.clone());
+        assert_eq!(zero, PhysicsError::BadMass { part: 1, mass: 0.0 });
+        assert!(zero.to_string().contains("part 1 has mass 0"), "{zero}");
+        assert!(matches!(
+            check(vec![cube(-2.0, [0.0; 3])], points.clone()),
+            PhysicsError::BadMass { part: 0, .. }
+        ));
+        assert!(matches!(
+            check(vec![cube(f64::NAN, [0.0; 3])], points.clone()),
+            PhysicsError::BadMass { part: 0, .. }
+        ));
+        assert_eq!(
+            check(vec![cube(1.0, [f64::NAN, 0.0, 0.0])], points.clone()),
+            PhysicsError::PartNotFinite {
+                part: 0,
+                field: "center"
+            }
+        );
+        assert!(matches!(
+            check(vec![good], vec![[0.0; 3], [0.0, f64::INFINITY, 0.0]]),
+            PhysicsError::PointNotFinite { point: 1, .. }
+        ));
+        let point_mass = Part {
+            mass: 1.0,
+            center: [0.0; 3],
+            inertia: ZERO_MATRIX,
+        };
+        assert!(matches!(
+            check(vec![point_mass], points),
+            PhysicsError::SingularInertia(_)
+        ));
+    }
+
+    #[test]
+    fn handles_survive_removal_of_others_and_go_stale_themselves() {
+        let mut bodies = Bodies::default();
+        let desc = |x: f64| BodyDesc {
+            parts: vec![cube(1.0, [x, 0.0, 0.0])],
+            points: vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0]],
+        };
+        let handles: Vec<BodyHandle> = (0..4)
+            .map(|x| {
+                let desc = desc(f64::from(x));
+                let properties = MassProperties::of(&desc).expect("valid");
+                bodies.insert(properties, &desc.points).expect("room")
+            })
+            .collect();
+        bodies.remove(handles[1]).expect("live");
+        assert_eq!(
+            bodies.remove(handles[1]),
+            Err(PhysicsError::StaleHandle(handles[1]))
+        );
+        assert!(bodies.dense(handles[1]).is_none());
+        for &handle in [handles[0], handles[2], handles[3]].iter() {
+            let dense = bodies.dense(handle).expect("still live");
+            let x = bodies.position[dense][0];
+            assert_eq!(bodies.handle(dense), handle);
+            assert_eq!(bodies.offsets_of(dense), &[[0.0; 3], [1.0, 0.0, 0.0]]);
+            assert_eq!(f64::from(handle.index()), x);
+        }
+        // The freed slot is reused with a new generation; the old handle stays stale.
+        let desc = desc(9.0);
+        let properties = MassProperties::of(&desc).expect("valid");
+        let again = bodies.insert(properties, &desc.points).expect("room");
+        assert_eq!(again.index(), handles[1].index());
+        assert_ne!(again, handles[1]);
+        assert!(bodies.dense(handles[1]).is_none());
+        assert_eq!(bodies.handles().count(), 4);
+        assert_eq!(bodies.radius[bodies.dense(again).expect("live")], 1.0);
+    }
+}

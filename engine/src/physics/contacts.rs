@@ -1,0 +1,215 @@
+//! Finding contacts: which points of a moving body touch a surface, or may touch one before
+//! the step ends.
+//!
+//! One [`ContactJob`] per awake body, run on the workers. A job reads the step's frozen state
+//! ([`Scene`]) and writes only its own list, so it is a pure function of the scene and the
+//! lists come out the same on any number of threads.
+//!
+//! ```text
+//!        reach = MARGIN + speed · STEP
+//!   p ●─────────┤            a point is asked for the nearest surface within the distance
+//!     ¦ d                    it can travel in one step (plus the margin). A surface nearer
+//!   ══╧═════════ surface     than MARGIN is a contact; a farther one inside the reach is a
+//!                            speculative contact: it only keeps the point from crossing it.
+//! ```
+//!
+//! Two cheap bounds come first. The world is asked once for the body's middle with the
+//! radius of its points added to the reach: if no surface is that near, none of its points
+//! can touch and none is asked. For a pair of bodies the broad phase has already checked the
+//! grown spheres; each point is then checked against the other body's sphere before its shape
+//! is asked. Both bounds assume what the traits promise: distances are true distances (no
+//! surface is nearer than `nearest` says), and a body's shape lies inside the sphere of its
+//! points.
+
+use super::body::Bodies;
+use super::math::{self, Matrix, Vector};
+use super::tuning::{MARGIN, STEP};
+use super::BodyShape;
+use crate::collision::Solid;
+
+/// "No body": the world, or a friction link that a normal row does not have.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Slack added to the cheap bounds, in meters: the questions are asked in `f32`, and a bound
+/// that rounds a hair too small would lose a contact, while one too large only costs a query.
+const BOUND_SLACK: f64 = 1e-3;
+
+/// A point of one body near a surface of the world or of another body.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Contact {
+    /// The dense index of the body pushed along `normal`.
+    pub body: u32,
+    /// The dense index of the body pushed the other way, or [`NONE`] for the world.
+    pub other: u32,
+    /// Where the contact is, in the world.
+    pub point: Vector,
+    /// Unit length, in the world, the way out for `body`.
+    pub normal: Vector,
+    /// Meters to the surface, below 0 when sunk in.
+    pub distance: f64,
+}
+
+/// The state of a step that every job reads and none writes.
+pub(crate) struct Scene<'a> {
+    pub bodies: &'a Bodies,
+    /// Each body's turn as a matrix.
+    pub rotation: &'a [Matrix],
+    /// How fast any point of a body may move, meters per second (0 for resting bodies).
+    pub bound: &'a [f64],
+    /// The bodies each job's body may touch: `partners[partner_start[job]..partner_start[job
+    /// + 1]]`.
+    pub partner_start: &'a [u32],
+    pub partners: &'a [u32],
+    pub world: &'a dyn Solid,
+    pub shapes: &'a dyn BodyShape,
+}
+
+/// One awake body's contacts, with the buffers it reuses from step to step.
+#[derive(Debug, Default)]
+pub(crate) struct ContactJob {
+    /// Its dense index.
+    pub body: u32,
+    /// Its place in the list of awake bodies, for its partners.
+    pub job: u32,
+    pub contacts: Vec<Contact>,
+    /// Its points in the world this step, and how fast each moves.
+    points: Vec<(Vector, f64)>,
+}
+
+impl ContactJob {
+    /// Fills [`ContactJob::contacts`]: against the world first, then against each partner
+    /// in the order of the partner list.
+    pub fn find(&mut self, scene: &Scene) {
+        self.contacts.clear();
+        self.points.clear();
+        let bodies = scene.bodies;
+        let body = self.body as usize;
+        let position = bodies.position[body];
+        let rotation = &scene.rotation[body];
+        let velocity = bodies.velocity[body];
+        let spin = bodies.spin[body];
+        for offset in bodies.offsets_of(body) {
+            let lever = math::times(rotation, *offset);
+            let speed = math::length(math::add(velocity, math::cross(spin, lever)));
+            self.points.push((math::add(position, lever), speed));
+        }
+        let bound = scene.bound[body];
+        let radius = bodies.radius[body];
+        let most_reach = MARGIN + bound * STEP;
+        let near_world = scene
+            .world
+            .nearest(
+                math::to_f32(position),
+                (radius + most_reach + BOUND_SLACK) as f32,
+            )
+            .is_some();
+        if near_world {
+            for &(point, speed) in &self.points {
+                let reach = MARGIN + speed * STEP;
+                if let Some(surface) = scene.world.nearest(math::to_f32(point), reach as f32) {
+                    push(&mut self.contacts, self.body, NONE, point, surface, None);
+                }
+            }
+        }
+        let job = self.job as usize;
+        let start = scene.partner_start[job] as usize;
+        let end = scene.partner_start[job + 1] as usize;
+        for &other in &scene.partners[start..end] {
+            let other_index = other as usize;
+            let other_handle = bodies.handle(other_index);
+            let other_position = bodies.position[other_index];
+            let other_rotation = &scene.rotation[other_index];
+            let other_center = bodies.center[other_index];
+            let other_bound = scene.bound[other_index];
+            let other_radius = bodies.radius[other_index];
+            // This body's points against the other's shape.
+            for &(point, speed) in &self.points {
+                let reach = MARGIN + (speed + other_bound) * STEP;
+                let from_other = math::sub(point, other_position);
+                let limit = other_radius + reach + BOUND_SLACK;
+                if math::dot(from_other, from_other) > limit * limit {
+                    continue;
+                }
+                let local = math::add(
+                    other_center,
+                    math::times_transposed(other_rotation, from_other),
+                );
+                if let Some(surface) =
+                    scene
+                        .shapes
+                        .nearest(other_handle, math::to_f32(local), reach as f32)
+                {
+                    push(
+                        &mut self.contacts,
+                        self.body,
+                        other,
+                        point,
+                        surface,
+                        Some((other_rotation, 1.0)),
+                    );
+                }
+            }
+            // A resting body has no job of its own: its points against this body's shape are
+            // found here, and this body is pushed the other way.
+            if bodies.resting[other_index] {
+                let own_handle = bodies.handle(body);
+                let own_center = bodies.center[body];
+                let reach = MARGIN + bound * STEP;
+                let limit = radius + reach + BOUND_SLACK;
+                for offset in bodies.offsets_of(other_index) {
+                    let point = math::add(other_position, math::times(other_rotation, *offset));
+                    let from_body = math::sub(point, position);
+                    if math::dot(from_body, from_body) > limit * limit {
+                        continue;
+                    }
+                    let local = math::add(own_center, math::times_transposed(rotation, from_body));
+                    if let Some(surface) =
+                        scene
+                            .shapes
+                            .nearest(own_handle, math::to_f32(local), reach as f32)
+                    {
+                        push(
+                            &mut self.contacts,
+                            self.body,
+                            other,
+                            point,
+                            surface,
+                            Some((rotation, -1.0)),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Adds a contact for a surface an answer found, its normal turned into the world by
+/// `turn.0` and multiplied by `turn.1` (−1 when the surface is the pushed body's own), unless
+/// the answer holds NaN or a normal of no length: a broken answer is no contact.
+fn push(
+    contacts: &mut Vec<Contact>,
+    body: u32,
+    other: u32,
+    point: Vector,
+    surface: crate::collision::Surface,
+    turn: Option<(&Matrix, f64)>,
+) {
+    let distance = f64::from(surface.distance);
+    let Some(normal) = math::normalized(math::from_f32(surface.normal)) else {
+        return;
+    };
+    if !distance.is_finite() {
+        return;
+    }
+    let normal = match turn {
+        Some((rotation, sign)) => math::scale(math::times(rotation, normal), sign),
+        None => normal,
+    };
+    contacts.push(Contact {
+        body,
+        other,
+        point,
+        normal,
+        distance,
+    });
+}

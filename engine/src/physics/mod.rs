@@ -1,0 +1,131 @@
+//! The physics core: rigid bodies that fall, spin, hit the world and each other, slide, tip
+//! over and come to rest (seed 000, part 7), laid out for many bodies on several threads.
+//!
+//! It knows two questions and nothing else of what it moves: [`Solid::nearest`] for the
+//! world, and [`BodyShape::nearest`] for a body's own shape. It draws nothing.
+//!
+//! # Bodies
+//!
+//! A body is described by parts (mass, middle, inertia about the middle) and the points it
+//! touches things with, all in its own frame ([`BodyDesc`]). Its state is kept as a structure
+//! of arrays, one `Vec` per field over a dense index: position of the middle, orientation (a
+//! unit quaternion `[x, y, z, w]`), velocity, spin, inverse mass, inverse inertia in the body
+//! frame, its points (a range of one shared list, measured from the middle), the radius of
+//! their sphere, and resting, still time, age and touching. The loops of a step walk these
+//! arrays in order and touch only the fields they need. [`BodyHandle`]s are generational
+//! indices into a slot table outside the arrays: removal swaps the last body into the hole,
+//! and only the removed body's handle goes stale. State is `f64`: a body far from the origin
+//! or falling for a long time keeps its precision, and free fall matches the closed form of
+//! the integrator to rounding. The questions to the world are asked in `f32`.
+//!
+//! # A step
+//!
+//! Fixed steps of [`STEP`] (1/120 s), as many as [`Physics::advance`]'s time holds. Each:
+//! gravity; contacts; contact rows solved by sequential impulses, [`ITERATIONS`] passes with
+//! the limits on the accumulated impulse; then the velocity moves the middle and the spin
+//! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin; a
+//! touching body slow for [`STILL_TIME`], or any body after [`LONGEST_FALL`], comes to rest:
+//! it stops and is not stepped until [`Physics::wake`]. A body whose middle is below
+//! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
+//!
+//! Each contact gives three rows in a structure of arrays (direction, lever × direction and
+//! turn = I⁻¹ (lever × direction) for each body, effective mass, target, accumulated impulse,
+//! friction link): one along the normal that only pushes, with a target of a small bounce or
+//! a gentle push out; two along the surface that rub at most [`FRICTION`] times the push.
+//! See `rows.rs`.
+//!
+//! # No tunnelling: speculative contacts
+//!
+//! A piece dropped from 100 m moves 0.37 m per step at the end, more than a thin slab is
+//! thick. Each point is therefore asked for the nearest surface within the distance it can
+//! travel this step (its speed × [`STEP`], plus [`MARGIN`]), not just within the margin. A
+//! surface found farther than the margin gives a *speculative* row: push-only like any normal
+//! row, with a target that lets the point approach at up to `(d − MARGIN / 2) / STEP`, so the
+//! point ends the step at half the margin instead of behind the surface, and nothing happens
+//! if it would not get there. Speculative rows never bounce and do not count as touching.
+//! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's
+//! middle with the radius of its points added, and a body far from every surface asks
+//! nothing more; pairs of bodies are first culled by their grown bounding spheres.
+//!
+//! # Bodies against bodies
+//!
+//! A sort and sweep over the grown spheres on x finds the pairs that may touch. For a pair,
+//! each body's points are asked against the other body's shape, in the other's frame, and
+//! the normal turned back into the world; the rows push the two bodies apart. A resting body
+//! is a fixed obstacle for moving bodies, like the world: the rows do not move it, the physics
+//! does not wake it, and the push it took is reported in [`StepReport::hits`] for the caller
+//! to decide.
+//!
+//! # Threads, and why the result does not depend on their number
+//!
+//! The contacts of each awake body are found by one job on the [`WorkerPool`], a pure
+//! function of the step's frozen state. Awake bodies joined by contacts form islands
+//! (union-find; resting bodies do not join islands); islands share no moving body and are
+//! solved in parallel, each with its rows in a fixed order (grouped by the pair of things
+//! they push, pairs in dense index order). An island of more than `LARGE_ISLAND_ROWS` rows is
+//! solved by colours: groups coloured greedily so that no two groups of a colour share a
+//! moving body, colours in order, the groups of a colour at once. Every split and every order
+//! is made from the scene alone — the dense indices, the contacts, the island sizes — never
+//! from the thread count, and the pool hands each item to exactly one thread. So every
+//! floating-point operation happens in the same order with one thread or sixteen, and
+//! [`Physics::state_hash`] is bitwise the same. See `islands.rs`.
+//!
+//! [`Solid::nearest`]: crate::collision::Solid::nearest
+//! [`WorkerPool`]: crate::workers::WorkerPool
+//!
+//! # Allocation
+//!
+//! Every buffer of a step (spheres, pairs, partner lists, contacts, islands, groups and their
+//! rows) is kept in the [`Physics`] and reused: once grown to the scene, a step allocates
+//! nothing of its own. The pool makes a channel per parallel call, and a report's lists grow
+//! when something comes to rest, falls out or is hit.
+
+mod body;
+mod broad;
+mod contacts;
+mod error;
+mod islands;
+mod math;
+mod rows;
+mod simulation;
+mod step;
+mod tuning;
+
+#[cfg(test)]
+mod scenarios;
+#[cfg(test)]
+mod testing;
+
+pub use body::{BodyDesc, BodyHandle, BodyView, Part};
+pub use error::PhysicsError;
+pub use simulation::Physics;
+pub use tuning::{
+    BOTTOM, BOUNCE, BOUNCE_SPEED, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_PUSH,
+    MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
+};
+
+use crate::collision::Surface;
+
+/// The shapes of the bodies, for contacts between them.
+pub trait BodyShape: Sync {
+    /// The nearest surface of `body`'s own shape to `point`, both in the body's own frame (the
+    /// frame of its parts and points), if one is within `reach` meters (closer than `reach`,
+    /// inside counting as closer). The shape must lie inside the sphere of the body's points
+    /// (see [`BodyView::radius`]): pairs farther apart are not asked.
+    fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface>;
+}
+
+/// What happened during one or more steps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepReport {
+    /// How many steps were taken.
+    pub steps: u32,
+    /// Bodies whose middle went below [`BOTTOM`]: removed, their handles now stale.
+    pub fell_out: Vec<BodyHandle>,
+    /// Bodies that came to rest.
+    pub came_to_rest: Vec<BodyHandle>,
+    /// `(resting body, moving body, push)`: a moving body pushed against a resting one, with
+    /// the sum of the normal pushes of that step in newton seconds. Physics does not wake the
+    /// resting body; the caller may.
+    pub hits: Vec<(BodyHandle, BodyHandle, f64)>,
+}

@@ -1,0 +1,478 @@
+//! Whole-step tests: bodies dropped on analytic solids and on each other.
+
+use super::testing::{
+    block_box, block_box_extent, cube, Boxes, Ground, Ledge, Nothing, Slab, Slope,
+};
+use super::*;
+use crate::collision::Solid;
+use crate::workers::WorkerPool;
+
+fn physics(threads: usize) -> Physics {
+    Physics::new(WorkerPool::new(threads).expect("a valid thread count"))
+}
+
+/// Steps until `done` or `steps` steps; the steps taken.
+fn run(
+    physics: &mut Physics,
+    steps: usize,
+    world: &dyn Solid,
+    shapes: &dyn BodyShape,
+    mut done: impl FnMut(&Physics) -> bool,
+) -> usize {
+    for step in 0..steps {
+        if done(physics) {
+            return step;
+        }
+        physics.step(world, shapes);
+    }
+    steps
+}
+
+fn view(physics: &Physics, handle: BodyHandle) -> BodyView {
+    physics.body(handle).expect("a live body")
+}
+
+/// How far a unit quaternion is from no turn, in radians.
+fn turn_angle(orientation: [f64; 4]) -> f64 {
+    2.0 * orientation[3].abs().min(1.0).acos()
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+#[test]
+fn free_fall_matches_the_closed_form_of_the_integrator() {
+    // Velocity first, then position: v_n = −g n dt, y_n = y_0 − g dt² n (n + 1) / 2.
+    for steps in [1u32, 2, 60, 600] {
+        let mut physics = physics(1);
+        let handle = physics.add(&cube([0.0, 10.0, 0.0])).expect("a cube");
+        physics
+            .set_velocity(handle, [1.5, 0.0, -0.25])
+            .expect("finite");
+        for _ in 0..steps {
+            physics.step(&Nothing, &Boxes::default());
+        }
+        let body = view(&physics, handle);
+        let n = f64::from(steps);
+        let velocity = -GRAVITY * STEP * n;
+        let fall = -GRAVITY * STEP * STEP * n * (n + 1.0) / 2.0;
+        let relative = |got: f64, want: f64| (got - want).abs() / want.abs();
+        assert!(
+            relative(body.velocity[1], velocity) < 1e-9,
+            "{steps}: {body:?}"
+        );
+        assert!(
+            relative(body.position[1] - 10.5, fall) < 1e-9,
+            "{steps}: {body:?}"
+        );
+        assert!(relative(body.position[0] - 0.5, 1.5 * STEP * n) < 1e-9);
+        assert!(relative(body.position[2] - 0.5, -0.25 * STEP * n) < 1e-9);
+        assert_eq!(body.orientation, [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(body.touching, 0);
+        assert!(!body.resting);
+    }
+}
+
+#[test]
+fn advance_steps_as_often_as_the_time_holds_and_drops_a_stall() {
+    let mut physics = physics(1);
+    physics.add(&cube([0.0, 10.0, 0.0])).expect("a cube");
+    let shapes = Boxes::default();
+    assert_eq!(physics.advance(STEP * 2.5, &Nothing, &shapes).steps, 2);
+    assert_eq!(physics.advance(STEP * 0.6, &Nothing, &shapes).steps, 1);
+    assert_eq!(physics.advance(f64::NAN, &Nothing, &shapes).steps, 0);
+    assert_eq!(physics.advance(-1.0, &Nothing, &shapes).steps, 0);
+    assert_eq!(physics.advance(f64::INFINITY, &Nothing, &shapes).steps, 0);
+    // A one second stall: 16 steps, the rest dropped.
+    assert_eq!(physics.advance(1.0, &Nothing, &shapes).steps, MOST_STEPS);
+    assert_eq!(physics.advance(0.0, &Nothing, &shapes).steps, 0);
+    assert_eq!(physics.advance(1.0 / 60.0, &Nothing, &shapes).steps, 2);
+}
+
+#[test]
+fn a_cube_dropped_on_the_ground_comes_to_rest_upright() {
+    let mut physics = physics(1);
+    let handle = physics.add(&cube([-0.5, 2.0, -0.5])).expect("a cube");
+    let ground = Ground { height: 0.0 };
+    let mut rested = false;
+    let steps = run(&mut physics, 360, &ground, &Boxes::default(), |physics| {
+        rested = view(physics, handle).resting;
+        rested
+    });
+    assert!(
+        rested,
+        "still moving after {steps} steps: {:?}",
+        view(&physics, handle)
+    );
+    let body = view(&physics, handle);
+    assert!((body.position[1] - 0.5).abs() < 0.02, "{body:?}");
+    assert!(turn_angle(body.orientation) < 0.01, "{body:?}");
+    assert!(body.touching >= 4, "{body:?}");
+    assert_eq!(body.velocity, [0.0; 3]);
+    assert_eq!(physics.awake_count(), 0);
+}
+
+/// A cube placed on a slope of `degrees`; how far it went in 2 s.
+fn slide_on_slope(degrees: f32) -> f64 {
+    let slope = Slope {
+        angle: degrees.to_radians(),
+    };
+    let mut physics = physics(1);
+    let handle = physics.add(&cube([-0.5, -0.5, -0.5])).expect("a cube");
+    let normal = slope.normal().map(f64::from);
+    let start = [normal[0] * 0.501, normal[1] * 0.501, 0.0];
+    let half = f64::from(slope.angle) * 0.5;
+    physics
+        .set_pose(handle, start, [0.0, 0.0, half.sin(), half.cos()])
+        .expect("a valid pose");
+    run(&mut physics, 240, &slope, &Boxes::default(), |_| false);
+    distance(view(&physics, handle).position, start)
+}
+
+#[test]
+fn friction_holds_a_cube_on_25_degrees_and_lets_it_slide_on_40() {
+    let held = slide_on_slope(25.0);
+    assert!(held < 0.05, "moved {held} m on 25°");
+    let slid = slide_on_slope(40.0);
+    assert!(slid > 1.0, "moved only {slid} m on 40°");
+}
+
+/// A beam of 8 half-meter stone blocks (4 m long) on a ledge whose edge is at x = 0, its
+/// middle at `middle_x`; where its middle is after 3 s.
+fn beam_on_ledge(middle_x: f64) -> (BodyView, BodyView) {
+    let ledge = Ledge { edge: 0.0 };
+    let mut physics = physics(1);
+    let low = [middle_x - 2.0, 0.001, -0.25];
+    let handle = physics
+        .add(&block_box(low, [8, 1, 1], 0.5))
+        .expect("a beam");
+    let start = view(&physics, handle);
+    run(&mut physics, 360, &ledge, &Boxes::default(), |_| false);
+    (start, view(&physics, handle))
+}
+
+#[test]
+fn a_beam_on_a_ledge_stays_with_its_middle_behind_the_edge_and_tips_past_it() {
+    // Points every quarter meter: with the middle 0.3 m behind the edge, one lies 0.05 m
+    // behind the edge, beyond the middle, and holds it.
+    let (start, end) = beam_on_ledge(-0.3);
+    assert!(distance(start.position, end.position) < 0.05, "{end:?}");
+    assert!(turn_angle(end.orientation) < 0.02, "{end:?}");
+    assert!(end.resting, "{end:?}");
+    let (_, end) = beam_on_ledge(0.3);
+    assert!(end.position[1] < -1.0, "did not tip off: {end:?}");
+}
+
+#[test]
+fn a_cube_dropped_from_100_m_stops_on_a_thin_slab() {
+    // 44 m/s at the slab: 0.37 m per step, more than half the slab's 0.5 m.
+    let slab = Slab {
+        low: [-10.0, -0.5, -10.0],
+        high: [10.0, 0.0, 10.0],
+    };
+    let mut physics = physics(2);
+    let handle = physics.add(&cube([-0.5, 100.0, -0.5])).expect("a cube");
+    let mut lowest = f64::INFINITY;
+    run(&mut physics, 900, &slab, &Boxes::default(), |physics| {
+        let body = physics.body(handle).expect("still in the world");
+        lowest = lowest.min(body.position[1]);
+        body.resting
+    });
+    let body = view(&physics, handle);
+    assert!(body.resting, "{body:?}");
+    assert!((body.position[1] - 0.5).abs() < 0.03, "{body:?}");
+    assert!(lowest > 0.45, "sank to {lowest}");
+}
+
+/// Two cubes, the upper offset a little, falling onto each other and onto the ground.
+fn stack(
+    threads: usize,
+    lower_height: f64,
+    upper_height: f64,
+) -> (Physics, BodyHandle, BodyHandle, StepReport) {
+    let mut physics = physics(threads);
+    let lower_low = [-0.5, lower_height, -0.5];
+    let upper_low = [-0.3, upper_height, -0.4];
+    let lower = physics.add(&cube(lower_low)).expect("a cube");
+    let upper = physics.add(&cube(upper_low)).expect("a cube");
+    let mut shapes = Boxes::default();
+    shapes
+        .boxes
+        .insert(lower, block_box_extent(lower_low, [1, 1, 1], 1.0));
+    shapes
+        .boxes
+        .insert(upper, block_box_extent(upper_low, [1, 1, 1], 1.0));
+    let ground = Ground { height: 0.0 };
+    let mut all = StepReport::default();
+    let mut closest = f64::INFINITY;
+    for _ in 0..600 {
+        let report = physics.step(&ground, &shapes);
+        all.came_to_rest.extend(report.came_to_rest);
+        all.hits.extend(report.hits);
+        let (a, b) = (view(&physics, lower), view(&physics, upper));
+        closest = closest.min(b.position[1] - a.position[1]);
+    }
+    // The upper cube's middle never came nearer the lower's than a cube less a few cm.
+    assert!(
+        closest > 0.95,
+        "sank {} m into the lower cube",
+        1.0 - closest
+    );
+    (physics, lower, upper, all)
+}
+
+#[test]
+fn two_falling_cubes_land_on_each_other_without_passing_through() {
+    // The lower cube lands first and is still moving when the upper one lands on it.
+    let (physics, lower, upper, report) = stack(2, 1.0, 2.5);
+    let (a, b) = (view(&physics, lower), view(&physics, upper));
+    assert!(a.resting && b.resting, "{a:?} {b:?}");
+    assert!((a.position[1] - 0.5).abs() < 0.03, "{a:?}");
+    assert!((b.position[1] - 1.5).abs() < 0.05, "{b:?}");
+    assert!(turn_angle(b.orientation) < 0.05, "{b:?}");
+    assert_eq!(report.came_to_rest.len(), 2);
+}
+
+#[test]
+fn a_resting_body_is_an_obstacle_that_reports_its_hits() {
+    // The lower cube starts on the ground and rests before the upper one arrives.
+    let (physics, lower, upper, report) = stack(1, 0.001, 3.0);
+    let (a, b) = (view(&physics, lower), view(&physics, upper));
+    assert!(a.resting && b.resting);
+    assert!((b.position[1] - 1.5).abs() < 0.05, "{b:?}");
+    assert_eq!(report.came_to_rest.first(), Some(&lower));
+    assert!(!report.hits.is_empty());
+    assert!(report
+        .hits
+        .iter()
+        .all(|&(struck, mover, push)| struck == lower && mover == upper && push > 0.0));
+    // Not woken, not moved.
+    assert!((a.position[1] - 0.501).abs() < 0.011, "{a:?}");
+}
+
+/// 50 cubes in 25 columns of two, dropped from different heights with different offsets and
+/// spins onto the ground and onto each other; the hash after 600 steps, and how many ended up
+/// on another cube.
+fn fifty_cubes(threads: usize, large_rows: Option<usize>) -> (u64, usize) {
+    let mut physics = physics(threads);
+    if let Some(rows) = large_rows {
+        physics.large_rows = rows;
+        physics.parallel_rows = 0;
+    }
+    let mut shapes = Boxes::default();
+    let mut seed = 0x5eed_u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for column in 0..25 {
+        let x = f64::from(column % 5) * 1.3 - 3.0;
+        let z = f64::from(column / 5) * 1.3 - 3.0;
+        let mut height = 0.2 + next() * 1.5;
+        for _ in 0..2 {
+            let low = [x + next() * 0.4 - 0.2, height, z + next() * 0.4 - 0.2];
+            let handle = physics.add(&cube(low)).expect("a cube");
+            shapes
+                .boxes
+                .insert(handle, block_box_extent(low, [1, 1, 1], 1.0));
+            physics
+                .set_spin(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
+                .expect("finite");
+            height += 1.1 + next();
+        }
+    }
+    let ground = Ground { height: 0.0 };
+    // How much of the machinery the scene exercised: islands of several bodies, rows between
+    // two moving bodies, colours.
+    let (mut biggest_island, mut between_two, mut colours) = (0, 0, 0);
+    for _ in 0..600 {
+        physics.step(&ground, &shapes);
+        let scratch = &physics.scratch;
+        for island in &scratch.islands[..scratch.island_count] {
+            biggest_island = biggest_island.max(island.bodies.len());
+            between_two += island.groups[..island.group_count]
+                .iter()
+                .filter(|group| group.b != contacts::NONE)
+                .count();
+            colours = colours.max(island.colour_count());
+        }
+    }
+    assert!(
+        biggest_island >= 3,
+        "islands of at most {biggest_island} bodies"
+    );
+    assert!(
+        between_two > 100,
+        "{between_two} groups between moving bodies"
+    );
+    if large_rows.is_some() {
+        assert!(colours >= 3, "at most {colours} colours");
+    }
+    let mut stacked = 0;
+    for handle in physics.handles() {
+        let body = view(&physics, handle);
+        assert!(body.position[1] > 0.45, "{body:?}");
+        if body.position[1] > 1.2 {
+            stacked += 1;
+        }
+    }
+    (physics.state_hash(), stacked)
+}
+
+#[test]
+fn fifty_cubes_give_the_same_bits_on_1_2_and_8_threads() {
+    let (one, stacked) = fifty_cubes(1, None);
+    assert!(stacked >= 10, "only {stacked} cubes ended on others");
+    assert_eq!(fifty_cubes(2, None).0, one);
+    assert_eq!(fifty_cubes(8, None).0, one);
+}
+
+#[test]
+fn islands_solved_by_colours_give_the_same_bits_on_1_2_and_4_threads() {
+    // Every island of more than 60 rows (20 contacts) large: the colour path, with the groups
+    // of a colour on the workers.
+    // Four threads rather than eight: the pool starts its threads for every colour of every
+    // pass, and eight threads on a two-core machine make this test slow, not different.
+    let (one, _) = fifty_cubes(1, Some(60));
+    assert_eq!(fifty_cubes(2, Some(60)).0, one);
+    assert_eq!(fifty_cubes(4, Some(60)).0, one);
+}
+
+#[test]
+fn a_body_that_falls_out_of_the_world_is_removed_and_reported() {
+    let mut physics = physics(1);
+    let stays = physics.add(&cube([5.0, 0.001, 0.0])).expect("a cube");
+    let falls = physics.add(&cube([0.0, 0.0, 0.0])).expect("a cube");
+    // Ground only under the first.
+    let ground = Slab {
+        low: [4.0, -1.0, -1.0],
+        high: [7.0, 0.0, 2.0],
+    };
+    let mut fell = Vec::new();
+    for _ in 0..1300 {
+        fell.extend(physics.step(&ground, &Boxes::default()).fell_out);
+    }
+    assert_eq!(fell, vec![falls]);
+    assert!(physics.body(falls).is_none());
+    assert_eq!(physics.len(), 1);
+    assert!(view(&physics, stays).resting);
+    assert_eq!(physics.handles().collect::<Vec<_>>(), vec![stays]);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_and_disturbs_nothing() {
+    let mut physics = physics(1);
+    let first = physics.add(&cube([0.0, 5.0, 0.0])).expect("a cube");
+    let second = physics.add(&cube([3.0, 5.0, 0.0])).expect("a cube");
+    physics.step(&Nothing, &Boxes::default());
+    let before = physics.state_hash();
+
+    let nan = physics.set_pose(first, [f64::NAN, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
+    let error = nan.expect_err("NaN position");
+    assert!(matches!(
+        error,
+        PhysicsError::NotFinite {
+            field: "position",
+            ..
+        }
+    ));
+    assert!(error.to_string().contains("position"), "{error}");
+    assert!(physics
+        .set_velocity(first, [0.0, f64::INFINITY, 0.0])
+        .is_err());
+    assert!(physics.set_spin(first, [f64::NAN; 3]).is_err());
+    assert_eq!(
+        physics.set_pose(first, [0.0; 3], [0.0; 4]),
+        Err(PhysicsError::ZeroOrientation([0.0; 4]))
+    );
+    assert!(physics
+        .set_pose(first, [0.0; 3], [0.0, f64::NAN, 0.0, 1.0])
+        .is_err());
+
+    let mut zero_mass = cube([0.0; 3]);
+    zero_mass.parts[0].mass = 0.0;
+    let error = physics.add(&zero_mass).expect_err("zero mass");
+    assert!(error.to_string().contains("mass 0"), "{error}");
+    let mut no_parts = cube([0.0; 3]);
+    no_parts.parts.clear();
+    assert_eq!(physics.add(&no_parts), Err(PhysicsError::NoParts));
+    let mut no_points = cube([0.0; 3]);
+    no_points.points.clear();
+    assert_eq!(physics.add(&no_points), Err(PhysicsError::NoPoints));
+    let mut nan_point = cube([0.0; 3]);
+    nan_point.points[3][1] = f64::NAN;
+    assert!(physics.add(&nan_point).is_err());
+
+    physics.remove(second).expect("a live body");
+    let stale = PhysicsError::StaleHandle(second);
+    assert_eq!(physics.remove(second), Err(stale.clone()));
+    assert_eq!(physics.wake(second), Err(stale.clone()));
+    assert_eq!(physics.set_velocity(second, [0.0; 3]), Err(stale.clone()));
+    assert!(stale.to_string().contains("no body"), "{stale}");
+    assert!(physics.body(second).is_none());
+    assert!(physics.to_world(second, [0.0; 3]).is_none());
+
+    // The first body is as it was; removing the second changed the hash only by itself.
+    let mut alone = self::physics(1);
+    let again = alone.add(&cube([0.0, 5.0, 0.0])).expect("a cube");
+    alone.step(&Nothing, &Boxes::default());
+    assert_eq!(view(&physics, first), view(&alone, again));
+    assert_eq!(physics.state_hash(), alone.state_hash());
+    assert_ne!(before, physics.state_hash());
+    assert_eq!(physics.len(), 1);
+}
+
+#[test]
+fn frames_convert_both_ways_and_wake_restarts_a_body() {
+    let mut physics = physics(1);
+    let handle = physics.add(&cube([0.0, 0.0, 0.0])).expect("a cube");
+    // At first the body's frame is the world's.
+    assert_eq!(
+        physics.to_world(handle, [1.0, 0.0, 0.0]),
+        Some([1.0, 0.0, 0.0])
+    );
+    let half = std::f64::consts::FRAC_PI_4;
+    physics
+        .set_pose(
+            handle,
+            [10.0, 0.0, 0.0],
+            [0.0, 0.0, half.sin() * 3.0, half.cos() * 3.0],
+        )
+        .expect("a valid pose");
+    let body = view(&physics, handle);
+    assert!(
+        (body.orientation[3] - half.cos()).abs() < 1e-12,
+        "normalised: {body:?}"
+    );
+    // A quarter turn about z: the corner (1, 0.5, 0.5), half a meter along x from the middle,
+    // ends up half a meter along y.
+    let world = physics
+        .to_world(handle, [1.0, 0.5, 0.5])
+        .expect("a live body");
+    assert!(distance(world, [10.0, 0.5, 0.0]) < 1e-12, "{world:?}");
+    let back = physics.to_local(handle, world).expect("a live body");
+    assert!(distance(back, [1.0, 0.5, 0.5]) < 1e-12, "{back:?}");
+
+    let ground = Ground { height: -0.5 };
+    physics
+        .set_pose(handle, [0.0, 0.001, 0.0], [0.0, 0.0, 0.0, 1.0])
+        .expect("a valid pose");
+    run(&mut physics, 120, &ground, &Boxes::default(), |_| false);
+    assert!(view(&physics, handle).resting);
+    let hash = physics.state_hash();
+    physics.step(&ground, &Boxes::default());
+    assert_eq!(physics.state_hash(), hash, "a resting body is not stepped");
+    physics.wake(handle).expect("a live body");
+    physics
+        .set_velocity(handle, [0.0, 3.0, 0.0])
+        .expect("finite");
+    physics.step(&ground, &Boxes::default());
+    let body = view(&physics, handle);
+    assert!(
+        !body.resting && body.position[1] > 0.01 && body.age == STEP,
+        "{body:?}"
+    );
+}

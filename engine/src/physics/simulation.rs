@@ -1,0 +1,267 @@
+//! [`Physics`]: the bodies, the buffers a step reuses, and the calls the caller makes.
+
+use super::body::{BodyDesc, BodyHandle, BodyView, MassProperties};
+use super::broad::Sweep;
+use super::contacts::ContactJob;
+use super::error::PhysicsError;
+use super::islands::{Island, Links, LARGE_ISLAND_ROWS, PARALLEL_COLOUR_ROWS};
+use super::math::{self, Matrix, Vector};
+use super::tuning::{MOST_STEPS, STEP};
+use super::{BodyShape, StepReport};
+use crate::collision::Solid;
+use crate::workers::WorkerPool;
+
+use super::body::Bodies;
+
+/// Rigid bodies that fall, hit the world and each other, slide, and come to rest.
+///
+/// See the [module documentation](super) for how a step works and why its result does not
+/// depend on the number of threads.
+#[derive(Debug)]
+pub struct Physics {
+    pub(super) pool: WorkerPool,
+    pub(super) bodies: Bodies,
+    /// Seconds given to [`Physics::advance`] and not yet stepped, less than a step.
+    pub(super) time: f64,
+    /// Islands with more rows than this are solved by colours (a field so tests can make
+    /// every island large).
+    pub(super) large_rows: usize,
+    /// Colours with fewer rows than this are solved on the calling thread (a field so tests
+    /// can put every colour on the workers).
+    pub(super) parallel_rows: usize,
+    pub(super) scratch: Scratch,
+}
+
+/// Buffers a step fills and the next one reuses: once they have grown to the scene, a step
+/// allocates nothing of its own (the worker pool still makes a channel per call).
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// Per dense index: the turn as a matrix, the inverse inertia in the world, how fast any
+    /// point may move, the grown sphere, and whether it is awake.
+    pub rotation: Vec<Matrix>,
+    pub inverse_inertia: Vec<Matrix>,
+    pub bound: Vec<f64>,
+    pub sphere: Vec<f64>,
+    pub awake: Vec<bool>,
+    /// Dense indices of the awake bodies, ascending; a body's place here is its job's.
+    pub moving: Vec<u32>,
+    /// Per dense index: its job, its island and its place in the island ([`NONE`] if
+    /// resting).
+    ///
+    /// [`NONE`]: super::contacts::NONE
+    pub job_of: Vec<u32>,
+    pub island_of: Vec<u32>,
+    pub local: Vec<u32>,
+    pub sweep: Sweep,
+    pub partner_start: Vec<u32>,
+    pub partners: Vec<u32>,
+    pub jobs: Vec<ContactJob>,
+    pub links: Links,
+    pub islands: Vec<Island>,
+    pub island_count: usize,
+    pub fallen: Vec<BodyHandle>,
+}
+
+impl Physics {
+    /// No bodies yet; the steps run on `pool`.
+    pub fn new(pool: WorkerPool) -> Self {
+        Self {
+            pool,
+            bodies: Bodies::default(),
+            time: 0.0,
+            large_rows: LARGE_ISLAND_ROWS,
+            parallel_rows: PARALLEL_COLOUR_ROWS,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Adds a body. Its mass is the sum of its parts', its middle their mass-weighted mean,
+    /// its inertia each part's own plus the parallel-axis term `m (|d|² I − d dᵀ)`. It starts
+    /// where its description puts it (its own frame is the world's: the middle at the
+    /// middle of the parts), unturned, still, and awake.
+    pub fn add(&mut self, desc: &BodyDesc) -> Result<BodyHandle, PhysicsError> {
+        let properties = MassProperties::of(desc)?;
+        self.bodies.insert(properties, &desc.points)
+    }
+
+    /// Removes a body; its handle, and only its, goes stale.
+    pub fn remove(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
+        self.bodies.remove(handle)
+    }
+
+    fn dense(&self, handle: BodyHandle) -> Result<usize, PhysicsError> {
+        self.bodies
+            .dense(handle)
+            .ok_or(PhysicsError::StaleHandle(handle))
+    }
+
+    /// Sets how fast the middle moves, meters per second. A resting body stays resting (and
+    /// unmoved) until [`Physics::wake`].
+    pub fn set_velocity(
+        &mut self,
+        handle: BodyHandle,
+        velocity: [f64; 3],
+    ) -> Result<(), PhysicsError> {
+        let dense = self.dense(handle)?;
+        check_finite("velocity", velocity)?;
+        self.bodies.velocity[dense] = velocity;
+        Ok(())
+    }
+
+    /// Sets the spin: around this axis of the world, its length in radians per second.
+    pub fn set_spin(&mut self, handle: BodyHandle, spin: [f64; 3]) -> Result<(), PhysicsError> {
+        let dense = self.dense(handle)?;
+        check_finite("spin", spin)?;
+        self.bodies.spin[dense] = spin;
+        Ok(())
+    }
+
+    /// Puts the body's middle at `position` in the world, turned by `orientation` (`[x, y, z,
+    /// w]`, made unit length here). Does not wake it.
+    pub fn set_pose(
+        &mut self,
+        handle: BodyHandle,
+        position: [f64; 3],
+        orientation: [f64; 4],
+    ) -> Result<(), PhysicsError> {
+        let dense = self.dense(handle)?;
+        check_finite("position", position)?;
+        if !orientation.iter().all(|value| value.is_finite()) {
+            return Err(PhysicsError::NotFinite {
+                field: "orientation",
+                value: orientation.to_vec(),
+            });
+        }
+        let unit = math::normalized_quaternion(orientation)
+            .ok_or(PhysicsError::ZeroOrientation(orientation))?;
+        self.bodies.position[dense] = position;
+        self.bodies.orientation[dense] = unit;
+        Ok(())
+    }
+
+    /// Sets a resting body moving again (and restarts its clocks): physics never wakes a
+    /// body by itself; [`StepReport::hits`] says which resting bodies were pushed.
+    pub fn wake(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
+        let dense = self.dense(handle)?;
+        self.bodies.resting[dense] = false;
+        self.bodies.still[dense] = 0.0;
+        self.bodies.age[dense] = 0.0;
+        Ok(())
+    }
+
+    /// One fixed step of [`STEP`] seconds, against the solid world and the shapes of the
+    /// bodies.
+    pub fn step(&mut self, world: &dyn Solid, shapes: &dyn BodyShape) -> StepReport {
+        let mut report = StepReport::default();
+        self.step_into(world, shapes, &mut report);
+        report
+    }
+
+    /// Moves on by `dt` seconds in fixed steps, as many as the time given so far holds, and
+    /// keeps the rest (less than a step) for the next call. At most [`MOST_STEPS`] steps per
+    /// call: time owed beyond them is dropped, so a stalled frame slows the world down
+    /// instead of making the next frame slower still. A `dt` that is negative or not finite
+    /// counts as zero.
+    pub fn advance(&mut self, dt: f64, world: &dyn Solid, shapes: &dyn BodyShape) -> StepReport {
+        let mut report = StepReport::default();
+        if dt.is_finite() && dt > 0.0 {
+            self.time += dt;
+        }
+        while self.time >= STEP {
+            if report.steps == MOST_STEPS {
+                self.time %= STEP;
+                break;
+            }
+            self.time -= STEP;
+            self.step_into(world, shapes, &mut report);
+        }
+        report
+    }
+
+    /// How many bodies there are, resting or not.
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bodies.len() == 0
+    }
+
+    /// The live bodies, in ascending slot index.
+    pub fn handles(&self) -> impl Iterator<Item = BodyHandle> + '_ {
+        self.bodies.handles()
+    }
+
+    /// How many bodies are not resting.
+    pub fn awake_count(&self) -> usize {
+        self.bodies
+            .resting
+            .iter()
+            .filter(|resting| !**resting)
+            .count()
+    }
+
+    /// A copy of a body's state, or `None` for a stale handle.
+    pub fn body(&self, handle: BodyHandle) -> Option<BodyView> {
+        self.bodies
+            .dense(handle)
+            .map(|dense| self.bodies.view(dense))
+    }
+
+    /// Where a point of the body's own frame is in the world.
+    pub fn to_world(&self, handle: BodyHandle, local: [f64; 3]) -> Option<[f64; 3]> {
+        let dense = self.bodies.dense(handle)?;
+        let rotation = math::rotation(self.bodies.orientation[dense]);
+        let offset = math::sub(local, self.bodies.center[dense]);
+        Some(math::add(
+            self.bodies.position[dense],
+            math::times(&rotation, offset),
+        ))
+    }
+
+    /// Where a point of the world is in the body's own frame.
+    pub fn to_local(&self, handle: BodyHandle, world: [f64; 3]) -> Option<[f64; 3]> {
+        let dense = self.bodies.dense(handle)?;
+        let rotation = math::rotation(self.bodies.orientation[dense]);
+        let offset = math::sub(world, self.bodies.position[dense]);
+        Some(math::add(
+            self.bodies.center[dense],
+            math::times_transposed(&rotation, offset),
+        ))
+    }
+
+    /// A hash of every live body's position, orientation, velocity and spin bits and whether
+    /// it rests, in slot order: equal hashes after the same calls mean bitwise equal states.
+    /// FNV-1a over 64-bit words, so it is the same on every platform and Rust version.
+    pub fn state_hash(&self) -> u64 {
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        let mut mix = |word: u64| {
+            hash ^= word;
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        let bodies = &self.bodies;
+        for dense in bodies.dense_in_slot_order() {
+            let words = bodies.position[dense]
+                .iter()
+                .chain(&bodies.orientation[dense])
+                .chain(&bodies.velocity[dense])
+                .chain(&bodies.spin[dense]);
+            for value in words {
+                mix(value.to_bits());
+            }
+            mix(u64::from(bodies.resting[dense]));
+        }
+        hash
+    }
+}
+
+fn check_finite(field: &'static str, value: Vector) -> Result<(), PhysicsError> {
+    if math::finite(value) {
+        Ok(())
+    } else {
+        Err(PhysicsError::NotFinite {
+            field,
+            value: value.to_vec(),
+        })
+    }
+}

@@ -1,0 +1,60 @@
+//! The numbers that tune the physics, all from seed 000 (part 7, "Falling Pieces").
+
+/// Seconds per step: bodies move in small steps of the same length, whatever the frame rate,
+/// so the motion is the same however fast the program runs.
+pub const STEP: f64 = 1.0 / 120.0;
+
+/// Meters per second², down (−y).
+pub const GRAVITY: f64 = 9.81;
+
+/// How often the contact rows of a step are worked through: pushing at one contact changes the
+/// speed at the others, and each pass corrects what is left.
+pub const ITERATIONS: usize = 8;
+
+/// How near a surface a point counts as touching it, in meters: a resting body keeps its
+/// contacts instead of dropping a hair's breadth and bouncing out every step.
+pub const MARGIN: f64 = 0.02;
+
+/// How deep a point may sink in unnoticed, in meters.
+pub const SLOP: f64 = 0.01;
+
+/// The share of a point's depth (beyond [`SLOP`]) that one step pushes out.
+pub const PUSH: f64 = 0.2;
+
+/// The fastest a body is pushed out of a surface, in meters per second: a point that sank in
+/// comes out gently instead of jumping.
+pub const MOST_PUSH: f64 = 2.0;
+
+/// A hit faster than [`BOUNCE_SPEED`] bounces back with this share of its speed.
+pub const BOUNCE: f64 = 0.15;
+
+/// Meters per second below which nothing bounces: otherwise a resting body would keep
+/// hopping on its own small corrections.
+pub const BOUNCE_SPEED: f64 = 1.5;
+
+/// How hard rubbing along a surface may be, as a share of the push into it. Bodies stay on
+/// slopes up to atan(0.6) ≈ 31° and slide on steeper ones.
+pub const FRICTION: f64 = 0.6;
+
+/// The share of its spin a touching body loses per second.
+pub const SPIN_LOSS: f64 = 2.0;
+
+/// A touching body slower than this, in meters per second, ...
+pub const STILL_SPEED: f64 = 0.15;
+
+/// ... and spinning slower than this, in radians per second, ...
+pub const STILL_SPIN: f64 = 0.3;
+
+/// ... for this many seconds comes to rest.
+pub const STILL_TIME: f64 = 0.4;
+
+/// Seconds after which a body rests wherever it is (a ball rolling down a very long slope).
+pub const LONGEST_FALL: f64 = 20.0;
+
+/// Below this height, in meters, a body has fallen out of the world and is removed.
+pub const BOTTOM: f64 = -500.0;
+
+/// The most steps one call of `advance` takes. A frame that took longer (a stall, a debugger)
+/// would otherwise owe more steps than a frame can run, and the next frame even more: the
+/// time beyond this is dropped, and the simulation slows down instead of spiralling.
+pub const MOST_STEPS: u32 = 16;
