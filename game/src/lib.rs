@@ -12,6 +12,7 @@
 
 pub mod blocks;
 pub mod cell_hash;
+pub mod pieces;
 pub mod player;
 pub mod render;
 pub mod sample;

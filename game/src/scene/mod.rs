@@ -18,6 +18,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use blockfall_engine::collision::{Solid, Surface};
+use blockfall_engine::workers::WorkerPool;
 use serde::Serialize;
 
 use crate::blocks::materials::MATERIALS;
@@ -219,9 +220,26 @@ pub struct Simulation {
     pub field: Field<EditStore<dyn Ground>>,
     pub blocks: BlockStore,
     pub support: crate::support::Support,
+    /// The loose groups that broke off, falling or at rest.
+    pub pieces: crate::pieces::Pieces,
     pub player: Option<Player>,
     yaw: f32,
     controls: Controls,
+}
+
+/// A piece in the trace: its id (the body's slot), its blocks, mass and middle, and its motion;
+/// the orientation as a quaternion x, y, z, w.
+#[derive(Serialize)]
+struct PieceLine {
+    id: u32,
+    blocks: usize,
+    mass: f64,
+    center_of_mass: [f64; 3],
+    orientation: [f64; 4],
+    velocity: [f64; 3],
+    spin: [f64; 3],
+    resting: bool,
+    contact_points: usize,
 }
 
 #[derive(Serialize)]
@@ -237,8 +255,8 @@ struct StateLine {
     t: f64,
     player: Option<PlayerLine>,
     blocks: usize,
-    pieces: [u8; 0],
-    falling: u32,
+    pieces: Vec<PieceLine>,
+    falling: usize,
 }
 
 /// The result of an event; fields that do not apply are left out.
@@ -283,6 +301,15 @@ fn trace_time(t: f64) -> f64 {
 impl Simulation {
     /// Sets the world up as the scene says, before t = 0.
     pub fn new(scene: &SceneFile) -> Result<Self, SceneError> {
+        Self::with_pool(
+            scene,
+            WorkerPool::new(1).map_err(|e| invalid("threads", e.to_string()))?,
+        )
+    }
+
+    /// Sets the world up as the scene says, its physics on `pool` (the trace is the same for
+    /// any number of threads).
+    pub fn with_pool(scene: &SceneFile, pool: WorkerPool) -> Result<Self, SceneError> {
         let ground: Arc<dyn Ground> = match scene.terrain {
             TerrainSpec::Flat { height } => Arc::new(PlaneGround::flat(height)),
             TerrainSpec::Slope { degrees, height } => {
@@ -333,6 +360,7 @@ impl Simulation {
             field,
             blocks,
             support: crate::support::Support::new(),
+            pieces: crate::pieces::Pieces::new(pool),
             player,
             yaw: scene.player.map_or(0.0, |p| p.yaw_degrees.to_radians()),
             controls: Controls::default(),
@@ -352,8 +380,22 @@ impl Simulation {
                 },
             }),
             blocks: self.blocks.count(),
-            pieces: [],
-            falling: 0,
+            pieces: self
+                .pieces
+                .iter()
+                .map(|(handle, piece, body)| PieceLine {
+                    id: handle.index(),
+                    blocks: piece.blocks.len(),
+                    mass: body.mass,
+                    center_of_mass: body.position,
+                    orientation: body.orientation,
+                    velocity: body.velocity,
+                    spin: body.spin,
+                    resting: body.resting,
+                    contact_points: piece.contact_points,
+                })
+                .collect(),
+            falling: self.pieces.falling(),
         }
     }
 
@@ -477,15 +519,20 @@ impl Simulation {
         Ok(Some(serde_json::to_string(&line)?))
     }
 
-    /// Tells the support what left the store, then takes every group that lost its hold out of
-    /// the world (until falling pieces exist, loose blocks vanish). Returns how many fell.
+    /// Tells the support what left the store, then every group that lost its hold leaves the
+    /// grid and falls as a piece. Returns how many blocks fell.
     fn settle(&mut self) -> usize {
         self.forward_removals();
         let mut fell = 0;
         for group in self.support.update(&self.blocks, &self.field) {
-            for id in group {
-                if self.blocks.remove(id).is_some() {
-                    fell += 1;
+            let blocks = group.len();
+            match self.pieces.break_off(&group, &mut self.blocks) {
+                Ok(Some(_)) => fell += blocks,
+                Ok(None) => {}
+                Err(error) => {
+                    // Blocks of the store always make a valid piece; if not, they vanish as
+                    // before pieces existed rather than stopping the scene.
+                    log::warn!("a loose group could not become a piece: {error}");
                 }
             }
         }
@@ -504,12 +551,13 @@ impl Simulation {
 
     /// One frame of `dt` seconds.
     fn step(&mut self, dt: f32) {
-        let Some(mut player) = self.player.take() else {
-            return;
-        };
         let solids = SceneSolids {
             field: &self.field,
             blocks: &self.blocks,
+        };
+        self.pieces.update(f64::from(dt), &solids);
+        let Some(mut player) = self.player.take() else {
+            return;
         };
         player.update(dt, &self.controls, self.yaw, 0.0, &solids);
         self.player = Some(player);
@@ -518,7 +566,20 @@ impl Simulation {
 
 /// Runs a checked scene and writes its trace.
 pub fn run(scene: &SceneFile, out: &mut dyn Write) -> Result<(), SceneError> {
-    let mut simulation = Simulation::new(scene)?;
+    run_with_pool(
+        scene,
+        out,
+        WorkerPool::new(1).map_err(|e| invalid("threads", e.to_string()))?,
+    )
+}
+
+/// [`run`] with the physics on `pool`: the trace is the same, byte for byte, for any pool.
+pub fn run_with_pool(
+    scene: &SceneFile,
+    out: &mut dyn Write,
+    pool: WorkerPool,
+) -> Result<(), SceneError> {
+    let mut simulation = Simulation::with_pool(scene, pool)?;
     let mut order: Vec<usize> = (0..scene.events.len()).collect();
     // By time; events at the same time in the order the file gives them.
     order.sort_by(|&a, &b| {

@@ -35,10 +35,11 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         ExitCode::from(2)
     };
-    // Checked now so a bad count is refused before anything runs; the physics will use the pool.
-    if let Err(error) = WorkerPool::new(cli.threads) {
-        return refuse(format!("--threads {}: {error}", cli.threads));
-    }
+    // Checked now so a bad count is refused before anything runs; the physics uses the pool.
+    let pool = match WorkerPool::new(cli.threads) {
+        Ok(pool) => pool,
+        Err(error) => return refuse(format!("--threads {}: {error}", cli.threads)),
+    };
     let text = match std::fs::read_to_string(&cli.scene) {
         Ok(text) => text,
         Err(error) => return refuse(format!("{}: {error}", cli.scene.display())),
@@ -49,7 +50,7 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    match scene::run(&scene, &mut out) {
+    match scene::run_with_pool(&scene, &mut out, pool) {
         Ok(()) => ExitCode::SUCCESS,
         Err(SceneError::Output(error)) => {
             let _ = out.flush();
