@@ -3,7 +3,7 @@
 //! checks is what a user sees.
 //!
 //! ```text
-//!   {"t":0,"player":{"feet":[..],"velocity":[..],"grounded":true,"mode":"walk"},"blocks":3,"pieces":[],"falling":0}
+//!   {"t":0,"player":{"feet":[..],"velocity":[..],"grounded":true,"mode":"walk"},"blocks":3,"pieces":[{"id":0,"blocks":3,"mass":…,"center_of_mass":[..],"orientation":[x,y,z,w],"velocity":[..],"spin":[..],"resting":false,"contact_points":44}],"falling":1}
 //!   {"t":1,"event":"break","cell":[4,0,2],"removed":true}
 //!   ...
 //!   {"done":true,"t":5}
