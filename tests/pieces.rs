@@ -96,3 +96,129 @@ fn a_tower_cut_at_its_foot_falls_and_no_block_passes_through_the_ground() {
         .unwrap();
     assert_eq!(end["pieces"][0]["resting"], true, "{end}");
 }
+
+/// A block hanging on a support block high above, to drop by breaking the support.
+fn hanging(cell: [i32; 3], material: &str) -> [String; 2] {
+    let block = |y: i32, material: &str| {
+        format!(
+            r#"{{"cell": [{}, {y}, {}], "size": 2, "material": "{material}"}}"#,
+            cell[0], cell[2]
+        )
+    };
+    [block(cell[1], material), block(cell[1] - 2, "Planks")]
+}
+
+/// A slab of 0.5 m blocks, 6 m square, its top at y = 0.5 m, over ground 30 m below.
+fn slab() -> Vec<String> {
+    let mut blocks = Vec::new();
+    for x in -6..6 {
+        for z in -6..6 {
+            blocks.push(format!(
+                r#"{{"cell": [{x}, 0, {z}], "size": 1, "material": "Stone"}}"#
+            ));
+        }
+    }
+    blocks
+}
+
+fn pieces_at_end(trace: &[Value]) -> Vec<Value> {
+    let end = trace
+        .iter()
+        .rev()
+        .find(|l| l.get("pieces").is_some())
+        .unwrap();
+    end["pieces"].as_array().unwrap().clone()
+}
+
+#[test]
+fn dropped_from_100_m_onto_a_slab_of_blocks_a_piece_does_not_pass_through() {
+    let mut blocks = slab();
+    blocks.extend(hanging([0, 200, 0], "Copper"));
+    let text = format!(
+        r#"{{"terrain": {{"flat": {{"height": -30.0}}}}, "blocks": [{}],
+            "events": [{{"t": 0.0, "break": [0, 198, 0]}}],
+            "duration": 7.0, "report_every": 0.5}}"#,
+        blocks.join(",")
+    );
+    let trace = lines(&trace_with(&text, 2));
+    let pieces = pieces_at_end(&trace);
+    assert_eq!(pieces.len(), 1);
+    let y = pieces[0]["center_of_mass"][1].as_f64().unwrap();
+    // On the slab (top at 0.5 m): the 1 m block's middle at 1 m, not under the slab.
+    assert!((0.9..1.3).contains(&y), "the piece's middle ends at {y} m");
+    assert_eq!(pieces[0]["resting"], true);
+}
+
+#[test]
+fn two_pieces_falling_onto_each_other_do_not_pass_through() {
+    let mut blocks = slab();
+    blocks.extend(hanging([0, 40, 0], "Stone"));
+    blocks.extend(hanging([0, 80, 0], "Copper"));
+    let text = format!(
+        r#"{{"terrain": {{"flat": {{"height": -30.0}}}}, "blocks": [{}],
+            "events": [{{"t": 0.0, "break": [0, 38, 0]}}, {{"t": 0.0, "break": [0, 78, 0]}}],
+            "duration": 8.0, "report_every": 0.5}}"#,
+        blocks.join(",")
+    );
+    let trace = lines(&trace_with(&text, 1));
+    let mut heights: Vec<f64> = pieces_at_end(&trace)
+        .iter()
+        .map(|p| p["center_of_mass"][1].as_f64().unwrap())
+        .collect();
+    heights.sort_by(f64::total_cmp);
+    assert_eq!(heights.len(), 2, "{heights:?}");
+    assert!(heights[0] > 0.9, "the lower one on the slab: {heights:?}");
+    // The upper one on the lower one, or slid off beside it: never inside it.
+    assert!(
+        heights[1] - heights[0] > 0.9 || (heights[1] - heights[0]).abs() < 0.2,
+        "{heights:?}"
+    );
+    for state in trace.iter().filter(|l| l.get("pieces").is_some()) {
+        let pieces = state["pieces"].as_array().unwrap();
+        if pieces.len() == 2 {
+            let a: Vec<f64> = (0..3)
+                .map(|i| pieces[0]["center_of_mass"][i].as_f64().unwrap())
+                .collect();
+            let b: Vec<f64> = (0..3)
+                .map(|i| pieces[1]["center_of_mass"][i].as_f64().unwrap())
+                .collect();
+            let apart = a
+                .iter()
+                .zip(&b)
+                .map(|(p, q)| (p - q).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(
+                apart > 0.9,
+                "at t = {} the pieces' middles are {apart} m apart",
+                state["t"]
+            );
+        }
+    }
+}
+
+#[test]
+fn fifty_pieces_give_the_same_trace_on_one_two_and_eight_threads() {
+    let mut blocks = Vec::new();
+    let mut events = Vec::new();
+    for i in 0..50 {
+        let (x, z) = ((i % 10) * 3 - 15, (i / 10) * 3 - 7);
+        let y = 8 + (i % 7) * 2;
+        blocks.extend(hanging(
+            [x, y, z],
+            ["Stone", "Copper", "Planks", "Slate"][i as usize % 4],
+        ));
+        events.push(format!(r#"{{"t": 0.0, "break": [{x}, {}, {z}]}}"#, y - 2));
+    }
+    let text = format!(
+        r#"{{"terrain": {{"slope": {{"degrees": 12.0, "height": 0.0}}}}, "blocks": [{}],
+            "events": [{}], "duration": 5.0, "report_every": 5.0}}"#,
+        blocks.join(","),
+        events.join(",")
+    );
+    let one = trace_with(&text, 1);
+    let end = lines(&one);
+    assert_eq!(pieces_at_end(&end).len(), 50);
+    assert_eq!(one, trace_with(&text, 2));
+    assert_eq!(one, trace_with(&text, 8));
+}

@@ -16,4 +16,14 @@ pub trait Solid: Sync {
     /// The nearest surface to `point`, if one is within `reach` meters (closer than `reach`,
     /// inside counting as closer).
     fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface>;
+
+    /// The nearest surface to each of many points, each with its own reach, into `out` (as
+    /// long as `queries`): the same answers as [`Solid::nearest`] one by one. The points of one
+    /// body lie close together, and a solid that can read what they share once (the terrain's
+    /// samples) overrides this to do so.
+    fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
+        for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
+            *answer = self.nearest(point, reach);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use blockfall_engine::collision::{Solid, Surface};
 
 use crate::blocks::shapes::{block_distance, SIDES};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
-use crate::terrain::{Field, Samples};
+use crate::terrain::{Field, Probe, SampleWindow, Samples};
 
 /// The terrain's part of the question, from the density field.
 pub fn terrain_surface<S: Samples>(
@@ -19,7 +19,11 @@ pub fn terrain_surface<S: Samples>(
     reach: f32,
 ) -> Option<Surface> {
     let [x, y, z] = point;
-    let probe = field.probe(x, y, z);
+    surface_of(field.probe(x, y, z), reach)
+}
+
+/// The terrain's surface as a probe sees it: its density over the length of its gradient.
+fn surface_of(probe: Probe, reach: f32) -> Option<Surface> {
     let [gx, gy, gz] = probe.gradient;
     let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
     if steepness.is_nan() || steepness <= 0.0 {
@@ -32,6 +36,49 @@ pub fn terrain_surface<S: Samples>(
         // The gradient points into the ground; out is against it.
         normal: [-gx / steepness, -gy / steepness, -gz / steepness],
     })
+}
+
+/// The terrain's part of many questions at once, into `out`: the same answers as
+/// [`terrain_surface`] point by point, from the samples around all the points read once (one
+/// lock per brick of the field's cache instead of one or eight per point).
+pub fn terrain_surfaces<S: Samples>(
+    field: &Field<S>,
+    queries: &[([f32; 3], f32)],
+    out: &mut [Option<Surface>],
+) {
+    /// Past this many samples (a box of 32 m), the points are too spread out to share much.
+    const MOST_SAMPLES: usize = 32 * 32 * 32;
+    let finite = queries
+        .iter()
+        .all(|(point, reach)| point.iter().all(|c| c.is_finite()) && reach.is_finite());
+    let mut low = [f32::INFINITY; 3];
+    let mut high = [f32::NEG_INFINITY; 3];
+    for (point, _) in queries {
+        for axis in 0..3 {
+            low[axis] = low[axis].min(point[axis]);
+            high[axis] = high[axis].max(point[axis]);
+        }
+    }
+    let (first, size) = SampleWindow::covering(low, high);
+    let volume = size[0].saturating_mul(size[1]).saturating_mul(size[2]);
+    if queries.is_empty() || !finite || volume == 0 || volume > MOST_SAMPLES {
+        for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
+            *answer = terrain_surface(field, point, reach);
+        }
+        return;
+    }
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        let window = field.window(first, size, buffer);
+        for (answer, &([x, y, z], reach)) in out.iter_mut().zip(queries) {
+            let probe = window
+                .probe(x, y, z)
+                .unwrap_or_else(|| field.probe(x, y, z));
+            *answer = surface_of(probe, reach);
+        }
+    });
 }
 
 /// Whether a side of a block is covered: plain blocks fill every cell beyond it, so nothing can
@@ -124,6 +171,50 @@ impl<S: Samples> Solid for TerrainSolid<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_questions_at_once_get_the_answers_of_one_at_a_time() {
+        let generator = std::sync::Arc::new(crate::terrain::Generator::new(7));
+        let field = Field::new(crate::terrain::EditStore::new(generator));
+        let [sx, _, sz] = crate::terrain::Generator::new(7).spawn_point();
+        let ground = crate::terrain::Generator::new(7).surface_height(sx, sz);
+        let mut random = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for cluster in 0..40 {
+            // A body's points: a few meters across, around the surface; some clusters spread
+            // wider than the window takes, and one has a NaN.
+            let spread = if cluster % 10 == 9 { 60.0 } else { 4.0 };
+            let centre = [
+                sx + next() * 40.0,
+                ground + next() * 6.0 - 3.0,
+                sz + next() * 40.0,
+            ];
+            let mut queries: Vec<([f32; 3], f32)> = (0..200)
+                .map(|_| {
+                    let point = centre.map(|c| c + (next() - 0.5) * spread);
+                    (point, 0.02 + next() * 0.5)
+                })
+                .collect();
+            if cluster == 3 {
+                queries[7].0[1] = f32::NAN;
+            }
+            let mut out = vec![None; queries.len()];
+            terrain_surfaces(&field, &queries, &mut out);
+            for (answer, &(point, reach)) in out.iter().zip(&queries) {
+                let expected = terrain_surface(&field, point, reach);
+                assert_eq!(
+                    answer.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits))),
+                    expected.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits))),
+                    "cluster {cluster}, {point:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn flat_ground_distance_and_normal() {

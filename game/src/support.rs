@@ -18,8 +18,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 use blockfall_engine::workers::WorkerPool;
 
 use crate::blocks::store::{region_of, Block, BlockId, BlockStore, CELL};
-use crate::terrain::field::trilinear;
-use crate::terrain::{Field, SampleBox, Samples};
+use crate::terrain::{Field, SampleBox, SampleWindow, Samples};
 
 /// How far solid ground may be from a block's box and still hold it, in meters.
 pub const GROUND_REACH: f32 = 0.2;
@@ -69,49 +68,35 @@ fn touching_cells(store: &BlockStore, block: &Block, mut visit: impl FnMut(Block
 /// either, and the answer is no without a single probe: most blocks of a building stand well
 /// above the ground.
 pub fn ground_holds<S: Samples>(block: &Block, field: &Field<S>) -> bool {
-    const MOST: usize = 6;
+    /// The largest box of samples a block's probes need: 5³ for a 2 m block.
+    const MOST: usize = 6 * 6 * 6;
     let meters = f32::from(block.size) * CELL;
-    let low = [
-        block.x as f32 * CELL,
-        block.y as f32 * CELL,
-        block.z as f32 * CELL,
-    ];
-    let first = low.map(|c| (c - GROUND_REACH).floor() as i32);
-    let size = [0, 1, 2].map(|axis| {
-        let last = (low[axis] + meters + GROUND_REACH).floor() as i32 + 1;
-        usize::try_from(last.saturating_sub(first[axis]) + 1).unwrap_or(0)
-    });
-    if size.iter().any(|s| !(2..=MOST).contains(s)) {
+    let low = block.low().map(|c| c as f32 * CELL);
+    let (first, size) = SampleWindow::covering(
+        low.map(|c| c - GROUND_REACH),
+        low.map(|c| c + meters + GROUND_REACH),
+    );
+    let volume = size[0] * size[1] * size[2];
+    if volume == 0 || volume > MOST {
         // Coordinates so large that f32 meters lose the cell: ask the field point by point.
         return probe_sides(block, |point| {
             field.probe(point[0], point[1], point[2]).density
         });
     }
-    let mut samples = [0.0f32; MOST * MOST * MOST];
-    let samples = &mut samples[..size[0] * size[1] * size[2]];
-    field.samples_in(first, size, samples);
-    if samples.iter().all(|&value| value <= 0.0) {
-        return false;
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let at = |x: i32, y: i32, z: i32| {
-        samples[(x - first[0]) as usize
-            + size[0] * ((y - first[1]) as usize + size[1] * (z - first[2]) as usize)]
-    };
-    probe_sides(block, |point| {
-        let corner = point.map(|c| c.floor());
-        let fraction = [0, 1, 2].map(|axis| point[axis] - corner[axis]);
-        let [x, y, z] = corner.map(|c| c as i32);
-        let corners = [
-            at(x, y, z),
-            at(x + 1, y, z),
-            at(x, y + 1, z),
-            at(x + 1, y + 1, z),
-            at(x, y, z + 1),
-            at(x + 1, y, z + 1),
-            at(x, y + 1, z + 1),
-            at(x + 1, y + 1, z + 1),
-        ];
-        trilinear(&corners, fraction).density
+    BUFFER.with_borrow_mut(|buffer| {
+        let window = field.window(first, size, buffer);
+        if !window.any_inside() {
+            return false;
+        }
+        probe_sides(block, |point| {
+            window
+                .probe(point[0], point[1], point[2])
+                .unwrap_or_else(|| field.probe(point[0], point[1], point[2]))
+                .density
+        })
     })
 }
 

@@ -177,6 +177,17 @@ struct Slot {
     dense: Option<u32>,
 }
 
+/// Some of a body's points that lie together, with the sphere that holds them (in the body's
+/// frame, from its middle): asked about as one before its points are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cluster {
+    pub centre: Vector,
+    pub radius: f64,
+    /// Its points: `count` from `start` within the body's points.
+    pub start: u32,
+    pub count: u32,
+}
+
 /// Every body's state, one `Vec` per field over a dense index `0..len`.
 #[derive(Debug, Default)]
 pub(crate) struct Bodies {
@@ -198,7 +209,8 @@ pub(crate) struct Bodies {
     /// About the middle, in the body's own frame.
     pub inertia: Vec<Matrix>,
     pub inverse_inertia: Vec<Matrix>,
-    /// Where each body's points start in [`Bodies::offsets`], and how many there are.
+    /// Where each body's points start in [`Bodies::offsets`], and how many there are (stored
+    /// by cluster, see [`Cluster`]).
     pub points_start: Vec<u32>,
     pub points_count: Vec<u32>,
     /// Every body's points, measured from its middle in its own frame (`point − center`),
@@ -206,6 +218,14 @@ pub(crate) struct Bodies {
     pub offsets: Vec<Vector>,
     /// The sphere about the middle that holds all points.
     pub radius: Vec<f64>,
+    /// The box that holds all points, from the middle in the body's own frame: low, high.
+    pub extent: Vec<(Vector, Vector)>,
+    /// Each body's points fall into up to eight clusters (by octant about the middle, the
+    /// points stored cluster by cluster): where its clusters start in [`Bodies::clusters`].
+    pub clusters_start: Vec<u32>,
+    pub clusters_count: Vec<u32>,
+    /// Every body's clusters, one body after another.
+    pub clusters: Vec<Cluster>,
     pub resting: Vec<bool>,
     /// Seconds it has been touching and slow.
     pub still: Vec<f64>,
@@ -288,11 +308,63 @@ impl Bodies {
         };
         let start = self.offsets.len() as u32;
         let mut radius = 0.0f64;
-        for point in points {
-            let offset = math::sub(*point, properties.center);
-            radius = radius.max(math::length(offset));
-            self.offsets.push(offset);
+        // Stored octant by octant about the middle (in the given order within one), each
+        // octant a cluster with its own bounding sphere: a piece lying on the ground asks the
+        // ground only about the clusters near it.
+        let octant = |offset: Vector| {
+            usize::from(offset[0] >= 0.0)
+                | usize::from(offset[1] >= 0.0) << 1
+                | usize::from(offset[2] >= 0.0) << 2
+        };
+        let clusters_start = self.clusters.len() as u32;
+        for which in 0..8 {
+            let first = self.offsets.len();
+            for point in points {
+                let offset = math::sub(*point, properties.center);
+                if octant(offset) == which {
+                    radius = radius.max(math::length(offset));
+                    self.offsets.push(offset);
+                }
+            }
+            let members = &self.offsets[first..];
+            if members.is_empty() {
+                continue;
+            }
+            let mut low = members[0];
+            let mut high = members[0];
+            for offset in members {
+                for axis in 0..3 {
+                    low[axis] = low[axis].min(offset[axis]);
+                    high[axis] = high[axis].max(offset[axis]);
+                }
+            }
+            let centre: Vector = std::array::from_fn(|axis| (low[axis] + high[axis]) / 2.0);
+            let cluster_radius = members
+                .iter()
+                .map(|offset| math::length(math::sub(*offset, centre)))
+                .fold(0.0, f64::max);
+            self.clusters.push(Cluster {
+                centre,
+                radius: cluster_radius,
+                start: (first - start as usize) as u32,
+                count: members.len() as u32,
+            });
         }
+        let body_offsets = &self.offsets[start as usize..];
+        let mut extent = (ZERO, ZERO);
+        if let Some(first) = body_offsets.first() {
+            extent = (*first, *first);
+            for offset in body_offsets {
+                for axis in 0..3 {
+                    extent.0[axis] = extent.0[axis].min(offset[axis]);
+                    extent.1[axis] = extent.1[axis].max(offset[axis]);
+                }
+            }
+        }
+        self.extent.push(extent);
+        self.clusters_start.push(clusters_start);
+        self.clusters_count
+            .push(self.clusters.len() as u32 - clusters_start);
         self.owner.push(index);
         self.position.push(properties.center);
         self.orientation.push(NO_TURN);
@@ -327,6 +399,15 @@ impl Bodies {
                 *other -= count as u32;
             }
         }
+        let clusters_start = self.clusters_start[dense] as usize;
+        let clusters = self.clusters_count[dense] as usize;
+        self.clusters
+            .drain(clusters_start..clusters_start + clusters);
+        for other in &mut self.clusters_start {
+            if *other as usize > clusters_start {
+                *other -= clusters as u32;
+            }
+        }
         let slot = &mut self.slots[handle.index as usize];
         slot.dense = None;
         // A slot used four billion times is retired rather than risk an old handle matching
@@ -348,6 +429,9 @@ impl Bodies {
         self.points_start.swap_remove(dense);
         self.points_count.swap_remove(dense);
         self.radius.swap_remove(dense);
+        self.extent.swap_remove(dense);
+        self.clusters_start.swap_remove(dense);
+        self.clusters_count.swap_remove(dense);
         self.resting.swap_remove(dense);
         self.still.swap_remove(dense);
         self.age.swap_remove(dense);
@@ -356,6 +440,13 @@ impl Bodies {
             self.slots[moved as usize].dense = Some(dense as u32);
         }
         Ok(())
+    }
+
+    /// The clusters of the body at `dense`.
+    #[inline]
+    pub fn clusters_of(&self, dense: usize) -> &[Cluster] {
+        let start = self.clusters_start[dense] as usize;
+        &self.clusters[start..start + self.clusters_count[dense] as usize]
     }
 
     /// The points of the body at `dense`, from its middle in its own frame.

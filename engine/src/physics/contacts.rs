@@ -25,7 +25,7 @@ use super::body::Bodies;
 use super::math::{self, Matrix, Vector};
 use super::tuning::{MARGIN, STEP};
 use super::BodyShape;
-use crate::collision::Solid;
+use crate::collision::{Solid, Surface};
 
 /// "No body": the world, or a friction link that a normal row does not have.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -74,6 +74,11 @@ pub(crate) struct ContactJob {
     pub contacts: Vec<Contact>,
     /// Its points in the world this step, and how fast each moves.
     points: Vec<(Vector, f64)>,
+    /// The questions to the world for its points, and the answers.
+    queries: Vec<([f32; 3], f32)>,
+    answers: Vec<Option<Surface>>,
+    /// The points asked about, in the order of the questions.
+    asked: Vec<Vector>,
 }
 
 impl ContactJob {
@@ -88,14 +93,11 @@ impl ContactJob {
         let rotation = &scene.rotation[body];
         let velocity = bodies.velocity[body];
         let spin = bodies.spin[body];
-        for offset in bodies.offsets_of(body) {
-            let lever = math::times(rotation, *offset);
-            let speed = math::length(math::add(velocity, math::cross(spin, lever)));
-            self.points.push((math::add(position, lever), speed));
-        }
         let bound = scene.bound[body];
         let radius = bodies.radius[body];
         let most_reach = MARGIN + bound * STEP;
+        let job = self.job as usize;
+        let has_partners = scene.partner_start[job] < scene.partner_start[job + 1];
         let near_world = scene
             .world
             .nearest(
@@ -103,15 +105,58 @@ impl ContactJob {
                 (radius + most_reach + BOUND_SLACK) as f32,
             )
             .is_some();
+        if !near_world && !has_partners {
+            // Nothing within reach of any point: not even where the points are is needed.
+            return;
+        }
+        let offsets = bodies.offsets_of(body);
+        let point_of = |offset: Vector| {
+            let lever = math::times(rotation, offset);
+            let speed = math::length(math::add(velocity, math::cross(spin, lever)));
+            (math::add(position, lever), speed)
+        };
+        if has_partners {
+            self.points
+                .extend(offsets.iter().map(|&offset| point_of(offset)));
+        }
         if near_world {
-            for &(point, speed) in &self.points {
-                let reach = MARGIN + speed * STEP;
-                if let Some(surface) = scene.world.nearest(math::to_f32(point), reach as f32) {
+            // The clusters near the world, then all their points at once: the world reads
+            // what they share once.
+            self.queries.clear();
+            self.asked.clear();
+            for cluster in bodies.clusters_of(body) {
+                let centre = math::add(position, math::times(rotation, cluster.centre));
+                let near = scene
+                    .world
+                    .nearest(
+                        math::to_f32(centre),
+                        (cluster.radius + most_reach + BOUND_SLACK) as f32,
+                    )
+                    .is_some();
+                if !near {
+                    continue;
+                }
+                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                for index in members {
+                    let (point, speed) = if has_partners {
+                        self.points[index]
+                    } else {
+                        point_of(offsets[index])
+                    };
+                    self.asked.push(point);
+                    self.queries
+                        .push((math::to_f32(point), (MARGIN + speed * STEP) as f32));
+                }
+            }
+            self.answers.clear();
+            self.answers.resize(self.queries.len(), None);
+            scene.world.nearest_many(&self.queries, &mut self.answers);
+            for (&point, answer) in self.asked.iter().zip(&self.answers) {
+                if let Some(surface) = *answer {
                     push(&mut self.contacts, self.body, NONE, point, surface, None);
                 }
             }
         }
-        let job = self.job as usize;
         let start = scene.partner_start[job] as usize;
         let end = scene.partner_start[job + 1] as usize;
         for &other in &scene.partners[start..end] {
@@ -122,6 +167,7 @@ impl ContactJob {
             let other_center = bodies.center[other_index];
             let other_bound = scene.bound[other_index];
             let other_radius = bodies.radius[other_index];
+            let other_extent = bodies.extent[other_index];
             // This body's points against the other's shape.
             for &(point, speed) in &self.points {
                 let reach = MARGIN + (speed + other_bound) * STEP;
@@ -130,10 +176,13 @@ impl ContactJob {
                 if math::dot(from_other, from_other) > limit * limit {
                     continue;
                 }
-                let local = math::add(
-                    other_center,
-                    math::times_transposed(other_rotation, from_other),
-                );
+                // Outside the other's box of points by more than the reach: nothing to touch
+                // (its shape lies within its points' box).
+                let relative = math::times_transposed(other_rotation, from_other);
+                if !within(relative, other_extent, reach + BOUND_SLACK) {
+                    continue;
+                }
+                let local = math::add(other_center, relative);
                 if let Some(surface) =
                     scene
                         .shapes
@@ -162,7 +211,11 @@ impl ContactJob {
                     if math::dot(from_body, from_body) > limit * limit {
                         continue;
                     }
-                    let local = math::add(own_center, math::times_transposed(rotation, from_body));
+                    let relative = math::times_transposed(rotation, from_body);
+                    if !within(relative, bodies.extent[body], reach + BOUND_SLACK) {
+                        continue;
+                    }
+                    let local = math::add(own_center, relative);
                     if let Some(surface) =
                         scene
                             .shapes
@@ -181,6 +234,12 @@ impl ContactJob {
             }
         }
     }
+}
+
+/// Whether a point (from a body's middle, in its frame) lies within `grow` of the box.
+#[inline]
+fn within(point: Vector, (low, high): (Vector, Vector), grow: f64) -> bool {
+    (0..3).all(|axis| point[axis] >= low[axis] - grow && point[axis] <= high[axis] + grow)
 }
 
 /// Adds a contact for a surface an answer found, its normal turned into the world by

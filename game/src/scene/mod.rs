@@ -208,10 +208,27 @@ impl Solid for SceneSolids<'_> {
         }
         let terrain = terrain_surface(self.field, point, reach);
         let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
-        match (terrain, blocks) {
-            (Some(a), Some(b)) => Some(if b.distance < a.distance { b } else { a }),
-            (a, b) => a.or(b),
+        nearer(terrain, blocks)
+    }
+
+    fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
+        crate::solids::terrain_surfaces(self.field, queries, out);
+        for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
+            if !point.iter().all(|c| c.is_finite()) {
+                *answer = None;
+                continue;
+            }
+            let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+            *answer = nearer(*answer, blocks);
         }
+    }
+}
+
+/// The nearer of two surfaces (the terrain's first on a tie).
+fn nearer(terrain: Option<Surface>, blocks: Option<Surface>) -> Option<Surface> {
+    match (terrain, blocks) {
+        (Some(a), Some(b)) => Some(if b.distance < a.distance { b } else { a }),
+        (a, b) => a.or(b),
     }
 }
 

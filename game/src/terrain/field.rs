@@ -251,6 +251,24 @@ impl<S: Samples> Field<S> {
         });
     }
 
+    /// The samples of the box of `size` samples from `low`, read at once (see
+    /// [`Field::samples_in`]) into `buffer`, to be probed like the field itself.
+    pub fn window<'a>(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        buffer: &'a mut Vec<f32>,
+    ) -> SampleWindow<'a> {
+        buffer.clear();
+        buffer.resize(size[0] * size[1] * size[2], 0.0);
+        self.samples_in(low, size, buffer);
+        SampleWindow {
+            low,
+            size,
+            values: buffer,
+        }
+    }
+
     /// Calls `visit` for each brick the box of `size` samples from `low` reaches into, with
     /// its shard locked and the part of the box inside the brick (inclusive).
     fn for_each_brick_of(
@@ -293,9 +311,9 @@ impl<S: Samples> Field<S> {
 
     /// The density at a point and its gradient, blended from the eight samples around it.
     pub fn probe(&self, x: f32, y: f32, z: f32) -> Probe {
-        let x0 = x.floor();
-        let y0 = y.floor();
-        let z0 = z.floor();
+        let x0 = floor(x);
+        let y0 = floor(y);
+        let z0 = floor(z);
         let fraction = [x - x0, y - y0, z - z0];
         let (x0, y0, z0) = (x0 as i32, y0 as i32, z0 as i32);
         if let Some(corners) = self.cached_corners([x0, y0, z0]) {
@@ -385,6 +403,81 @@ impl<G: Ground + ?Sized> Field<EditStore<G>> {
     }
 }
 
+/// `x.floor()` without a call into libm (x86-64's baseline has no rounding instruction, and
+/// this runs for every contact point of every body every step); the same value for every `x`.
+#[inline]
+fn floor(x: f32) -> f32 {
+    // Beyond 2²³ every f32 is a whole number already; NaN and infinities go to libm.
+    if x.abs() < 8_388_608.0 {
+        let truncated = x as i32 as f32;
+        if truncated > x {
+            truncated - 1.0
+        } else if truncated == x {
+            // Whole already (keeps the sign of -0.0).
+            x
+        } else {
+            truncated
+        }
+    } else {
+        x.floor()
+    }
+}
+
+/// Samples of a box read from a [`Field`] at once, probed exactly as the field probes.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleWindow<'a> {
+    low: [i32; 3],
+    size: [usize; 3],
+    values: &'a [f32],
+}
+
+impl SampleWindow<'_> {
+    /// The whole-meter box a set of points needs, from `low` to `high` in meters (each probe
+    /// reads the samples at the floor of its point and one beyond): its first sample and size.
+    pub fn covering(low: [f32; 3], high: [f32; 3]) -> ([i32; 3], [usize; 3]) {
+        let first = low.map(|c| c.floor() as i32);
+        let size = [0, 1, 2].map(|axis| {
+            let last = (high[axis].floor() as i32).saturating_add(1);
+            usize::try_from(last.saturating_sub(first[axis]).saturating_add(1)).unwrap_or(0)
+        });
+        (first, size)
+    }
+
+    /// The density and gradient at a point, as [`Field::probe`] gives them; `None` when the
+    /// point's cell is not all inside the window.
+    pub fn probe(&self, x: f32, y: f32, z: f32) -> Option<Probe> {
+        let corner = [floor(x), floor(y), floor(z)];
+        let fraction = [x - corner[0], y - corner[1], z - corner[2]];
+        let mut at = [0usize; 3];
+        for axis in 0..3 {
+            let offset = corner[axis] as i64 - i64::from(self.low[axis]);
+            if offset < 0 || offset + 1 >= self.size[axis] as i64 {
+                return None;
+            }
+            at[axis] = offset as usize;
+        }
+        let (row, layer) = (self.size[0], self.size[0] * self.size[1]);
+        let first = at[0] + at[1] * row + at[2] * layer;
+        let v = self.values;
+        let corners = [
+            v[first],
+            v[first + 1],
+            v[first + row],
+            v[first + row + 1],
+            v[first + layer],
+            v[first + layer + 1],
+            v[first + layer + row],
+            v[first + layer + row + 1],
+        ];
+        Some(trilinear(&corners, fraction))
+    }
+
+    /// Whether any sample of the window is positive (inside the ground).
+    pub fn any_inside(&self) -> bool {
+        self.values.iter().any(|&value| value > 0.0)
+    }
+}
+
 /// The trilinear blend of a cell's corners `d[i + 2j + 4k]` at `fraction` within the cell,
 /// and its gradient: the same lerps as the surface nets' normals.
 pub fn trilinear(corners: &[f32; 8], fraction: [f32; 3]) -> Probe {
@@ -424,6 +517,38 @@ fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_floor_is_floor() {
+        let mut values = vec![
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            8_388_607.5,
+            -8_388_607.5,
+        ];
+        values.extend([
+            8_388_608.0,
+            -8_388_609.0,
+            1e20,
+            -1e20,
+            f32::MIN_POSITIVE,
+            -1e-30,
+        ]);
+        let mut x = -70_000.123f32;
+        while x < 70_000.0 {
+            values.push(x);
+            x += 0.371;
+        }
+        for value in values {
+            assert_eq!(floor(value).to_bits(), value.floor().to_bits(), "{value}");
+        }
+        assert!(floor(f32::NAN).is_nan());
+        assert_eq!(floor(f32::INFINITY), f32::INFINITY);
+    }
 
     fn assert_sync<T: Sync>() {}
 

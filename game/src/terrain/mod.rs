@@ -17,6 +17,6 @@ pub mod ground;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
 pub use edits::{EditError, EditStore, SampleBox};
-pub use field::{Field, Probe, Samples};
+pub use field::{Field, Probe, SampleWindow, Samples};
 pub use generator::{ChunkKind, Generator};
 pub use ground::{Ground, PlaneGround};

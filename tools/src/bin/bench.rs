@@ -85,6 +85,9 @@ enum Benchmark {
         /// Skip the search for the most awake 4×4×4 pieces within a frame.
         #[arg(long)]
         no_capacity: bool,
+        /// Only time this many awake 4×4×4 pieces on 1 and 2 threads (for profiling).
+        #[arg(long)]
+        only_awake: Option<usize>,
     },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
@@ -112,9 +115,17 @@ fn main() -> anyhow::Result<()> {
             repeats,
             seed,
             no_capacity,
-        } => {
-            blockfall_tools::physics_bench::run(pieces as usize, steps, repeats, seed, !no_capacity)
-        }
+            only_awake,
+        } => match only_awake {
+            Some(count) => blockfall_tools::physics_bench::run_awake(count, repeats),
+            None => blockfall_tools::physics_bench::run(
+                pieces as usize,
+                steps,
+                repeats,
+                seed,
+                !no_capacity,
+            ),
+        },
         Benchmark::Support {
             blocks,
             breaks,
