@@ -355,10 +355,8 @@ impl Bodies {
         if let Some(first) = body_offsets.first() {
             extent = (*first, *first);
             for offset in body_offsets {
-                for axis in 0..3 {
-                    extent.0[axis] = extent.0[axis].min(offset[axis]);
-                    extent.1[axis] = extent.1[axis].max(offset[axis]);
-                }
+                extent.0 = std::array::from_fn(|axis| extent.0[axis].min(offset[axis]));
+                extent.1 = std::array::from_fn(|axis| extent.1[axis].max(offset[axis]));
             }
         }
         self.extent.push(extent);
