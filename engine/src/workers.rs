@@ -5,20 +5,28 @@
 //! the job exactly once, and results come back in input order. So a job that is a pure
 //! function of its item gives bitwise identical results for any thread count.
 //!
-//! Threads are spawned per call inside a `crossbeam` scope rather than kept alive and fed
-//! through channels. A persistent pool can only run borrowed jobs (`&[T]`, a closure over the
-//! caller's stack) by erasing their lifetimes with `unsafe`, as rayon does internally; a scope
-//! proves to the compiler that every borrow outlives the threads. Spawning costs tens of
-//! microseconds per thread, small next to a chunk of terrain or a physics step of many bodies,
-//! and the calling thread works too, so a pool of one spawns nothing at all.
+//! The threads are started once, with the pool, and wait for work on channels (crossbeam); the
+//! calling thread works too, so a pool of one starts none. A first version spawned scoped
+//! threads for every call, which needs no `unsafe`, but at tens of microseconds per thread per
+//! call it ate a tenth of a physics step that takes a millisecond, and two threads were barely
+//! faster than one. Handing a borrowed job (a closure over the caller's stack) to a thread
+//! that outlives the call needs its lifetime erased, as rayon does inside: [`WorkerPool::run`]
+//! does that in one place, and does not return (not even by unwinding) before every worker
+//! has reported that it is done with the job, so the borrow never outlives what it borrows.
+//!
+//! One call at a time uses the threads. A call made while another is running — from a job of
+//! the same pool, or from another thread holding a clone — runs on its calling thread alone:
+//! the result is the same by the rule above, and nothing can deadlock.
 //!
 //! A panic in a job does not hang the pool: the other threads finish the batches that are
-//! left, the scope joins them all, and the panic is resumed on the calling thread.
+//! left, every worker reports back, and the first panic is resumed on the calling thread.
 
-use std::panic;
-use std::sync::Mutex;
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
-use crossbeam::channel;
+use crossbeam::channel::{self, Receiver, Sender};
 
 /// The most threads a pool may have: more than any machine this runs on has cores, and few
 /// enough that a typo (a thread count of 10 000) is caught instead of exhausting the system.
@@ -39,10 +47,101 @@ pub enum WorkerError {
     TooManyThreads(usize),
 }
 
-/// Runs jobs over slices on a fixed number of threads (the caller's included).
-#[derive(Debug, Clone)]
+/// Runs jobs over slices on a fixed number of threads (the caller's included). Clones share
+/// the threads; the threads end when the last clone is dropped.
+#[derive(Clone)]
 pub struct WorkerPool {
     threads: usize,
+    workers: Option<Arc<Workers>>,
+}
+
+impl std::fmt::Debug for WorkerPool {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("WorkerPool")
+            .field("threads", &self.threads)
+            .field(
+                "started",
+                &self.workers.as_ref().map_or(0, |w| w.senders.len()),
+            )
+            .finish()
+    }
+}
+
+/// A job handed to the worker threads: the caller's closure with its lifetime erased (see
+/// [`WorkerPool::run`] for why that is sound).
+struct Job(*const (dyn Fn() + Sync + 'static));
+
+// SAFETY: the closure behind the pointer is `Sync`, so calling it from another thread through a
+// shared reference is allowed; the pointer only travels to the workers while `run` keeps the
+// closure alive.
+unsafe impl Send for Job {}
+
+/// The started threads: a channel to each, one channel back, and the lock that lets one call
+/// at a time use them.
+struct Workers {
+    senders: Vec<Sender<Job>>,
+    done: Receiver<Option<Box<dyn Any + Send>>>,
+    busy: Mutex<()>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    fn start(count: usize) -> Option<Arc<Workers>> {
+        if count == 0 {
+            return None;
+        }
+        let (done_sender, done) = channel::unbounded();
+        let mut senders = Vec::with_capacity(count);
+        let mut handles = Vec::with_capacity(count);
+        for number in 1..=count {
+            let (sender, jobs) = channel::bounded::<Job>(1);
+            let done_sender = done_sender.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker {number}"))
+                .spawn(move || {
+                    while let Ok(Job(job)) = jobs.recv() {
+                        // SAFETY: `run` keeps the closure alive until this thread has sent its
+                        // report below.
+                        let job = unsafe { &*job };
+                        let outcome = panic::catch_unwind(AssertUnwindSafe(job));
+                        if done_sender.send(outcome.err()).is_err() {
+                            break;
+                        }
+                    }
+                });
+            match spawned {
+                Ok(handle) => {
+                    senders.push(sender);
+                    handles.push(handle);
+                }
+                // Fewer threads only make calls slower: the caller and the others still
+                // drain every batch.
+                Err(error) => log::warn!("could not start worker thread {number}: {error}"),
+            }
+        }
+        Some(Arc::new(Workers {
+            senders,
+            done,
+            busy: Mutex::new(()),
+            handles,
+        }))
+    }
+}
+
+// A panic never leaves the workers in a broken state: jobs' panics are caught on the threads
+// and resumed by `run` after every thread has reported, and a poisoned lock is taken over.
+impl std::panic::RefUnwindSafe for Workers {}
+impl std::panic::UnwindSafe for Workers {}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        // Closing the channels ends the threads' loops.
+        self.senders.clear();
+        for handle in self.handles.drain(..) {
+            let _ = handle.join();
+        }
+    }
 }
 
 impl WorkerPool {
@@ -53,7 +152,10 @@ impl WorkerPool {
         match threads {
             0 => Err(WorkerError::NoThreads),
             count if count > MAX_THREADS => Err(WorkerError::TooManyThreads(count)),
-            count => Ok(Self { threads: count }),
+            count => Ok(Self {
+                threads: count,
+                workers: Workers::start(count - 1),
+            }),
         }
     }
 
@@ -63,7 +165,10 @@ impl WorkerPool {
             .map(|count| count.get())
             .unwrap_or(1)
             .min(MAX_THREADS);
-        Self { threads }
+        Self {
+            threads,
+            workers: Workers::start(threads - 1),
+        }
     }
 
     /// How many threads run the jobs, the calling one included.
@@ -137,31 +242,52 @@ impl WorkerPool {
     /// Runs `work` on every thread of the pool (the caller's included) until all return, then
     /// resumes the first panic, if there was one.
     fn run<W: Fn() + Sync>(&self, work: W) {
-        let outcome = crossbeam::thread::scope(|scope| {
-            for number in 1..self.threads {
-                let work = &work;
-                let spawned = scope
-                    .builder()
-                    .name(format!("worker {number}"))
-                    .spawn(move |_| work());
-                if let Err(error) = spawned {
-                    // Fewer threads only make the call slower: the caller and the others
-                    // still drain every batch.
-                    log::warn!("could not start worker thread {number}: {error}");
-                }
-            }
+        let Some(workers) = &self.workers else {
             work();
-        });
-        if let Err(panics) = outcome {
-            // crossbeam gathers the payloads of every thread that panicked; resume the first so
-            // that the caller sees the job's own message.
-            match panics.downcast::<Vec<Box<dyn std::any::Any + Send>>>() {
-                Ok(mut payloads) if !payloads.is_empty() => {
-                    panic::resume_unwind(payloads.swap_remove(0))
-                }
-                Ok(_) => panic!("a worker thread panicked"),
-                Err(payload) => panic::resume_unwind(payload),
+            return;
+        };
+        let _busy = match workers.busy.try_lock() {
+            Ok(guard) => guard,
+            // A call that panicked left the lock poisoned; the threads are fine.
+            Err(std::sync::TryLockError::Poisoned(poison)) => poison.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                // Another call has the threads (perhaps this is one of its jobs): alone gives
+                // the same result.
+                work();
+                return;
             }
+        };
+        let job: &(dyn Fn() + Sync) = &work;
+        // SAFETY: the lifetime is erased only to hand `work` to the workers. Every worker that
+        // gets the job sends exactly one report after it has finished with it (a panic is
+        // caught first), and this function receives one report per job sent before it returns
+        // or unwinds: the caller's own share of the work runs under `catch_unwind` too. So no
+        // worker touches `work` after this call ends.
+        let job = unsafe {
+            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(
+                job,
+            )
+        };
+        let sent = workers
+            .senders
+            .iter()
+            .filter(|sender| sender.send(Job(job)).is_ok())
+            .count();
+        let mine = panic::catch_unwind(AssertUnwindSafe(&work));
+        let mut first_panic = mine.err();
+        for _ in 0..sent {
+            match workers.done.recv() {
+                Ok(None) => {}
+                Ok(Some(payload)) => {
+                    first_panic.get_or_insert(payload);
+                }
+                // Every worker holds a sender until it exits, and none exits while the pool
+                // lives: unreachable, but waiting on is impossible, so stop waiting.
+                Err(_) => break,
+            }
+        }
+        if let Some(payload) = first_panic {
+            panic::resume_unwind(payload);
         }
     }
 }
@@ -259,5 +385,41 @@ mod tests {
         assert!(message.contains("item 321"), "payload: {message:?}");
         // The pool is still usable afterwards.
         assert_eq!(pool.map(&items, |item| *item).len(), 400);
+    }
+
+    #[test]
+    fn a_job_that_uses_the_same_pool_runs_alone_instead_of_deadlocking() {
+        let pool = WorkerPool::new(3).unwrap();
+        let outer: Vec<u64> = (0..40).collect();
+        let sums = pool.map(&outer, |&n| {
+            let inner: Vec<u64> = (0..n).collect();
+            pool.map(&inner, |&k| k * k).iter().sum::<u64>()
+        });
+        let expected: Vec<u64> = outer.iter().map(|&n| (0..n).map(|k| k * k).sum()).collect();
+        assert_eq!(sums, expected);
+    }
+
+    #[test]
+    fn after_a_panic_the_threads_still_work_and_clones_share_them() {
+        let pool = WorkerPool::new(2).unwrap();
+        let items: Vec<u32> = (0..1000).collect();
+        let caught = std::panic::catch_unwind(|| {
+            pool.map(&items, |&n| {
+                assert!(n != 500, "boom");
+                n
+            })
+        });
+        assert!(caught.is_err());
+        let clone = pool.clone();
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let doubled = clone.map(&items, |&n| {
+            lock(&threads).insert(std::thread::current().id());
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            n * 2
+        });
+        assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+        assert_eq!(lock(&threads).len(), 2, "both threads took batches");
+        drop(pool);
+        drop(clone);
     }
 }

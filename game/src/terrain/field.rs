@@ -9,9 +9,15 @@
 //! keeps every sample it worked out, in 8³ bricks, until an edit changes it: [`Field::forget`]
 //! drops exactly the samples of the edit's box, and the rest stay. The bricks are spread over
 //! shards, each behind its own lock, so workers probe in parallel; each shard keeps at most its
-//! share of the brick budget and drops its oldest brick first.
+//! share of the brick budget and drops its oldest brick first. On top of that each thread keeps
+//! its own copies of the whole bricks it reads most ([`Field::samples_in`] and probes inside one
+//! brick): the physics' workers probe the same ground every step, and taking a shard's lock for
+//! each read made its cache line bounce between the cores, so two threads were barely faster
+//! than one.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crossbeam::utils::CachePadded;
@@ -84,7 +90,35 @@ pub struct Field<S = EditStore> {
     /// Each on its own cache line: threads probing different shards must not slow each other.
     shards: Vec<CachePadded<Mutex<Shard>>>,
     bricks_per_shard: usize,
+    /// Which field a thread's own copies belong to.
+    id: u64,
+    /// Counts the forgets: a thread's copies made before the last one are dropped.
+    forgets: AtomicU64,
 }
+
+/// Bricks a thread keeps its own copies of (2 KiB each).
+const LOCAL_BRICKS: usize = 512;
+
+/// Each thread's own copies of whole bricks it read, so that threads probing the same ground
+/// (the points of many bodies, every step) do not take the shards' locks, whose cache lines
+/// would bounce between the cores. Only bricks with every sample worked out are copied; the
+/// copies are dropped when the field forgets anything (edits happen between steps, not while
+/// workers probe) or when there are too many.
+struct LocalBricks {
+    field: u64,
+    forgets: u64,
+    bricks: CellMap<BrickSamples>,
+}
+
+thread_local! {
+    static LOCAL: RefCell<LocalBricks> = RefCell::new(LocalBricks {
+        field: u64::MAX,
+        forgets: 0,
+        bricks: CellMap::default(),
+    });
+}
+
+static NEXT_FIELD: AtomicU64 = AtomicU64::new(0);
 
 impl<S> std::fmt::Debug for Field<S> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,6 +143,8 @@ impl<S: Samples> Field<S> {
                 .map(|_| CachePadded::new(Mutex::default()))
                 .collect(),
             bricks_per_shard: bricks.div_ceil(SHARDS).max(1),
+            id: NEXT_FIELD.fetch_add(1, Ordering::Relaxed),
+            forgets: AtomicU64::new(0),
         }
     }
 
@@ -142,6 +178,11 @@ impl<S: Samples> Field<S> {
 
     /// Forgets the cached samples in the box: the ground changed there.
     pub fn forget(&self, changed: &SampleBox) {
+        self.forget_in_shards(changed);
+        self.forgets.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn forget_in_shards(&self, changed: &SampleBox) {
         let low = changed.low.map(|value| value.div_euclid(BRICK));
         let high = changed.high.map(|value| value.div_euclid(BRICK));
         for bz in low[2]..=high[2] {
@@ -176,6 +217,7 @@ impl<S: Samples> Field<S> {
             shard.bricks.clear();
             shard.order.clear();
         }
+        self.forgets.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A sample, from the cache or worked out and kept.
@@ -201,10 +243,11 @@ impl<S: Samples> Field<S> {
     }
 
     /// Every sample of the box of `size` samples from `low`, x fastest, then y, then z, into
-    /// `out` (which must hold exactly that many): each brick is locked once, not once per
-    /// sample. When any sample is missing, the whole box is worked out at once, a column at a
-    /// time, and kept. A caller that probes many points of a small box (the ground test of a
-    /// block: 24 probes in at most 2.4 m) reads its samples here once and blends them itself.
+    /// `out` (which must hold exactly that many), from this thread's own copies of the bricks
+    /// (see [`LocalBricks`]): no lock at all once a brick has been read here. A brick not all
+    /// worked out yet is worked out whole, a column at a time. A caller that probes many points
+    /// of a small box (a body's contact points, the ground test of a block) reads its samples
+    /// here once and blends them itself.
     ///
     /// Panics if `out.len()` is not the box's volume (a caller's bug, not input).
     pub fn samples_in(&self, low: [i32; 3], size: [usize; 3], out: &mut [f32]) {
@@ -216,38 +259,18 @@ impl<S: Samples> Field<S> {
         if out.is_empty() {
             return;
         }
-        let mut missing = false;
-        self.for_each_brick_of(low, size, |brick, shard, from, to| {
-            let samples = shard.bricks.get(&brick);
-            for z in from[2]..=to[2] {
-                for y in from[1]..=to[1] {
-                    let row = size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
-                    for x in from[0]..=to[0] {
-                        let value = samples.map_or(f32::NAN, |s| s[index_in_brick([x, y, z])]);
-                        missing |= value.is_nan();
-                        out[row + (x - low[0]) as usize] = value;
+        self.for_each_brick_of(low, size, |brick, from, to| {
+            self.with_local(brick, |samples| {
+                for z in from[2]..=to[2] {
+                    for y in from[1]..=to[1] {
+                        let row =
+                            size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
+                        for x in from[0]..=to[0] {
+                            out[row + (x - low[0]) as usize] = samples[index_in_brick([x, y, z])];
+                        }
                     }
                 }
-            }
-        });
-        if !missing {
-            return;
-        }
-        // Worked out without a lock, so other threads are not held up by the noise.
-        self.source.fill(low, size, out);
-        self.for_each_brick_of(low, size, |brick, shard, from, to| {
-            self.keep(shard, brick, Box::new([f32::NAN; BRICK_VOLUME]));
-            let Some(samples) = shard.bricks.get_mut(&brick) else {
-                return;
-            };
-            for z in from[2]..=to[2] {
-                for y in from[1]..=to[1] {
-                    let row = size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
-                    for x in from[0]..=to[0] {
-                        samples[index_in_brick([x, y, z])] = out[row + (x - low[0]) as usize];
-                    }
-                }
-            }
+            });
         });
     }
 
@@ -269,13 +292,13 @@ impl<S: Samples> Field<S> {
         }
     }
 
-    /// Calls `visit` for each brick the box of `size` samples from `low` reaches into, with
-    /// its shard locked and the part of the box inside the brick (inclusive).
+    /// Calls `visit` for each brick the box of `size` samples from `low` reaches into, with the
+    /// part of the box inside the brick (inclusive).
     fn for_each_brick_of(
         &self,
         low: [i32; 3],
         size: [usize; 3],
-        mut visit: impl FnMut([i32; 3], &mut Shard, [i32; 3], [i32; 3]),
+        mut visit: impl FnMut([i32; 3], [i32; 3], [i32; 3]),
     ) {
         let last = [0, 1, 2].map(|axis| low[axis].saturating_add(size[axis] as i32 - 1));
         let first_brick = low.map(|value| value.div_euclid(BRICK));
@@ -286,8 +309,7 @@ impl<S: Samples> Field<S> {
                     let brick = [bx, by, bz];
                     let from = [0, 1, 2].map(|axis| low[axis].max(brick[axis] * BRICK));
                     let to = [0, 1, 2].map(|axis| last[axis].min(brick[axis] * BRICK + BRICK - 1));
-                    let mut shard = lock(self.shard(brick));
-                    visit(brick, &mut shard, from, to);
+                    visit(brick, from, to);
                 }
             }
         }
@@ -340,33 +362,79 @@ impl<S: Samples> Field<S> {
         trilinear(&corners, fraction)
     }
 
-    /// The eight samples of the cell at `low` when they are all cached in one brick, read under
-    /// one lock: the common case for a piece or the player probing near where it probed before,
-    /// and a lock per sample would make threads fight over the shards.
+    /// The eight samples of the cell at `low` when they lie in one brick, from this thread's
+    /// own copy of it (made, the brick worked out whole, on the first read here): the common
+    /// case for a piece or the player probing near where it probed before.
     fn cached_corners(&self, low: [i32; 3]) -> Option<[f32; 8]> {
         let brick = low.map(|value| value.div_euclid(BRICK));
         let inside = low.iter().all(|&value| value.rem_euclid(BRICK) < BRICK - 1);
         if !inside {
             return None;
         }
-        let shard = lock(self.shard(brick));
-        let samples = shard.bricks.get(&brick)?;
         let first = index_in_brick(low);
         let (row, plane) = (BRICK as usize, (BRICK * BRICK) as usize);
-        let corners = [
-            samples[first],
-            samples[first + 1],
-            samples[first + row],
-            samples[first + row + 1],
-            samples[first + plane],
-            samples[first + plane + 1],
-            samples[first + plane + row],
-            samples[first + plane + row + 1],
-        ];
-        corners
-            .iter()
-            .all(|value| !value.is_nan())
-            .then_some(corners)
+        let corners_of = |samples: &[f32; BRICK_VOLUME]| {
+            [
+                samples[first],
+                samples[first + 1],
+                samples[first + row],
+                samples[first + row + 1],
+                samples[first + plane],
+                samples[first + plane + 1],
+                samples[first + plane + row],
+                samples[first + plane + row + 1],
+            ]
+        };
+        Some(self.with_local(brick, corners_of))
+    }
+
+    /// `read` on this thread's own copy of a whole brick, made from the shared cache (the brick
+    /// worked out whole first if it is not all there).
+    fn with_local<R>(&self, brick: [i32; 3], read: impl FnOnce(&[f32; BRICK_VOLUME]) -> R) -> R {
+        LOCAL.with_borrow_mut(|local| {
+            let forgets = self.forgets.load(Ordering::Acquire);
+            if local.field != self.id || local.forgets != forgets {
+                local.bricks.clear();
+                local.field = self.id;
+                local.forgets = forgets;
+            }
+            if local.bricks.len() >= LOCAL_BRICKS && !local.bricks.contains_key(&brick) {
+                local.bricks.clear();
+            }
+            let samples = local
+                .bricks
+                .entry(brick)
+                .or_insert_with(|| self.whole_brick(brick));
+            read(samples)
+        })
+    }
+
+    /// A copy of a brick with every sample worked out: the missing ones are worked out (a
+    /// column at a time, without the lock) and kept in the shared cache too.
+    fn whole_brick(&self, brick: [i32; 3]) -> BrickSamples {
+        {
+            let shard = lock(self.shard(brick));
+            if let Some(samples) = shard.bricks.get(&brick) {
+                if !samples.iter().any(|value| value.is_nan()) {
+                    return samples.clone();
+                }
+            }
+        }
+        let mut samples = Box::new([0.0; BRICK_VOLUME]);
+        let origin = brick.map(|value| value.saturating_mul(BRICK));
+        self.source
+            .fill(origin, [BRICK as usize; 3], samples.as_mut_slice());
+        let mut shard = lock(self.shard(brick));
+        let shard = &mut *shard;
+        self.keep(shard, brick, Box::new([f32::NAN; BRICK_VOLUME]));
+        if let Some(kept) = shard.bricks.get_mut(&brick) {
+            for (kept, &value) in kept.iter_mut().zip(samples.iter()) {
+                if kept.is_nan() {
+                    *kept = value;
+                }
+            }
+        }
+        samples
     }
 
     fn shard(&self, brick: [i32; 3]) -> &Mutex<Shard> {
