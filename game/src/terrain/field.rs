@@ -373,18 +373,7 @@ impl<S: Samples> Field<S> {
         }
         let first = index_in_brick(low);
         let (row, plane) = (BRICK as usize, (BRICK * BRICK) as usize);
-        let corners_of = |samples: &[f32; BRICK_VOLUME]| {
-            [
-                samples[first],
-                samples[first + 1],
-                samples[first + row],
-                samples[first + row + 1],
-                samples[first + plane],
-                samples[first + plane + 1],
-                samples[first + plane + row],
-                samples[first + plane + row + 1],
-            ]
-        };
+        let corners_of = |samples: &[f32; BRICK_VOLUME]| cell_corners(samples, first, row, plane);
         Some(self.with_local(brick, corners_of))
     }
 
@@ -491,6 +480,22 @@ fn floor(x: f32) -> f32 {
     }
 }
 
+/// The eight samples of a cell in a box of samples laid out x fastest: from the sample at
+/// `first`, one along x, `row` along y, `layer` along z; in [`trilinear`]'s order.
+#[inline]
+fn cell_corners(values: &[f32], first: usize, row: usize, layer: usize) -> [f32; 8] {
+    [
+        values[first],
+        values[first + 1],
+        values[first + row],
+        values[first + row + 1],
+        values[first + layer],
+        values[first + layer + 1],
+        values[first + layer + row],
+        values[first + layer + row + 1],
+    ]
+}
+
 /// Samples of a box read from a [`Field`] at once, probed exactly as the field probes.
 #[derive(Debug, Clone, Copy)]
 pub struct SampleWindow<'a> {
@@ -526,18 +531,10 @@ impl SampleWindow<'_> {
         }
         let (row, layer) = (self.size[0], self.size[0] * self.size[1]);
         let first = at[0] + at[1] * row + at[2] * layer;
-        let v = self.values;
-        let corners = [
-            v[first],
-            v[first + 1],
-            v[first + row],
-            v[first + row + 1],
-            v[first + layer],
-            v[first + layer + 1],
-            v[first + layer + row],
-            v[first + layer + row + 1],
-        ];
-        Some(trilinear(&corners, fraction))
+        Some(trilinear(
+            &cell_corners(self.values, first, row, layer),
+            fraction,
+        ))
     }
 
     /// Whether any sample of the window is positive (inside the ground).

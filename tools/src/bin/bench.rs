@@ -631,6 +631,27 @@ fn break_one<S: blockfall_game::terrain::Samples>(
     Ok(())
 }
 
+/// [`break_one`] for every pick, in order.
+fn break_all<S: blockfall_game::terrain::Samples>(
+    picks: &mut [(blockfall_game::blocks::BlockId, u32)],
+    (store, support): SupportSide<'_>,
+    (seed_store, seed_support): PortSide<'_>,
+    field: &blockfall_game::terrain::Field<S>,
+) -> anyhow::Result<BreakTimes> {
+    let mut times = BreakTimes::default();
+    for (turn, pick) in picks.iter_mut().enumerate() {
+        break_one(
+            turn,
+            pick,
+            (&mut *store, &mut *support),
+            (&mut *seed_store, &mut *seed_support),
+            field,
+            &mut times,
+        )?;
+    }
+    Ok(times)
+}
+
 fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> {
     use blockfall_engine::workers::WorkerPool;
     use blockfall_game::blocks::store::BlockStore;
@@ -698,17 +719,12 @@ fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::R
     // Cold: nothing known yet; every search tests the ground it meets.
     let mut support = Support::new();
     let mut seed_support = SeedSupport::new();
-    let mut times = BreakTimes::default();
-    for (turn, pick) in cold_picks.iter_mut().enumerate() {
-        break_one(
-            turn,
-            pick,
-            (&mut store, &mut support),
-            (&mut seed_store, &mut seed_support),
-            &field,
-            &mut times,
-        )?;
-    }
+    let mut times = break_all(
+        cold_picks,
+        (&mut store, &mut support),
+        (&mut seed_store, &mut seed_support),
+        &field,
+    )?;
     let counters = support.counters();
     println!(
         "cold: {} random city blocks broken (and put back), {} blocks fell; blockfall made {:.1} \
@@ -742,17 +758,12 @@ fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::R
         started.elapsed().as_secs_f64()
     );
     let before = support.counters();
-    let mut times = BreakTimes::default();
-    for (turn, pick) in warm_picks.iter_mut().enumerate() {
-        break_one(
-            turn,
-            pick,
-            (&mut store, &mut support),
-            (&mut seed_store, &mut seed_support),
-            &field,
-            &mut times,
-        )?;
-    }
+    let mut times = break_all(
+        warm_picks,
+        (&mut store, &mut support),
+        (&mut seed_store, &mut seed_support),
+        &field,
+    )?;
     let counters = support.counters();
     println!(
         "warm: {} other random city blocks broken (and put back), {} blocks fell; blockfall made \
