@@ -128,6 +128,37 @@ pub fn contact_points(blocks: &[Block], own: &BlockStore) -> Vec<[f64; 3]> {
         .collect()
 }
 
+/// A moving piece that pushes a resting one so hard that, were it free, the resting one would
+/// change its speed by more than this (m/s: the push over its mass), wakes it. Half a meter per
+/// second: a block dropped from a few centimeters, or a piece sliding into it at walking pace,
+/// leaves it lying; one falling onto it from a meter or more knocks it loose.
+pub const WAKE_SPEED: f64 = 0.5;
+
+/// How close (m) a resting piece must come to a woken one to be lying on it.
+const LYING_ON: f64 = 0.1;
+
+/// What a step of the pieces did that the rest of the world must hear of.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PiecesReport {
+    /// Pieces that came to rest (became rubble), with their box in the world (low, high).
+    pub came_to_rest: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
+    /// Rubble that woke (hit hard enough), with the box it lay in.
+    pub woke: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
+    /// Pieces that fell out of the world.
+    pub fell_out: Vec<BodyHandle>,
+}
+
+/// Why a block could not be broken out of a piece.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BreakPieceError {
+    #[error("there is no piece {0}")]
+    NoPiece(u32),
+    #[error("piece {piece} has no block at cell ({x}, {y}, {z}) of its own grid")]
+    NoBlock { piece: u32, x: i32, y: i32, z: i32 },
+    #[error(transparent)]
+    Piece(#[from] PieceError),
+}
+
 /// A group of blocks that broke off.
 #[derive(Debug)]
 pub struct Piece {
@@ -219,16 +250,45 @@ impl Pieces {
     }
 
     /// Moves the falling pieces on by `dt` seconds against `world`, in fixed steps; pieces that
-    /// fell out of the world are gone.
-    pub fn update(&mut self, dt: f64, world: &dyn Solid) -> StepReport {
+    /// fell out of the world are gone, and rubble struck hard enough ([`WAKE_SPEED`]) wakes.
+    pub fn update(&mut self, dt: f64, world: &dyn Solid) -> PiecesReport {
         let shapes = Shapes {
             pieces: &self.pieces,
         };
-        let report = self.physics.advance(dt, world, &shapes);
-        for handle in &report.fell_out {
+        let StepReport {
+            fell_out,
+            came_to_rest,
+            hits,
+            ..
+        } = self.physics.advance(dt, world, &shapes);
+        let mut report = PiecesReport::default();
+        for handle in &fell_out {
             self.pieces.remove(handle);
         }
+        report.fell_out = fell_out;
+        for (struck, _, impulse) in hits {
+            let hard = self
+                .physics
+                .body(struck)
+                .is_some_and(|body| body.resting && impulse / body.mass > WAKE_SPEED);
+            if hard {
+                report.woke.extend(self.wake(struck));
+            }
+        }
+        for handle in came_to_rest {
+            if !self.is_resting(handle) {
+                continue;
+            }
+            if let Some((low, high)) = self.bounds(handle) {
+                report.came_to_rest.push((handle, low, high));
+            }
+        }
         report
+    }
+
+    /// The pieces lying at rest, as a solid (and as a holder of blocks).
+    pub fn rubble(&self) -> Rubble<'_> {
+        Rubble { pieces: self }
     }
 
     /// How many pieces are falling (not resting).
@@ -249,6 +309,195 @@ impl Pieces {
         self.pieces.iter().filter_map(|(&handle, piece)| {
             self.physics.body(handle).map(|body| (handle, piece, body))
         })
+    }
+
+    /// The piece whose handle has this index (the `id` of the trace), if it is there.
+    pub fn by_index(&self, index: u32) -> Option<BodyHandle> {
+        self.pieces
+            .keys()
+            .copied()
+            .find(|handle| handle.index() == index)
+    }
+
+    /// Whether a piece is rubble: lying at rest.
+    pub fn is_resting(&self, handle: BodyHandle) -> bool {
+        self.physics.body(handle).is_some_and(|body| body.resting)
+    }
+
+    /// The box (low, high, in meters) a piece lies in: its points' sphere.
+    pub fn bounds(&self, handle: BodyHandle) -> Option<([f32; 3], [f32; 3])> {
+        let body = self.physics.body(handle)?;
+        let low = body.position.map(|c| (c - body.radius) as f32);
+        let high = body.position.map(|c| (c + body.radius) as f32);
+        Some((low, high))
+    }
+
+    /// Wakes a resting piece and what lies on it (resting pieces within a few centimeters of it
+    /// whose middle is higher, and what lies on those); returns the pieces woken, each with
+    /// the box it lay in.
+    pub fn wake(&mut self, handle: BodyHandle) -> Vec<(BodyHandle, [f32; 3], [f32; 3])> {
+        let mut woken = Vec::new();
+        let mut waiting = vec![handle];
+        while let Some(next) = waiting.pop() {
+            if !self.is_resting(next) {
+                continue;
+            }
+            let Some((low, high)) = self.bounds(next) else {
+                continue;
+            };
+            if self.physics.wake(next).is_err() {
+                continue;
+            }
+            woken.push((next, low, high));
+            let Some(below) = self.physics.body(next) else {
+                continue;
+            };
+            for &other in self.pieces.keys() {
+                if other == next || !self.is_resting(other) {
+                    continue;
+                }
+                if self.lies_on(other, next, below.position[1]) {
+                    waiting.push(other);
+                }
+            }
+        }
+        woken
+    }
+
+    /// Whether resting piece `upper` lies on piece `lower` (whose middle is at `lower_y`): its
+    /// middle is higher and one of its points is within [`LYING_ON`] of `lower`'s blocks.
+    fn lies_on(&self, upper: BodyHandle, lower: BodyHandle, lower_y: f64) -> bool {
+        let (Some(top), Some(bottom)) = (self.physics.body(upper), self.physics.body(lower)) else {
+            return false;
+        };
+        if top.position[1] <= lower_y {
+            return false;
+        }
+        let apart = (0..3)
+            .map(|axis| (top.position[axis] - bottom.position[axis]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        if apart > top.radius + bottom.radius + LYING_ON {
+            return false;
+        }
+        let Some(piece) = self.pieces.get(&upper) else {
+            return false;
+        };
+        piece.blocks.iter().any(|block| {
+            let size = i32::from(block.size);
+            (0..8).any(|corner| {
+                let cell = [
+                    block.x + size * (corner & 1),
+                    block.y + size * ((corner >> 1) & 1),
+                    block.z + size * (corner >> 2),
+                ];
+                let local = cell.map(|c| f64::from(c) * f64::from(CELL));
+                self.physics
+                    .to_world(upper, local)
+                    .and_then(|world| self.distance_to(lower, world))
+                    .is_some_and(|distance| f64::from(distance) < LYING_ON)
+            })
+        })
+    }
+
+    /// Wakes the rubble whose box meets `low..high` (meters), and what lies on it: the ground
+    /// or a block under it changed.
+    pub fn wake_in(
+        &mut self,
+        low: [f32; 3],
+        high: [f32; 3],
+    ) -> Vec<(BodyHandle, [f32; 3], [f32; 3])> {
+        let touched: Vec<BodyHandle> = self
+            .pieces
+            .keys()
+            .copied()
+            .filter(|&handle| {
+                self.is_resting(handle)
+                    && self.bounds(handle).is_some_and(|(l, h)| {
+                        (0..3).all(|axis| l[axis] <= high[axis] && h[axis] >= low[axis])
+                    })
+            })
+            .collect();
+        touched
+            .into_iter()
+            .flat_map(|handle| self.wake(handle))
+            .collect()
+    }
+
+    /// Breaks the block at `cell` (of the piece's own grid) out of a piece: the blocks left
+    /// split into the groups that still touch (side or edge), each a piece of its own where it
+    /// lay, with mass, middle and inertia worked out again, moving as the piece moved. Returns
+    /// the block and the new pieces.
+    pub fn break_block(
+        &mut self,
+        handle: BodyHandle,
+        cell: [i32; 3],
+    ) -> Result<(Block, Vec<BodyHandle>), BreakPieceError> {
+        let piece = self
+            .pieces
+            .get(&handle)
+            .ok_or(BreakPieceError::NoPiece(handle.index()))?;
+        let [x, y, z] = cell;
+        let id = piece.own.at(x, y, z).ok_or(BreakPieceError::NoBlock {
+            piece: handle.index(),
+            x,
+            y,
+            z,
+        })?;
+        let body = self
+            .physics
+            .body(handle)
+            .ok_or(BreakPieceError::NoPiece(handle.index()))?;
+        let mut own = BlockStore::new();
+        let mut removed = None;
+        for (other, block) in piece.own.iter() {
+            if other == id {
+                removed = Some(*block);
+            } else {
+                own.add(*block)
+                    .map_err(|e| PieceError::Overlap(e.to_string()))?;
+            }
+        }
+        let removed = removed.ok_or(BreakPieceError::NoPiece(handle.index()))?;
+        let all: Vec<BlockId> = own.iter().map(|(id, _)| id).collect();
+        let groups = crate::support::loose_groups(&own, |_, _| false, all, None);
+        // The new pieces take the old one's place and motion.
+        let mut made = Vec::new();
+        let mut placed = Vec::new();
+        for group in &groups {
+            let blocks: Vec<Block> = group
+                .iter()
+                .filter_map(|&id| own.get(id).copied())
+                .collect();
+            let middle = {
+                let parts: Vec<Part> = blocks.iter().map(part_of).collect();
+                let mass: f64 = parts.iter().map(|p| p.mass).sum();
+                std::array::from_fn(|axis| {
+                    parts.iter().map(|p| p.center[axis] * p.mass).sum::<f64>() / mass
+                })
+            };
+            let position = self
+                .physics
+                .to_world(handle, middle)
+                .ok_or(BreakPieceError::NoPiece(handle.index()))?;
+            placed.push((blocks, position));
+        }
+        self.physics.remove(handle).map_err(PieceError::from)?;
+        self.pieces.remove(&handle);
+        for (blocks, position) in placed {
+            let new = self.add(blocks)?;
+            self.physics
+                .set_pose(new, position, body.orientation)
+                .map_err(PieceError::from)?;
+            self.physics
+                .set_velocity(new, body.velocity)
+                .map_err(PieceError::from)?;
+            self.physics
+                .set_spin(new, body.spin)
+                .map_err(PieceError::from)?;
+            made.push(new);
+        }
+        Ok((removed, made))
     }
 
     /// The physics, for asking about bodies.
@@ -345,5 +594,84 @@ mod tests {
             Err(PieceError::Overlap(_))
         ));
         assert!(pieces.is_empty());
+    }
+}
+
+/// The pieces lying at rest, as something solid: the player stands on it, the block tool aims
+/// at it, and blocks placed on it are held by it. Moving pieces meet it through the physics
+/// (a resting body is a fixed obstacle there), not through this.
+#[derive(Clone, Copy)]
+pub struct Rubble<'a> {
+    pieces: &'a Pieces,
+}
+
+impl Rubble<'_> {
+    /// The resting pieces whose sphere comes within `reach` of `point`.
+    fn near(&self, point: [f32; 3], reach: f32) -> impl Iterator<Item = (BodyHandle, &Piece)> + '_ {
+        let point = point.map(f64::from);
+        self.pieces
+            .pieces
+            .iter()
+            .filter_map(move |(&handle, piece)| {
+                let body = self.pieces.physics.body(handle)?;
+                if !body.resting {
+                    return None;
+                }
+                let apart = (0..3)
+                    .map(|axis| (point[axis] - body.position[axis]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                (apart <= body.radius + f64::from(reach) + 0.5).then_some((handle, piece))
+            })
+    }
+}
+
+impl Solid for Rubble<'_> {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
+        if !point.iter().all(|c| c.is_finite()) {
+            return None;
+        }
+        let mut nearest: Option<Surface> = None;
+        for (handle, piece) in self.near(point, reach) {
+            let physics = &self.pieces.physics;
+            let Some(local) = physics.to_local(handle, point.map(f64::from)) else {
+                continue;
+            };
+            let Some(surface) = blocks_surface(&piece.own, local.map(|c| c as f32), reach) else {
+                continue;
+            };
+            // The normal turned into the world: the middle's image and the tip's.
+            let (Some(from), Some(to)) = (
+                physics.to_world(handle, [0.0; 3]),
+                physics.to_world(handle, surface.normal.map(f64::from)),
+            ) else {
+                continue;
+            };
+            let normal = std::array::from_fn(|axis| (to[axis] - from[axis]) as f32);
+            if nearest.is_none_or(|n| surface.distance < n.distance) {
+                nearest = Some(Surface {
+                    distance: surface.distance,
+                    normal,
+                });
+            }
+        }
+        nearest
+    }
+}
+
+impl crate::support::Holder for Rubble<'_> {
+    fn near(&self, low: [f32; 3], high: [f32; 3]) -> bool {
+        let middle = std::array::from_fn(|axis| (low[axis] + high[axis]) / 2.0);
+        let half = (0..3)
+            .map(|axis| (high[axis] - low[axis]).powi(2))
+            .sum::<f32>()
+            .sqrt()
+            / 2.0;
+        Rubble::near(self, middle, half).next().is_some()
+    }
+
+    fn holds_at(&self, point: [f32; 3]) -> bool {
+        self.nearest(point, 0.01)
+            .is_some_and(|surface| surface.distance < 0.0)
     }
 }

@@ -23,6 +23,45 @@ use crate::terrain::{Field, SampleBox, SampleWindow, Samples};
 /// How far solid ground may be from a block's box and still hold it, in meters.
 pub const GROUND_REACH: f32 = 0.2;
 
+/// Something besides the ground that holds blocks: rubble, the pieces lying at rest. A block
+/// is held when the ground or a holder is solid at one of its probe points.
+pub trait Holder: Sync {
+    /// Whether anything of it may lie in the box (meters): a cheap test before `holds_at`.
+    fn near(&self, low: [f32; 3], high: [f32; 3]) -> bool;
+    /// Whether the point is inside it.
+    fn holds_at(&self, point: [f32; 3]) -> bool;
+}
+
+/// No holder but the ground.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GroundOnly;
+
+impl Holder for GroundOnly {
+    fn near(&self, _low: [f32; 3], _high: [f32; 3]) -> bool {
+        false
+    }
+
+    fn holds_at(&self, _point: [f32; 3]) -> bool {
+        false
+    }
+}
+
+/// Whether the ground or `holder` holds a block: solid at a point [`GROUND_REACH`] outside the
+/// middle of any cell of any side.
+pub fn held<S: Samples>(block: &Block, field: &Field<S>, holder: &dyn Holder) -> bool {
+    if ground_holds(block, field) {
+        return true;
+    }
+    let meters = f32::from(block.size) * CELL;
+    let low = block.low().map(|c| c as f32 * CELL - GROUND_REACH);
+    let high = block.low().map(|c| c as f32 * CELL + meters + GROUND_REACH);
+    holder.near(low, high)
+        && probe_sides(
+            block,
+            |point| if holder.holds_at(point) { 1.0 } else { -1.0 },
+        )
+}
+
 /// The most blocks that can touch one block by a side or an edge: a 4-cell block with 1-cell
 /// blocks all around it (6 sides of 16 cells, 12 edges of 4).
 const MOST_TOUCHING: usize = 6 * 16 + 12 * 4;
@@ -438,14 +477,20 @@ struct GroundAnswers {
 }
 
 impl GroundAnswers {
-    fn get_or_ask<S: Samples>(&mut self, id: BlockId, block: &Block, field: &Field<S>) -> bool {
+    fn get_or_ask<S: Samples>(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        field: &Field<S>,
+        holder: &dyn Holder,
+    ) -> bool {
         if self.answers.len() <= id.slot() {
             self.answers.resize(id.slot() + 1, None);
         }
         match self.answers[id.slot()] {
             Some((kept, holds)) if kept == id => holds,
             _ => {
-                let holds = ground_holds(block, field);
+                let holds = held(block, field, holder);
                 self.tests += 1;
                 self.answers[id.slot()] = Some((id, holds));
                 holds
@@ -508,12 +553,20 @@ impl Support {
     /// The ground changed in `changed` (an edit's box of samples): the blocks near it may have
     /// lost their hold, and only their ground answers are forgotten.
     pub fn ground_changed(&mut self, store: &BlockStore, changed: &SampleBox) {
+        // A sample changes the density up to one meter around it (the trilinear blend).
+        let low = changed.low.map(|c| c as f32 - 1.0);
+        let high = changed.high.map(|c| c as f32 + 1.0);
+        self.solid_changed(store, low, high);
+    }
+
+    /// Something solid that may hold blocks changed in the box `low..high` (meters): rubble
+    /// came to rest there or moved away. The blocks near it may have lost (or found) their
+    /// hold: their answers are forgotten and they are searched again.
+    pub fn solid_changed(&mut self, store: &BlockStore, low: [f32; 3], high: [f32; 3]) {
         self.ground_revision += 1;
-        // A sample changes the density up to one meter around it (the trilinear blend), and a
-        // block asks the ground GROUND_REACH outside its box.
-        let reach = GROUND_REACH + 1.0;
-        let low = changed.low.map(|c| c as f32 - reach);
-        let high = changed.high.map(|c| c as f32 + reach);
+        // A block asks GROUND_REACH outside its box.
+        let low = low.map(|c| c - GROUND_REACH);
+        let high = high.map(|c| c + GROUND_REACH);
         // Regions are keyed by a block's lowest cell; the largest block reaches 4 cells (2 m)
         // from it, so look that much further on the low side.
         let largest = 4.0 * CELL;
@@ -555,9 +608,10 @@ impl Support {
         field: &Field<S>,
         pool: &WorkerPool,
     ) -> Vec<Vec<BlockId>> {
+        let holder = &GroundOnly;
         let mut blocks: Vec<(BlockId, Block)> =
             store.iter().map(|(id, block)| (id, *block)).collect();
-        let answers = pool.map(&blocks, |(_, block)| ground_holds(block, field));
+        let answers = pool.map(&blocks, |(_, block)| held(block, field, holder));
         for ((id, _), holds) in blocks.iter().zip(answers) {
             self.grounded.set(*id, holds);
         }
@@ -566,7 +620,7 @@ impl Support {
         let grounded = &mut self.grounded;
         self.search.loose_groups(
             store,
-            |id, block| grounded.get_or_ask(id, block, field),
+            |id, block| grounded.get_or_ask(id, block, field, holder),
             blocks.into_iter().map(|(id, _)| id).chain(seeds),
             None,
         )
@@ -579,6 +633,16 @@ impl Support {
         store: &BlockStore,
         field: &Field<S>,
     ) -> Vec<Vec<BlockId>> {
+        self.update_with(store, field, &GroundOnly)
+    }
+
+    /// [`Support::update`] with `holder` holding blocks besides the ground.
+    pub fn update_with<S: Samples>(
+        &mut self,
+        store: &BlockStore,
+        field: &Field<S>,
+        holder: &dyn Holder,
+    ) -> Vec<Vec<BlockId>> {
         if self.seeds.is_empty() {
             return Vec::new();
         }
@@ -586,7 +650,7 @@ impl Support {
         let grounded = &mut self.grounded;
         self.search.loose_groups(
             store,
-            |id, block| grounded.get_or_ask(id, block, field),
+            |id, block| grounded.get_or_ask(id, block, field, holder),
             seeds,
             None,
         )
@@ -600,6 +664,17 @@ impl Support {
         field: &Field<S>,
         block: BlockId,
     ) -> &[BlockId] {
+        self.would_fall_with(store, field, block, &GroundOnly)
+    }
+
+    /// [`Support::would_fall`] with `holder` holding blocks besides the ground.
+    pub fn would_fall_with<S: Samples>(
+        &mut self,
+        store: &BlockStore,
+        field: &Field<S>,
+        block: BlockId,
+        holder: &dyn Holder,
+    ) -> &[BlockId] {
         let revision = store.revision();
         let fresh = self
             .preview
@@ -610,13 +685,18 @@ impl Support {
         if !fresh {
             let grounded = &mut self.grounded;
             let falling = self.search.falling_without(store, block, |id, candidate| {
-                grounded.get_or_ask(id, candidate, field)
+                grounded.get_or_ask(id, candidate, field, holder)
             });
             self.preview = Some((block, revision, self.ground_revision, falling));
         }
         self.preview
             .as_ref()
             .map_or(&[], |(_, _, _, falling)| falling)
+    }
+
+    /// Whether blocks are waiting to be searched (since the last update).
+    pub fn pending(&self) -> bool {
+        !self.seeds.is_empty()
     }
 
     /// What the searches have done since the support was made.

@@ -110,6 +110,7 @@ const ACTIONS: &[&str] = &[
     "dig",
     "build",
     "would_fall",
+    "break_piece",
 ];
 
 impl<'de> Deserialize<'de> for EventSpec {
@@ -147,6 +148,7 @@ impl<'de> Deserialize<'de> for EventSpec {
                         "dig" => ActionSpec::Dig(map.next_value()?),
                         "build" => ActionSpec::Build(map.next_value()?),
                         "would_fall" => ActionSpec::WouldFall(map.next_value()?),
+                        "break_piece" => ActionSpec::BreakPiece(map.next_value()?),
                         other => return Err(M::Error::unknown_field(other, ACTIONS)),
                     };
                     if let Some(first) = &action {
@@ -184,6 +186,16 @@ pub enum ActionSpec {
     Build(SphereSpec),
     /// Report what would fall with the block that fills this cell.
     WouldFall([i32; 3]),
+    /// Break a block out of a piece: the cell is in the piece's own grid.
+    BreakPiece(PieceCellSpec),
+}
+
+/// A block of a piece: `{"piece": ID, "cell": [i, j, k]}`, the cell in the piece's own grid.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceCellSpec {
+    pub piece: u32,
+    pub cell: [i32; 3],
 }
 
 impl ActionSpec {
@@ -197,6 +209,7 @@ impl ActionSpec {
             ActionSpec::Dig(_) => "dig",
             ActionSpec::Build(_) => "build",
             ActionSpec::WouldFall(_) => "would_fall",
+            ActionSpec::BreakPiece(_) => "break_piece",
         }
     }
 }

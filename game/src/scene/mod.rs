@@ -189,7 +189,8 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
             ActionSpec::Press(_)
             | ActionSpec::Release(_)
             | ActionSpec::Break(_)
-            | ActionSpec::WouldFall(_) => {}
+            | ActionSpec::WouldFall(_)
+            | ActionSpec::BreakPiece(_) => {}
         }
     }
     Ok(())
@@ -221,6 +222,21 @@ impl Solid for SceneSolids<'_> {
             let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
             *answer = nearer(*answer, blocks);
         }
+    }
+}
+
+/// The ground, the blocks and the rubble: what the player and the block tool meet.
+pub struct WithRubble<'a> {
+    pub solids: SceneSolids<'a>,
+    pub rubble: crate::pieces::Rubble<'a>,
+}
+
+impl Solid for WithRubble<'_> {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
+        nearer(
+            self.solids.nearest(point, reach),
+            self.rubble.nearest(point, reach),
+        )
     }
 }
 
@@ -302,6 +318,12 @@ struct EventLine {
     /// How many blocks lost their hold and left the world after a break or a dig.
     #[serde(skip_serializing_if = "Option::is_none")]
     fell: Option<usize>,
+    /// The piece a block was broken out of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    piece: Option<u32>,
+    /// The pieces it split into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pieces: Option<Vec<u32>>,
 }
 
 #[derive(Serialize)]
@@ -474,7 +496,13 @@ impl Simulation {
             }
             ActionSpec::Place(spec) => {
                 let block = block_of(&format!("{place}.place"), spec)?;
-                let fits = self.blocks.fits(block.x, block.y, block.z, block.size);
+                // Not into the blocks, and not into rubble (where its middle would be inside).
+                let meters = f32::from(block.size) * crate::blocks::store::CELL;
+                let middle = block
+                    .low()
+                    .map(|c| c as f32 * crate::blocks::store::CELL + meters / 2.0);
+                let fits = self.blocks.fits(block.x, block.y, block.z, block.size)
+                    && !crate::support::Holder::holds_at(&self.pieces.rubble(), middle);
                 let clear = self.player.as_ref().is_none_or(|player| {
                     player.leaves_room(|point| crate::solids::block_distance_plain(&block, point))
                 });
@@ -507,6 +535,17 @@ impl Simulation {
                 .map_err(|error| invalid(place, error.to_string()))?;
                 if let Some(changed) = &changed {
                     self.support.ground_changed(&self.blocks, changed);
+                    // Rubble whose points may lie on the changed ground wakes (the blend reaches
+                    // a meter from a changed sample).
+                    let low = changed
+                        .low
+                        .map(|c| c as f32 - 1.0 - crate::support::GROUND_REACH);
+                    let high = changed
+                        .high
+                        .map(|c| c as f32 + 1.0 + crate::support::GROUND_REACH);
+                    for (_, low, high) in self.pieces.wake_in(low, high) {
+                        self.support.solid_changed(&self.blocks, low, high);
+                    }
                 }
                 let fell = self.settle();
                 EventLine {
@@ -520,9 +559,43 @@ impl Simulation {
                     ..EventLine::default()
                 }
             }
+            ActionSpec::BreakPiece(spec) => {
+                let handle = self.pieces.by_index(spec.piece);
+                let bounds = handle.and_then(|handle| self.pieces.bounds(handle));
+                let broken = handle.map(|handle| self.pieces.break_block(handle, spec.cell));
+                let (removed, reason, pieces) = match broken {
+                    None => (false, Some("no piece"), None),
+                    Some(Err(_)) => (false, Some("no block"), None),
+                    Some(Ok((_, made))) => {
+                        let ids = made.iter().map(|handle| handle.index()).collect();
+                        if let Some((low, high)) = bounds {
+                            // What lay on it wakes, and the blocks it held are searched again.
+                            self.support.solid_changed(&self.blocks, low, high);
+                            for (_, low, high) in self.pieces.wake_in(low, high) {
+                                self.support.solid_changed(&self.blocks, low, high);
+                            }
+                        }
+                        (true, None, Some(ids))
+                    }
+                };
+                let fell = self.settle();
+                EventLine {
+                    t,
+                    event: "break_piece",
+                    cell: Some(spec.cell),
+                    piece: Some(spec.piece),
+                    removed: Some(removed),
+                    reason,
+                    pieces,
+                    fell: Some(fell),
+                    ..EventLine::default()
+                }
+            }
             ActionSpec::WouldFall(cell) => {
                 let count = self.blocks.at(cell[0], cell[1], cell[2]).map_or(0, |id| {
-                    self.support.would_fall(&self.blocks, &self.field, id).len()
+                    self.support
+                        .would_fall_with(&self.blocks, &self.field, id, &self.pieces.rubble())
+                        .len()
                 });
                 EventLine {
                     t,
@@ -537,31 +610,47 @@ impl Simulation {
     }
 
     /// Tells the support what left the store, then every group that lost its hold leaves the
-    /// grid and falls as a piece. Returns how many blocks fell.
+    /// grid and falls as a piece; rubble that lay on a block that left wakes, and the blocks
+    /// it held are searched again, until nothing more changes. Returns how many blocks fell.
     fn settle(&mut self) -> usize {
-        self.forward_removals();
         let mut fell = 0;
-        for group in self.support.update(&self.blocks, &self.field) {
-            let blocks = group.len();
-            match self.pieces.break_off(&group, &mut self.blocks) {
-                Ok(Some(_)) => fell += blocks,
-                Ok(None) => {}
-                Err(error) => {
-                    // Blocks of the store always make a valid piece; if not, they vanish as
-                    // before pieces existed rather than stopping the scene.
-                    log::warn!("a loose group could not become a piece: {error}");
+        loop {
+            self.forward_removals();
+            if !self.support.pending() {
+                break;
+            }
+            let rubble = self.pieces.rubble();
+            let groups = self.support.update_with(&self.blocks, &self.field, &rubble);
+            for group in groups {
+                let blocks = group.len();
+                match self.pieces.break_off(&group, &mut self.blocks) {
+                    Ok(Some(_)) => fell += blocks,
+                    Ok(None) => {}
+                    Err(error) => {
+                        // Blocks of the store always make a valid piece; if not, they vanish
+                        // as before pieces existed rather than stopping the scene.
+                        log::warn!("a loose group could not become a piece: {error}");
+                    }
                 }
             }
         }
-        self.forward_removals();
         fell
     }
 
+    /// Tells the support which blocks left the store, and wakes the rubble lying on them.
     fn forward_removals(&mut self) {
         let events: Vec<_> = self.blocks.drain_events().collect();
         for event in events {
             if let crate::blocks::store::StoreEvent::Removed(id, block) = event {
                 self.support.removed(&self.blocks, id, &block);
+                let meters = f32::from(block.size) * crate::blocks::store::CELL;
+                let low = block
+                    .low()
+                    .map(|c| c as f32 * crate::blocks::store::CELL - 0.05);
+                let high = low.map(|c| c + meters + 0.1);
+                for (_, low, high) in self.pieces.wake_in(low, high) {
+                    self.support.solid_changed(&self.blocks, low, high);
+                }
             }
         }
     }
@@ -572,9 +661,23 @@ impl Simulation {
             field: &self.field,
             blocks: &self.blocks,
         };
-        self.pieces.update(f64::from(dt), &solids);
+        let report = self.pieces.update(f64::from(dt), &solids);
+        // Rubble that came to rest may hold blocks, rubble that woke may have held some.
+        for (_, low, high) in report.came_to_rest.iter().chain(&report.woke) {
+            self.support.solid_changed(&self.blocks, *low, *high);
+        }
+        if !report.woke.is_empty() {
+            self.settle();
+        }
         let Some(mut player) = self.player.take() else {
             return;
+        };
+        let solids = WithRubble {
+            solids: SceneSolids {
+                field: &self.field,
+                blocks: &self.blocks,
+            },
+            rubble: self.pieces.rubble(),
         };
         player.update(dt, &self.controls, self.yaw, 0.0, &solids);
         self.player = Some(player);
