@@ -500,6 +500,49 @@ impl Pieces {
         Ok((removed, made))
     }
 
+    /// The block of the rubble a ray from `origin` along `direction` (any length) meets first
+    /// within `reach` meters: the piece and the block's lowest cell in the piece's own grid,
+    /// as the block tool and `break_piece` name it. Sphere tracing along the ray with the
+    /// rubble's distances.
+    pub fn aim(
+        &self,
+        origin: [f32; 3],
+        direction: [f32; 3],
+        reach: f32,
+    ) -> Option<(BodyHandle, [i32; 3])> {
+        let length = direction.iter().map(|c| c * c).sum::<f32>().sqrt();
+        if !(length.is_finite() && length > 0.0 && reach.is_finite()) {
+            return None;
+        }
+        let direction = direction.map(|c| c / length);
+        let rubble = self.rubble();
+        let mut travelled = 0.0f32;
+        while travelled <= reach {
+            let point = std::array::from_fn(|axis| origin[axis] + direction[axis] * travelled);
+            let Some(surface) = rubble.nearest(point, reach - travelled + 0.01) else {
+                return None;
+            };
+            if surface.distance < 0.005 {
+                // Just inside: which piece, which block.
+                let inside: [f32; 3] =
+                    std::array::from_fn(|axis| point[axis] + direction[axis] * 0.01);
+                return self.pieces.iter().find_map(|(&handle, piece)| {
+                    if !self.is_resting(handle) {
+                        return None;
+                    }
+                    let local = self.physics.to_local(handle, inside.map(f64::from))?;
+                    let cell = local.map(|c| (c / f64::from(CELL)).floor() as i32);
+                    let id = piece.own.at(cell[0], cell[1], cell[2])?;
+                    let block = piece.own.get(id)?;
+                    (block_distance(block, local.map(|c| c as f32), |_| true).distance < 0.02)
+                        .then_some((handle, block.low()))
+                });
+            }
+            travelled += surface.distance.max(0.005);
+        }
+        None
+    }
+
     /// The physics, for asking about bodies.
     pub fn physics(&self) -> &Physics {
         &self.physics
@@ -526,6 +569,8 @@ impl Pieces {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solids::TerrainSolid;
+    use crate::terrain::Field;
 
     fn cube(x: i32, y: i32, z: i32) -> Block {
         Block::new(x, y, z, 2, 0, 0, false).unwrap()
@@ -583,6 +628,95 @@ mod tests {
                 "{point:?} is {distance} m off the shape"
             );
         }
+    }
+
+    fn flat() -> Field<impl Fn(i32, i32, i32) -> f32 + Sync> {
+        Field::new(|_x: i32, y: i32, _z: i32| -(y as f32))
+    }
+
+    /// Steps until every piece rests (at most 10 s), gathering the reports.
+    fn settle<S: crate::terrain::Samples>(pieces: &mut Pieces, field: &Field<S>) -> PiecesReport {
+        let world = TerrainSolid { field };
+        let mut all = PiecesReport::default();
+        for _ in 0..600 {
+            let report = pieces.update(1.0 / 60.0, &world);
+            all.woke.extend(report.woke);
+            all.came_to_rest.extend(report.came_to_rest);
+            if pieces.falling() == 0 {
+                break;
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_wake_spreads_to_what_lies_on_the_piece_and_no_further() {
+        let field = flat();
+        let mut pieces = Pieces::new(WorkerPool::new(1).unwrap());
+        let below = pieces.add(vec![cube(0, 0, 0)]).unwrap();
+        let on_top = pieces.add(vec![cube(0, 2, 0)]).unwrap();
+        let beside = pieces.add(vec![cube(2, 0, 0)]).unwrap();
+        settle(&mut pieces, &field);
+        assert!([below, on_top, beside]
+            .iter()
+            .all(|&h| pieces.is_resting(h)));
+        let woken: Vec<BodyHandle> = pieces.wake(below).into_iter().map(|(h, _, _)| h).collect();
+        assert_eq!(woken, vec![below, on_top]);
+        assert!(pieces.is_resting(beside), "what lies beside it stays");
+    }
+
+    #[test]
+    fn rubble_wakes_when_struck_hard_not_when_touched() {
+        let field = flat();
+        let mut pieces = Pieces::new(WorkerPool::new(2).unwrap());
+        pieces.add(vec![cube(0, 0, 0)]).unwrap();
+        settle(&mut pieces, &field);
+        // A plank laid on it from 2 cm: it lands, the rubble lies still.
+        let plank = Block::new(0, 2, 0, 2, 2, 0, false).unwrap();
+        let laid = pieces.add(vec![plank]).unwrap();
+        let mut raised = pieces.physics().body(laid).unwrap().position;
+        raised[1] += 0.02;
+        pieces
+            .physics
+            .set_pose(laid, raised, [0.0, 0.0, 0.0, 1.0])
+            .unwrap();
+        let report = settle(&mut pieces, &field);
+        assert!(report.woke.is_empty(), "{report:?}");
+        // A copper block dropped onto it from 6 m: it wakes.
+        let copper = Block::new(0, 14, 0, 2, 5, 0, false).unwrap();
+        pieces.add(vec![copper]).unwrap();
+        let report = settle(&mut pieces, &field);
+        let woke: Vec<BodyHandle> = report.woke.iter().map(|(h, _, _)| *h).collect();
+        assert!(woke.contains(&laid), "the plank it struck wakes: {woke:?}");
+    }
+
+    #[test]
+    fn the_block_tool_aims_at_rubble() {
+        let field = flat();
+        let mut pieces = Pieces::new(WorkerPool::new(1).unwrap());
+        let lower = pieces.add(vec![cube(0, 0, 0)]).unwrap();
+        let upper = pieces.add(vec![cube(0, 2, 0)]).unwrap();
+        settle(&mut pieces, &field);
+        // Looking down from above: the upper block; from the side at 0.5 m: the lower one.
+        assert_eq!(
+            pieces.aim([0.5, 5.0, 0.5], [0.0, -1.0, 0.0], 6.0),
+            Some((upper, [0, 2, 0]))
+        );
+        assert_eq!(
+            pieces.aim([-3.0, 0.5, 0.5], [1.0, 0.0, 0.0], 6.0),
+            Some((lower, [0, 0, 0]))
+        );
+        assert_eq!(
+            pieces.aim([-3.0, 0.5, 0.5], [-1.0, 0.0, 0.0], 6.0),
+            None,
+            "behind the eye"
+        );
+        assert_eq!(
+            pieces.aim([-9.0, 0.5, 0.5], [1.0, 0.0, 0.0], 6.0),
+            None,
+            "out of reach"
+        );
+        assert_eq!(pieces.aim([0.0; 3], [0.0; 3], 6.0), None, "no direction");
     }
 
     #[test]
