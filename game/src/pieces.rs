@@ -519,9 +519,7 @@ impl Pieces {
         let mut travelled = 0.0f32;
         while travelled <= reach {
             let point = std::array::from_fn(|axis| origin[axis] + direction[axis] * travelled);
-            let Some(surface) = rubble.nearest(point, reach - travelled + 0.01) else {
-                return None;
-            };
+            let surface = rubble.nearest(point, reach - travelled + 0.01)?;
             if surface.distance < 0.005 {
                 // Just inside: which piece, which block.
                 let inside: [f32; 3] =
