@@ -395,10 +395,15 @@ impl Simulation {
             }
             player
         });
+        // The support learns the world as a game does when it loads one (ground answers on the
+        // workers, kept ways to the ground). Blocks placed floating are not dropped here: as in
+        // the seed, they stay until something near them changes.
+        let mut support = crate::support::Support::new();
+        let _floating = support.survey(&blocks, &field, &pool);
         Ok(Self {
             field,
             blocks,
-            support: crate::support::Support::new(),
+            support,
             pieces: crate::pieces::Pieces::new(pool),
             player,
             yaw: scene.player.map_or(0.0, |p| p.yaw_degrees.to_radians()),
