@@ -8,12 +8,14 @@
 //!   changed.
 //! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty
 //!   tracking and parallel generation.
+//! - [`light`]: sky light per chunk, fading into caves, for the meshes, blocks and pieces.
 
 pub mod chunks;
 pub mod edits;
 pub mod field;
 pub mod generator;
 pub mod ground;
+pub mod light;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
 pub use edits::{EditError, EditStore, SampleBox};
