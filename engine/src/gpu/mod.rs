@@ -6,6 +6,7 @@
 //! [`offscreen::OffscreenTarget`].
 
 pub mod adapter;
+pub mod arena;
 pub mod bindless;
 pub mod buffer;
 pub mod conv;
