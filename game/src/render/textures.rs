@@ -81,13 +81,81 @@ pub fn material_array(
     style: TextureStyle,
 ) -> TextureArrayData {
     let size = size.max(1).next_power_of_two();
-    let mips = 32 - size.leading_zeros();
-    let layers = materials.len() as u32;
-    // Mip 0 of every layer, in linear light for filtering.
-    let mut levels: Vec<Vec<Vec<[f32; 3]>>> = vec![materials
+    let layers = materials
         .iter()
         .map(|&material| layer_pixels(material, size, style))
-        .collect()];
+        .collect();
+    array_of(name, layers, size)
+}
+
+/// The terrain's layers, in the order of [`terrain_array`]: name and base colour (sRGB).
+pub const TERRAIN_LAYERS: [(&str, [u8; 3]); 4] = [
+    ("Grass", [0x5d, 0x8a, 0x3a]),
+    ("Dirt", [0x7a, 0x5a, 0x3c]),
+    ("Rock", [0x86, 0x84, 0x7e]),
+    ("Sand", [0xd6, 0xc4, 0x8e]),
+];
+pub const GRASS: u32 = 0;
+pub const DIRT: u32 = 1;
+pub const ROCK: u32 = 2;
+pub const SAND: u32 = 3;
+
+/// The terrain's texture array, `size`² per layer with a full mip chain: grass (blades and
+/// clumps), dirt (crumbs and pebbles), rock (strata and cracks), sand (fine grain and ripples).
+/// All tile seamlessly, for triplanar mapping at one repeat per few meters.
+pub fn terrain_array(size: u32) -> TextureArrayData {
+    let size = size.max(1).next_power_of_two();
+    let layers = TERRAIN_LAYERS
+        .iter()
+        .enumerate()
+        .map(|(layer, (_, colour))| {
+            let linear = colour.map(srgb_to_linear);
+            let mut pixels = Vec::with_capacity((size * size) as usize);
+            for y in 0..size {
+                for x in 0..size {
+                    let brightness = terrain_pattern(layer as u32, x, y, size);
+                    pixels.push(linear.map(|c| c * brightness));
+                }
+            }
+            pixels
+        })
+        .collect();
+    array_of("terrain", layers, size)
+}
+
+/// Brightness of a terrain layer at a texel, around 1.0; tiles over `size`.
+fn terrain_pattern(layer: u32, x: u32, y: u32, size: u32) -> f32 {
+    let (fx, fy) = (x as f32, y as f32);
+    let s = size as f32;
+    let noise =
+        |period: f32, seed: u32| value_noise(fx, fy, s / period, size, 100 + layer * 7 + seed);
+    match layer {
+        // Grass: fine blades over soft clumps.
+        GRASS => 0.75 + 0.3 * noise(64.0, 1) + 0.2 * noise(8.0, 2),
+        // Dirt: crumbs, and the odd darker pebble.
+        DIRT => {
+            let pebble = if noise(16.0, 3) > 0.78 { 0.75 } else { 1.0 };
+            (0.8 + 0.25 * noise(48.0, 4) + 0.1 * noise(6.0, 5)) * pebble
+        }
+        // Rock: horizontal strata bent by noise, with thin dark cracks.
+        ROCK => {
+            let strata = ((fy / s * 6.0 + noise(4.0, 6) * 1.5) * std::f32::consts::TAU).sin();
+            let crack = if noise(24.0, 7) > 0.9 { 0.6 } else { 1.0 };
+            (0.85 + 0.1 * strata + 0.15 * noise(32.0, 8)) * crack
+        }
+        // Sand: fine grain and long soft ripples.
+        _ => {
+            let ripple = ((fx / s * 8.0 + noise(4.0, 9)) * std::f32::consts::TAU).sin();
+            0.92 + 0.06 * ripple + 0.08 * noise(64.0, 10)
+        }
+    }
+}
+
+/// Mip chain (averaged in linear light) and sRGB bytes of some layers of `size`² texels.
+fn array_of(name: &str, layers: Vec<Vec<[f32; 3]>>, size: u32) -> TextureArrayData {
+    let mips = 32 - size.leading_zeros();
+    let layer_count = layers.len() as u32;
+    let mut levels: Vec<Vec<Vec<[f32; 3]>>> = vec![layers];
     for mip in 1..mips {
         let previous = &levels[mip as usize - 1];
         let source = (size >> (mip - 1)).max(1);
@@ -114,7 +182,7 @@ pub fn material_array(
     TextureArrayData {
         name: name.to_owned(),
         size,
-        layers,
+        layers: layer_count,
         mips,
         bytes,
     }
@@ -259,6 +327,45 @@ fn layer_pixels(material: usize, size: u32, style: TextureStyle) -> Vec<[f32; 3]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terrain_layers_have_their_colours_full_mips_and_tile() {
+        let array = terrain_array(128);
+        assert_eq!((array.size, array.layers, array.mips), (128, 4, 8));
+        assert_eq!(array.bytes.len(), array.offset(7, 4));
+        for (layer, (name, colour)) in TERRAIN_LAYERS.iter().enumerate() {
+            let layer = layer as u32;
+            // The 1×1 mip is the layer's average, near its colour (the patterns average ~1).
+            let mean = array.texel(7, layer, 0, 0);
+            for c in 0..3 {
+                let wanted = srgb_to_linear(colour[c]);
+                let got = srgb_to_linear(mean[c]);
+                assert!(
+                    (got / wanted - 1.0).abs() < 0.25,
+                    "{name}: {mean:?} vs {colour:?}"
+                );
+            }
+            // Seamless: the first and last columns and rows differ as little as neighbours do.
+            let edge = (0..128)
+                .map(|y| {
+                    let a = array.texel(0, layer, 0, y);
+                    let b = array.texel(0, layer, 127, y);
+                    (0..3)
+                        .map(|c| (a[c] as i32 - b[c] as i32).abs())
+                        .max()
+                        .unwrap()
+                })
+                .max()
+                .unwrap();
+            assert!(edge < 60, "{name} tiles: {edge}");
+        }
+        // The layers tell apart: grass is greener than rock, sand brighter than dirt.
+        let grass = array.texel(7, GRASS, 0, 0);
+        let rock = array.texel(7, ROCK, 0, 0);
+        assert!(grass[1] > grass[0] && rock[1] <= rock[0] + 2);
+        let sum = |t: [u8; 4]| t[0] as u32 + t[1] as u32 + t[2] as u32;
+        assert!(sum(array.texel(7, SAND, 0, 0)) > sum(array.texel(7, DIRT, 0, 0)));
+    }
 
     #[test]
     fn srgb_round_trips_every_byte() {
