@@ -5,6 +5,7 @@
 //! - `bench -- surface-nets [--repeats N]`: the CPU surface nets against `fast-surface-nets` 0.2
 //!   on a sphere, a dense sine field and the 500 chunks nearest the spawn point, in one run.
 //! - `bench -- density`: samples of the default world per second on 1 and 2 threads.
+//! - `bench -- light`: sky light grids of the chunks around the spawn point per second.
 //! - `bench -- nearest`: `nearest()` queries per second on 1 and 2 threads, terrain only and
 //!   inside a dense block structure.
 //! - `bench -- support [--blocks N] [--breaks N]`: the support search on a generated city of
@@ -89,6 +90,12 @@ enum Benchmark {
         #[arg(long)]
         only_awake: Option<usize>,
     },
+    /// Sky light grids of the default world's chunks per second, on 1 and 2 threads.
+    Light {
+        /// Chunks nearest the spawn point that may hold a surface (proven ones are skipped).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+        chunks: u32,
+    },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
         /// Chunks (34³ samples each) nearest the spawn point to fill.
@@ -108,6 +115,7 @@ fn main() -> anyhow::Result<()> {
         } => frames_benchmark(frames, width, height, gpu),
         Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
         Benchmark::Density { chunks } => density_benchmark(chunks),
+        Benchmark::Light { chunks } => light_benchmark(chunks),
         Benchmark::Nearest { queries } => nearest_benchmark(queries),
         Benchmark::Physics {
             pieces,
@@ -851,5 +859,39 @@ fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::R
         port_time.as_secs_f64() * 1e3,
         port_time.as_secs_f64() / ours_time.as_secs_f64()
     );
+    Ok(())
+}
+
+fn light_benchmark(chunk_count: u32) -> anyhow::Result<()> {
+    use blockfall_engine::workers::WorkerPool;
+    use blockfall_game::terrain::{chunks, light, ChunkKind, EditStore, Generator};
+
+    let generator = std::sync::Arc::new(Generator::new(Generator::DEFAULT_SEED));
+    let edits = EditStore::new(generator.clone());
+    let coords: Vec<_> = chunks::load_order(generator.spawn_point(), 16)
+        .into_iter()
+        .filter(|&coord| chunks::classify(&edits, coord) == ChunkKind::Mixed)
+        .take(chunk_count as usize)
+        .collect();
+    println!(
+        "sky light of the default world: {} chunks that may hold a surface, nearest the spawn point",
+        coords.len()
+    );
+    for threads in [1, 2] {
+        let pool = WorkerPool::new(threads)?;
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let started = Instant::now();
+            let grids = light::light_grids(&pool, &edits, &coords);
+            best = best.min(started.elapsed());
+            anyhow::ensure!(grids.len() == coords.len());
+        }
+        println!(
+            "{threads} thread{}: {:.1} ms per chunk ({:.0} ms for all)",
+            if threads == 1 { "" } else { "s" },
+            best.as_secs_f64() * 1000.0 / coords.len() as f64,
+            best.as_secs_f64() * 1000.0
+        );
+    }
     Ok(())
 }
