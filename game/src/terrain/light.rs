@@ -113,6 +113,19 @@ impl Ord for Lit {
     }
 }
 
+/// The six samples beside sample `at` of a cube of `side`³ samples (x fastest), where they exist.
+fn neighbours(at: usize, side: usize) -> [Option<usize>; 6] {
+    let (x, y, z) = (at % side, at / side % side, at / (side * side));
+    [
+        (x > 0).then(|| at - 1),
+        (x + 1 < side).then(|| at + 1),
+        (y > 0).then(|| at - side),
+        (y + 1 < side).then(|| at + side),
+        (z > 0).then(|| at - side * side),
+        (z + 1 < side).then(|| at + side * side),
+    ]
+}
+
 /// The light grid of one chunk of the edited ground.
 pub fn light_grid<G: Ground + ?Sized>(edits: &EditStore<G>, coord: ChunkCoord) -> LightGrid {
     let origin = coord.padded_origin();
@@ -137,9 +150,22 @@ pub fn light_grid<G: Ground + ?Sized>(edits: &EditStore<G>, coord: ChunkCoord) -
                 let at = index(x, y, z);
                 if density[at] <= 0.0 {
                     light[at] = 1.0;
-                    waiting.push(Lit(1.0, at as u32));
                 }
             }
+        }
+    }
+    // Only sky samples beside something not lit yet pass light on: most of the open sky is
+    // surrounded by sky and need not wait in the heap.
+    for at in 0..density.len() {
+        if light[at] < 1.0 {
+            continue;
+        }
+        let dark_beside = neighbours(at, side)
+            .into_iter()
+            .flatten()
+            .any(|next| light[next] < 1.0);
+        if dark_beside {
+            waiting.push(Lit(1.0, at as u32));
         }
     }
     // Light flows through air, fading with each meter, brightest first (each sample is settled
@@ -150,17 +176,8 @@ pub fn light_grid<G: Ground + ?Sized>(edits: &EditStore<G>, coord: ChunkCoord) -
         if value < light[at] {
             continue;
         }
-        let (x, y, z) = (at % side, at / side % side, at / (side * side));
-        let neighbours = [
-            (x > 0).then(|| at - 1),
-            (x + 1 < side).then(|| at + 1),
-            (y > 0).then(|| at - side),
-            (y + 1 < side).then(|| at + side),
-            (z > 0).then(|| at - side * side),
-            (z + 1 < side).then(|| at + side * side),
-        ];
         let passed = value * FADE_PER_METER;
-        for next in neighbours.into_iter().flatten() {
+        for next in neighbours(at, side).into_iter().flatten() {
             if density[next] > 0.0 {
                 // Ground at the surface takes the light of the air beside it.
                 lit_ground[next] = lit_ground[next].max(value);
