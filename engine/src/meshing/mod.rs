@@ -23,11 +23,13 @@
 //! part. Vertices are emitted only for cells some emitted quad uses, so the union of such
 //! meshes has no stray vertices.
 
+pub mod gpu;
 mod surface_nets;
 
 #[cfg(test)]
 mod tests;
 
+pub use gpu::{GpuMeshError, GpuSurfaceNets};
 pub use surface_nets::SurfaceNets;
 
 /// What can be wrong with a density grid or a region handed to the mesher.

@@ -1,0 +1,626 @@
+//! Surface nets in compute shaders: the same mesh as [`SurfaceNets`](super::SurfaceNets), made on
+//! the GPU from a density grid uploaded through the staging path.
+//!
+//! ```text
+//!   samples ──count──▶ flags ──scan──▶ prefix, counts ──vertices──▶ vertices, vertex offsets
+//!   (upload)  per sample:       exclusive sums:         per used cell: one vertex at prefix[cell]
+//!             3 edge flags,     vertex index per cell,                  │
+//!             1 cell flag       quad index per edge      ──quads──▶ indices
+//!                               + indirect draw counts   per owned edge: 6 indices at
+//!                                                        6 * prefix[edge]
+//! ```
+//!
+//! Every vertex and index has exactly one writer, at a place given by a prefix sum of integer
+//! flags: no atomics, so the output is the same bytes on every run. The flags are laid out in
+//! the CPU mesher's sweep order (cells x fastest; edges by sample row, then axis, then x), so
+//! the GPU's vertices and triangles also come in the CPU's order. The vertex pass computes the
+//! CPU's arithmetic operation for operation with `precise`, and quads choose their diagonal from
+//! the vertices' cell offsets as the CPU does; on an IEEE device (lavapipe) the two meshes are
+//! equal to the bit.
+//!
+//! One mesher holds one set of buffers sized for the largest grid it takes
+//! ([`MAX_SAMPLES_PER_AXIS`]³); meshing again overwrites them. The draw path will read the
+//! counts as an indexed indirect draw ([`COUNTS_DRAW_OFFSET`]) and never read the mesh back;
+//! [`GpuSurfaceNets::read_back`] is for tests and tools.
+
+use std::sync::Arc;
+
+use crate::gpu::debug::label_colour;
+use crate::gpu::descriptors::BufferSetLayout;
+use crate::gpu::image::memory_barrier;
+use crate::gpu::{
+    vk, Buffer, BufferDesc, Device, FrameRing, Gpu, GpuError, MemoryLocation, Pipeline,
+    PipelineLayout, ShaderLibrary, Submission, Uploader,
+};
+
+use crate::gpu::error::VkResultExt;
+
+use super::{DensityGrid, GridRegion, MeshError, SurfaceMesh};
+
+/// The largest grid a mesher takes, per axis: a chunk of 32 cells with one sample of padding on
+/// either side.
+pub const MAX_SAMPLES_PER_AXIS: usize = 34;
+
+/// Where in the counts buffer the `VkDrawIndexedIndirectCommand` of the mesh lies (bytes).
+pub const COUNTS_DRAW_OFFSET: u64 = 0;
+
+/// `u32`s in the counts buffer: the indexed indirect draw (5), the vertex count, the quad count.
+const COUNT_WORDS: usize = 7;
+const COUNT_INDICES: usize = 0;
+const COUNT_VERTICES: usize = 5;
+
+/// Floats per vertex in the vertex buffer: position xyz, normal xyz.
+pub const VERTEX_FLOATS: usize = 6;
+
+/// Invocations per workgroup of the per-sample and per-cell passes (`local_size_x`).
+const WORKGROUP_SIZE: u32 = 64;
+
+/// What can go wrong meshing on the GPU: the grid, or the device.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuMeshError {
+    /// The grid or region is one the CPU mesher rejects too.
+    #[error(transparent)]
+    Grid(#[from] MeshError),
+    /// More samples on an axis than the mesher's buffers hold.
+    #[error("density grid dimensions {dims:?} exceed the GPU mesher's {max} samples per axis")]
+    TooLarge { dims: [usize; 3], max: usize },
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// The push constants of every pass (`SurfaceNetsPush` in `shaders/surface_nets.glsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+struct SurfaceNetsPush {
+    dims: [i32; 4],
+    start_min: [i32; 4],
+    start_max: [i32; 4],
+}
+
+impl SurfaceNetsPush {
+    fn samples(&self) -> u32 {
+        (self.dims[0] * self.dims[1] * self.dims[2]) as u32
+    }
+
+    fn cells(&self) -> u32 {
+        ((self.dims[0] - 1) * (self.dims[1] - 1) * (self.dims[2] - 1)) as u32
+    }
+}
+
+/// The passes in recording order: (shader, pass name).
+const PASSES: [(&str, &str); 4] = [
+    ("surface_nets_count.comp", "surface nets: count"),
+    ("surface_nets_scan.comp", "surface nets: scan"),
+    ("surface_nets_vertices.comp", "surface nets: vertices"),
+    ("surface_nets_quads.comp", "surface nets: quads"),
+];
+
+/// The name of the pass that encloses the four passes of one mesh.
+pub const PASS_NAME: &str = "surface nets";
+
+/// A compute-shader surface-nets mesher with its own output buffers.
+pub struct GpuSurfaceNets {
+    device: Arc<Device>,
+    /// Owns the pool of `set`.
+    _set_layout: BufferSetLayout,
+    layout: PipelineLayout,
+    /// count, scan, vertices, quads.
+    pipelines: [Pipeline; 4],
+    set: vk::DescriptorSet,
+    samples: Buffer,
+    /// Scratch the set points at: flags, their prefix sums, per-vertex cell offsets.
+    _scratch: [Buffer; 3],
+    vertices: Buffer,
+    indices: Buffer,
+    counts: Buffer,
+    /// The grid of the latest upload.
+    push: Option<SurfaceNetsPush>,
+    /// The timeline value of the latest submission that used the buffers (0: none).
+    last_use: u64,
+}
+
+impl GpuSurfaceNets {
+    /// Makes the pipelines and the buffers for grids of up to [`MAX_SAMPLES_PER_AXIS`]³ samples.
+    pub fn new(device: &Arc<Device>, library: &ShaderLibrary) -> Result<Self, GpuMeshError> {
+        let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
+        let max_cells = (MAX_SAMPLES_PER_AXIS - 1).pow(3) as u64;
+        // Three edge slots per sample, each at most one quad.
+        let max_quads = 3 * max_samples;
+        let buffer = |name: &str, size: u64, usage: vk::BufferUsageFlags| {
+            Buffer::new(
+                device,
+                &BufferDesc {
+                    name,
+                    size,
+                    usage: vk::BufferUsageFlags::STORAGE_BUFFER | usage,
+                    location: MemoryLocation::GpuOnly,
+                },
+            )
+        };
+        let samples = buffer(
+            "surface nets: samples",
+            max_samples * 4,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        let flags = buffer(
+            "surface nets: flags",
+            (max_cells + max_quads) * 4,
+            vk::BufferUsageFlags::empty(),
+        )?;
+        let prefix = buffer(
+            "surface nets: prefix sums",
+            (max_cells + max_quads) * 4,
+            vk::BufferUsageFlags::empty(),
+        )?;
+        let vertex_offsets = buffer(
+            "surface nets: vertex offsets",
+            max_cells * 3 * 4,
+            vk::BufferUsageFlags::empty(),
+        )?;
+        let vertices = buffer(
+            "surface nets: vertices",
+            max_cells * VERTEX_FLOATS as u64 * 4,
+            vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+        )?;
+        let indices = buffer(
+            "surface nets: indices",
+            max_quads * 6 * 4,
+            vk::BufferUsageFlags::INDEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+        )?;
+        let counts = buffer(
+            "surface nets: counts",
+            COUNT_WORDS as u64 * 4,
+            vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+        )?;
+
+        let set_layout = BufferSetLayout::new(
+            device,
+            "surface nets",
+            &[vk::DescriptorType::STORAGE_BUFFER; 7],
+            vk::ShaderStageFlags::COMPUTE,
+            1,
+        )?;
+        let layout = PipelineLayout::new(
+            device,
+            "surface nets",
+            &[set_layout.raw],
+            std::mem::size_of::<SurfaceNetsPush>() as u32,
+            vk::ShaderStageFlags::COMPUTE,
+        )?;
+        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
+            Pipeline::compute(
+                device,
+                &layout,
+                name,
+                &library.get(shader, device.shader_target())?,
+            )
+        };
+        let pipelines = [
+            pipeline(PASSES[0])?,
+            pipeline(PASSES[1])?,
+            pipeline(PASSES[2])?,
+            pipeline(PASSES[3])?,
+        ];
+        let set = set_layout.allocate(
+            "surface nets: buffers",
+            &[
+                &samples,
+                &flags,
+                &prefix,
+                &vertex_offsets,
+                &vertices,
+                &indices,
+                &counts,
+            ],
+        )?;
+        Ok(Self {
+            device: device.clone(),
+            _set_layout: set_layout,
+            layout,
+            pipelines,
+            set,
+            samples,
+            _scratch: [flags, prefix, vertex_offsets],
+            vertices,
+            indices,
+            counts,
+            push: None,
+            last_use: 0,
+        })
+    }
+
+    /// Checks `grid` and `region` as the CPU mesher does (dimensions, finite samples, a region
+    /// inside the grid) and stages the samples for the next [`GpuSurfaceNets::record`]. Waits
+    /// first for the mesher's previous submission, which may still read the buffers.
+    pub fn upload(
+        &mut self,
+        uploader: &mut Uploader,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+    ) -> Result<(), GpuMeshError> {
+        // From here on the old grid is gone, also when this upload fails.
+        self.push = None;
+        let push = check_grid(grid, region)?;
+        self.device.wait_for(self.last_use)?;
+        let mut batch = uploader.begin("surface nets: samples");
+        batch.buffer(&self.samples, 0, bytemuck::cast_slice(grid.samples()))?;
+        self.last_use = batch.submit()?;
+        self.push = Some(push);
+        Ok(())
+    }
+
+    /// Records the four passes over the uploaded grid into the frame being recorded, inside one
+    /// labelled, timed pass ([`PASS_NAME`]) holding a labelled, timed pass each. Afterwards the
+    /// vertex, index and counts buffers are written (compute-shader writes; the user adds the
+    /// barrier for its reads).
+    ///
+    /// The caller keeps the mesher's buffers alone until the frame finishes: no upload into
+    /// this mesher before then (meshing through [`GpuSurfaceNets::mesh`] takes care of it).
+    pub fn record(&self, frames: &mut FrameRing) -> Result<(), GpuMeshError> {
+        let push = self.push.ok_or_else(|| {
+            GpuError::Invalid("surface nets: recording without an uploaded grid".into())
+        })?;
+        let device = &self.device;
+        let command_buffer = frames.command_buffer();
+        frames.begin_pass_coloured(PASS_NAME, label_colour::COMPUTE);
+        // The upload's copy (an earlier submission on the same queue) before the first reads;
+        // the previous mesh's reads of flags and outputs before this one's writes.
+        memory_barrier(
+            device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::TRANSFER | vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::TRANSFER_WRITE | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+        );
+        // SAFETY: recording; the set and layout live as long as the mesher, which the caller
+        // keeps until the frame finishes.
+        unsafe {
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout.raw,
+                0,
+                &[self.set],
+                &[],
+            );
+        }
+        let groups = [
+            push.samples().div_ceil(WORKGROUP_SIZE),
+            // One workgroup per run of flags: cells, then edges.
+            2,
+            push.cells().div_ceil(WORKGROUP_SIZE),
+            push.samples().div_ceil(WORKGROUP_SIZE),
+        ];
+        for (index, (pipeline, (_, name))) in self.pipelines.iter().zip(PASSES).enumerate() {
+            if index > 0 {
+                memory_barrier(
+                    device,
+                    command_buffer,
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_READ,
+                    ),
+                );
+            }
+            frames.begin_pass_coloured(name, label_colour::COMPUTE);
+            pipeline.bind(command_buffer);
+            self.layout.push(command_buffer, &push);
+            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
+            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
+            frames.end_pass();
+        }
+        frames.end_pass();
+        Ok(())
+    }
+
+    /// Uploads `grid`, records the passes into a frame of `frames` of their own and submits it.
+    /// The frame's timings ([`FrameRing::last_timings`]) hold the passes once it finished.
+    pub fn mesh(
+        &mut self,
+        gpu: &mut Gpu,
+        frames: &mut FrameRing,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+    ) -> Result<(), GpuMeshError> {
+        self.upload(&mut gpu.uploader, grid, region)?;
+        frames.begin()?;
+        if let Err(error) = self.record(frames) {
+            frames.abandon()?;
+            return Err(error);
+        }
+        self.last_use = frames.submit(&[], &[])?;
+        Ok(())
+    }
+
+    /// The counts buffer: an indexed indirect draw at [`COUNTS_DRAW_OFFSET`], then the vertex
+    /// count.
+    pub fn counts_buffer(&self) -> &Buffer {
+        &self.counts
+    }
+
+    /// The vertex buffer: [`VERTEX_FLOATS`] floats per vertex, position then normal.
+    pub fn vertex_buffer(&self) -> &Buffer {
+        &self.vertices
+    }
+
+    /// The index buffer: `u32` indices, three per triangle.
+    pub fn index_buffer(&self) -> &Buffer {
+        &self.indices
+    }
+
+    /// Waits for the latest mesh and copies it back to the CPU, in grid units relative to the
+    /// grid's sample (0, 0, 0) like the CPU mesher's. For tests and tools: the draw path never
+    /// reads meshes back.
+    pub fn read_back(&self) -> Result<SurfaceMesh, GpuMeshError> {
+        if self.push.is_none() {
+            return Err(
+                GpuError::Invalid("surface nets: nothing meshed to read back".into()).into(),
+            );
+        }
+        let device = &self.device;
+        let counts_size = self.counts.size;
+        let regions = [
+            (&self.counts, 0, counts_size),
+            (&self.vertices, counts_size, self.vertices.size),
+            (
+                &self.indices,
+                counts_size + self.vertices.size,
+                self.indices.size,
+            ),
+        ];
+        let readback = Buffer::new(
+            device,
+            &BufferDesc {
+                name: "surface nets: readback",
+                size: counts_size + self.vertices.size + self.indices.size,
+                usage: vk::BufferUsageFlags::TRANSFER_DST,
+                location: MemoryLocation::GpuToCpu,
+            },
+        )?;
+        let commands = OneTimeCommands::new(device, "surface nets: readback")?;
+        let command_buffer = commands.command_buffer;
+        device.begin_label(
+            command_buffer,
+            "surface nets: readback",
+            label_colour::TRANSFER,
+        );
+        memory_barrier(
+            device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            ),
+        );
+        for (source, dst_offset, size) in regions {
+            let region = vk::BufferCopy {
+                src_offset: 0,
+                dst_offset,
+                size,
+            };
+            // SAFETY: recording; both buffers live until the wait below; the region lies in
+            // both (the readback buffer is the sum of the sources).
+            unsafe {
+                device
+                    .raw
+                    .cmd_copy_buffer(command_buffer, source.raw, readback.raw, &[region])
+            };
+        }
+        memory_barrier(
+            device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        );
+        device.end_label(command_buffer);
+        commands.submit_and_wait()?;
+
+        let words: Vec<u32> = readback.read::<u32>()?;
+        let vertex_count = words[COUNT_VERTICES] as usize;
+        let index_count = words[COUNT_INDICES] as usize;
+        let vertex_start = COUNT_WORDS;
+        let index_start = vertex_start + self.vertices.size as usize / 4;
+        if vertex_count * VERTEX_FLOATS > self.vertices.size as usize / 4
+            || index_count > self.indices.size as usize / 4
+        {
+            return Err(GpuError::Invalid(format!(
+                "surface nets: counts {vertex_count} vertices, {index_count} indices overrun the \
+                 buffers"
+            ))
+            .into());
+        }
+        let floats = &words[vertex_start..vertex_start + vertex_count * VERTEX_FLOATS];
+        let mut mesh = SurfaceMesh::new();
+        for vertex in floats.chunks_exact(VERTEX_FLOATS) {
+            let value = |i: usize| f32::from_bits(vertex[i]);
+            mesh.positions.push([value(0), value(1), value(2)]);
+            mesh.normals.push([value(3), value(4), value(5)]);
+        }
+        mesh.indices
+            .extend_from_slice(&words[index_start..index_start + index_count]);
+        Ok(mesh)
+    }
+}
+
+impl Drop for GpuSurfaceNets {
+    fn drop(&mut self) {
+        // The buffers, pipelines and set may still be in use by the latest mesh.
+        if let Err(error) = self.device.wait_for(self.last_use) {
+            log::error!("waiting for the GPU mesher before dropping it: {error}");
+        }
+        // The fields drop after this: the set goes with its layout's pool.
+    }
+}
+
+/// The push constants for `grid` and `region`, after the checks of the CPU mesher.
+fn check_grid(grid: DensityGrid<'_>, region: GridRegion) -> Result<SurfaceNetsPush, GpuMeshError> {
+    let dims = grid.dims();
+    if dims.iter().any(|&n| n > MAX_SAMPLES_PER_AXIS) {
+        return Err(GpuMeshError::TooLarge {
+            dims,
+            max: MAX_SAMPLES_PER_AXIS,
+        });
+    }
+    for axis in 0..3 {
+        if region.min[axis] > region.max[axis] || region.max[axis] > dims[axis] {
+            return Err(MeshError::RegionOutsideGrid {
+                min: region.min,
+                max: region.max,
+                dims,
+            }
+            .into());
+        }
+    }
+    if let Some(index) = grid.samples().iter().position(|s| !s.is_finite()) {
+        return Err(MeshError::NotFinite {
+            index,
+            position: grid.position_of(index),
+            value: grid.samples()[index],
+        }
+        .into());
+    }
+    // An edge starting on an axis' last sample either leaves the grid or lacks its cells.
+    let start_max = [0, 1, 2].map(|axis| region.max[axis].min(dims[axis] - 1));
+    let as_i32 = |values: [usize; 3]| [values[0] as i32, values[1] as i32, values[2] as i32, 0];
+    Ok(SurfaceNetsPush {
+        dims: as_i32(dims),
+        start_min: as_i32(region.min),
+        start_max: as_i32(start_max),
+    })
+}
+
+/// A command buffer from a pool of its own, submitted once and waited for; both freed on drop.
+struct OneTimeCommands<'a> {
+    device: &'a Device,
+    pool: vk::CommandPool,
+    command_buffer: vk::CommandBuffer,
+    submitted: u64,
+}
+
+impl<'a> OneTimeCommands<'a> {
+    fn new(device: &'a Device, name: &str) -> Result<Self, GpuError> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(device.adapter.queue_family)
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+        // SAFETY: valid create info on a live device.
+        let pool = unsafe { device.raw.create_command_pool(&info, None) }
+            .vk("vkCreateCommandPool(surface nets)")?;
+        device.set_name(pool, &format!("{name}: command pool"));
+        let mut commands = Self {
+            device,
+            pool,
+            command_buffer: vk::CommandBuffer::null(),
+            submitted: 0,
+        };
+        let allocate = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: the pool is new and used by this thread only.
+        commands.command_buffer = unsafe { device.raw.allocate_command_buffers(&allocate) }
+            .vk("vkAllocateCommandBuffers(surface nets)")?[0];
+        device.set_name(commands.command_buffer, &format!("{name}: commands"));
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: freshly allocated.
+        unsafe {
+            device
+                .raw
+                .begin_command_buffer(commands.command_buffer, &begin)
+        }
+        .vk("vkBeginCommandBuffer(surface nets)")?;
+        Ok(commands)
+    }
+
+    fn submit_and_wait(mut self) -> Result<(), GpuError> {
+        // SAFETY: recording and complete.
+        unsafe { self.device.raw.end_command_buffer(self.command_buffer) }
+            .vk("vkEndCommandBuffer(surface nets)")?;
+        self.submitted = self.device.submit(Submission {
+            command_buffers: &[self.command_buffer],
+            ..Default::default()
+        })?;
+        self.device.wait_for(self.submitted)
+    }
+}
+
+impl Drop for OneTimeCommands<'_> {
+    fn drop(&mut self) {
+        if let Err(error) = self.device.wait_for(self.submitted) {
+            log::error!("waiting for a one-time command buffer before freeing it: {error}");
+        }
+        // SAFETY: the command buffer finished or was never submitted; destroying the pool
+        // frees it.
+        unsafe { self.device.raw.destroy_command_pool(self.pool, None) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_are_checked_before_anything_reaches_the_gpu() {
+        let dims = [MAX_SAMPLES_PER_AXIS; 3];
+        let mut samples = vec![1.0f32; MAX_SAMPLES_PER_AXIS.pow(3)];
+        let grid = DensityGrid::new(&samples, dims).unwrap();
+        let push = check_grid(grid, GridRegion::owned_edges_of_padded_grid(dims)).unwrap();
+        assert_eq!(push.dims, [34, 34, 34, 0]);
+        assert_eq!(push.start_min, [1, 1, 1, 0]);
+        assert_eq!(push.start_max, [33, 33, 33, 0]);
+        assert_eq!(push.samples(), 34 * 34 * 34);
+        assert_eq!(push.cells(), 33 * 33 * 33);
+        // A whole region's starts stop one short of the last sample, as the CPU's do.
+        let push = check_grid(grid, GridRegion::whole(dims)).unwrap();
+        assert_eq!(push.start_min, [0, 0, 0, 0]);
+        assert_eq!(push.start_max, [33, 33, 33, 0]);
+
+        let outside = GridRegion {
+            min: [2; 3],
+            max: [1, 34, 34],
+        };
+        assert!(matches!(
+            check_grid(grid, outside),
+            Err(GpuMeshError::Grid(MeshError::RegionOutsideGrid { .. }))
+        ));
+
+        samples[5] = f32::INFINITY;
+        let grid = DensityGrid::new(&samples, dims).unwrap();
+        assert!(matches!(
+            check_grid(grid, GridRegion::whole(dims)),
+            Err(GpuMeshError::Grid(MeshError::NotFinite { index: 5, .. }))
+        ));
+
+        let too_large = [35, 2, 2];
+        let samples = vec![0.5f32; 35 * 2 * 2];
+        let grid = DensityGrid::new(&samples, too_large).unwrap();
+        let error = check_grid(grid, GridRegion::whole(too_large)).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                GpuMeshError::TooLarge {
+                    dims: [35, 2, 2],
+                    max: 34
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("34 samples per axis"), "{error}");
+    }
+}

@@ -1,0 +1,117 @@
+// What the surface-nets compute passes share: the push constants, the buffers and the edge
+// ownership rule of the CPU mesher (engine/src/meshing/surface_nets.rs), which these passes
+// must reproduce exactly.
+//
+//   count     per sample: owned sign-changing edges (3 flags) and, per cell, "some owned
+//             edge joins this cell" (1 flag)                  -> flags
+//   scan      exclusive prefix sums of both flag runs          -> prefix, counts
+//   vertices  per used cell: vertex at prefix[cell]            -> vertices, vertex_offsets
+//   quads     per owned edge: 6 indices at 6 * prefix[slot]    -> indices
+//
+// Every output slot is a prefix sum of flags, so each vertex and index is written once, by one
+// invocation, at a place that depends only on the grid: the same bytes on every run and, since
+// the flags are laid out in the CPU's sweep order, the CPU's order too.
+
+layout(push_constant) uniform SurfaceNetsPush {
+    // Samples per axis (w unused).
+    ivec4 dims;
+    // Owned edge starts: [start_min, start_max) per axis, start_max already clamped to dims - 1.
+    ivec4 start_min;
+    ivec4 start_max;
+} push;
+
+// The density grid, x fastest.
+layout(set = 0, binding = 0, std430) buffer Samples {
+    float samples[];
+};
+
+// 0 or 1: cells at [0, cells), then edge slots at cells + edge_slot(...).
+layout(set = 0, binding = 1, std430) buffer Flags {
+    uint flags[];
+};
+
+// Exclusive prefix sums of `flags`, each run starting at 0: a used cell's vertex index, an
+// owned edge's quad index.
+layout(set = 0, binding = 2, std430) buffer Prefix {
+    uint prefix[];
+};
+
+// Per vertex, its offset from its cell's min corner (3 floats): quads choose their diagonal
+// from these, as the CPU does, not from rounded positions.
+layout(set = 0, binding = 3, std430) buffer VertexOffsets {
+    float vertex_offsets[];
+};
+
+// Per vertex: position xyz, normal xyz.
+layout(set = 0, binding = 4, std430) buffer Vertices {
+    float vertices[];
+};
+
+layout(set = 0, binding = 5, std430) buffer Indices {
+    uint indices[];
+};
+
+// A VkDrawIndexedIndirectCommand (index count, instance count, first index, vertex offset,
+// first instance), then the vertex count and the quad count.
+layout(set = 0, binding = 6, std430) buffer Counts {
+    uint counts[];
+};
+
+const uint COUNT_INDICES = 0u;
+const uint COUNT_VERTICES = 5u;
+const uint COUNT_QUADS = 6u;
+
+ivec3 grid_dims() {
+    return push.dims.xyz;
+}
+
+int sample_count() {
+    ivec3 d = grid_dims();
+    return d.x * d.y * d.z;
+}
+
+int cell_count() {
+    ivec3 d = grid_dims() - 1;
+    return d.x * d.y * d.z;
+}
+
+ivec3 position_of(int index, ivec3 extent) {
+    return ivec3(index % extent.x, (index / extent.x) % extent.y, index / (extent.x * extent.y));
+}
+
+int sample_index(ivec3 p) {
+    ivec3 d = grid_dims();
+    return p.x + d.x * (p.y + d.y * p.z);
+}
+
+int cell_index(ivec3 c) {
+    ivec3 d = grid_dims() - 1;
+    return c.x + d.x * (c.y + d.y * c.z);
+}
+
+// Edge flags in the CPU's sweep order: sample rows (y, z), then axis, then x.
+int edge_slot(ivec3 start, int axis) {
+    ivec3 d = grid_dims();
+    return cell_count() + ((start.z * d.y + start.y) * 3 + axis) * d.x + start.x;
+}
+
+ivec3 unit(int axis) {
+    return ivec3(axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, axis == 2 ? 1 : 0);
+}
+
+bool inside(ivec3 p) {
+    return samples[sample_index(p)] > 0.0;
+}
+
+// Whether the edge start -> start + e_axis gets a quad: its start is owned, the four cells
+// around it exist (the other two coordinates are at least 1; start_max <= dims - 1 keeps them
+// below dims - 1) and its ends lie on opposite sides of the surface.
+bool owned_edge(ivec3 start, int axis) {
+    if (any(lessThan(start, push.start_min.xyz)) || any(greaterThanEqual(start, push.start_max.xyz))) {
+        return false;
+    }
+    if (start[(axis + 1) % 3] < 1 || start[(axis + 2) % 3] < 1) {
+        return false;
+    }
+    return inside(start) != inside(start + unit(axis));
+}
