@@ -307,6 +307,17 @@ impl SeedSupport {
         }
         let seeds = std::mem::take(&mut self.seeds);
         self.seed_set.clear();
+        self.search(store, field, seeds, None)
+    }
+
+    /// `looseGroups` with the seed's `holds`: the ground's answer, kept in the cache.
+    fn search<S: Samples>(
+        &mut self,
+        store: &SeedStore,
+        field: &Field<S>,
+        seeds: Vec<SeedBlock>,
+        gone: Option<SeedBlock>,
+    ) -> Vec<Vec<SeedBlock>> {
         let grounded = &mut self.grounded;
         loose_groups(
             store,
@@ -318,7 +329,7 @@ impl SeedSupport {
                 })
             },
             seeds,
-            None,
+            gone,
         )
     }
 
@@ -339,22 +350,11 @@ impl SeedSupport {
         }
         let mut seeds = Vec::new();
         for_each_touching(store, block, |other| seeds.push(other));
-        let grounded = &mut self.grounded;
-        let falling: Vec<SeedBlock> = loose_groups(
-            store,
-            |id| {
-                *grounded.entry(id).or_insert_with(|| {
-                    store
-                        .get(id)
-                        .is_some_and(|block| ground_holds(block, field))
-                })
-            },
-            seeds,
-            Some(block),
-        )
-        .into_iter()
-        .flatten()
-        .collect();
+        let falling: Vec<SeedBlock> = self
+            .search(store, field, seeds, Some(block))
+            .into_iter()
+            .flatten()
+            .collect();
         self.preview = Some((block, revision, falling.clone()));
         falling
     }

@@ -371,16 +371,31 @@ fn surface_nets_benchmark(repeats: u32, chunk_count: u32) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn density_benchmark(chunk_count: u32) -> anyhow::Result<()> {
-    use blockfall_engine::workers::WorkerPool;
-    use blockfall_game::terrain::{chunks, EditStore, Generator};
+/// The default world's edits.
+type WorldEdits = blockfall_game::terrain::EditStore<blockfall_game::terrain::Generator>;
 
+/// The default world's edits and the first `count` chunks nearest its spawn point that `keep`
+/// keeps.
+fn world_chunks(
+    count: u32,
+    keep: impl Fn(&WorldEdits, blockfall_game::terrain::ChunkCoord) -> bool,
+) -> (WorldEdits, Vec<blockfall_game::terrain::ChunkCoord>) {
+    use blockfall_game::terrain::{chunks, EditStore, Generator};
     let generator = std::sync::Arc::new(Generator::new(Generator::DEFAULT_SEED));
     let edits = EditStore::new(generator.clone());
-    let coords: Vec<_> = chunks::load_order(generator.spawn_point(), 16)
+    let coords = chunks::load_order(generator.spawn_point(), 16)
         .into_iter()
-        .take(chunk_count as usize)
+        .filter(|&coord| keep(&edits, coord))
+        .take(count as usize)
         .collect();
+    (edits, coords)
+}
+
+fn density_benchmark(chunk_count: u32) -> anyhow::Result<()> {
+    use blockfall_engine::workers::WorkerPool;
+    use blockfall_game::terrain::chunks;
+
+    let (edits, coords) = world_chunks(chunk_count, |_, _| true);
     let samples_per_chunk = (PADDED * PADDED * PADDED) as f64;
     println!("density of the default world: {} chunks of {PADDED}³ samples nearest the spawn point, every sample worked out", coords.len());
     for threads in [1, 2] {
@@ -864,15 +879,11 @@ fn support_benchmark(target: usize, breaks: usize, platform: usize) -> anyhow::R
 
 fn light_benchmark(chunk_count: u32) -> anyhow::Result<()> {
     use blockfall_engine::workers::WorkerPool;
-    use blockfall_game::terrain::{chunks, light, ChunkKind, EditStore, Generator};
+    use blockfall_game::terrain::{chunks, light, ChunkKind};
 
-    let generator = std::sync::Arc::new(Generator::new(Generator::DEFAULT_SEED));
-    let edits = EditStore::new(generator.clone());
-    let coords: Vec<_> = chunks::load_order(generator.spawn_point(), 16)
-        .into_iter()
-        .filter(|&coord| chunks::classify(&edits, coord) == ChunkKind::Mixed)
-        .take(chunk_count as usize)
-        .collect();
+    let (edits, coords) = world_chunks(chunk_count, |edits, coord| {
+        chunks::classify(edits, coord) == ChunkKind::Mixed
+    });
     println!(
         "sky light of the default world: {} chunks that may hold a surface, nearest the spawn point",
         coords.len()
