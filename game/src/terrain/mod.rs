@@ -9,6 +9,8 @@
 //! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty
 //!   tracking and parallel generation.
 //! - [`light`]: sky light per chunk, fading into caves, for the meshes, blocks and pieces.
+//! - [`streaming`]: which chunks to load and unload around the viewer, and which an edit
+//!   touched.
 
 pub mod chunks;
 pub mod edits;
@@ -16,6 +18,7 @@ pub mod field;
 pub mod generator;
 pub mod ground;
 pub mod light;
+pub mod streaming;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
 pub use edits::{EditError, EditStore, SampleBox};
