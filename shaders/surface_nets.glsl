@@ -6,7 +6,11 @@
 //             edge joins this cell" (1 flag)                  -> flags
 //   scan      exclusive prefix sums of both flag runs          -> prefix, counts
 //   vertices  per used cell: vertex at prefix[cell]            -> vertices, vertex_offsets
-//   quads     per owned edge: 6 indices at 6 * prefix[slot]    -> indices
+//   quads     per owned edge: 6 indices at 6 * prefix[slot]    -> indices (+ the draw)
+//
+// Outputs start at push.output_base: vertex v of the mesh lands at output_base.x + v and quad q
+// at output_base.y + 6 q. Indices stay relative to the mesh's first vertex; the draw's vertex
+// offset adds output_base.x.
 //
 // Every output slot is a prefix sum of flags, so each vertex and index is written once, by one
 // invocation, at a place that depends only on the grid: the same bytes on every run and, since
@@ -18,6 +22,11 @@ layout(push_constant) uniform SurfaceNetsPush {
     // Owned edge starts: [start_min, start_max) per axis, start_max already clamped to dims - 1.
     ivec4 start_min;
     ivec4 start_max;
+    // Where the outputs go (engine/src/meshing/terrain_meshes.rs): x the first vertex and y the
+    // first index in the vertex and index buffers (arenas), z the draw slot, w 1 to have the
+    // quads pass write the indexed indirect draw into draws[5 * z] (0: no draw written). All
+    // zero for a mesher's own buffers.
+    uvec4 output_base;
 } push;
 
 // The density grid, x fastest.
@@ -55,6 +64,12 @@ layout(set = 0, binding = 5, std430) buffer Indices {
 // first instance), then the vertex count and the quad count.
 layout(set = 0, binding = 6, std430) buffer Counts {
     uint counts[];
+};
+
+// VkDrawIndexedIndirectCommand slots, 5 words each: what an indirect draw over every resident
+// chunk reads.
+layout(set = 0, binding = 7, std430) buffer Draws {
+    uint draws[];
 };
 
 const uint COUNT_INDICES = 0u;

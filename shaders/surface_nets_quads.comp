@@ -34,6 +34,16 @@ void main() {
     if (index >= sample_count()) {
         return;
     }
+    if (index == 0 && push.output_base.w != 0u) {
+        // The mesh's indexed indirect draw, into its slot: indices relative to the first vertex,
+        // which the vertex offset supplies; first instance = the slot, for per-chunk data.
+        uint draw = 5u * push.output_base.z;
+        draws[draw + 0u] = 6u * counts[COUNT_QUADS];
+        draws[draw + 1u] = counts[COUNT_QUADS] > 0u ? 1u : 0u;
+        draws[draw + 2u] = push.output_base.y;
+        draws[draw + 3u] = push.output_base.x;
+        draws[draw + 4u] = push.output_base.z;
+    }
     ivec3 p = position_of(index, grid_dims());
     for (int axis = 0; axis < 3; axis++) {
         int slot = edge_slot(p, axis);
@@ -58,7 +68,7 @@ void main() {
             v1 = v[3];
             v3 = v[1];
         }
-        uint first = 6u * prefix[slot];
+        uint first = push.output_base.y + 6u * prefix[slot];
         if (diagonal_02 <= diagonal_13) {
             indices[first + 0u] = v0;
             indices[first + 1u] = v1;

@@ -111,6 +111,8 @@ void main() {
     vertex_offsets[3u * vertex + 0u] = fx;
     vertex_offsets[3u * vertex + 1u] = fy;
     vertex_offsets[3u * vertex + 2u] = fz;
+    // The vertex buffer may be an arena: this mesh's vertices start at output_base.x.
+    vertex += push.output_base.x;
     precise float px = float(c.x) + fx;
     precise float py = float(c.y) + fy;
     precise float pz = float(c.z) + fz;

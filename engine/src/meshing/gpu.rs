@@ -45,15 +45,15 @@ pub const MAX_SAMPLES_PER_AXIS: usize = 34;
 pub const COUNTS_DRAW_OFFSET: u64 = 0;
 
 /// `u32`s in the counts buffer: the indexed indirect draw (5), the vertex count, the quad count.
-const COUNT_WORDS: usize = 7;
+pub(crate) const COUNT_WORDS: usize = 7;
 const COUNT_INDICES: usize = 0;
-const COUNT_VERTICES: usize = 5;
+pub(crate) const COUNT_VERTICES: usize = 5;
 
 /// Floats per vertex in the vertex buffer: position xyz, normal xyz.
 pub const VERTEX_FLOATS: usize = 6;
 
 /// Invocations per workgroup of the per-sample and per-cell passes (`local_size_x`).
-const WORKGROUP_SIZE: u32 = 64;
+pub(crate) const WORKGROUP_SIZE: u32 = 64;
 
 /// What can go wrong meshing on the GPU: the grid, or the device.
 #[derive(Debug, thiserror::Error)]
@@ -71,24 +71,28 @@ pub enum GpuMeshError {
 /// The push constants of every pass (`SurfaceNetsPush` in `shaders/surface_nets.glsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-struct SurfaceNetsPush {
-    dims: [i32; 4],
-    start_min: [i32; 4],
-    start_max: [i32; 4],
+pub(crate) struct SurfaceNetsPush {
+    pub(crate) dims: [i32; 4],
+    pub(crate) start_min: [i32; 4],
+    pub(crate) start_max: [i32; 4],
+    /// Where the outputs go: the first vertex, the first index, the draw slot, and 1 to have the
+    /// quads pass write the indexed indirect draw into that slot (0: no draw written). All zero
+    /// for a mesher's own buffers; [`super::TerrainMeshes`] points them into its arenas.
+    pub(crate) output: [u32; 4],
 }
 
 impl SurfaceNetsPush {
-    fn samples(&self) -> u32 {
+    pub(crate) fn samples(&self) -> u32 {
         (self.dims[0] * self.dims[1] * self.dims[2]) as u32
     }
 
-    fn cells(&self) -> u32 {
+    pub(crate) fn cells(&self) -> u32 {
         ((self.dims[0] - 1) * (self.dims[1] - 1) * (self.dims[2] - 1)) as u32
     }
 }
 
 /// The passes in recording order: (shader, pass name).
-const PASSES: [(&str, &str); 4] = [
+pub(crate) const PASSES: [(&str, &str); 4] = [
     ("surface_nets_count.comp", "surface nets: count"),
     ("surface_nets_scan.comp", "surface nets: scan"),
     ("surface_nets_vertices.comp", "surface nets: vertices"),
@@ -176,7 +180,7 @@ impl GpuSurfaceNets {
         let set_layout = BufferSetLayout::new(
             device,
             "surface nets",
-            &[vk::DescriptorType::STORAGE_BUFFER; 7],
+            &[vk::DescriptorType::STORAGE_BUFFER; 8],
             vk::ShaderStageFlags::COMPUTE,
             1,
         )?;
@@ -210,6 +214,8 @@ impl GpuSurfaceNets {
                 &vertex_offsets,
                 &vertices,
                 &indices,
+                &counts,
+                // The draws binding: unused here (the push's output draw flag is 0).
                 &counts,
             ],
         )?;
@@ -469,7 +475,10 @@ impl Drop for GpuSurfaceNets {
 }
 
 /// The push constants for `grid` and `region`, after the checks of the CPU mesher.
-fn check_grid(grid: DensityGrid<'_>, region: GridRegion) -> Result<SurfaceNetsPush, GpuMeshError> {
+pub(crate) fn check_grid(
+    grid: DensityGrid<'_>,
+    region: GridRegion,
+) -> Result<SurfaceNetsPush, GpuMeshError> {
     let dims = grid.dims();
     if dims.iter().any(|&n| n > MAX_SAMPLES_PER_AXIS) {
         return Err(GpuMeshError::TooLarge {
@@ -502,19 +511,20 @@ fn check_grid(grid: DensityGrid<'_>, region: GridRegion) -> Result<SurfaceNetsPu
         dims: as_i32(dims),
         start_min: as_i32(region.min),
         start_max: as_i32(start_max),
+        output: [0; 4],
     })
 }
 
 /// A command buffer from a pool of its own, submitted once and waited for; both freed on drop.
-struct OneTimeCommands<'a> {
+pub(crate) struct OneTimeCommands<'a> {
     device: &'a Device,
     pool: vk::CommandPool,
-    command_buffer: vk::CommandBuffer,
+    pub(crate) command_buffer: vk::CommandBuffer,
     submitted: u64,
 }
 
 impl<'a> OneTimeCommands<'a> {
-    fn new(device: &'a Device, name: &str) -> Result<Self, GpuError> {
+    pub(crate) fn new(device: &'a Device, name: &str) -> Result<Self, GpuError> {
         let info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(device.adapter.queue_family)
             .flags(vk::CommandPoolCreateFlags::TRANSIENT);
@@ -548,7 +558,7 @@ impl<'a> OneTimeCommands<'a> {
         Ok(commands)
     }
 
-    fn submit_and_wait(mut self) -> Result<(), GpuError> {
+    pub(crate) fn submit_and_wait(mut self) -> Result<(), GpuError> {
         // SAFETY: recording and complete.
         unsafe { self.device.raw.end_command_buffer(self.command_buffer) }
             .vk("vkEndCommandBuffer(surface nets)")?;

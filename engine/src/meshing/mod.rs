@@ -25,12 +25,14 @@
 
 pub mod gpu;
 mod surface_nets;
+pub mod terrain_meshes;
 
 #[cfg(test)]
 mod tests;
 
 pub use gpu::{GpuMeshError, GpuSurfaceNets};
 pub use surface_nets::SurfaceNets;
+pub use terrain_meshes::{TerrainMeshError, TerrainMeshes, TerrainMeshesDesc};
 
 /// What can be wrong with a density grid or a region handed to the mesher.
 #[derive(Debug, Clone, thiserror::Error)]

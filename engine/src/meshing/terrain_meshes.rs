@@ -1,0 +1,1033 @@
+//! The meshes of every resident chunk in two arenas: one vertex buffer and one index buffer,
+//! sub-allocated per chunk ([`Arena`]), written by the compute surface nets directly, and drawn
+//! through one `VkDrawIndexedIndirectCommand` per chunk that the GPU writes too.
+//!
+//! ```text
+//!   vertex arena  [ chunk a | chunk c |  free  | chunk b |    free     ]   VERTEX_FLOATS floats each
+//!   index arena   [ chunk b | chunk a |   free   | chunk c |   free    ]   u32, relative to the
+//!   draw slots    [ draw a | draw b | 0 0 0 0 0 | draw c ]                  chunk's first vertex
+//!                   index count, instance count (1), first index, vertex offset, first instance
+//!                   (= the slot); an unloaded chunk's slot is all zero, so one
+//!                   vkCmdDrawIndexedIndirect over the first `draw_count` slots draws every chunk.
+//! ```
+//!
+//! Loading, remeshing and unloading chunks creates no Vulkan object and allocates no memory:
+//! every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging buffer
+//! of its own, not the shared uploader, whose staging buffers are per batch).
+//!
+//! # Sizing: count first, read back two numbers, then allocate exactly
+//!
+//! A chunk's vertex and index counts are only known once the GPU has counted and scanned its
+//! flags. [`TerrainMeshes::mesh_chunk`] therefore submits the work in two frames:
+//!
+//! 1. upload (staging copy), **count**, **scan**, and a copy of the two totals (vertex and quad
+//!    count, 8 bytes) into a small mapped buffer; the CPU waits for this frame and reads them;
+//! 2. with ranges of exactly that size taken from the arenas, **vertices** and **quads** write
+//!    straight into them (the push constants carry the first vertex and first index), and the
+//!    quads pass writes the chunk's draw into its slot: index count from the scan, first index =
+//!    the index range's start, vertex offset = the vertex range's start (indices stay relative
+//!    to the chunk, as the CPU mesher's), instance count 1, first instance = the slot.
+//!
+//! The alternative, taking the worst case (one vertex per cell, a quad per edge slot: 0.86 MB
+//! of vertices and 2.8 MB of indices for a 34³ grid) before the GPU has counted, would hold
+//! some 70 times what a chunk of the default world needs (about 1,200 vertices and 6,500
+//! indices, 55 kB), so the default 32 MiB index arena would take 11 chunks.
+//! The price of exact sizes is one wait per chunk for a frame of two small passes; the second
+//! frame, the heavy one, is not waited for. A grid without a surface takes no range and no slot
+//! at all.
+//!
+//! # Safety of reuse
+//!
+//! Everything goes through the device's one queue. Each chunk's first frame starts with a
+//! barrier whose source is every earlier command (`ALL_COMMANDS`), so an arena range freed by an
+//! unload or a remesh and handed to a new chunk is only overwritten after every earlier
+//! submission — a frame still drawing the old chunk included — is done with it. An unloaded
+//! chunk's draw slot is zeroed by a `vkCmdFillBuffer` recorded at the start of the next meshing
+//! frame, or earlier by [`TerrainMeshes::record_pending_clears`], which the draw path calls in
+//! its frame before the indirect draw.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
+use crate::gpu::debug::label_colour;
+use crate::gpu::descriptors::BufferSetLayout;
+use crate::gpu::image::memory_barrier;
+use crate::gpu::{
+    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, Pipeline, PipelineLayout,
+    ShaderLibrary,
+};
+
+use super::gpu::{
+    check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPush, COUNT_VERTICES, COUNT_WORDS,
+    MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
+};
+use super::{DensityGrid, GridRegion};
+
+/// What names a chunk: opaque to the arenas (a chunk coordinate, say).
+pub type ChunkKey = [i32; 3];
+
+/// Bytes per vertex in the vertex arena: position xyz, normal xyz.
+pub const VERTEX_BYTES: u64 = VERTEX_FLOATS as u64 * 4;
+/// Bytes per index in the index arena (`u32`).
+pub const INDEX_BYTES: u64 = 4;
+/// Bytes per draw slot: a `VkDrawIndexedIndirectCommand`, also the stride of the indirect draw.
+pub const DRAW_BYTES: u64 = std::mem::size_of::<DrawIndexedIndirect>() as u64;
+
+/// The name of the frame pass that uploads, counts and scans a chunk.
+pub const SIZE_PASS_NAME: &str = "terrain meshes: size";
+/// The name of the frame pass that writes a chunk's vertices, indices and draw into the arenas.
+pub const WRITE_PASS_NAME: &str = "terrain meshes: write";
+
+/// How large the arenas are and how many chunks may be resident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TerrainMeshesDesc {
+    /// Bytes of the vertex arena (rounded down to whole vertices).
+    pub vertex_arena_bytes: u64,
+    /// Bytes of the index arena (rounded down to whole indices).
+    pub index_arena_bytes: u64,
+    /// Draw slots: the most chunks with a surface resident at once.
+    pub max_chunks: u32,
+}
+
+impl Default for TerrainMeshesDesc {
+    fn default() -> Self {
+        Self {
+            vertex_arena_bytes: 64 << 20,
+            index_arena_bytes: 32 << 20,
+            max_chunks: 4096,
+        }
+    }
+}
+
+/// `VkDrawIndexedIndirectCommand`, as the GPU writes it into a slot.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawIndexedIndirect {
+    pub index_count: u32,
+    pub instance_count: u32,
+    pub first_index: u32,
+    pub vertex_offset: i32,
+    pub first_instance: u32,
+}
+
+/// Where a resident chunk's mesh lies: ranges in vertices and in indices, and its draw slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResidentChunk {
+    pub slot: u32,
+    /// In vertices ([`VERTEX_BYTES`] each) of the vertex arena.
+    pub vertices: ArenaRange,
+    /// In indices of the index arena.
+    pub indices: ArenaRange,
+}
+
+/// Which arena a chunk did not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArenaKind {
+    Vertex,
+    Index,
+}
+
+impl ArenaKind {
+    fn elements(self) -> &'static str {
+        match self {
+            Self::Vertex => "vertices",
+            Self::Index => "indices",
+        }
+    }
+
+    fn arena(self) -> &'static str {
+        match self {
+            Self::Vertex => "vertex",
+            Self::Index => "index",
+        }
+    }
+}
+
+/// What can go wrong putting a chunk's mesh into the arenas.
+#[derive(Debug, thiserror::Error)]
+pub enum TerrainMeshError {
+    /// The grid (checked before anything reaches the GPU), or the device.
+    #[error(transparent)]
+    Mesh(#[from] GpuMeshError),
+    /// The mesh does not fit its arena. Nothing changed, except when `previous_dropped`: a
+    /// remeshed chunk whose new mesh did not fit even in the place of its old one is unloaded.
+    #[error(
+        "chunk {key:?}: its {count} {} do not fit the {} arena{}: {source}",
+        kind.elements(),
+        kind.arena(),
+        if *previous_dropped { " (its previous mesh is unloaded)" } else { "" }
+    )]
+    ArenaFull {
+        key: ChunkKey,
+        kind: ArenaKind,
+        count: u64,
+        source: ArenaError,
+        previous_dropped: bool,
+    },
+    /// Every draw slot holds a resident chunk.
+    #[error("chunk {key:?}: all {max_chunks} draw slots hold resident chunks")]
+    TooManyChunks { key: ChunkKey, max_chunks: u32 },
+}
+
+impl From<GpuError> for TerrainMeshError {
+    fn from(error: GpuError) -> Self {
+        Self::Mesh(GpuMeshError::Gpu(error))
+    }
+}
+
+/// The arenas and draw slots copied back to the CPU ([`TerrainMeshes::read_back`]).
+#[derive(Debug, Clone, Default)]
+pub struct TerrainReadback {
+    /// Every slot, `max_chunks` of them.
+    pub draws: Vec<DrawIndexedIndirect>,
+    /// The whole vertex arena, [`VERTEX_FLOATS`] floats per vertex.
+    pub vertices: Vec<f32>,
+    /// The whole index arena.
+    pub indices: Vec<u32>,
+}
+
+/// The vertex and index arenas of every resident chunk, with the compute passes that fill them.
+pub struct TerrainMeshes {
+    device: Arc<Device>,
+    /// Owns the pool of `set`.
+    _set_layout: BufferSetLayout,
+    layout: PipelineLayout,
+    /// count, scan, vertices, quads.
+    pipelines: [Pipeline; 4],
+    set: vk::DescriptorSet,
+    /// Mapped; the samples of the chunk being sized.
+    staging: Buffer,
+    samples: Buffer,
+    /// flags, prefix sums, vertex offsets: per chunk, overwritten by the next.
+    _scratch: [Buffer; 3],
+    /// The scan's totals of the latest chunk.
+    counts: Buffer,
+    /// Mapped: the vertex and quad totals copied back.
+    totals: Buffer,
+    vertex_buffer: Buffer,
+    index_buffer: Buffer,
+    draw_buffer: Buffer,
+    vertex_arena: Arena,
+    index_arena: Arena,
+    max_chunks: u32,
+    /// Slots below `draw_count` that no chunk holds (the highest slot is never free).
+    free_slots: BTreeSet<u32>,
+    draw_count: u32,
+    chunks: HashMap<ChunkKey, ResidentChunk>,
+    /// Slots of unloaded chunks whose draws are still to be zeroed.
+    pending_clears: Vec<u32>,
+    /// The timeline value of the latest submission that used the buffers (0: none).
+    last_use: u64,
+}
+
+impl TerrainMeshes {
+    /// Makes the arenas, the draw slots (zeroed), the scratch buffers for grids of up to
+    /// [`MAX_SAMPLES_PER_AXIS`]³ samples and the pipelines. The only Vulkan allocations the
+    /// arenas ever make.
+    pub fn new(
+        device: &Arc<Device>,
+        library: &ShaderLibrary,
+        desc: &TerrainMeshesDesc,
+    ) -> Result<Self, TerrainMeshError> {
+        let vertex_capacity = desc.vertex_arena_bytes / VERTEX_BYTES;
+        let index_capacity = desc.index_arena_bytes / INDEX_BYTES;
+        let storage_limit = u64::from(device.adapter.limits.max_storage_buffer_range);
+        let invalid = |what: String| TerrainMeshError::from(GpuError::Invalid(what));
+        if vertex_capacity == 0 || index_capacity == 0 || desc.max_chunks == 0 {
+            return Err(invalid(format!(
+                "terrain meshes: {desc:?} leaves no room for a single chunk"
+            )));
+        }
+        // Draws carry the first vertex as an i32 and the first index as a u32.
+        if vertex_capacity > i32::MAX as u64 || index_capacity > u64::from(u32::MAX) {
+            return Err(invalid(format!(
+                "terrain meshes: {desc:?} has more vertices or indices than a draw can address"
+            )));
+        }
+        let draw_bytes = u64::from(desc.max_chunks) * DRAW_BYTES;
+        for (what, bytes) in [
+            ("vertex arena", vertex_capacity * VERTEX_BYTES),
+            ("index arena", index_capacity * INDEX_BYTES),
+            ("draw slots", draw_bytes),
+        ] {
+            if bytes > storage_limit {
+                return Err(invalid(format!(
+                    "terrain meshes: the {what} ({bytes} bytes) exceeds the device's storage \
+                     buffer range of {storage_limit} bytes"
+                )));
+            }
+        }
+
+        let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
+        let max_cells = (MAX_SAMPLES_PER_AXIS - 1).pow(3) as u64;
+        let max_quads = 3 * max_samples;
+        let buffer = |name: &str, size: u64, usage: vk::BufferUsageFlags, location| {
+            Buffer::new(
+                device,
+                &BufferDesc {
+                    name,
+                    size,
+                    usage,
+                    location,
+                },
+            )
+        };
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let gpu_only = MemoryLocation::GpuOnly;
+        let staging = buffer(
+            "terrain meshes: staging",
+            max_samples * 4,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let samples = buffer(
+            "terrain meshes: samples",
+            max_samples * 4,
+            storage | vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_only,
+        )?;
+        let flags = buffer(
+            "terrain meshes: flags",
+            (max_cells + max_quads) * 4,
+            storage,
+            gpu_only,
+        )?;
+        let prefix = buffer(
+            "terrain meshes: prefix sums",
+            (max_cells + max_quads) * 4,
+            storage,
+            gpu_only,
+        )?;
+        let vertex_offsets = buffer(
+            "terrain meshes: vertex offsets",
+            max_cells * 3 * 4,
+            storage,
+            gpu_only,
+        )?;
+        let counts = buffer(
+            "terrain meshes: counts",
+            COUNT_WORDS as u64 * 4,
+            storage | vk::BufferUsageFlags::TRANSFER_SRC,
+            gpu_only,
+        )?;
+        let totals = buffer(
+            "terrain meshes: totals readback",
+            8,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let vertex_buffer = buffer(
+            "terrain meshes: vertex arena",
+            vertex_capacity * VERTEX_BYTES,
+            storage | vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            gpu_only,
+        )?;
+        let index_buffer = buffer(
+            "terrain meshes: index arena",
+            index_capacity * INDEX_BYTES,
+            storage | vk::BufferUsageFlags::INDEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            gpu_only,
+        )?;
+        let draw_buffer = buffer(
+            "terrain meshes: draw slots",
+            draw_bytes,
+            storage
+                | vk::BufferUsageFlags::INDIRECT_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_only,
+        )?;
+
+        let set_layout = BufferSetLayout::new(
+            device,
+            "terrain meshes",
+            &[vk::DescriptorType::STORAGE_BUFFER; 8],
+            vk::ShaderStageFlags::COMPUTE,
+            1,
+        )?;
+        let layout = PipelineLayout::new(
+            device,
+            "terrain meshes",
+            &[set_layout.raw],
+            std::mem::size_of::<SurfaceNetsPush>() as u32,
+            vk::ShaderStageFlags::COMPUTE,
+        )?;
+        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
+            Pipeline::compute(
+                device,
+                &layout,
+                &format!("terrain meshes: {name}"),
+                &library.get(shader, device.shader_target())?,
+            )
+        };
+        let pipelines = [
+            pipeline(PASSES[0])?,
+            pipeline(PASSES[1])?,
+            pipeline(PASSES[2])?,
+            pipeline(PASSES[3])?,
+        ];
+        let set = set_layout.allocate(
+            "terrain meshes: buffers",
+            &[
+                &samples,
+                &flags,
+                &prefix,
+                &vertex_offsets,
+                &vertex_buffer,
+                &index_buffer,
+                &counts,
+                &draw_buffer,
+            ],
+        )?;
+
+        // Every slot starts as an empty draw.
+        let commands = OneTimeCommands::new(device, "terrain meshes: clear draw slots")?;
+        // SAFETY: recording; the buffer is new, has TRANSFER_DST usage and lives past the wait.
+        unsafe {
+            device.raw.cmd_fill_buffer(
+                commands.command_buffer,
+                draw_buffer.raw,
+                0,
+                vk::WHOLE_SIZE,
+                0,
+            )
+        };
+        memory_barrier(
+            device,
+            commands.command_buffer,
+            (
+                vk::PipelineStageFlags2::CLEAR,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+            ),
+        );
+        commands.submit_and_wait()?;
+
+        Ok(Self {
+            device: device.clone(),
+            _set_layout: set_layout,
+            layout,
+            pipelines,
+            set,
+            staging,
+            samples,
+            _scratch: [flags, prefix, vertex_offsets],
+            counts,
+            totals,
+            vertex_buffer,
+            index_buffer,
+            draw_buffer,
+            vertex_arena: Arena::new(vertex_capacity),
+            index_arena: Arena::new(index_capacity),
+            max_chunks: desc.max_chunks,
+            free_slots: BTreeSet::new(),
+            draw_count: 0,
+            chunks: HashMap::new(),
+            pending_clears: Vec::new(),
+            last_use: 0,
+        })
+    }
+
+    /// Meshes `grid` (its `region` of owned edges, as [`super::SurfaceNets::mesh`]) into the
+    /// arenas as chunk `key`, replacing the chunk's previous mesh if it has one. Returns where
+    /// the mesh lies, or `None` when the grid has no surface in the region: the chunk is then
+    /// not resident (and costs nothing).
+    ///
+    /// Submits two frames of `frames` and waits for the first (see the module docs); the second
+    /// — the vertices, indices and draw — is ordered before anything submitted later on the
+    /// queue and made visible to indirect draws, index and vertex reads.
+    ///
+    /// On an error nothing changed, except as [`TerrainMeshError::ArenaFull`] says.
+    pub fn mesh_chunk(
+        &mut self,
+        frames: &mut FrameRing,
+        key: ChunkKey,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+    ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
+        let mut push = check_grid(grid, region)?;
+        let [vertex_count, quad_count] = self.size(frames, &push, grid.samples())?;
+        if vertex_count > push.cells() || quad_count > 3 * push.samples() {
+            return Err(GpuError::Invalid(format!(
+                "terrain meshes: the GPU counted {vertex_count} vertices and {quad_count} quads \
+                 for a grid of {:?} samples",
+                push.dims
+            ))
+            .into());
+        }
+        if quad_count == 0 {
+            self.unload(key);
+            return Ok(None);
+        }
+        let chunk = self.place(key, u64::from(vertex_count), 6 * u64::from(quad_count))?;
+        push.output = [
+            chunk.vertices.offset as u32,
+            chunk.indices.offset as u32,
+            chunk.slot,
+            1,
+        ];
+        self.write(frames, &push)?;
+        Ok(Some(chunk))
+    }
+
+    /// Unloads chunk `key`: its ranges go back to the arenas and its slot is freed, its draw
+    /// zeroed before the next meshing frame or [`TerrainMeshes::record_pending_clears`].
+    /// Returns whether the chunk was resident.
+    pub fn unload(&mut self, key: ChunkKey) -> bool {
+        let Some(chunk) = self.chunks.remove(&key) else {
+            return false;
+        };
+        self.free_ranges(chunk);
+        self.release_slot(chunk.slot);
+        self.pending_clears.push(chunk.slot);
+        true
+    }
+
+    /// Records, into a frame that will draw the terrain, the zeroing of the draws of chunks
+    /// unloaded since the last meshing frame, and a barrier that orders it before indirect
+    /// draws. Records nothing when there is nothing to clear.
+    pub fn record_pending_clears(&mut self, command_buffer: vk::CommandBuffer) {
+        if self.pending_clears.is_empty() {
+            return;
+        }
+        memory_barrier(
+            &self.device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::CLEAR,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+        );
+        for slot in self.pending_clears.drain(..) {
+            // SAFETY: recording; the slot lies in the draw buffer (slot < max_chunks), which
+            // has TRANSFER_DST usage and lives as long as `self`; offset and size are
+            // multiples of 4.
+            unsafe {
+                self.device.raw.cmd_fill_buffer(
+                    command_buffer,
+                    self.draw_buffer.raw,
+                    u64::from(slot) * DRAW_BYTES,
+                    DRAW_BYTES,
+                    0,
+                )
+            };
+        }
+        memory_barrier(
+            &self.device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::CLEAR,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::DRAW_INDIRECT
+                    | vk::PipelineStageFlags2::COMPUTE_SHADER
+                    | vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::INDIRECT_COMMAND_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_WRITE
+                    | vk::AccessFlags2::TRANSFER_READ,
+            ),
+        );
+    }
+
+    /// Where chunk `key`'s mesh lies, if it is resident.
+    pub fn chunk(&self, key: ChunkKey) -> Option<ResidentChunk> {
+        self.chunks.get(&key).copied()
+    }
+
+    /// The resident chunks (those with a surface) and where their meshes lie.
+    pub fn chunks(&self) -> impl Iterator<Item = (ChunkKey, ResidentChunk)> + '_ {
+        self.chunks.iter().map(|(&key, &chunk)| (key, chunk))
+    }
+
+    /// How many chunks are resident.
+    pub fn resident_chunks(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The vertex arena's bookkeeping, in vertices.
+    pub fn vertex_arena(&self) -> &Arena {
+        &self.vertex_arena
+    }
+
+    /// The index arena's bookkeeping, in indices.
+    pub fn index_arena(&self) -> &Arena {
+        &self.index_arena
+    }
+
+    /// The most chunks resident at once.
+    pub fn max_chunks(&self) -> u32 {
+        self.max_chunks
+    }
+
+    /// Slots free for chunks not yet resident.
+    pub fn free_slot_count(&self) -> u32 {
+        self.max_chunks - self.chunks.len() as u32
+    }
+
+    /// How many slots an indirect draw needs to cover every resident chunk: one past the
+    /// highest slot in use (the slots in between that no chunk holds are zero draws).
+    pub fn draw_count(&self) -> u32 {
+        self.draw_count
+    }
+
+    /// The vertex arena: [`VERTEX_FLOATS`] floats per vertex, position (grid units, relative to
+    /// the chunk's grid sample (0, 0, 0)) then normal.
+    pub fn vertex_buffer(&self) -> &Buffer {
+        &self.vertex_buffer
+    }
+
+    /// The index arena: `u32` indices relative to their draw's vertex offset.
+    pub fn index_buffer(&self) -> &Buffer {
+        &self.index_buffer
+    }
+
+    /// The draw slots: [`DrawIndexedIndirect`]s, stride [`DRAW_BYTES`].
+    pub fn draw_buffer(&self) -> &Buffer {
+        &self.draw_buffer
+    }
+
+    /// Waits for the GPU and copies every draw slot and both whole arenas back (clearing the
+    /// draws of unloaded chunks first). For tests and tools: the draw path never reads back.
+    pub fn read_back(&mut self) -> Result<TerrainReadback, TerrainMeshError> {
+        let device = self.device.clone();
+        let sources = [&self.draw_buffer, &self.vertex_buffer, &self.index_buffer];
+        let total: u64 = sources.iter().map(|buffer| buffer.size).sum();
+        let readback = Buffer::new(
+            &device,
+            &BufferDesc {
+                name: "terrain meshes: readback",
+                size: total,
+                usage: vk::BufferUsageFlags::TRANSFER_DST,
+                location: MemoryLocation::GpuToCpu,
+            },
+        )?;
+        let commands = OneTimeCommands::new(&device, "terrain meshes: readback")?;
+        let command_buffer = commands.command_buffer;
+        device.begin_label(
+            command_buffer,
+            "terrain meshes: readback",
+            label_colour::TRANSFER,
+        );
+        let sizes = [
+            self.draw_buffer.size,
+            self.vertex_buffer.size,
+            self.index_buffer.size,
+        ];
+        let raws = [
+            self.draw_buffer.raw,
+            self.vertex_buffer.raw,
+            self.index_buffer.raw,
+        ];
+        self.record_pending_clears(command_buffer);
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            ),
+        );
+        let mut dst_offset = 0;
+        for (source, size) in raws.into_iter().zip(sizes) {
+            let region = vk::BufferCopy {
+                src_offset: 0,
+                dst_offset,
+                size,
+            };
+            // SAFETY: recording; both buffers live until the wait below; the readback buffer
+            // is the sum of the sources.
+            unsafe {
+                device
+                    .raw
+                    .cmd_copy_buffer(command_buffer, source, readback.raw, &[region])
+            };
+            dst_offset += size;
+        }
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        );
+        device.end_label(command_buffer);
+        commands.submit_and_wait()?;
+
+        let words: Vec<u32> = readback.read::<u32>()?;
+        let draw_words = (sizes[0] / 4) as usize;
+        let vertex_words = (sizes[1] / 4) as usize;
+        let (draws, rest) = words.split_at(draw_words);
+        let (vertices, indices) = rest.split_at(vertex_words);
+        Ok(TerrainReadback {
+            draws: bytemuck::pod_collect_to_vec(draws),
+            vertices: vertices.iter().map(|&bits| f32::from_bits(bits)).collect(),
+            indices: indices.to_vec(),
+        })
+    }
+
+    /// Frame 1: upload, count, scan, and the two totals back to the CPU.
+    fn size(
+        &mut self,
+        frames: &mut FrameRing,
+        push: &SurfaceNetsPush,
+        samples: &[f32],
+    ) -> Result<[u32; 2], TerrainMeshError> {
+        // The staging and totals buffers were last used by the previous chunk's first frame,
+        // waited for already; the later frames only need the queue order (barriers below).
+        self.staging.write(0, samples)?;
+        let command_buffer = frames.begin()?;
+        let device = self.device.clone();
+        frames.begin_pass_coloured(SIZE_PASS_NAME, label_colour::COMPUTE);
+        self.record_pending_clears(command_buffer);
+        // Everything earlier on the queue (draws of freed ranges, the previous chunk's passes
+        // reading the samples and scratch) before this chunk's writes.
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::TRANSFER_WRITE
+                    | vk::AccessFlags2::SHADER_STORAGE_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+        );
+        frames.begin_pass_coloured("terrain meshes: upload", label_colour::TRANSFER);
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: 0,
+            size: std::mem::size_of_val(samples) as u64,
+        };
+        // SAFETY: recording; both buffers live as long as `self` (dropping waits); the grid
+        // was checked to fit the samples buffer.
+        unsafe {
+            device.raw.cmd_copy_buffer(
+                command_buffer,
+                self.staging.raw,
+                self.samples.raw,
+                &[region],
+            )
+        };
+        frames.end_pass();
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ,
+            ),
+        );
+        self.record_passes(frames, push, 0..2);
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            ),
+        );
+        let totals = vk::BufferCopy {
+            // The vertex count, then the quad count.
+            src_offset: COUNT_VERTICES as u64 * 4,
+            dst_offset: 0,
+            size: 8,
+        };
+        // SAFETY: as above; the region lies in both buffers.
+        unsafe {
+            device
+                .raw
+                .cmd_copy_buffer(command_buffer, self.counts.raw, self.totals.raw, &[totals])
+        };
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        );
+        frames.end_pass();
+        let submitted = frames.submit(&[], &[])?;
+        self.last_use = submitted;
+        device.wait_for(submitted)?;
+        let totals: Vec<u32> = self.totals.read::<u32>()?;
+        Ok([totals[0], totals[1]])
+    }
+
+    /// Frame 2: vertices and quads (and the draw) into the arenas at `push.output`.
+    fn write(
+        &mut self,
+        frames: &mut FrameRing,
+        push: &SurfaceNetsPush,
+    ) -> Result<(), TerrainMeshError> {
+        let command_buffer = frames.begin()?;
+        let device = self.device.clone();
+        frames.begin_pass_coloured(WRITE_PASS_NAME, label_colour::COMPUTE);
+        // The first frame's flags, prefix sums and counts; everything earlier on the queue
+        // (draws of the ranges this chunk now takes) before the writes.
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+        );
+        self.record_passes(frames, push, 2..4);
+        // For the draws (and copies) of later submissions.
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::DRAW_INDIRECT
+                    | vk::PipelineStageFlags2::INDEX_INPUT
+                    | vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
+                    | vk::PipelineStageFlags2::VERTEX_SHADER
+                    | vk::PipelineStageFlags2::COMPUTE_SHADER
+                    | vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::INDIRECT_COMMAND_READ
+                    | vk::AccessFlags2::INDEX_READ
+                    | vk::AccessFlags2::VERTEX_ATTRIBUTE_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_WRITE
+                    | vk::AccessFlags2::TRANSFER_READ,
+            ),
+        );
+        frames.end_pass();
+        self.last_use = frames.submit(&[], &[])?;
+        Ok(())
+    }
+
+    /// Records surface-nets passes `passes` (indices into [`PASSES`]), each labelled and timed,
+    /// with barriers between them.
+    fn record_passes(
+        &self,
+        frames: &mut FrameRing,
+        push: &SurfaceNetsPush,
+        passes: std::ops::Range<usize>,
+    ) {
+        let device = &self.device;
+        let command_buffer = frames.command_buffer();
+        // SAFETY: recording; the set and layout live as long as `self`, which waits for its
+        // submissions when dropped.
+        unsafe {
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout.raw,
+                0,
+                &[self.set],
+                &[],
+            );
+        }
+        let groups = [
+            push.samples().div_ceil(WORKGROUP_SIZE),
+            // One workgroup per run of flags: cells, then edges.
+            2,
+            push.cells().div_ceil(WORKGROUP_SIZE),
+            push.samples().div_ceil(WORKGROUP_SIZE),
+        ];
+        let first = passes.start;
+        for index in passes {
+            if index > first {
+                memory_barrier(
+                    device,
+                    command_buffer,
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_READ,
+                    ),
+                );
+            }
+            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
+            self.pipelines[index].bind(command_buffer);
+            self.layout.push(command_buffer, push);
+            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
+            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
+            frames.end_pass();
+        }
+    }
+
+    /// Takes the ranges and slot for chunk `key`'s new mesh, giving back its old ranges.
+    fn place(
+        &mut self,
+        key: ChunkKey,
+        vertex_count: u64,
+        index_count: u64,
+    ) -> Result<ResidentChunk, TerrainMeshError> {
+        let old = self.chunks.get(&key).copied();
+        let slot = match old {
+            Some(old) => old.slot,
+            None => self.take_slot().ok_or(TerrainMeshError::TooManyChunks {
+                key,
+                max_chunks: self.max_chunks,
+            })?,
+        };
+        // With the old mesh still in place first, so that a failure leaves it drawn.
+        let ranges = match self.allocate(vertex_count, index_count) {
+            Ok(ranges) => {
+                if let Some(old) = old {
+                    self.free_ranges(old);
+                }
+                ranges
+            }
+            Err((kind, count, source)) => {
+                let Some(old) = old else {
+                    self.release_slot(slot);
+                    return Err(TerrainMeshError::ArenaFull {
+                        key,
+                        kind,
+                        count,
+                        source,
+                        previous_dropped: false,
+                    });
+                };
+                // Perhaps it fits where the old mesh was.
+                self.free_ranges(old);
+                match self.allocate(vertex_count, index_count) {
+                    Ok(ranges) => ranges,
+                    Err((kind, count, source)) => {
+                        self.chunks.remove(&key);
+                        self.release_slot(slot);
+                        self.pending_clears.push(slot);
+                        return Err(TerrainMeshError::ArenaFull {
+                            key,
+                            kind,
+                            count,
+                            source,
+                            previous_dropped: true,
+                        });
+                    }
+                }
+            }
+        };
+        let chunk = ResidentChunk {
+            slot,
+            vertices: ranges.0,
+            indices: ranges.1,
+        };
+        self.chunks.insert(key, chunk);
+        Ok(chunk)
+    }
+
+    /// A vertex range and an index range, or neither.
+    fn allocate(
+        &mut self,
+        vertex_count: u64,
+        index_count: u64,
+    ) -> Result<(ArenaRange, ArenaRange), (ArenaKind, u64, ArenaError)> {
+        let vertices = self
+            .vertex_arena
+            .allocate(vertex_count, 1)
+            .map_err(|error| (ArenaKind::Vertex, vertex_count, error))?;
+        match self.index_arena.allocate(index_count, 1) {
+            Ok(indices) => Ok((vertices, indices)),
+            Err(error) => {
+                if let Err(free_error) = self.vertex_arena.free(vertices) {
+                    log::error!("terrain meshes: freeing a vertex range: {free_error}");
+                }
+                Err((ArenaKind::Index, index_count, error))
+            }
+        }
+    }
+
+    fn free_ranges(&mut self, chunk: ResidentChunk) {
+        // Both were allocated from these arenas and are freed once: only a bug here fails.
+        if let Err(error) = self.vertex_arena.free(chunk.vertices) {
+            log::error!("terrain meshes: freeing a vertex range: {error}");
+        }
+        if let Err(error) = self.index_arena.free(chunk.indices) {
+            log::error!("terrain meshes: freeing an index range: {error}");
+        }
+    }
+
+    /// The lowest free slot, or a new one at the end.
+    fn take_slot(&mut self) -> Option<u32> {
+        if let Some(slot) = self.free_slots.pop_first() {
+            return Some(slot);
+        }
+        if self.draw_count < self.max_chunks {
+            self.draw_count += 1;
+            return Some(self.draw_count - 1);
+        }
+        None
+    }
+
+    fn release_slot(&mut self, slot: u32) {
+        self.free_slots.insert(slot);
+        // Keep the highest slot in use at `draw_count - 1`.
+        while self.draw_count > 0 && self.free_slots.remove(&(self.draw_count - 1)) {
+            self.draw_count -= 1;
+        }
+    }
+}
+
+impl Drop for TerrainMeshes {
+    fn drop(&mut self) {
+        // The buffers, pipelines and set may still be in use by the latest chunk.
+        if let Err(error) = self.device.wait_for(self.last_use) {
+            log::error!("waiting for the terrain meshes before dropping them: {error}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_draw_command_layout_is_vulkans() {
+        assert_eq!(
+            DRAW_BYTES,
+            std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64
+        );
+        assert_eq!(
+            std::mem::offset_of!(DrawIndexedIndirect, vertex_offset),
+            std::mem::offset_of!(vk::DrawIndexedIndirectCommand, vertex_offset)
+        );
+        assert_eq!(
+            std::mem::offset_of!(DrawIndexedIndirect, first_instance),
+            std::mem::offset_of!(vk::DrawIndexedIndirectCommand, first_instance)
+        );
+    }
+}
