@@ -1,4 +1,5 @@
-//! What the renderer draws with. So far: procedural material textures.
+//! What the renderer draws with: procedural material textures, the test scene, the terrain.
 
+pub mod terrain;
 pub mod test_scene;
 pub mod textures;

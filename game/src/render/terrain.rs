@@ -1,0 +1,548 @@
+//! The terrain on screen: every chunk of a [`TerrainMeshes`] drawn from its arenas through the
+//! draw commands the GPU wrote, with the terrain material of `shaders/terrain.frag`.
+//!
+//! * **Geometry**: binding 0 is the vertex arena (position xyz, normal xyz, in the chunk's
+//!   padded-grid units), the index buffer the index arena (indices relative to the chunk's first
+//!   vertex, which the draw's `vertexOffset` adds). Each chunk's vertices are moved to the world
+//!   by its padded origin ([`ChunkCoord::padded_origin`]), which the draw's push constants carry.
+//! * **Draws**: one `vkCmdDrawIndexedIndirect` per resident chunk's slot. The engine's device is
+//!   created without `multiDrawIndirect` and `drawIndirectFirstInstance` (only
+//!   `samplerAnisotropy` among the core features), so a single indirect draw over all
+//!   [`TerrainMeshes::draw_count`] slots, with the chunk origin looked up through
+//!   `gl_InstanceIndex` (= the slot), would break the rules of the device; once the device
+//!   enables both, the loop in [`TerrainRenderer::record`] collapses into one call and the
+//!   origins move into a storage buffer indexed by the slot.
+//! * **Material**: triplanar (weights `|n|⁴`, one repeat per 4 m) from the terrain texture array
+//!   ([`terrain_array`]) in the bindless table; rock on steep faces, grass on flat high ground,
+//!   sand on flat low ground, dirt in between, blended smoothly ([`TerrainLook`]).
+//! * **Light**: the sun from the upper right of the first view plus the sky's ambient light,
+//!   both scaled by the sky light (`sky_light` in `terrain.frag`): sky light: constant until
+//!   light grids reach the GPU.
+//! * **Fog**: toward the sky colour, complete at the view radius (8 chunks, 256 m by default).
+//! * **Wireframe**: a second pipeline with `polygonMode = LINE`, only where the device has
+//!   `fillModeNonSolid` turned on; otherwise [`TerrainRenderer::set_wireframe`] logs why and
+//!   the terrain stays filled.
+
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::{
+    self, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
+    PipelineLayout, ShaderLibrary, TextureSlot,
+};
+use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, VERTEX_BYTES};
+use blockfall_engine::meshing::TerrainMeshes;
+use ultraviolet::{Mat4, Vec3, Vec4};
+
+use super::test_scene::RenderTarget;
+use super::textures::{linear_to_srgb, terrain_array};
+use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
+use crate::terrain::Generator;
+
+/// The sky behind the terrain and the colour of its fog, in linear light (the clear colour).
+pub const SKY: [f32; 3] = [0.45, 0.66, 0.9];
+/// Toward the sun (before normalising): up, to the right of a view looking north (+x) and a
+/// little behind it, so that the slope ahead is lit.
+pub const SUN_TOWARD: [f32; 3] = [0.55, 0.75, 0.35];
+/// The default view radius, in chunks; the fog is complete at its distance.
+pub const VIEW_RADIUS_CHUNKS: u32 = 8;
+/// The eye's height above the feet, in meters.
+pub const EYE_HEIGHT: f32 = 1.65;
+/// The name of the frame pass (label and timing).
+pub const PASS_NAME: &str = "terrain";
+
+/// Texture size of a terrain layer.
+const TEXTURE_SIZE: u32 = 256;
+const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+/// The push constants of `terrain.vert` / `terrain.frag` (`shaders/terrain.glsl`): 128 bytes,
+/// what every device offers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TerrainPush {
+    pub view_projection: [f32; 16],
+    /// xyz: the eye; w: the distance at which the fog is complete.
+    pub camera: [f32; 4],
+    /// xyz: unit vector toward the sun; w: [`TerrainLook::sand_below`].
+    pub sun: [f32; 4],
+    /// rgb: the sky colour; w: [`TerrainLook::grass_above`].
+    pub sky: [f32; 4],
+    /// xyz: the drawn chunk's padded origin; w: the bindless slot of the terrain array.
+    pub chunk: [i32; 4],
+}
+
+/// Where the terrain's layers go, in meters of height (slope decides rock by itself).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TerrainLook {
+    /// Flat ground below this (give or take 2 m) is sand.
+    pub sand_below: f32,
+    /// Flat ground above this (give or take 4 m) is grass.
+    pub grass_above: f32,
+}
+
+impl TerrainLook {
+    /// Layers for a world whose ground at the spawn is `spawn_ground` high: grass from a little
+    /// below it up, sand in the valleys well below it.
+    pub fn around(spawn_ground: f32) -> Self {
+        Self {
+            sand_below: spawn_ground - 14.0,
+            grass_above: spawn_ground - 4.0,
+        }
+    }
+}
+
+/// The camera of a terrain frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TerrainView {
+    pub view_projection: Mat4,
+    pub eye: Vec3,
+    /// Where the fog is complete, in meters.
+    pub fog_distance: f32,
+}
+
+impl TerrainView {
+    /// The player's view at the spawn point of `generator`: the eye [`EYE_HEIGHT`] above the
+    /// feet, looking north (toward [`Generator::first_view_target`], which lies at −z) and 10°
+    /// down, for a `width`×`height` image.
+    pub fn at_spawn(generator: &Generator, width: u32, height: u32) -> Self {
+        let [x, y, z] = generator.spawn_point();
+        let eye = Vec3::new(x, y + EYE_HEIGHT, z);
+        let [tx, _, tz] = generator.first_view_target();
+        let mut ahead = Vec3::new(tx - eye.x, 0.0, tz - eye.z);
+        if ahead.mag_sq() < 1e-6 {
+            ahead = -Vec3::unit_z();
+        }
+        let pitch = (-10f32).to_radians();
+        let direction = ahead.normalized() * pitch.cos() + Vec3::unit_y() * pitch.sin();
+        Self::looking(eye, direction, width, height)
+    }
+
+    /// A perspective view (70° vertical) from `eye` along `direction`, fog at the default view
+    /// radius.
+    pub fn looking(eye: Vec3, direction: Vec3, width: u32, height: u32) -> Self {
+        let aspect = width.max(1) as f32 / height.max(1) as f32;
+        let fog_distance = (VIEW_RADIUS_CHUNKS * CHUNK_SIZE as u32) as f32;
+        let view = Mat4::look_at(eye, eye + direction, Vec3::unit_y());
+        let projection = ultraviolet::projection::rh_yup::perspective_vk(
+            70f32.to_radians(),
+            aspect,
+            0.1,
+            fog_distance * 1.5,
+        );
+        Self {
+            view_projection: projection * view,
+            eye,
+            fog_distance,
+        }
+    }
+
+    /// Where a world point lands on a `width`×`height` image (pixels, y down), if in front.
+    pub fn project(&self, point: Vec3, width: u32, height: u32) -> Option<(f32, f32)> {
+        let clip = self.view_projection * Vec4::new(point.x, point.y, point.z, 1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        Some((
+            (clip.x / clip.w * 0.5 + 0.5) * width as f32,
+            (clip.y / clip.w * 0.5 + 0.5) * height as f32,
+        ))
+    }
+}
+
+/// The sky as sRGB bytes, as the offscreen target stores it.
+pub fn sky_colour() -> [u8; 3] {
+    SKY.map(linear_to_srgb)
+}
+
+/// The push constants for drawing chunk `key` (a chunk coordinate) in `view`.
+pub fn push_constants(
+    view: &TerrainView,
+    look: &TerrainLook,
+    slot: TextureSlot,
+    key: [i32; 3],
+) -> TerrainPush {
+    let mut view_projection = [0.0; 16];
+    view_projection.copy_from_slice(view.view_projection.as_slice());
+    let sun = Vec3::from(SUN_TOWARD).normalized();
+    let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+    TerrainPush {
+        view_projection,
+        camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
+        sun: [sun.x, sun.y, sun.z, look.sand_below],
+        sky: [SKY[0], SKY[1], SKY[2], look.grass_above],
+        chunk: [ox, oy, oz, slot.0 as i32],
+    }
+}
+
+/// Draws the chunks of a [`TerrainMeshes`].
+pub struct TerrainRenderer {
+    device: Arc<gpu::Device>,
+    layout: PipelineLayout,
+    fill: Pipeline,
+    /// `polygonMode = LINE`; `None` where the device lacks `fillModeNonSolid`.
+    wireframe: Option<Pipeline>,
+    wireframe_on: bool,
+    _texture: Image,
+    slot: TextureSlot,
+    depth: Option<Image>,
+    bindless_set: vk::DescriptorSet,
+    look: TerrainLook,
+    draws_last_frame: u32,
+}
+
+impl TerrainRenderer {
+    /// Makes the pipelines and the terrain texture array (with mips), and puts the array into
+    /// the bindless table. `colour_format` is the target's format.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+        look: TerrainLook,
+    ) -> GpuResult<Self> {
+        let device = gpu.device.clone();
+        let vertex = shaders.get("terrain.vert", device.shader_target())?;
+        let fragment = shaders.get("terrain.frag", device.shader_target())?;
+        let layout = PipelineLayout::new(
+            &device,
+            "terrain",
+            &[gpu.bindless.layout],
+            std::mem::size_of::<TerrainPush>() as u32,
+            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+        )?;
+        let bindings = [vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: VERTEX_BYTES as u32,
+            input_rate: vk::VertexInputRate::VERTEX,
+        }];
+        let attributes = [
+            vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 0,
+                format: vk::Format::R32G32B32_SFLOAT,
+                offset: 0,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 1,
+                binding: 0,
+                format: vk::Format::R32G32B32_SFLOAT,
+                offset: 12,
+            },
+        ];
+        let colour_formats = [colour_format];
+        let pipeline = |name: &str, polygon_mode: vk::PolygonMode| {
+            Pipeline::graphics(
+                &device,
+                &layout,
+                &GraphicsPipelineDesc {
+                    name,
+                    vertex: &vertex,
+                    fragment: &fragment,
+                    vertex_bindings: &bindings,
+                    vertex_attributes: &attributes,
+                    topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                    // Both sides: cave walls are seen from inside as well as from outside.
+                    cull_mode: vk::CullModeFlags::NONE,
+                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                    polygon_mode,
+                    color_formats: &colour_formats,
+                    depth_format: Some(DEPTH_FORMAT),
+                    depth_write: true,
+                    blend: false,
+                },
+            )
+        };
+        let fill = pipeline("terrain: fill", vk::PolygonMode::FILL)?;
+        let wireframe = if wireframe_available(&device) {
+            Some(pipeline("terrain: wireframe", vk::PolygonMode::LINE)?)
+        } else {
+            None
+        };
+
+        let data = terrain_array(TEXTURE_SIZE);
+        let texture = Image::new(
+            &device,
+            &ImageDesc {
+                name: "terrain texture array: grass, dirt, rock, sand",
+                format: vk::Format::R8G8B8A8_SRGB,
+                width: data.size,
+                height: data.size,
+                layers: data.layers,
+                mips: data.mips,
+                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+                view_type: vk::ImageViewType::TYPE_2D_ARRAY,
+            },
+        )?;
+        let mut batch = gpu.uploader.begin("terrain textures");
+        batch.image(&texture, &data.bytes, ImageAccess::ShaderRead)?;
+        let uploaded = batch.submit()?;
+        device.wait_for(uploaded)?;
+        let slot = gpu.bindless.register(&texture)?;
+
+        Ok(Self {
+            device,
+            layout,
+            fill,
+            wireframe,
+            wireframe_on: false,
+            _texture: texture,
+            slot,
+            depth: None,
+            bindless_set: gpu.bindless.set,
+            look,
+            draws_last_frame: 0,
+        })
+    }
+
+    /// The bindless slot of the terrain texture array.
+    pub fn slot(&self) -> TextureSlot {
+        self.slot
+    }
+
+    /// Where the layers go.
+    pub fn look(&self) -> TerrainLook {
+        self.look
+    }
+
+    /// Whether the device can draw the wireframe.
+    pub fn wireframe_supported(&self) -> bool {
+        self.wireframe.is_some()
+    }
+
+    /// Whether the next frames draw the wireframe.
+    pub fn wireframe(&self) -> bool {
+        self.wireframe_on
+    }
+
+    /// Turns the wireframe on or off; returns whether it is on. Where the device lacks
+    /// `fillModeNonSolid` it stays off, with an error in the log.
+    pub fn set_wireframe(&mut self, on: bool) -> bool {
+        if on && self.wireframe.is_none() {
+            log::error!(
+                "terrain: wireframe needs the device feature fillModeNonSolid, which this \
+                 device was created without; the terrain stays filled"
+            );
+            self.wireframe_on = false;
+        } else {
+            self.wireframe_on = on;
+        }
+        self.wireframe_on
+    }
+
+    /// Indirect draws recorded in the last frame: one per resident chunk.
+    pub fn draws_last_frame(&self) -> u32 {
+        self.draws_last_frame
+    }
+
+    /// Records the terrain pass ("terrain", labelled and timed) into the frame being recorded:
+    /// the target goes from undefined to colour attachment, cleared to the sky, and is left as
+    /// a colour attachment. Also records `meshes`' pending draw-slot clears before drawing.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        meshes: &mut TerrainMeshes,
+        view: &TerrainView,
+    ) -> GpuResult<()> {
+        let device = self.device.clone();
+        let command_buffer = frames.command_buffer();
+        self.ensure_depth(frames, target.width, target.height)?;
+
+        frames.begin_pass(PASS_NAME);
+        meshes.record_pending_clears(command_buffer);
+        gpu::image::image_barrier(
+            &device,
+            command_buffer,
+            target.image,
+            gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+            ImageAccess::Undefined,
+            ImageAccess::ColorAttachment,
+        );
+        let depth = self
+            .depth
+            .as_ref()
+            .ok_or_else(|| gpu::GpuError::Invalid("terrain: depth target missing".into()))?;
+        depth.barrier(
+            command_buffer,
+            ImageAccess::Undefined,
+            ImageAccess::DepthAttachment,
+        );
+        let colour_attachment = [vk::RenderingAttachmentInfo::default()
+            .image_view(target.view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [SKY[0], SKY[1], SKY[2], 1.0],
+                },
+            })];
+        let depth_attachment = vk::RenderingAttachmentInfo::default()
+            .image_view(depth.view)
+            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .clear_value(vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            });
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: target.width,
+                height: target.height,
+            },
+        };
+        let rendering = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(1)
+            .color_attachments(&colour_attachment)
+            .depth_attachment(&depth_attachment);
+        let viewport = vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: target.width as f32,
+            height: target.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        };
+        let pipeline = match (&self.wireframe, self.wireframe_on) {
+            (Some(wireframe), true) => wireframe,
+            _ => &self.fill,
+        };
+        let mut chunks: Vec<_> = meshes.chunks().collect();
+        chunks.sort_by_key(|(_, chunk)| chunk.slot);
+        // SAFETY: the frame is recording; the pipelines, layout and texture live as long as
+        // `self`, the arenas and draw slots as long as `meshes` (which waits for its own
+        // submissions, and whose meshing frames made their writes visible to indirect, index
+        // and vertex reads); a replaced depth image is retired into the frame ring. Every draw
+        // reads one slot (drawCount 1, within the draw buffer since slot < max_chunks).
+        unsafe {
+            device.cmd_begin_rendering(command_buffer, &rendering);
+            device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
+            device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
+            pipeline.bind(command_buffer);
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout.raw,
+                0,
+                &[self.bindless_set],
+                &[],
+            );
+            device.raw.cmd_bind_vertex_buffers(
+                command_buffer,
+                0,
+                &[meshes.vertex_buffer().raw],
+                &[0],
+            );
+            device.raw.cmd_bind_index_buffer(
+                command_buffer,
+                meshes.index_buffer().raw,
+                0,
+                vk::IndexType::UINT32,
+            );
+            for (key, chunk) in &chunks {
+                self.layout.push(
+                    command_buffer,
+                    &push_constants(view, &self.look, self.slot, *key),
+                );
+                device.raw.cmd_draw_indexed_indirect(
+                    command_buffer,
+                    meshes.draw_buffer().raw,
+                    u64::from(chunk.slot) * DRAW_BYTES,
+                    1,
+                    DRAW_BYTES as u32,
+                );
+            }
+            device.cmd_end_rendering(command_buffer);
+        }
+        self.draws_last_frame = chunks.len() as u32;
+        frames.end_pass();
+        Ok(())
+    }
+
+    fn ensure_depth(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<()> {
+        if let Some(depth) = &self.depth {
+            if depth.width == width && depth.height == height {
+                return Ok(());
+            }
+        }
+        let depth = Image::new(
+            &self.device,
+            &ImageDesc {
+                name: "terrain: depth",
+                format: DEPTH_FORMAT,
+                width,
+                height,
+                layers: 1,
+                mips: 1,
+                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+                view_type: vk::ImageViewType::TYPE_2D,
+            },
+        )?;
+        if let Some(old) = self.depth.replace(depth) {
+            frames.retire_image(old);
+        }
+        Ok(())
+    }
+}
+
+/// Whether a `polygonMode = LINE` pipeline may be used: the device must have been created with
+/// `fillModeNonSolid`. The engine's device (`engine/src/gpu/device.rs`) turns on no core feature
+/// but `samplerAnisotropy`, so this is false everywhere for now, with the reason in the log:
+/// whether the adapter could have it, or not.
+fn wireframe_available(device: &gpu::Device) -> bool {
+    // SAFETY: the physical device belongs to this instance, which outlives the device.
+    let features = unsafe {
+        device
+            .instance
+            .raw
+            .get_physical_device_features(device.adapter.raw)
+    };
+    if features.fill_mode_non_solid == vk::TRUE {
+        log::warn!(
+            "terrain: {} supports fillModeNonSolid, but the device was created without it; \
+             the wireframe draws filled",
+            device.adapter.name
+        );
+    } else {
+        log::warn!(
+            "terrain: {} lacks fillModeNonSolid; the wireframe draws filled",
+            device.adapter.name
+        );
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_constants_fit_the_guaranteed_minimum() {
+        assert_eq!(std::mem::size_of::<TerrainPush>(), 128);
+    }
+
+    #[test]
+    fn the_spawn_view_looks_north_and_down_onto_the_ground() {
+        let generator = Generator::new(Generator::DEFAULT_SEED);
+        let view = TerrainView::at_spawn(&generator, 1280, 720);
+        let [x, _, z] = generator.spawn_point();
+        // The ground 20 m ahead (north, −z) is in the lower half of the image.
+        let ground = Vec3::new(x, generator.surface_height(x, z - 20.0), z - 20.0);
+        let (px, py) = view.project(ground, 1280, 720).expect("in front");
+        assert!((600.0..680.0).contains(&px), "x {px}");
+        assert!(py > 360.0, "y {py}");
+    }
+
+    #[test]
+    fn chunk_origins_are_padded_origins() {
+        let generator = Generator::new(Generator::DEFAULT_SEED);
+        let view = TerrainView::at_spawn(&generator, 64, 64);
+        let look = TerrainLook::around(0.0);
+        let push = push_constants(&view, &look, TextureSlot(3), [1, -2, 0]);
+        assert_eq!(push.chunk, [31, -65, -1, 3]);
+    }
+}

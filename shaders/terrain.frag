@@ -1,0 +1,82 @@
+#version 460
+// The terrain material: triplanar texturing from the terrain texture array of the bindless
+// table (grass, dirt, rock, sand), layers chosen by slope and height with smooth blends; lit by
+// the sun and the sky; fogged into the sky colour with distance.
+
+#extension GL_EXT_nonuniform_qualifier : require
+
+#include "terrain.glsl"
+
+layout(set = 0, binding = 0) uniform sampler material_sampler;
+layout(set = 0, binding = 1) uniform texture2DArray textures[];
+
+layout(location = 0) in vec3 world_position;
+layout(location = 1) in vec3 world_normal;
+
+layout(location = 0) out vec4 colour;
+
+// Layers of the terrain array (`textures::GRASS` ...).
+const float GRASS = 0.0;
+const float DIRT = 1.0;
+const float ROCK = 2.0;
+const float SAND = 3.0;
+// One texture repeat per this many meters.
+const float METERS_PER_REPEAT = 4.0;
+const vec3 SUN_COLOUR = vec3(0.9, 0.85, 0.75);
+const vec3 SKY_AMBIENT = vec3(0.28, 0.32, 0.4);
+
+// Sky light: constant until light grids reach the GPU. How much of the open sky reaches this
+// point, 0 (deep in a cave) to 1 (under the open sky); it scales the ambient term and the sun.
+// The per-chunk light grids the CPU workers compute (issue 8, item 4) replace this body with a
+// sample of the chunk's grid at `world_position`.
+float sky_light(vec3 position) {
+    return 1.0;
+}
+
+// The terrain array; its slot is the same for the whole draw (uniform).
+#define TERRAIN_ARRAY sampler2DArray(textures[push.chunk.w], material_sampler)
+
+vec3 layer(float index, vec3 position, vec3 weights) {
+    vec3 p = position / METERS_PER_REPEAT;
+    vec3 x = texture(TERRAIN_ARRAY, vec3(p.zy, index)).rgb;
+    vec3 y = texture(TERRAIN_ARRAY, vec3(p.xz, index)).rgb;
+    vec3 z = texture(TERRAIN_ARRAY, vec3(p.xy, index)).rgb;
+    return x * weights.x + y * weights.y + z * weights.z;
+}
+
+void main() {
+    vec3 n = normalize(world_normal);
+    vec3 weights = pow(abs(n), vec3(4.0));
+    weights /= weights.x + weights.y + weights.z;
+
+    float height = world_position.y;
+    float flatness = n.y;
+    // Steep faces are rock; flat high ground grass, flat low ground sand; dirt in between.
+    float rock = 1.0 - smoothstep(0.55, 0.75, flatness);
+    float grass = smoothstep(push.sky.w - 4.0, push.sky.w + 4.0, height)
+        * smoothstep(0.75, 0.9, flatness);
+    float sand = (1.0 - smoothstep(push.sun.w - 2.0, push.sun.w + 2.0, height))
+        * smoothstep(0.6, 0.8, flatness);
+
+    vec3 albedo = layer(DIRT, world_position, weights);
+    if (grass > 0.0) {
+        albedo = mix(albedo, layer(GRASS, world_position, weights), grass);
+    }
+    if (sand > 0.0) {
+        albedo = mix(albedo, layer(SAND, world_position, weights), sand);
+    }
+    if (rock > 0.0) {
+        albedo = mix(albedo, layer(ROCK, world_position, weights), rock);
+    }
+
+    float open_sky = sky_light(world_position);
+    float facing = max(dot(n, push.sun.xyz), 0.0);
+    // The sky lights upward faces more than downward ones.
+    float sky_facing = 0.75 + 0.25 * n.y;
+    vec3 light = (SUN_COLOUR * facing + SKY_AMBIENT * sky_facing) * open_sky;
+    vec3 lit = albedo * light;
+
+    float distance_to_eye = length(world_position - push.camera.xyz);
+    float fog = smoothstep(0.2 * push.camera.w, push.camera.w, distance_to_eye);
+    colour = vec4(mix(lit, push.sky.rgb, fog), 1.0);
+}

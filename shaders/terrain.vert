@@ -1,0 +1,17 @@
+#version 460
+// Terrain from the mesh arenas: per-vertex position and normal in the chunk's padded-grid
+// units, moved to the world by the chunk's padded origin.
+
+#include "terrain.glsl"
+
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+
+layout(location = 0) out vec3 world_position;
+layout(location = 1) out vec3 world_normal;
+
+void main() {
+    world_position = position + vec3(push.chunk.xyz);
+    world_normal = normal;
+    gl_Position = push.view_projection * vec4(world_position, 1.0);
+}
