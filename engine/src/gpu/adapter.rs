@@ -25,6 +25,8 @@ pub struct Adapter {
     pub limits: vk::PhysicalDeviceLimits,
     /// Whether `samplerAnisotropy` can be turned on.
     pub sampler_anisotropy: bool,
+    /// Whether `fillModeNonSolid` can be turned on (wireframe views).
+    pub fill_mode_non_solid: bool,
     /// Vulkan 1.3 (core dynamic rendering, synchronization2, maintenance4, SPIR-V 1.6); else a
     /// 1.2 device with the KHR extensions.
     pub core13: bool,
@@ -182,6 +184,7 @@ fn inspect(
     let mut dynamic_rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default();
     let mut synchronization2 = vk::PhysicalDeviceSynchronization2Features::default();
     let mut sampler_anisotropy = false;
+    let mut fill_mode_non_solid = false;
     if properties.api_version >= vk::API_VERSION_1_2 {
         let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut features12);
         if core13 {
@@ -202,6 +205,7 @@ fn inspect(
                 .get_physical_device_features2(raw, &mut features2)
         };
         sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
+        fill_mode_non_solid = features2.features.fill_mode_non_solid == vk::TRUE;
     }
     let mut required: Vec<(&str, vk::Bool32)> = vec![
         ("timelineSemaphore", features12.timeline_semaphore),
@@ -302,6 +306,7 @@ fn inspect(
             timestamps: timestamps && properties.limits.timestamp_compute_and_graphics == vk::TRUE,
             limits: properties.limits,
             sampler_anisotropy,
+            fill_mode_non_solid,
             core13,
         },
         missing,
@@ -325,6 +330,7 @@ mod tests {
                 timestamps: true,
                 limits: vk::PhysicalDeviceLimits::default(),
                 sampler_anisotropy: false,
+                fill_mode_non_solid: false,
                 core13: true,
             },
             missing: missing.iter().map(|m| m.to_string()).collect(),

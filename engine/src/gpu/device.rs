@@ -99,8 +99,10 @@ impl Device {
             vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut synchronization2 =
             vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
-        let base_features =
-            vk::PhysicalDeviceFeatures::default().sampler_anisotropy(adapter.sampler_anisotropy);
+        // Optional features, on where the device has them: anisotropic filtering, wireframe.
+        let base_features = vk::PhysicalDeviceFeatures::default()
+            .sampler_anisotropy(adapter.sampler_anisotropy)
+            .fill_mode_non_solid(adapter.fill_mode_non_solid);
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base_features)
             .push_next(&mut features12);

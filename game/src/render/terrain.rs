@@ -494,26 +494,13 @@ impl TerrainRenderer {
 /// but `samplerAnisotropy`, so this is false everywhere for now, with the reason in the log:
 /// whether the adapter could have it, or not.
 fn wireframe_available(device: &gpu::Device) -> bool {
-    // SAFETY: the physical device belongs to this instance, which outlives the device.
-    let features = unsafe {
-        device
-            .instance
-            .raw
-            .get_physical_device_features(device.adapter.raw)
-    };
-    if features.fill_mode_non_solid == vk::TRUE {
-        log::warn!(
-            "terrain: {} supports fillModeNonSolid, but the device was created without it; \
-             the wireframe draws filled",
-            device.adapter.name
-        );
-    } else {
+    if !device.adapter.fill_mode_non_solid {
         log::warn!(
             "terrain: {} lacks fillModeNonSolid; the wireframe draws filled",
             device.adapter.name
         );
     }
-    false
+    device.adapter.fill_mode_non_solid
 }
 
 #[cfg(test)]
