@@ -34,7 +34,7 @@ use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, VERTEX_BYTES};
 use blockfall_engine::meshing::TerrainMeshes;
 use ultraviolet::{Mat4, Vec3, Vec4};
 
-use super::test_scene::RenderTarget;
+use super::target::{DepthTarget, RenderTarget, DEPTH_FORMAT};
 use super::textures::{linear_to_srgb, terrain_array};
 use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
 use crate::terrain::Generator;
@@ -53,7 +53,6 @@ pub const PASS_NAME: &str = "terrain";
 
 /// Texture size of a terrain layer.
 const TEXTURE_SIZE: u32 = 256;
-const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
 /// The push constants of `terrain.vert` / `terrain.frag` (`shaders/terrain.glsl`): 128 bytes,
 /// what every device offers.
@@ -184,7 +183,7 @@ pub struct TerrainRenderer {
     wireframe_on: bool,
     _texture: Image,
     slot: TextureSlot,
-    depth: Option<Image>,
+    depth: DepthTarget,
     bindless_set: vk::DescriptorSet,
     look: TerrainLook,
     draws_last_frame: u32,
@@ -286,7 +285,7 @@ impl TerrainRenderer {
             wireframe_on: false,
             _texture: texture,
             slot,
-            depth: None,
+            depth: DepthTarget::new(&gpu.device, "terrain: depth"),
             bindless_set: gpu.bindless.set,
             look,
             draws_last_frame: 0,
@@ -345,68 +344,11 @@ impl TerrainRenderer {
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
-        self.ensure_depth(frames, target.width, target.height)?;
 
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
-        gpu::image::image_barrier(
-            &device,
-            command_buffer,
-            target.image,
-            gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-            ImageAccess::Undefined,
-            ImageAccess::ColorAttachment,
-        );
-        let depth = self
-            .depth
-            .as_ref()
-            .ok_or_else(|| gpu::GpuError::Invalid("terrain: depth target missing".into()))?;
-        depth.barrier(
-            command_buffer,
-            ImageAccess::Undefined,
-            ImageAccess::DepthAttachment,
-        );
-        let colour_attachment = [vk::RenderingAttachmentInfo::default()
-            .image_view(target.view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                color: vk::ClearColorValue {
-                    float32: [SKY[0], SKY[1], SKY[2], 1.0],
-                },
-            })];
-        let depth_attachment = vk::RenderingAttachmentInfo::default()
-            .image_view(depth.view)
-            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .clear_value(vk::ClearValue {
-                depth_stencil: vk::ClearDepthStencilValue {
-                    depth: 1.0,
-                    stencil: 0,
-                },
-            });
-        let area = vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: target.width,
-                height: target.height,
-            },
-        };
-        let rendering = vk::RenderingInfo::default()
-            .render_area(area)
-            .layer_count(1)
-            .color_attachments(&colour_attachment)
-            .depth_attachment(&depth_attachment);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: target.width as f32,
-            height: target.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
+        let depth = self.depth.ensure(frames, target.width, target.height)?;
+        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
         let pipeline = match (&self.wireframe, self.wireframe_on) {
             (Some(wireframe), true) => wireframe,
             _ => &self.fill,
@@ -419,9 +361,6 @@ impl TerrainRenderer {
         // and vertex reads); a replaced depth image is retired into the frame ring. Every draw
         // reads one slot (drawCount 1, within the draw buffer since slot < max_chunks).
         unsafe {
-            device.cmd_begin_rendering(command_buffer, &rendering);
-            device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
-            device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
             pipeline.bind(command_buffer);
             device.raw.cmd_bind_descriptor_sets(
                 command_buffer,
@@ -462,37 +401,10 @@ impl TerrainRenderer {
         frames.end_pass();
         Ok(())
     }
-
-    fn ensure_depth(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<()> {
-        if let Some(depth) = &self.depth {
-            if depth.width == width && depth.height == height {
-                return Ok(());
-            }
-        }
-        let depth = Image::new(
-            &self.device,
-            &ImageDesc {
-                name: "terrain: depth",
-                format: DEPTH_FORMAT,
-                width,
-                height,
-                layers: 1,
-                mips: 1,
-                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-                view_type: vk::ImageViewType::TYPE_2D,
-            },
-        )?;
-        if let Some(old) = self.depth.replace(depth) {
-            frames.retire_image(old);
-        }
-        Ok(())
-    }
 }
 
-/// Whether a `polygonMode = LINE` pipeline may be used: the device must have been created with
-/// `fillModeNonSolid`. The engine's device (`engine/src/gpu/device.rs`) turns on no core feature
-/// but `samplerAnisotropy`, so this is false everywhere for now, with the reason in the log:
-/// whether the adapter could have it, or not.
+/// Whether a `polygonMode = LINE` pipeline may be used: the device turns `fillModeNonSolid` on
+/// where the adapter has it (see `engine::gpu::device`); where not, the log says so.
 fn wireframe_available(device: &gpu::Device) -> bool {
     if !device.adapter.fill_mode_non_solid {
         log::warn!(

@@ -215,14 +215,8 @@ impl TestScene {
     }
 }
 
-/// A colour target the scene draws into.
-#[derive(Debug, Clone, Copy)]
-pub struct RenderTarget {
-    pub image: vk::Image,
-    pub view: vk::ImageView,
-    pub width: u32,
-    pub height: u32,
-}
+pub use super::target::RenderTarget;
+use super::target::{DepthTarget, DEPTH_FORMAT};
 
 /// Draws the test scene.
 pub struct TestSceneRenderer {
@@ -235,12 +229,10 @@ pub struct TestSceneRenderer {
     instances: Vec<Buffer>,
     _textures: [Image; 2],
     slots: [TextureSlot; 2],
-    depth: Option<Image>,
+    depth: DepthTarget,
     bindless_set: vk::DescriptorSet,
     draws_last_frame: u32,
 }
-
-const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
 impl TestSceneRenderer {
     /// Makes the pipeline, the cube mesh and the two texture arrays, and puts the arrays into the
@@ -374,7 +366,7 @@ impl TestSceneRenderer {
             instances: Vec::new(),
             _textures: textures,
             slots,
-            depth: None,
+            depth: DepthTarget::new(&gpu.device, "test scene: depth"),
             bindless_set: gpu.bindless.set,
             draws_last_frame: 0,
         })
@@ -400,76 +392,15 @@ impl TestSceneRenderer {
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
-        self.ensure_depth(frames, target.width, target.height)?;
         let instances = scene.instances(&self.slots);
         let instance_buffer = self.instance_buffer(frames, &instances)?;
 
         frames.begin_pass("scene");
-        gpu::image::image_barrier(
-            &device,
-            command_buffer,
-            target.image,
-            gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-            ImageAccess::Undefined,
-            ImageAccess::ColorAttachment,
-        );
-        let depth = self
-            .depth
-            .as_ref()
-            .ok_or_else(|| gpu::GpuError::Invalid("depth target missing".into()))?;
-        depth.barrier(
-            command_buffer,
-            ImageAccess::Undefined,
-            ImageAccess::DepthAttachment,
-        );
-
-        let colour_attachment = [vk::RenderingAttachmentInfo::default()
-            .image_view(target.view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                color: vk::ClearColorValue {
-                    float32: [SKY[0], SKY[1], SKY[2], 1.0],
-                },
-            })];
-        let depth_attachment = vk::RenderingAttachmentInfo::default()
-            .image_view(depth.view)
-            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .clear_value(vk::ClearValue {
-                depth_stencil: vk::ClearDepthStencilValue {
-                    depth: 1.0,
-                    stencil: 0,
-                },
-            });
-        let area = vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D {
-                width: target.width,
-                height: target.height,
-            },
-        };
-        let rendering = vk::RenderingInfo::default()
-            .render_area(area)
-            .layer_count(1)
-            .color_attachments(&colour_attachment)
-            .depth_attachment(&depth_attachment);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: target.width as f32,
-            height: target.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
+        let depth = self.depth.ensure(frames, target.width, target.height)?;
+        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
         // SAFETY: the frame is recording; every handle is alive until the frame finishes (the
         // instance buffer and a replaced depth image are retired into the frame ring).
         unsafe {
-            device.cmd_begin_rendering(command_buffer, &rendering);
-            device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
-            device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
             self.pipeline.bind(command_buffer);
             device.raw.cmd_bind_descriptor_sets(
                 command_buffer,
@@ -530,31 +461,6 @@ impl TestSceneRenderer {
         let buffer = &mut self.instances[slot];
         buffer.write(0, instances)?;
         Ok(buffer.raw)
-    }
-
-    fn ensure_depth(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<()> {
-        if let Some(depth) = &self.depth {
-            if depth.width == width && depth.height == height {
-                return Ok(());
-            }
-        }
-        let depth = Image::new(
-            &self.device,
-            &ImageDesc {
-                name: "test scene: depth",
-                format: DEPTH_FORMAT,
-                width,
-                height,
-                layers: 1,
-                mips: 1,
-                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-                view_type: vk::ImageViewType::TYPE_2D,
-            },
-        )?;
-        if let Some(old) = self.depth.replace(depth) {
-            frames.retire_image(old);
-        }
-        Ok(())
     }
 }
 

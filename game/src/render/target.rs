@@ -1,0 +1,139 @@
+//! What a pass draws into, shared by the renderers: the colour target, a depth image kept at
+//! its size, and the start of a dynamic-rendering pass that clears both.
+
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::{self, FrameRing, GpuResult, Image, ImageAccess, ImageDesc};
+
+/// The depth format every renderer uses.
+pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+/// A colour target a renderer draws into.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderTarget {
+    pub image: vk::Image,
+    pub view: vk::ImageView,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A depth image made again (the old one retired into the frame ring) when the target's size
+/// changes.
+pub struct DepthTarget {
+    device: Arc<gpu::Device>,
+    name: &'static str,
+    image: Option<Image>,
+}
+
+impl DepthTarget {
+    pub fn new(device: &Arc<gpu::Device>, name: &'static str) -> Self {
+        Self {
+            device: device.clone(),
+            name,
+            image: None,
+        }
+    }
+
+    /// The depth image for a target of `width` × `height`.
+    pub fn ensure(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<&Image> {
+        let fits = self
+            .image
+            .as_ref()
+            .is_some_and(|depth| depth.width == width && depth.height == height);
+        if !fits {
+            let depth = Image::new(
+                &self.device,
+                &ImageDesc {
+                    name: self.name,
+                    format: DEPTH_FORMAT,
+                    width,
+                    height,
+                    layers: 1,
+                    mips: 1,
+                    usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+                    view_type: vk::ImageViewType::TYPE_2D,
+                },
+            )?;
+            if let Some(old) = self.image.replace(depth) {
+                frames.retire_image(old);
+            }
+        }
+        self.image
+            .as_ref()
+            .ok_or_else(|| gpu::GpuError::Invalid(format!("{}: depth target missing", self.name)))
+    }
+}
+
+/// Starts dynamic rendering into `target`, cleared to `clear`, with `depth` cleared to 1: the
+/// layout transitions of both, the whole target as viewport and scissor. The caller binds its
+/// pipeline, draws and ends rendering.
+pub fn begin_colour_and_depth(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+    depth: &Image,
+    clear: [f32; 3],
+) {
+    gpu::image::image_barrier(
+        device,
+        command_buffer,
+        target.image,
+        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+        ImageAccess::Undefined,
+        ImageAccess::ColorAttachment,
+    );
+    depth.barrier(
+        command_buffer,
+        ImageAccess::Undefined,
+        ImageAccess::DepthAttachment,
+    );
+    let colour_attachment = [vk::RenderingAttachmentInfo::default()
+        .image_view(target.view)
+        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue {
+            color: vk::ClearColorValue {
+                float32: [clear[0], clear[1], clear[2], 1.0],
+            },
+        })];
+    let depth_attachment = vk::RenderingAttachmentInfo::default()
+        .image_view(depth.view)
+        .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .clear_value(vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 1.0,
+                stencil: 0,
+            },
+        });
+    let area = vk::Rect2D {
+        offset: vk::Offset2D { x: 0, y: 0 },
+        extent: vk::Extent2D {
+            width: target.width,
+            height: target.height,
+        },
+    };
+    let rendering = vk::RenderingInfo::default()
+        .render_area(area)
+        .layer_count(1)
+        .color_attachments(&colour_attachment)
+        .depth_attachment(&depth_attachment);
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: target.width as f32,
+        height: target.height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    // SAFETY: the caller's command buffer is recording; the target and depth views live until
+    // its frame finishes.
+    unsafe {
+        device.cmd_begin_rendering(command_buffer, &rendering);
+        device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
+        device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
+    }
+}
