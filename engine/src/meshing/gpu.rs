@@ -99,6 +99,58 @@ pub(crate) const PASSES: [(&str, &str); 4] = [
     ("surface_nets_quads.comp", "surface nets: quads"),
 ];
 
+/// The four passes' pipelines, their layout, and the layout of the set of eight buffers they
+/// read and write: the same for a single grid ([`GpuSurfaceNets`]) and for the terrain's arenas.
+pub(crate) struct SurfaceNetsPipelines {
+    pub set_layout: BufferSetLayout,
+    pub layout: PipelineLayout,
+    pub passes: [Pipeline; 4],
+}
+
+impl SurfaceNetsPipelines {
+    /// The pipelines, named `"{owner}: …"` after their passes.
+    pub(crate) fn new(
+        device: &Arc<Device>,
+        library: &ShaderLibrary,
+        owner: &str,
+    ) -> Result<Self, GpuError> {
+        let set_layout = BufferSetLayout::new(
+            device,
+            owner,
+            &[vk::DescriptorType::STORAGE_BUFFER; 8],
+            vk::ShaderStageFlags::COMPUTE,
+            1,
+        )?;
+        let layout = PipelineLayout::new(
+            device,
+            owner,
+            &[set_layout.raw],
+            std::mem::size_of::<SurfaceNetsPush>() as u32,
+            vk::ShaderStageFlags::COMPUTE,
+        )?;
+        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
+            let pass = name.trim_start_matches("surface nets: ");
+            Pipeline::compute(
+                device,
+                &layout,
+                &format!("{owner}: {pass}"),
+                &library.get(shader, device.shader_target())?,
+            )
+        };
+        let passes = [
+            pipeline(PASSES[0])?,
+            pipeline(PASSES[1])?,
+            pipeline(PASSES[2])?,
+            pipeline(PASSES[3])?,
+        ];
+        Ok(Self {
+            set_layout,
+            layout,
+            passes,
+        })
+    }
+}
+
 /// The name of the pass that encloses the four passes of one mesh.
 pub const PASS_NAME: &str = "surface nets";
 
@@ -177,34 +229,11 @@ impl GpuSurfaceNets {
             vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
 
-        let set_layout = BufferSetLayout::new(
-            device,
-            "surface nets",
-            &[vk::DescriptorType::STORAGE_BUFFER; 8],
-            vk::ShaderStageFlags::COMPUTE,
-            1,
-        )?;
-        let layout = PipelineLayout::new(
-            device,
-            "surface nets",
-            &[set_layout.raw],
-            std::mem::size_of::<SurfaceNetsPush>() as u32,
-            vk::ShaderStageFlags::COMPUTE,
-        )?;
-        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
-            Pipeline::compute(
-                device,
-                &layout,
-                name,
-                &library.get(shader, device.shader_target())?,
-            )
-        };
-        let pipelines = [
-            pipeline(PASSES[0])?,
-            pipeline(PASSES[1])?,
-            pipeline(PASSES[2])?,
-            pipeline(PASSES[3])?,
-        ];
+        let SurfaceNetsPipelines {
+            set_layout,
+            layout,
+            passes: pipelines,
+        } = SurfaceNetsPipelines::new(device, library, "surface nets")?;
         let set = set_layout.allocate(
             "surface nets: buffers",
             &[

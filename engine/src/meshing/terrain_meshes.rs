@@ -59,8 +59,8 @@ use crate::gpu::{
 };
 
 use super::gpu::{
-    check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPush, COUNT_VERTICES, COUNT_WORDS,
-    MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
+    check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
+    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -339,34 +339,11 @@ impl TerrainMeshes {
             gpu_only,
         )?;
 
-        let set_layout = BufferSetLayout::new(
-            device,
-            "terrain meshes",
-            &[vk::DescriptorType::STORAGE_BUFFER; 8],
-            vk::ShaderStageFlags::COMPUTE,
-            1,
-        )?;
-        let layout = PipelineLayout::new(
-            device,
-            "terrain meshes",
-            &[set_layout.raw],
-            std::mem::size_of::<SurfaceNetsPush>() as u32,
-            vk::ShaderStageFlags::COMPUTE,
-        )?;
-        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
-            Pipeline::compute(
-                device,
-                &layout,
-                &format!("terrain meshes: {name}"),
-                &library.get(shader, device.shader_target())?,
-            )
-        };
-        let pipelines = [
-            pipeline(PASSES[0])?,
-            pipeline(PASSES[1])?,
-            pipeline(PASSES[2])?,
-            pipeline(PASSES[3])?,
-        ];
+        let SurfaceNetsPipelines {
+            set_layout,
+            layout,
+            passes: pipelines,
+        } = SurfaceNetsPipelines::new(device, library, "terrain meshes")?;
         let set = set_layout.allocate(
             "terrain meshes: buffers",
             &[
