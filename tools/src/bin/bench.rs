@@ -6,6 +6,8 @@
 //!   on a sphere, a dense sine field and the 500 chunks nearest the spawn point, in one run.
 //! - `bench -- density`: samples of the default world per second on 1 and 2 threads.
 //! - `bench -- light`: sky light grids of the chunks around the spawn point per second.
+//! - `bench -- gpu-mesh [--chunks N] [--gpu N]`: GPU time per chunk of the compute surface nets
+//!   (timestamps per pass), samples meshed per second, and the CPU mesher on the same chunks.
 //! - `bench -- nearest`: `nearest()` queries per second on 1 and 2 threads, terrain only and
 //!   inside a dense block structure.
 //! - `bench -- support [--blocks N] [--breaks N]`: the support search on a generated city of
@@ -90,6 +92,14 @@ enum Benchmark {
         #[arg(long)]
         only_awake: Option<usize>,
     },
+    /// Compute-shader surface nets on the default world's chunks, against the CPU mesher.
+    GpuMesh {
+        /// Chunks nearest the spawn point that may hold a surface.
+        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..))]
+        chunks: u32,
+        #[arg(long)]
+        gpu: Option<usize>,
+    },
     /// Sky light grids of the default world's chunks per second, on 1 and 2 threads.
     Light {
         /// Chunks nearest the spawn point that may hold a surface (proven ones are skipped).
@@ -116,6 +126,7 @@ fn main() -> anyhow::Result<()> {
         Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
         Benchmark::Density { chunks } => density_benchmark(chunks),
         Benchmark::Light { chunks } => light_benchmark(chunks),
+        Benchmark::GpuMesh { chunks, gpu } => gpu_mesh_benchmark(chunks, gpu),
         Benchmark::Nearest { queries } => nearest_benchmark(queries),
         Benchmark::Physics {
             pieces,
@@ -904,5 +915,101 @@ fn light_benchmark(chunk_count: u32) -> anyhow::Result<()> {
             best.as_secs_f64() * 1000.0
         );
     }
+    Ok(())
+}
+
+fn gpu_mesh_benchmark(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
+    use blockfall::shaders::LIBRARY;
+    use blockfall_engine::gpu::FrameRing;
+    use blockfall_engine::meshing::{
+        DensityGrid, GpuSurfaceNets, GridRegion, SurfaceMesh, SurfaceNets,
+    };
+    use blockfall_game::terrain::{chunks, ChunkKind};
+
+    let (edits, coords) = world_chunks(chunk_count, |edits, coord| {
+        chunks::classify(edits, coord) == ChunkKind::Mixed
+    });
+    let grids: Vec<Vec<f32>> = coords
+        .iter()
+        .map(|&coord| {
+            let mut samples = Vec::new();
+            chunks::fill_padded_grid(&edits, coord, &mut samples);
+            samples
+        })
+        .filter(|samples| !blockfall_engine::meshing::is_uniform(samples))
+        .collect();
+    let dims = [PADDED; 3];
+    let region = GridRegion::owned_edges_of_padded_grid(dims);
+    let mut gpu = Gpu::headless(&GpuDesc {
+        app_name: "blockfall bench".into(),
+        validation: false,
+        preferred_device: preferred,
+        vulkan_1_2_path: false,
+    })?;
+    anyhow::ensure!(
+        gpu.device.adapter.timestamps,
+        "{} writes no timestamps: the GPU time cannot be measured",
+        gpu.device.adapter.name
+    );
+    let device = gpu.device.clone();
+    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY)?;
+    let mut frames = FrameRing::new(&device)?;
+    // Warm-up: pipelines' first use.
+    mesher.mesh(
+        &mut gpu,
+        &mut frames,
+        DensityGrid::new(&grids[0], dims)?,
+        region,
+    )?;
+    frames.wait_all()?;
+    let mut passes: Vec<(String, f64)> = Vec::new();
+    let mut total = 0.0;
+    for samples in &grids {
+        mesher.mesh(
+            &mut gpu,
+            &mut frames,
+            DensityGrid::new(samples, dims)?,
+            region,
+        )?;
+        frames.wait_all()?;
+        for (index, timing) in frames.last_timings().iter().enumerate() {
+            if index == 0 {
+                total += timing.milliseconds;
+            }
+            match passes.get_mut(index) {
+                Some((_, sum)) => *sum += timing.milliseconds,
+                None => passes.push((timing.name.clone(), timing.milliseconds)),
+            }
+        }
+    }
+    let count = grids.len() as f64;
+    let samples = count * (PADDED * PADDED * PADDED) as f64;
+    let mut cpu = SurfaceNets::new();
+    let mut mesh = SurfaceMesh::new();
+    let started = Instant::now();
+    for samples in &grids {
+        mesh.clear();
+        cpu.mesh(DensityGrid::new(samples, dims)?, region, &mut mesh)?;
+    }
+    let cpu_ms = started.elapsed().as_secs_f64() * 1000.0 / count;
+    println!(
+        "compute surface nets on {} ({}): {} chunks of the default world with a surface, {PADDED}³ \
+         samples each",
+        gpu.device.adapter.name,
+        gpu.device.adapter.driver_info,
+        grids.len()
+    );
+    println!(
+        "GPU: {:.2} ms per chunk ({:.1} M samples per second); passes: {}",
+        total / count,
+        samples / (total / 1000.0) / 1e6,
+        passes
+            .iter()
+            .skip(1)
+            .map(|(name, sum)| format!("{name} {:.2} ms", sum / count))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!("CPU mesher, 1 thread: {cpu_ms:.2} ms per chunk");
     Ok(())
 }
