@@ -149,6 +149,62 @@ impl SurfaceNetsPipelines {
             passes,
         })
     }
+
+    /// Binds `set` and records the passes `passes` (of count, scan, vertices, quads) over the
+    /// grid `push` describes, each its own labelled, timed pass, with a barrier between one
+    /// pass's writes and the next one's reads. The caller orders what came before.
+    pub(crate) fn record(
+        &self,
+        device: &Device,
+        frames: &mut FrameRing,
+        set: vk::DescriptorSet,
+        push: &SurfaceNetsPush,
+        passes: std::ops::Range<usize>,
+    ) {
+        let command_buffer = frames.command_buffer();
+        // SAFETY: recording; the set and layout live as long as their owner, which keeps them
+        // until the frame finishes.
+        unsafe {
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout.raw,
+                0,
+                &[set],
+                &[],
+            );
+        }
+        let groups = [
+            push.samples().div_ceil(WORKGROUP_SIZE),
+            // One workgroup per run of flags: cells, then edges.
+            2,
+            push.cells().div_ceil(WORKGROUP_SIZE),
+            push.samples().div_ceil(WORKGROUP_SIZE),
+        ];
+        let first = passes.start;
+        for index in passes {
+            if index > first {
+                memory_barrier(
+                    device,
+                    command_buffer,
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_READ,
+                    ),
+                );
+            }
+            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
+            self.passes[index].bind(command_buffer);
+            self.layout.push(command_buffer, push);
+            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
+            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
+            frames.end_pass();
+        }
+    }
 }
 
 /// The name of the pass that encloses the four passes of one mesh.
@@ -157,11 +213,8 @@ pub const PASS_NAME: &str = "surface nets";
 /// A compute-shader surface-nets mesher with its own output buffers.
 pub struct GpuSurfaceNets {
     device: Arc<Device>,
-    /// Owns the pool of `set`.
-    _set_layout: BufferSetLayout,
-    layout: PipelineLayout,
-    /// count, scan, vertices, quads.
-    pipelines: [Pipeline; 4],
+    /// The passes; their set layout owns the pool of `set`.
+    pipelines: SurfaceNetsPipelines,
     set: vk::DescriptorSet,
     samples: Buffer,
     /// Scratch the set points at: flags, their prefix sums, per-vertex cell offsets.
@@ -229,12 +282,8 @@ impl GpuSurfaceNets {
             vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
 
-        let SurfaceNetsPipelines {
-            set_layout,
-            layout,
-            passes: pipelines,
-        } = SurfaceNetsPipelines::new(device, library, "surface nets")?;
-        let set = set_layout.allocate(
+        let pipelines = SurfaceNetsPipelines::new(device, library, "surface nets")?;
+        let set = pipelines.set_layout.allocate(
             "surface nets: buffers",
             &[
                 &samples,
@@ -250,8 +299,6 @@ impl GpuSurfaceNets {
         )?;
         Ok(Self {
             device: device.clone(),
-            _set_layout: set_layout,
-            layout,
             pipelines,
             set,
             samples,
@@ -312,47 +359,8 @@ impl GpuSurfaceNets {
                 vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
             ),
         );
-        // SAFETY: recording; the set and layout live as long as the mesher, which the caller
-        // keeps until the frame finishes.
-        unsafe {
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout.raw,
-                0,
-                &[self.set],
-                &[],
-            );
-        }
-        let groups = [
-            push.samples().div_ceil(WORKGROUP_SIZE),
-            // One workgroup per run of flags: cells, then edges.
-            2,
-            push.cells().div_ceil(WORKGROUP_SIZE),
-            push.samples().div_ceil(WORKGROUP_SIZE),
-        ];
-        for (index, (pipeline, (_, name))) in self.pipelines.iter().zip(PASSES).enumerate() {
-            if index > 0 {
-                memory_barrier(
-                    device,
-                    command_buffer,
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_READ,
-                    ),
-                );
-            }
-            frames.begin_pass_coloured(name, label_colour::COMPUTE);
-            pipeline.bind(command_buffer);
-            self.layout.push(command_buffer, &push);
-            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
-            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
-            frames.end_pass();
-        }
+        self.pipelines
+            .record(device, frames, self.set, &push, 0..PASSES.len());
         frames.end_pass();
         Ok(())
     }

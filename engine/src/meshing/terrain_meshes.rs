@@ -51,16 +51,14 @@ use std::sync::Arc;
 
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;
-use crate::gpu::descriptors::BufferSetLayout;
 use crate::gpu::image::memory_barrier;
 use crate::gpu::{
-    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, Pipeline, PipelineLayout,
-    ShaderLibrary,
+    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, ShaderLibrary,
 };
 
 use super::gpu::{
     check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
-    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
+    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -190,11 +188,8 @@ pub struct TerrainReadback {
 /// The vertex and index arenas of every resident chunk, with the compute passes that fill them.
 pub struct TerrainMeshes {
     device: Arc<Device>,
-    /// Owns the pool of `set`.
-    _set_layout: BufferSetLayout,
-    layout: PipelineLayout,
-    /// count, scan, vertices, quads.
-    pipelines: [Pipeline; 4],
+    /// The passes; their set layout owns the pool of `set`.
+    pipelines: SurfaceNetsPipelines,
     set: vk::DescriptorSet,
     /// Mapped; the samples of the chunk being sized.
     staging: Buffer,
@@ -339,12 +334,8 @@ impl TerrainMeshes {
             gpu_only,
         )?;
 
-        let SurfaceNetsPipelines {
-            set_layout,
-            layout,
-            passes: pipelines,
-        } = SurfaceNetsPipelines::new(device, library, "terrain meshes")?;
-        let set = set_layout.allocate(
+        let pipelines = SurfaceNetsPipelines::new(device, library, "terrain meshes")?;
+        let set = pipelines.set_layout.allocate(
             "terrain meshes: buffers",
             &[
                 &samples,
@@ -386,8 +377,6 @@ impl TerrainMeshes {
 
         Ok(Self {
             device: device.clone(),
-            _set_layout: set_layout,
-            layout,
             pipelines,
             set,
             staging,
@@ -819,50 +808,8 @@ impl TerrainMeshes {
         push: &SurfaceNetsPush,
         passes: std::ops::Range<usize>,
     ) {
-        let device = &self.device;
-        let command_buffer = frames.command_buffer();
-        // SAFETY: recording; the set and layout live as long as `self`, which waits for its
-        // submissions when dropped.
-        unsafe {
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout.raw,
-                0,
-                &[self.set],
-                &[],
-            );
-        }
-        let groups = [
-            push.samples().div_ceil(WORKGROUP_SIZE),
-            // One workgroup per run of flags: cells, then edges.
-            2,
-            push.cells().div_ceil(WORKGROUP_SIZE),
-            push.samples().div_ceil(WORKGROUP_SIZE),
-        ];
-        let first = passes.start;
-        for index in passes {
-            if index > first {
-                memory_barrier(
-                    device,
-                    command_buffer,
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_READ,
-                    ),
-                );
-            }
-            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
-            self.pipelines[index].bind(command_buffer);
-            self.layout.push(command_buffer, push);
-            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
-            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
-            frames.end_pass();
-        }
+        self.pipelines
+            .record(&self.device, frames, self.set, push, passes);
     }
 
     /// Takes the ranges and slot for chunk `key`'s new mesh, giving back its old ranges.
