@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,20 +19,7 @@ use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 
 use common::assert_no_validation_errors;
-
-const POSITION_TOLERANCE: f32 = 1e-4;
-const NORMAL_TOLERANCE: f32 = 1e-3;
-
-/// How a GPU mesh compared with the CPU's.
-#[derive(Debug, Default, Clone, Copy)]
-struct Comparison {
-    vertices: usize,
-    triangles: usize,
-    max_position_deviation: f32,
-    max_normal_deviation: f32,
-    /// The same vertices and indices in the same order, to the bit.
-    identical: bool,
-}
+use common::meshes::{compare, sphere_grid, Comparison};
 
 /// The CPU reference mesh of a padded grid (or of `region`).
 fn cpu_mesh(samples: &[f32], dims: [usize; 3], region: GridRegion) -> SurfaceMesh {
@@ -74,143 +60,6 @@ fn gpu_mesh(
         );
     }
     (mesher.read_back().unwrap(), milliseconds)
-}
-
-/// Matches every GPU vertex to the nearest CPU vertex (one to one), then compares the
-/// triangles through that matching as rotation-normalised triples, winding kept.
-fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
-    assert_eq!(
-        gpu.positions.len(),
-        cpu.positions.len(),
-        "{what}: vertex count"
-    );
-    assert_eq!(gpu.normals.len(), gpu.positions.len(), "{what}: normals");
-    assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
-    let identical = gpu == cpu;
-
-    // CPU vertices bucketed by the unit cube they lie in; a match lies in a neighbouring one.
-    let bucket = |p: [f32; 3]| p.map(|v| v.floor() as i32);
-    let mut buckets: HashMap<[i32; 3], Vec<usize>> = HashMap::new();
-    for (index, &position) in cpu.positions.iter().enumerate() {
-        buckets.entry(bucket(position)).or_default().push(index);
-    }
-    let mut gpu_to_cpu = vec![0u32; gpu.positions.len()];
-    let mut taken = vec![false; cpu.positions.len()];
-    let mut max_position_deviation = 0.0f32;
-    let mut max_normal_deviation = 0.0f32;
-    for (gpu_index, &position) in gpu.positions.iter().enumerate() {
-        let [bx, by, bz] = bucket(position);
-        let mut nearest: Option<(f32, usize)> = None;
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    for &cpu_index in buckets
-                        .get(&[bx + dx, by + dy, bz + dz])
-                        .into_iter()
-                        .flatten()
-                    {
-                        let distance = distance(position, cpu.positions[cpu_index]);
-                        if nearest.is_none_or(|(best, _)| distance < best) {
-                            nearest = Some((distance, cpu_index));
-                        }
-                    }
-                }
-            }
-        }
-        let Some((deviation, cpu_index)) = nearest else {
-            panic!("{what}: GPU vertex {gpu_index} at {position:?} has no CPU vertex near it");
-        };
-        assert!(
-            deviation <= POSITION_TOLERANCE,
-            "{what}: GPU vertex {gpu_index} at {position:?} is {deviation} from the nearest CPU \
-             vertex {:?}",
-            cpu.positions[cpu_index]
-        );
-        assert!(
-            !taken[cpu_index],
-            "{what}: two GPU vertices match CPU vertex {cpu_index}"
-        );
-        taken[cpu_index] = true;
-        gpu_to_cpu[gpu_index] = cpu_index as u32;
-        max_position_deviation = max_position_deviation.max(deviation);
-        let normal_deviation = (0..3)
-            .map(|axis| (gpu.normals[gpu_index][axis] - cpu.normals[cpu_index][axis]).abs())
-            .fold(0.0f32, f32::max);
-        assert!(
-            normal_deviation <= NORMAL_TOLERANCE,
-            "{what}: normal of GPU vertex {gpu_index} is {:?}, the CPU's {:?}",
-            gpu.normals[gpu_index],
-            cpu.normals[cpu_index]
-        );
-        max_normal_deviation = max_normal_deviation.max(normal_deviation);
-    }
-
-    let cpu_triangles = normalised_triangles(&cpu.indices, |index| index);
-    let gpu_triangles = normalised_triangles(&gpu.indices, |index| gpu_to_cpu[index as usize]);
-    let differing = cpu_triangles
-        .iter()
-        .zip(&gpu_triangles)
-        .filter(|(a, b)| a != b)
-        .count();
-    assert!(
-        cpu_triangles == gpu_triangles,
-        "{what}: {differing} of {} triangles differ after matching vertices; first CPU-only: \
-         {:?}",
-        cpu_triangles.len(),
-        cpu_triangles
-            .iter()
-            .find(|triangle| gpu_triangles.binary_search(triangle).is_err())
-    );
-    Comparison {
-        vertices: cpu.positions.len(),
-        triangles: cpu_triangles.len(),
-        max_position_deviation,
-        max_normal_deviation,
-        identical,
-    }
-}
-
-fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
-/// Each triangle rotated to start at its smallest index (the cyclic order, hence the winding,
-/// kept), then all sorted.
-fn normalised_triangles(indices: &[u32], map: impl Fn(u32) -> u32) -> Vec<[u32; 3]> {
-    let mut triangles: Vec<[u32; 3]> = indices
-        .chunks_exact(3)
-        .map(|triangle| {
-            let [a, b, c] = [map(triangle[0]), map(triangle[1]), map(triangle[2])];
-            if a <= b && a <= c {
-                [a, b, c]
-            } else if b <= a && b <= c {
-                [b, c, a]
-            } else {
-                [c, a, b]
-            }
-        })
-        .collect();
-    triangles.sort_unstable();
-    triangles
-}
-
-fn sphere_grid(dims: [usize; 3], centre: [f32; 3], radius: f32) -> Vec<f32> {
-    let mut samples = Vec::with_capacity(dims[0] * dims[1] * dims[2]);
-    for z in 0..dims[2] {
-        for y in 0..dims[1] {
-            for x in 0..dims[0] {
-                let offset = [
-                    x as f32 - centre[0],
-                    y as f32 - centre[1],
-                    z as f32 - centre[2],
-                ];
-                let length =
-                    (offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2]).sqrt();
-                samples.push(radius - length);
-            }
-        }
-    }
-    samples
 }
 
 #[test]

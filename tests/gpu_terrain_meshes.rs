@@ -23,9 +23,7 @@ use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 
 use common::assert_no_validation_errors;
-
-const POSITION_TOLERANCE: f32 = 1e-4;
-const NORMAL_TOLERANCE: f32 = 1e-3;
+use common::meshes::{compare, sphere_grid};
 
 /// A density grid with its dimensions and the region it owns.
 struct TestGrid {
@@ -36,24 +34,8 @@ struct TestGrid {
 
 impl TestGrid {
     fn sphere(dims: [usize; 3], centre: [f32; 3], radius: f32) -> Self {
-        let mut samples = Vec::with_capacity(dims[0] * dims[1] * dims[2]);
-        for z in 0..dims[2] {
-            for y in 0..dims[1] {
-                for x in 0..dims[0] {
-                    let offset = [
-                        x as f32 - centre[0],
-                        y as f32 - centre[1],
-                        z as f32 - centre[2],
-                    ];
-                    let length =
-                        (offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2])
-                            .sqrt();
-                    samples.push(radius - length);
-                }
-            }
-        }
         Self {
-            samples,
+            samples: sphere_grid(dims, centre, radius),
             dims,
             region: GridRegion::owned_edges_of_padded_grid(dims),
         }
@@ -142,92 +124,6 @@ fn chunk_mesh(readback: &TerrainReadback, chunk: ResidentChunk) -> SurfaceMesh {
 /// As tests/gpu_surface_nets.rs: every GPU vertex matched one to one to a CPU vertex (positions
 /// within 1e-4, normals within 1e-3), then the triangles, winding kept, equal through that
 /// matching. Returns whether the meshes are also the same to the bit.
-fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> bool {
-    assert_eq!(
-        gpu.positions.len(),
-        cpu.positions.len(),
-        "{what}: vertex count"
-    );
-    assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
-    let identical = gpu == cpu;
-    let bucket = |p: [f32; 3]| p.map(|v| v.floor() as i32);
-    let mut buckets: HashMap<[i32; 3], Vec<usize>> = HashMap::new();
-    for (index, &position) in cpu.positions.iter().enumerate() {
-        buckets.entry(bucket(position)).or_default().push(index);
-    }
-    let mut gpu_to_cpu = vec![0u32; gpu.positions.len()];
-    let mut taken = vec![false; cpu.positions.len()];
-    for (gpu_index, &position) in gpu.positions.iter().enumerate() {
-        let [bx, by, bz] = bucket(position);
-        let mut nearest: Option<(f32, usize)> = None;
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    for &cpu_index in buckets
-                        .get(&[bx + dx, by + dy, bz + dz])
-                        .into_iter()
-                        .flatten()
-                    {
-                        let c = cpu.positions[cpu_index];
-                        let distance = ((position[0] - c[0]).powi(2)
-                            + (position[1] - c[1]).powi(2)
-                            + (position[2] - c[2]).powi(2))
-                        .sqrt();
-                        if nearest.is_none_or(|(best, _)| distance < best) {
-                            nearest = Some((distance, cpu_index));
-                        }
-                    }
-                }
-            }
-        }
-        let Some((deviation, cpu_index)) = nearest else {
-            panic!("{what}: GPU vertex {gpu_index} at {position:?} has no CPU vertex near it");
-        };
-        assert!(
-            deviation <= POSITION_TOLERANCE,
-            "{what}: GPU vertex {gpu_index} is {deviation} from the nearest CPU vertex"
-        );
-        assert!(
-            !taken[cpu_index],
-            "{what}: two GPU vertices match CPU vertex {cpu_index}"
-        );
-        taken[cpu_index] = true;
-        gpu_to_cpu[gpu_index] = cpu_index as u32;
-        let normal_deviation = (0..3)
-            .map(|axis| (gpu.normals[gpu_index][axis] - cpu.normals[cpu_index][axis]).abs())
-            .fold(0.0f32, f32::max);
-        assert!(
-            normal_deviation <= NORMAL_TOLERANCE,
-            "{what}: normal of GPU vertex {gpu_index} is off by {normal_deviation}"
-        );
-    }
-    let cpu_triangles = normalised_triangles(&cpu.indices, |index| index);
-    let gpu_triangles = normalised_triangles(&gpu.indices, |index| gpu_to_cpu[index as usize]);
-    assert!(
-        cpu_triangles == gpu_triangles,
-        "{what}: the triangles differ after matching vertices"
-    );
-    identical
-}
-
-fn normalised_triangles(indices: &[u32], map: impl Fn(u32) -> u32) -> Vec<[u32; 3]> {
-    let mut triangles: Vec<[u32; 3]> = indices
-        .chunks_exact(3)
-        .map(|triangle| {
-            let [a, b, c] = [map(triangle[0]), map(triangle[1]), map(triangle[2])];
-            if a <= b && a <= c {
-                [a, b, c]
-            } else if b <= a && b <= c {
-                [b, c, a]
-            } else {
-                [c, a, b]
-            }
-        })
-        .collect();
-    triangles.sort_unstable();
-    triangles
-}
-
 fn new_meshes(gpu: &Gpu, desc: TerrainMeshesDesc) -> (TerrainMeshes, FrameRing) {
     let meshes = TerrainMeshes::new(&gpu.device, &LIBRARY, &desc).unwrap();
     let frames = FrameRing::new(&gpu.device).unwrap();
@@ -254,11 +150,8 @@ fn check_resident(
         assert!(!slots_seen[chunk.slot as usize], "{what}: a slot twice");
         slots_seen[chunk.slot as usize] = true;
         let gpu = chunk_mesh(&readback, chunk);
-        identical += usize::from(compare(
-            &grid.cpu_mesh(),
-            &gpu,
-            &format!("{what}: chunk {key:?}"),
-        ));
+        let comparison = compare(&grid.cpu_mesh(), &gpu, &format!("{what}: chunk {key:?}"));
+        identical += usize::from(comparison.identical);
     }
     // Every other slot is an empty draw.
     for (slot, draw) in readback.draws.iter().enumerate() {

@@ -9,6 +9,8 @@
 
 #![allow(dead_code)]
 
+pub mod meshes;
+
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use blockfall::headless::HeadlessRenderer;
