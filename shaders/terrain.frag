@@ -12,6 +12,10 @@ layout(set = 0, binding = 1) uniform texture2DArray textures[];
 
 layout(location = 0) in vec3 world_position;
 layout(location = 1) in vec3 world_normal;
+// How much of the open sky reaches this point, 0 (deep in a cave) to 1 (under the open sky):
+// the CPU workers' light grid of the chunk, blended at the vertices by the compute pass that
+// fills the light arena, and between them by the rasteriser.
+layout(location = 2) in float sky_light;
 
 layout(location = 0) out vec4 colour;
 
@@ -24,14 +28,11 @@ const float SAND = 3.0;
 const float METERS_PER_REPEAT = 4.0;
 const vec3 SUN_COLOUR = vec3(0.9, 0.85, 0.75);
 const vec3 SKY_AMBIENT = vec3(0.28, 0.32, 0.4);
-
-// Sky light: constant until light grids reach the GPU. How much of the open sky reaches this
-// point, 0 (deep in a cave) to 1 (under the open sky); it scales the ambient term and the sun.
-// The per-chunk light grids the CPU workers compute (issue 8, item 4) replace this body with a
-// sample of the chunk's grid at `world_position`.
-float sky_light(vec3 position) {
-    return 1.0;
-}
+// Deep in a cave a little light remains, so that its walls can still be made out.
+const float DARKEST = 0.04;
+// The fog starts at this fraction of the distance where it is complete (the seed: 0.5 and
+// 0.95 of the view radius).
+const float FOG_START = 0.5 / 0.95;
 
 // The terrain array; its slot is the same for the whole draw (uniform).
 #define TERRAIN_ARRAY sampler2DArray(textures[push.chunk.w], material_sampler)
@@ -69,7 +70,7 @@ void main() {
         albedo = mix(albedo, layer(ROCK, world_position, weights), rock);
     }
 
-    float open_sky = sky_light(world_position);
+    float open_sky = max(sky_light, DARKEST);
     float facing = max(dot(n, push.sun.xyz), 0.0);
     // The sky lights upward faces more than downward ones.
     float sky_facing = 0.75 + 0.25 * n.y;
@@ -77,6 +78,6 @@ void main() {
     vec3 lit = albedo * light;
 
     float distance_to_eye = length(world_position - push.camera.xyz);
-    float fog = smoothstep(0.2 * push.camera.w, push.camera.w, distance_to_eye);
+    float fog = smoothstep(FOG_START * push.camera.w, push.camera.w, distance_to_eye);
     colour = vec4(mix(lit, push.sky.rgb, fog), 1.0);
 }

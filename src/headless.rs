@@ -1,17 +1,23 @@
 //! Rendering without a window: the same scene into an offscreen target, read back to a PNG.
+//! The world (the default) is loaded whole around the spawn before the first frame, so that
+//! frame N shows the same picture on every machine; later frames stream as the window does.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
-use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
+use blockfall_game::player::Controls;
+use blockfall_game::render::streamed::LOADS_PER_FRAME;
+use blockfall_game::render::test_scene::{RenderTarget, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
+use blockfall_game::render::world::WorldRenderer;
 
 use crate::capture::FrameCapture;
 use crate::options::{RunOptions, RunReport};
 use crate::screenshot::write_png;
 use crate::shaders::LIBRARY;
+use crate::shown::Shown;
 
 /// Where the PNG goes when no path is given.
 pub const DEFAULT_SCREENSHOT: &str = "blockfall-headless.png";
@@ -19,10 +25,10 @@ pub const DEFAULT_SCREENSHOT: &str = "blockfall-headless.png";
 /// The offscreen colour format: sRGB, like the window's swapchain.
 pub const OFFSCREEN_FORMAT: vk::Format = vk::Format::R8G8B8A8_SRGB;
 
-/// The test scene rendering into an offscreen target.
+/// A scene rendering into an offscreen target.
 pub struct HeadlessRenderer {
     pub target: OffscreenTarget,
-    pub scene: TestSceneRenderer,
+    pub shown: Shown,
     pub frames: FrameRing,
     device: std::sync::Arc<blockfall_engine::gpu::Device>,
     width: u32,
@@ -30,13 +36,42 @@ pub struct HeadlessRenderer {
 }
 
 impl HeadlessRenderer {
+    /// The test scene.
     pub fn new(gpu: &mut Gpu, width: u32, height: u32, style: TextureStyle) -> GpuResult<Self> {
-        let target = OffscreenTarget::new(&gpu.device, width, height, OFFSCREEN_FORMAT)?;
         let scene = TestSceneRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, style)?;
+        Self::showing(gpu, width, height, Shown::Test(Box::new(scene)))
+    }
+
+    /// The world of `seed` with `radius` chunks in view; nothing loaded yet.
+    pub fn with_world(
+        gpu: &mut Gpu,
+        width: u32,
+        height: u32,
+        seed: u32,
+        radius: u32,
+    ) -> anyhow::Result<Self> {
+        let world = WorldRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, seed, radius)?;
+        Ok(Self::showing(
+            gpu,
+            width,
+            height,
+            Shown::World(Box::new(world)),
+        )?)
+    }
+
+    /// What `options` ask for: the world (nothing loaded yet) or the test scene.
+    pub fn for_run(gpu: &mut Gpu, options: &RunOptions) -> anyhow::Result<Self> {
+        let shown = Shown::new(gpu, options, OFFSCREEN_FORMAT)?;
+        Ok(Self::showing(gpu, options.width, options.height, shown)?)
+    }
+
+    /// Renders `shown` into a new offscreen target of `width` × `height`.
+    pub fn showing(gpu: &mut Gpu, width: u32, height: u32, shown: Shown) -> GpuResult<Self> {
+        let target = OffscreenTarget::new(&gpu.device, width, height, OFFSCREEN_FORMAT)?;
         let frames = FrameRing::new(&gpu.device)?;
         Ok(Self {
             target,
-            scene,
+            shown,
             frames,
             device: gpu.device.clone(),
             width,
@@ -44,18 +79,41 @@ impl HeadlessRenderer {
         })
     }
 
-    /// Records and submits one frame of the scene at `time`; with `readback`, the frame also
-    /// copies its pixels for [`HeadlessRenderer::pixels`].
-    pub fn render(&mut self, time: f32, readback: bool) -> GpuResult<u64> {
+    /// The world and the frame ring its meshing work goes through, for driving it by hand.
+    pub fn world_and_frames(&mut self) -> Option<(&mut WorldRenderer, &mut FrameRing)> {
+        match &mut self.shown {
+            Shown::World(world) => Some((world, &mut self.frames)),
+            Shown::Test(_) => None,
+        }
+    }
+
+    /// Loads every chunk in view of the world's player and waits for the meshing to finish;
+    /// returns how many chunks were loaded (0 for the test scene).
+    pub fn load_world(&mut self) -> anyhow::Result<usize> {
+        let Shown::World(world) = &mut self.shown else {
+            return Ok(0);
+        };
+        let loaded = world.load_all(&mut self.frames)?;
+        self.frames.wait_all()?;
+        Ok(loaded)
+    }
+
+    /// Records and submits one frame of the scene at `time`, `dt` seconds after the last;
+    /// with `readback`, the frame also copies its pixels for [`HeadlessRenderer::pixels`]. The
+    /// world's player stands still (no keys held) and its terrain streams a budget per frame.
+    pub fn render(&mut self, time: f32, dt: f32, readback: bool) -> anyhow::Result<u64> {
+        if let Shown::World(world) = &mut self.shown {
+            world.step(dt, &Controls::default());
+            world.stream(&mut self.frames, LOADS_PER_FRAME)?;
+        }
         let command_buffer = self.frames.begin()?;
-        let scene = TestScene::at(time, self.width, self.height);
         let target = RenderTarget {
             image: self.target.color.raw,
             view: self.target.color.view,
             width: self.width,
             height: self.height,
         };
-        self.scene.record(&mut self.frames, target, &scene)?;
+        self.shown.record(&mut self.frames, target, time)?;
         if readback {
             self.frames.begin_pass("readback");
             self.target.record_readback(
@@ -65,7 +123,7 @@ impl HeadlessRenderer {
             );
             self.frames.end_pass();
         }
-        self.frames.submit(&[], &[])
+        Ok(self.frames.submit(&[], &[])?)
     }
 
     /// Waits for every frame and returns the pixels of the last readback.
@@ -83,20 +141,30 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         preferred_device: options.gpu,
         vulkan_1_2_path: false,
     })?;
-    let mut renderer = HeadlessRenderer::new(
-        &mut gpu,
-        options.width,
-        options.height,
-        TextureStyle::Patterned,
-    )
-    .context("setting up the headless renderer")?;
+    let mut renderer =
+        HeadlessRenderer::for_run(&mut gpu, options).context("setting up the headless renderer")?;
+    let started = Instant::now();
+    let loaded = renderer.load_world()?;
+    if let Some(world) = renderer.shown.world() {
+        log::info!(
+            "{loaded} chunks within {} chunks of the spawn loaded, {} with a surface meshed, \
+             in {:.2} s",
+            options.view_radius,
+            world.terrain().resident_chunks(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     let frames = options.frames.unwrap_or(1).max(1);
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frame_starts = Vec::with_capacity(frames as usize + 1);
     for frame in 0..frames {
         frame_starts.push(Instant::now());
         capture.frame_starts(frame);
-        renderer.render(frame as f32 * options.time_step, frame + 1 == frames)?;
+        renderer.render(
+            frame as f32 * options.time_step,
+            options.time_step,
+            frame + 1 == frames,
+        )?;
         capture.frame_ends();
     }
     let pixels = renderer.pixels()?;

@@ -3,8 +3,10 @@
 
 pub mod capture;
 pub mod headless;
+pub mod input;
 pub mod options;
 pub mod screenshot;
+pub mod shown;
 pub mod window;
 
 /// The SPIR-V that `build.rs` compiled from `shaders/`.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
-use blockfall::options::{RunOptions, RunReport};
+use blockfall::options::{RunOptions, RunReport, SceneChoice};
 use blockfall::window::{run_windowed, NoDisplay};
 use clap::Parser;
 
@@ -42,6 +42,20 @@ struct Cli {
     /// Present as fast as possible instead of at the display's rate.
     #[arg(long)]
     no_vsync: bool,
+    /// Show the renderer's test scene (cubes of every material) instead of the world.
+    #[arg(long)]
+    test_scene: bool,
+    /// The world's seed.
+    #[arg(long, default_value_t = blockfall_game::terrain::Generator::DEFAULT_SEED)]
+    seed: u32,
+    /// Chunks of 32 m loaded around the player.
+    #[arg(
+        long,
+        value_name = "CHUNKS",
+        default_value_t = blockfall_game::terrain::streaming::VIEW_RADIUS,
+        value_parser = clap::value_parser!(u32).range(1..=32)
+    )]
+    view_radius: u32,
 }
 
 fn main() -> ExitCode {
@@ -62,6 +76,13 @@ fn main() -> ExitCode {
         time_step: cli.time_step,
         vsync: !cli.no_vsync,
         resize_after: None,
+        scene: if cli.test_scene {
+            SceneChoice::Test
+        } else {
+            SceneChoice::World
+        },
+        seed: cli.seed,
+        view_radius: cli.view_radius,
     };
 
     let result = if cli.headless {

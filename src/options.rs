@@ -2,6 +2,16 @@
 
 use std::path::PathBuf;
 
+/// What a run shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SceneChoice {
+    /// The world: the player at the spawn point, looking north onto the slope with the caves.
+    #[default]
+    World,
+    /// The renderer's test scene: cubes of every material on a stone slab.
+    Test,
+}
+
 /// Options of a run (the command line, or a test).
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -23,6 +33,11 @@ pub struct RunOptions {
     pub vsync: bool,
     /// For tests: after this many presented frames, resize the window to this size.
     pub resize_after: Option<(u64, u32, u32)>,
+    pub scene: SceneChoice,
+    /// The world's seed.
+    pub seed: u32,
+    /// Chunks (32 m) loaded around the player.
+    pub view_radius: u32,
 }
 
 impl Default for RunOptions {
@@ -38,6 +53,9 @@ impl Default for RunOptions {
             time_step: 1.0 / 60.0,
             vsync: true,
             resize_after: None,
+            scene: SceneChoice::World,
+            seed: blockfall_game::terrain::Generator::DEFAULT_SEED,
+            view_radius: blockfall_game::terrain::streaming::VIEW_RADIUS,
         }
     }
 }

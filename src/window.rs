@@ -1,4 +1,5 @@
-//! The windowed run: winit's event loop, the swapchain, frames in flight.
+//! The windowed run: winit's event loop, the swapchain, frames in flight; the world (or the
+//! test scene) drawn into it, with the keys and mouse of [`crate::input`].
 //!
 //! Survives resize (the swapchain is recreated on the next frame), minimise (nothing is drawn
 //! while the window has no pixels) and out-of-date swapchains (the frame is dropped and the
@@ -11,19 +12,21 @@ use anyhow::Context as _;
 use blockfall_engine::gpu::{
     image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, SemaphoreWait, Surface, Swapchain,
 };
-use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
-use blockfall_game::render::textures::TextureStyle;
+use blockfall_game::player::Mode;
+use blockfall_game::render::streamed::LOADS_PER_FRAME;
+use blockfall_game::render::test_scene::RenderTarget;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
-use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::PhysicalKey;
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
-use winit::window::{Window, WindowId};
+use winit::window::{CursorGrabMode, Window, WindowId};
 
 use crate::capture::FrameCapture;
+use crate::input::{Command, Input};
 use crate::options::{RunOptions, RunReport};
-use crate::shaders::LIBRARY;
+use crate::shown::Shown;
 
 /// Why no window could be opened.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +70,8 @@ struct App {
 
 /// Field order is drop order: GPU objects go before the window they present to.
 struct WindowState {
-    scene: TestSceneRenderer,
+    shown: Shown,
+    input: Input,
     frames: FrameRing,
     swapchain: Option<Swapchain>,
     surface: Arc<Surface>,
@@ -111,12 +115,40 @@ impl ApplicationHandler for App {
             WindowEvent::KeyboardInput {
                 event:
                     KeyEvent {
-                        logical_key: Key::Named(NamedKey::Escape),
-                        state: ElementState::Pressed,
+                        physical_key: PhysicalKey::Code(code),
+                        state: pressed,
+                        repeat,
                         ..
                     },
                 ..
-            } => event_loop.exit(),
+            } => match state.input.key(code, pressed, repeat) {
+                Some(Command::Escape) if state.input.captured => state.set_captured(false),
+                Some(Command::Escape) => event_loop.exit(),
+                Some(Command::ToggleFly) => {
+                    if let Shown::World(world) = &mut state.shown {
+                        world.world.toggle_fly();
+                    }
+                }
+                Some(Command::ToggleWireframe) => {
+                    if let Shown::World(world) = &mut state.shown {
+                        let on = !world.renderer().wireframe();
+                        world.renderer().set_wireframe(on);
+                    }
+                }
+                None => {}
+            },
+            WindowEvent::MouseInput {
+                state: pressed,
+                button,
+                ..
+            } if state.input.button(button, pressed) => state.set_captured(true),
+            WindowEvent::MouseWheel { delta, .. } => {
+                state.input.wheel += match delta {
+                    MouseScrollDelta::LineDelta(_, lines) => lines,
+                    MouseScrollDelta::PixelDelta(pixels) => (pixels.y / 40.0) as f32,
+                };
+            }
+            WindowEvent::Focused(false) => state.set_captured(false),
             WindowEvent::Resized(_) => {
                 state.needs_recreate = true;
                 state.window.request_redraw();
@@ -140,6 +172,14 @@ impl ApplicationHandler for App {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn device_event(&mut self, _event_loop: &ActiveEventLoop, _id: DeviceId, event: DeviceEvent) {
+        if let (Some(state), DeviceEvent::MouseMotion { delta: (dx, dy) }) =
+            (self.state.as_mut(), event)
+        {
+            state.input.mouse_moved(dx, dy);
         }
     }
 
@@ -219,11 +259,12 @@ impl App {
                 .push((swapchain.extent.width, swapchain.extent.height));
             self.report.frames_per_swapchain.push(0);
         }
-        let scene = TestSceneRenderer::new(&mut gpu, &LIBRARY, format, TextureStyle::Patterned)?;
+        let shown = Shown::new(&mut gpu, &self.options, format)?;
         let frames = FrameRing::new(&gpu.device)?;
         self.report.device_name = gpu.device.adapter.name.clone();
         Ok(WindowState {
-            scene,
+            shown,
+            input: Input::default(),
             frames,
             swapchain,
             surface,
@@ -243,6 +284,47 @@ impl App {
 }
 
 impl WindowState {
+    /// Captures the mouse (hidden, locked or at least confined to the window) so that it turns
+    /// the view, or lets it go.
+    fn set_captured(&mut self, captured: bool) {
+        if !captured {
+            if let Err(error) = self.window.set_cursor_grab(CursorGrabMode::None) {
+                log::warn!("letting the mouse go: {error}");
+            }
+            self.window.set_cursor_visible(true);
+            self.input.captured = false;
+            self.input.release_all();
+            return;
+        }
+        let grabbed = self
+            .window
+            .set_cursor_grab(CursorGrabMode::Locked)
+            .or_else(|_| self.window.set_cursor_grab(CursorGrabMode::Confined));
+        match grabbed {
+            Ok(()) => {
+                self.window.set_cursor_visible(false);
+                self.input.captured = true;
+            }
+            Err(error) => log::warn!("capturing the mouse: {error}"),
+        }
+    }
+
+    /// The world's frame before drawing: the player moves, the tool acts, the terrain streams.
+    fn advance_world(&mut self, dt: f32) -> anyhow::Result<()> {
+        let Shown::World(world) = &mut self.shown else {
+            return Ok(());
+        };
+        let (yaw, pitch) = self.input.take_turn();
+        world.world.turn(yaw, pitch);
+        world.world.resize_tool(self.input.take_wheel());
+        world.step(dt, &self.input.controls);
+        if let Some((action, pressed)) = self.input.take_tool() {
+            world.hold_tool(&mut self.frames, action, dt, pressed)?;
+        }
+        world.stream(&mut self.frames, LOADS_PER_FRAME)?;
+        Ok(())
+    }
+
     fn recreate_swapchain(
         &mut self,
         options: &RunOptions,
@@ -287,10 +369,16 @@ impl WindowState {
         if self.needs_recreate || self.swapchain.is_none() {
             self.recreate_swapchain(options, report)?;
         }
+        if self.swapchain.is_none() {
+            return Ok(());
+        }
+        let dt = self
+            .last_frame
+            .map_or(1.0 / 60.0, |last| last.elapsed().as_secs_f32());
+        self.advance_world(dt)?;
         let Some(swapchain) = self.swapchain.as_ref() else {
             return Ok(());
         };
-
         let command_buffer = self.frames.begin()?;
         let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
             Acquired::Image { index, suboptimal } => (index, suboptimal),
@@ -310,8 +398,7 @@ impl WindowState {
             height: extent.height,
         };
         let time = self.started.elapsed().as_secs_f32();
-        let scene = TestScene::at(time, extent.width, extent.height);
-        self.scene.record(&mut self.frames, target, &scene)?;
+        self.shown.record(&mut self.frames, target, time)?;
         image::image_barrier(
             &self.gpu.device,
             command_buffer,
@@ -371,8 +458,30 @@ impl WindowState {
             .iter()
             .map(|t| format!(", {} {:.2} ms GPU", t.name, t.milliseconds))
             .collect();
-        self.window
-            .set_title(&format!("blockfall — {frame_ms:.2} ms per frame{passes}"));
+        let world = match &self.shown {
+            Shown::World(world) => {
+                let mode = match world.world.player.mode {
+                    Mode::Fly => "flying",
+                    Mode::Walk if world.world.player.grounded => "walking",
+                    Mode::Walk => "in the air",
+                };
+                let help = if self.input.captured {
+                    "left dig, right build, wheel size, L wireframe, F fly, Esc free the mouse"
+                } else {
+                    "click to look around"
+                };
+                format!(
+                    " — {} chunks, {} waiting — {mode}, tool {:.1} m — {help}",
+                    world.terrain().resident_chunks(),
+                    world.terrain().missing(world.viewer()),
+                    world.world.tool_radius
+                )
+            }
+            Shown::Test(_) => String::new(),
+        };
+        self.window.set_title(&format!(
+            "blockfall — {frame_ms:.2} ms per frame{passes}{world}"
+        ));
         self.title_updated = (now, self.frames.frame_number());
     }
 }

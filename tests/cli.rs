@@ -52,6 +52,8 @@ fn headless_writes_the_png_it_names() {
             "--height",
             "180",
             "--validation",
+            "--view-radius",
+            "2",
             "--screenshot",
             path.to_str().unwrap(),
         ],
@@ -61,10 +63,76 @@ fn headless_writes_the_png_it_names() {
     assert!(output.status.success(), "stderr: {}", text(&output.stderr));
     assert_eq!(text(&output.stdout).trim(), path.to_str().unwrap());
     assert_eq!(png_size(&path), (320, 180));
+    // The world: sky above, ground below.
+    let image = read_png(&path);
+    let sky = blockfall_game::render::terrain::sky_colour();
+    let near = |p: [u8; 3], q: [u8; 3]| (0..3).all(|c| p[c].abs_diff(q[c]) <= 2);
+    assert!(near(image.pixel(160, 2), sky), "sky at the top");
+    assert!(!near(image.pixel(160, 170), sky), "ground at the bottom");
     assert!(
         text(&output.stderr).contains("3 frames"),
         "{}",
         text(&output.stderr)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A decoded RGB(A) PNG.
+struct Png {
+    width: u32,
+    channels: usize,
+    bytes: Vec<u8>,
+}
+
+impl Png {
+    fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
+        let at = (y * self.width + x) as usize * self.channels;
+        [self.bytes[at], self.bytes[at + 1], self.bytes[at + 2]]
+    }
+}
+
+fn read_png(path: &std::path::Path) -> Png {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut bytes = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut bytes).unwrap();
+    Png {
+        width: info.width,
+        channels: info.color_type.samples(),
+        bytes,
+    }
+}
+
+#[test]
+fn the_test_scene_is_still_there_on_request() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("testscene");
+    let path = dir.join("cubes.png");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--test-scene",
+            "--width",
+            "128",
+            "--height",
+            "72",
+            "--validation",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[],
+        &[],
+    );
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let image = read_png(&path);
+    // The test scene's own sky, not the world's.
+    let sky = blockfall_game::render::test_scene::TestScene::sky_colour();
+    let top = image.pixel(64, 0);
+    assert!(
+        (0..3).all(|c| top[c].abs_diff(sky[c]) <= 1),
+        "{top:?} vs {sky:?}"
     );
     std::fs::remove_dir_all(dir).ok();
 }
@@ -82,6 +150,8 @@ fn without_a_display_it_says_so_and_renders_headless() {
             "160",
             "--height",
             "90",
+            "--view-radius",
+            "2",
             "--screenshot",
             path.to_str().unwrap(),
         ],
@@ -152,6 +222,8 @@ fn renderdoc_flag_without_renderdoc_says_so_and_goes_on() {
             "64",
             "--renderdoc-capture-frame",
             "1",
+            "--view-radius",
+            "1",
             "--screenshot",
             path.to_str().unwrap(),
         ],
@@ -173,6 +245,9 @@ fn bad_arguments_are_refused_before_touching_the_gpu() {
         &["--width", "lots"],
         &["--time-step", "NaN"],
         &["--time-step", "-1"],
+        &["--view-radius", "0"],
+        &["--view-radius", "99"],
+        &["--seed", "-3"],
     ] {
         let output = blockfall(args, &[], &[]);
         assert!(!output.status.success(), "{args:?} was accepted");

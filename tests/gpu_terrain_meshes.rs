@@ -1,8 +1,10 @@
-//! The terrain mesh arenas: chunks meshed by the compute surface nets straight into one vertex
-//! and one index arena, each drawn through an indirect command the GPU writes into the chunk's
-//! slot. Read back through those commands, every chunk equals the CPU mesher's mesh; loading,
-//! remeshing and unloading 1,000 chunks makes no Vulkan allocation and leaves both arenas empty;
-//! what does not fit is an error that disturbs nothing.
+//! The terrain mesh arenas: chunks meshed by the compute surface nets straight into one vertex,
+//! one light and one index arena, each drawn through an indirect command the GPU writes into
+//! the chunk's slot. Read back through those commands, every chunk equals the CPU mesher's mesh
+//! and its light the CPU's trilinear blend of its light grid at the CPU's vertices (1 without a
+//! grid); relighting changes one chunk's light and nothing else; loading, remeshing, relighting
+//! and unloading 1,000 chunks makes no Vulkan allocation and leaves the arenas empty; what does
+//! not fit is an error that disturbs nothing.
 
 mod common;
 
@@ -10,26 +12,34 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use blockfall::shaders::LIBRARY;
+use blockfall_engine::gpu::GpuError;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::terrain_meshes::{
-    ArenaKind, ChunkKey, DrawIndexedIndirect, ResidentChunk, TerrainReadback, VERTEX_BYTES,
-    WRITE_PASS_NAME,
+    ArenaKind, ChunkKey, DrawIndexedIndirect, ResidentChunk, TerrainReadback, LIGHT_BYTES,
+    LIGHT_PASS_NAME, RELIGHT_PASS_NAME, VERTEX_BYTES, WRITE_PASS_NAME,
 };
 use blockfall_engine::meshing::{
     is_uniform, DensityGrid, GpuMeshError, GridRegion, MeshError, SurfaceMesh, SurfaceNets,
     TerrainMeshError, TerrainMeshes, TerrainMeshesDesc,
 };
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
+use blockfall_game::terrain::light::LightGrid;
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 
 use common::assert_no_validation_errors;
 use common::meshes::{compare, sphere_grid};
 
-/// A density grid with its dimensions and the region it owns.
+/// How far the GPU's light may lie from the CPU's blend.
+const LIGHT_TOLERANCE: f32 = 1e-5;
+
+/// A density grid with its dimensions, the region it owns and the light grid it is meshed with
+/// (`None`: light 1 everywhere).
+#[derive(Clone)]
 struct TestGrid {
     samples: Vec<f32>,
     dims: [usize; 3],
     region: GridRegion,
+    light: Option<Vec<f32>>,
 }
 
 impl TestGrid {
@@ -38,7 +48,27 @@ impl TestGrid {
             samples: sphere_grid(dims, centre, radius),
             dims,
             region: GridRegion::owned_edges_of_padded_grid(dims),
+            light: None,
         }
+    }
+
+    /// The same grid, lit by [`wavy_light`] with `phase`.
+    fn lit(&self, phase: f32) -> Self {
+        Self {
+            light: Some(wavy_light(self.dims, phase)),
+            ..self.clone()
+        }
+    }
+
+    /// The light the CPU expects at each of the CPU mesher's vertices, in its order.
+    fn cpu_light(&self, mesh: &SurfaceMesh) -> Vec<f32> {
+        mesh.positions
+            .iter()
+            .map(|&position| match &self.light {
+                Some(light) => blend(light, self.dims, position),
+                None => 1.0,
+            })
+            .collect()
     }
 
     fn grid(&self) -> DensityGrid<'_> {
@@ -73,10 +103,54 @@ fn world_chunks(count: usize) -> Vec<TestGrid> {
             samples: samples.clone(),
             dims,
             region: GridRegion::owned_edges_of_padded_grid(dims),
+            light: None,
         });
     }
     assert_eq!(grids.len(), count, "chunks with a surface near the spawn");
     grids
+}
+
+/// A light grid that is no sky light but varies differently along every axis, so that a blend
+/// with its axes mixed up cannot pass: `0.5 + 0.5 sin(0.3 x + 0.2 y + phase) cos(0.1 z)`.
+fn wavy_light(dims: [usize; 3], phase: f32) -> Vec<f32> {
+    let mut light = Vec::with_capacity(dims[0] * dims[1] * dims[2]);
+    for z in 0..dims[2] {
+        for y in 0..dims[1] {
+            for x in 0..dims[0] {
+                let (x, y, z) = (x as f32, y as f32, z as f32);
+                let value = 0.5 + 0.5 * (0.3 * x + 0.2 * y + phase).sin() * (0.1 * z).cos();
+                light.push(value.clamp(0.0, 1.0));
+            }
+        }
+    }
+    light
+}
+
+/// The CPU's trilinear blend of a light grid at a point in grid units, as
+/// `LightGrid::light_at` (game/src/terrain/light.rs) for a grid of any dimensions.
+fn blend(light: &[f32], dims: [usize; 3], point: [f32; 3]) -> f32 {
+    let local: [f32; 3] =
+        std::array::from_fn(|axis| point[axis].clamp(0.0, (dims[axis] - 1) as f32));
+    let low: [usize; 3] =
+        std::array::from_fn(|axis| (local[axis].floor() as usize).min(dims[axis] - 2));
+    let [fx, fy, fz]: [f32; 3] = std::array::from_fn(|axis| local[axis] - low[axis] as f32);
+    let at = |i: usize, j: usize, k: usize| {
+        light[(low[0] + i) + dims[0] * ((low[1] + j) + dims[1] * (low[2] + k))]
+    };
+    let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
+    lerp(
+        lerp(
+            lerp(at(0, 0, 0), at(1, 0, 0), fx),
+            lerp(at(0, 1, 0), at(1, 1, 0), fx),
+            fy,
+        ),
+        lerp(
+            lerp(at(0, 0, 1), at(1, 0, 1), fx),
+            lerp(at(0, 1, 1), at(1, 1, 1), fx),
+            fy,
+        ),
+        fz,
+    )
 }
 
 fn mesh(
@@ -85,7 +159,28 @@ fn mesh(
     key: ChunkKey,
     grid: &TestGrid,
 ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
-    meshes.mesh_chunk(frames, key, grid.grid(), grid.region)
+    meshes.mesh_chunk(frames, key, grid.grid(), grid.region, grid.light.as_deref())
+}
+
+/// A chunk's light range out of the read-back light arena.
+fn chunk_light(readback: &TerrainReadback, chunk: ResidentChunk) -> &[f32] {
+    let first = chunk.vertices.offset as usize;
+    &readback.light[first..first + chunk.vertices.size as usize]
+}
+
+/// Asserts that a chunk's light equals, vertex by vertex, what the CPU expects at the CPU
+/// mesher's vertices; returns the largest deviation.
+fn check_light(gpu: &[f32], cpu: &[f32], what: &str) -> f32 {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: light values");
+    let mut deviation = 0.0f32;
+    for (index, (&gpu, &cpu)) in gpu.iter().zip(cpu).enumerate() {
+        assert!(
+            (gpu - cpu).abs() <= LIGHT_TOLERANCE,
+            "{what}: vertex {index} has light {gpu}, the CPU's blend {cpu}"
+        );
+        deviation = deviation.max((gpu - cpu).abs());
+    }
+    deviation
 }
 
 /// A chunk's mesh out of the read-back arenas, found through its draw command (checked against
@@ -130,14 +225,20 @@ fn new_meshes(gpu: &Gpu, desc: TerrainMeshesDesc) -> (TerrainMeshes, FrameRing) 
     (meshes, frames)
 }
 
-/// Reads everything back and checks every resident chunk against the CPU mesh of its grid;
-/// returns how many were the same to the bit.
+/// Reads everything back and checks every resident chunk against the CPU mesh of its grid, and
+/// its light against the CPU's blend of its light grid at the CPU's vertices; returns how many
+/// meshes were the same to the bit.
 fn check_resident(
     meshes: &mut TerrainMeshes,
     expected: &HashMap<ChunkKey, &TestGrid>,
     what: &str,
 ) -> usize {
     let readback = meshes.read_back().unwrap();
+    assert_eq!(
+        readback.light.len() * 6,
+        readback.vertices.len(),
+        "{what}: a light value per vertex"
+    );
     assert_eq!(
         meshes.resident_chunks(),
         expected.len(),
@@ -150,8 +251,11 @@ fn check_resident(
         assert!(!slots_seen[chunk.slot as usize], "{what}: a slot twice");
         slots_seen[chunk.slot as usize] = true;
         let gpu = chunk_mesh(&readback, chunk);
-        let comparison = compare(&grid.cpu_mesh(), &gpu, &format!("{what}: chunk {key:?}"));
+        let cpu = grid.cpu_mesh();
+        let what = format!("{what}: chunk {key:?}");
+        let comparison = compare(&cpu, &gpu, &what);
         identical += usize::from(comparison.identical);
+        check_light(chunk_light(&readback, chunk), &grid.cpu_light(&cpu), &what);
     }
     // Every other slot is an empty draw.
     for (slot, draw) in readback.draws.iter().enumerate() {
@@ -207,7 +311,8 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
                 [
                     WRITE_PASS_NAME,
                     "surface nets: vertices",
-                    "surface nets: quads"
+                    "surface nets: quads",
+                    LIGHT_PASS_NAME,
                 ],
                 "the write frame's passes are labelled and timed"
             );
@@ -222,6 +327,7 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
         samples: vec![1.0; PADDED_SIZE.pow(3)],
         dims,
         region: GridRegion::owned_edges_of_padded_grid(dims),
+        light: None,
     };
     assert_eq!(
         mesh(&mut meshes, &mut frames, [99, 0, 0], &solid).unwrap(),
@@ -265,6 +371,283 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
 }
 
 #[test]
+fn each_vertex_is_lit_by_the_cpus_blend_of_its_light_grid() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let (mut meshes, mut frames) = new_meshes(
+        &gpu,
+        TerrainMeshesDesc {
+            vertex_arena_bytes: 8 << 20,
+            index_arena_bytes: 8 << 20,
+            max_chunks: 64,
+        },
+    );
+    let world: Vec<TestGrid> = world_chunks(8)
+        .iter()
+        .enumerate()
+        .map(|(index, grid)| grid.lit(0.9 * index as f32))
+        .collect();
+    // A grid that is not a cube: a blend with the dimensions mixed up reads the wrong samples.
+    let odd = TestGrid::sphere([10, 13, 7], [4.3, 6.6, 3.2], 3.7).lit(0.4);
+
+    // The test's blend is the game's: LightGrid::light_at of a padded grid at the origin.
+    let grid = &world[0];
+    let game = LightGrid {
+        origin: [0; 3],
+        values: grid.light.clone().unwrap(),
+    };
+    for &position in grid.cpu_mesh().positions.iter().step_by(7) {
+        assert_eq!(
+            blend(grid.light.as_deref().unwrap(), grid.dims, position).to_bits(),
+            game.light_at(position).to_bits(),
+            "the test's blend at {position:?}"
+        );
+    }
+
+    let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
+    for (index, grid) in world.iter().chain([&odd]).enumerate() {
+        let key = [index as i32, 0, 0];
+        mesh(&mut meshes, &mut frames, key, grid)
+            .unwrap()
+            .expect("a surface");
+        expected.insert(key, grid);
+    }
+    let readback = meshes.read_back().unwrap();
+    assert_eq!(
+        meshes.light_buffer().size,
+        meshes.vertex_arena().capacity() * LIGHT_BYTES,
+        "a light value per vertex of the vertex arena"
+    );
+    assert_eq!(meshes.light_buffer().name(), "terrain meshes: light arena");
+    let mut deviation = 0.0f32;
+    let mut vertices = 0;
+    let mut lights = Vec::new();
+    for (&key, grid) in &expected {
+        let chunk = meshes.chunk(key).unwrap();
+        let cpu = grid.cpu_mesh();
+        // The GPU's vertices come in the CPU's order, so vertex i's light is the blend at the
+        // CPU's vertex i.
+        let comparison = compare(&cpu, &chunk_mesh(&readback, chunk), "lit");
+        assert!(
+            comparison.identical,
+            "chunk {key:?}: the CPU's vertices in its order"
+        );
+        let light = chunk_light(&readback, chunk);
+        deviation = deviation.max(check_light(
+            light,
+            &grid.cpu_light(&cpu),
+            &format!("chunk {key:?}"),
+        ));
+        vertices += light.len();
+        lights.extend_from_slice(light);
+    }
+    // Not a constant: the blends vary across the chunks.
+    let (low, high) = lights.iter().fold((f32::MAX, f32::MIN), |(low, high), &l| {
+        (low.min(l), high.max(l))
+    });
+    assert!(low < 0.2 && high > 0.8, "light from {low} to {high}");
+    eprintln!(
+        "{} chunks, {vertices} vertices lit as the CPU blends (light {low:.3} to {high:.3}), \
+         largest deviation {deviation:e}",
+        expected.len()
+    );
+    drop(meshes);
+    drop(frames);
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
+fn without_a_light_grid_every_vertex_has_light_one() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let (mut meshes, mut frames) = new_meshes(
+        &gpu,
+        TerrainMeshesDesc {
+            vertex_arena_bytes: 4 << 20,
+            index_arena_bytes: 4 << 20,
+            max_chunks: 16,
+        },
+    );
+    let world = world_chunks(3);
+    let sphere = TestGrid::sphere([12, 12, 12], [5.5, 5.7, 5.9], 3.6);
+    // Lit first, then remeshed without light in the same place: no old light remains.
+    let lit = world[0].lit(0.3);
+    mesh(&mut meshes, &mut frames, [0, 0, 0], &lit).unwrap();
+    let lit_chunk = meshes.chunk([0, 0, 0]).unwrap();
+    assert!(meshes.unload([0, 0, 0]));
+    let mut keys = Vec::new();
+    for (index, grid) in world.iter().chain([&sphere]).enumerate() {
+        let key = [index as i32, 1, 0];
+        mesh(&mut meshes, &mut frames, key, grid)
+            .unwrap()
+            .expect("a surface");
+        keys.push(key);
+    }
+    assert_eq!(
+        meshes.chunk(keys[0]).unwrap().vertices.offset,
+        lit_chunk.vertices.offset,
+        "the unlit chunk took the lit one's range"
+    );
+    let readback = meshes.read_back().unwrap();
+    for key in keys {
+        let chunk = meshes.chunk(key).unwrap();
+        let light = chunk_light(&readback, chunk);
+        assert!(
+            light.iter().all(|&value| value == 1.0),
+            "chunk {key:?}: every vertex has light 1"
+        );
+    }
+    drop(meshes);
+    drop(frames);
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
+fn relighting_changes_one_chunks_light_and_nothing_else() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let (mut meshes, mut frames) = new_meshes(
+        &gpu,
+        TerrainMeshesDesc {
+            vertex_arena_bytes: 4 << 20,
+            index_arena_bytes: 4 << 20,
+            max_chunks: 16,
+        },
+    );
+    let world = world_chunks(3);
+    let grids: Vec<TestGrid> = vec![
+        world[0].lit(0.5),
+        world[1].clone(),
+        world[2].lit(1.5),
+        TestGrid::sphere([10, 13, 7], [4.3, 6.6, 3.2], 3.7).lit(2.5),
+    ];
+    let keys: Vec<ChunkKey> = (0..grids.len() as i32).map(|i| [i, 2, 0]).collect();
+    let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
+    for (&key, grid) in keys.iter().zip(&grids) {
+        mesh(&mut meshes, &mut frames, key, grid).unwrap().unwrap();
+        expected.insert(key, grid);
+    }
+    check_resident(&mut meshes, &expected, "lit");
+    let mut old = meshes.read_back().unwrap();
+
+    // Relight two chunks, the unlit one and the one whose grid is no cube.
+    let relit = [grids[1].lit(3.7), grids[3].lit(0.1)];
+    for (&key, grid) in [keys[1], keys[3]].iter().zip(&relit) {
+        let light = grid.light.as_deref().unwrap();
+        assert!(meshes.relight(&mut frames, key, light).unwrap());
+        if gpu.device.adapter.timestamps {
+            frames.wait_all().unwrap();
+            let names: Vec<&str> = frames
+                .last_timings()
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    RELIGHT_PASS_NAME,
+                    "terrain meshes: upload light",
+                    LIGHT_PASS_NAME
+                ],
+                "the relight frame's passes are labelled and timed"
+            );
+        }
+        let new = meshes.read_back().unwrap();
+        let chunk = meshes.chunk(key).unwrap();
+        assert_ne!(
+            chunk_light(&old, chunk),
+            chunk_light(&new, chunk),
+            "chunk {key:?}: the light changed"
+        );
+        // Everything outside the chunk's light range is as it was, to the bit.
+        let first = chunk.vertices.offset as usize;
+        let range = first..first + chunk.vertices.size as usize;
+        for (index, (before, after)) in old.light.iter().zip(&new.light).enumerate() {
+            if !range.contains(&index) {
+                assert_eq!(
+                    before.to_bits(),
+                    after.to_bits(),
+                    "light {index}, outside chunk {key:?}"
+                );
+            }
+        }
+        let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+        assert_eq!(bits(&old.vertices), bits(&new.vertices), "the vertices");
+        assert_eq!(old.indices, new.indices, "the indices");
+        assert_eq!(old.draws, new.draws, "the draws");
+        expected.insert(key, grid);
+        check_resident(&mut meshes, &expected, &format!("relit {key:?}"));
+        old = new;
+    }
+    let relit_readback = meshes.read_back().unwrap();
+    let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+
+    // Not resident: nothing to relight.
+    let light = wavy_light(world[0].dims, 0.0);
+    assert!(!meshes.relight(&mut frames, [9, 9, 9], &light).unwrap());
+    // A wrong length, or a value that is not a number, is an error that changes nothing.
+    let short = &light[..light.len() - 1];
+    let error = meshes.relight(&mut frames, keys[0], short).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            TerrainMeshError::Mesh(GpuMeshError::Gpu(GpuError::Invalid(_)))
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("light grid holds"), "{error}");
+    let mut nan = light.clone();
+    nan[1000] = f32::NAN;
+    let error = meshes.relight(&mut frames, keys[0], &nan).unwrap_err();
+    assert!(error.to_string().contains("light value 1000"), "{error}");
+    // The grid that is no cube takes a light grid of its own dimensions only.
+    let error = meshes.relight(&mut frames, keys[3], &light).unwrap_err();
+    assert!(error.to_string().contains("light grid holds"), "{error}");
+    // And so does meshing.
+    let used = (meshes.vertex_arena().used(), meshes.index_arena().used());
+    let mut wrong = grids[0].clone();
+    wrong.light = Some(short.to_vec());
+    let error = mesh(&mut meshes, &mut frames, [7, 7, 7], &wrong).unwrap_err();
+    assert!(error.to_string().contains("light grid holds"), "{error}");
+    wrong.light = Some(nan);
+    let error = mesh(&mut meshes, &mut frames, keys[0], &wrong).unwrap_err();
+    assert!(error.to_string().contains("not a finite number"), "{error}");
+    assert_eq!(
+        (meshes.vertex_arena().used(), meshes.index_arena().used()),
+        used
+    );
+    assert_eq!(meshes.resident_chunks(), keys.len());
+    let after = meshes.read_back().unwrap();
+    assert_eq!(bits(&relit_readback.light), bits(&after.light), "the light");
+    assert_eq!(bits(&relit_readback.vertices), bits(&after.vertices));
+    assert_eq!(relit_readback.indices, after.indices);
+    assert_eq!(relit_readback.draws, after.draws);
+    check_resident(&mut meshes, &expected, "after the errors");
+
+    // A remesh from a grid of other dimensions changes those a relight takes.
+    mesh(&mut meshes, &mut frames, keys[3], &world[0]).unwrap();
+    assert!(meshes.relight(&mut frames, keys[3], &light).unwrap());
+    let remeshed = TestGrid {
+        light: Some(light.clone()),
+        ..world[0].clone()
+    };
+    expected.insert(keys[3], &remeshed);
+    check_resident(&mut meshes, &expected, "remeshed and relit");
+    // An unloaded chunk is not resident.
+    assert!(meshes.unload(keys[0]));
+    assert!(!meshes.relight(&mut frames, keys[0], &light).unwrap());
+    drop(meshes);
+    drop(frames);
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
 fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     let Some(gpu) = common::gpu() else {
         return;
@@ -289,6 +672,12 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         TestGrid::sphere([10, 10, 10], [50.0, 50.0, 50.0], 3.0),
     ];
     grids.extend(world_chunks(2));
+    // Each grid also lit (a third of the loads), and lit otherwise (for relights).
+    let base = grids.len();
+    let lit: Vec<TestGrid> = grids.iter().map(|grid| grid.lit(0.7)).collect();
+    let relit: Vec<TestGrid> = grids.iter().map(|grid| grid.lit(2.1)).collect();
+    grids.extend(lit);
+    grids.extend(relit);
     let mut random = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         random ^= random << 13;
@@ -301,6 +690,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     let mut loads = 0;
     let mut remeshes = 0;
     let mut unloads = 0;
+    let mut relights = 0;
     let mut allocations_after_first = None;
     let mut buffers_after_first = None;
     let mut peak = (0, 0, 0);
@@ -313,6 +703,16 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
             unloads += 1;
             continue;
         }
+        if let Some(&index) = resident.get(&key) {
+            if next() % 4 == 0 {
+                let relit = index % base + 2 * base;
+                let light = grids[relit].light.as_deref().unwrap();
+                assert!(meshes.relight(&mut frames, key, light).unwrap());
+                resident.insert(key, relit);
+                relights += 1;
+                continue;
+            }
+        }
         // Mostly the small grids, so that 1,000 chunks stay quick on lavapipe.
         let choice = next() % 20;
         let index = if choice < 16 {
@@ -320,6 +720,8 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         } else {
             [0, 6, 7, 0][choice as usize - 16]
         };
+        // A third of the loads with a light grid.
+        let index = if next() % 3 == 0 { index + base } else { index };
         let was_resident = resident.contains_key(&key);
         let chunk = mesh(&mut meshes, &mut frames, key, &grids[index]).unwrap();
         loads += 1;
@@ -329,7 +731,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
                 resident.insert(key, index);
             }
             None => {
-                assert_eq!(index, 5, "only the far sphere is empty");
+                assert_eq!(index % base, 5, "only the far sphere is empty");
                 resident.remove(&key);
             }
         }
@@ -366,7 +768,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     );
     eprintln!(
         "1,000 loads ({remeshes} remeshes, {milliseconds_per_load:.2} ms each), {unloads} \
-         unloads; peak {} resident, {} vertices, {} indices; Vulkan allocations before the \
+         unloads, {relights} relights; peak {} resident, {} vertices, {} indices; Vulkan allocations before the \
          arenas {allocations_before}, after the first chunk {} and after the 1,000th {} ({} \
          blocks), buffers created {} and {}",
         peak.0,
@@ -384,6 +786,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         "no Vulkan allocation per chunk"
     );
     assert_eq!(buffers, buffers_after_first.unwrap(), "no buffer per chunk");
+    assert!(relights > 0, "some chunks were relit");
     assert!(
         allocations_before < report.allocations,
         "the count sees the arenas' buffers"

@@ -64,7 +64,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
         }
         let grid = DensityGrid::new(&samples, dims).unwrap();
         if meshes
-            .mesh_chunk(&mut frames, [coord.x, coord.y, coord.z], grid, region)
+            .mesh_chunk(&mut frames, [coord.x, coord.y, coord.z], grid, region, None)
             .unwrap()
             .is_some()
         {
@@ -114,7 +114,8 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
         assert_eq!(names, [PASS_NAME, "readback"], "every pass is timed");
     }
     let chunks = renderer.draws_last_frame();
-    assert_eq!(chunks as usize, meshes.resident_chunks());
+    // One draw per resident chunk in view: those behind the eye are culled.
+    assert!(chunks > 0 && chunks as usize <= meshes.resident_chunks());
     drop(renderer);
     drop(meshes);
     drop(frames);

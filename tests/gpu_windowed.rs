@@ -1,5 +1,6 @@
-//! The real window under a display (Xvfb in CI): window, surface and swapchain; 60 frames,
-//! a resize, 60 more; the swapchain follows the window and validation stays silent.
+//! The real window under a display (Xvfb in CI): window, surface and swapchain; 60 frames of the
+//! world (streamed around the spawn, a small view radius to keep lavapipe quick), a resize, 60
+//! more; the swapchain follows the window and validation stays silent.
 //!
 //! Its own test process: winit allows one event loop per process.
 
@@ -28,6 +29,7 @@ fn window_presents_resizes_and_presents_again() {
         frames: Some(120),
         validation: true,
         resize_after: Some((60, 400, 300)),
+        view_radius: 2,
         ..RunOptions::default()
     });
     let report = match report {

@@ -9,6 +9,7 @@
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
+//! - [`world`]: the default scene: the world, the player at the spawn, the terrain tool.
 
 pub mod blocks;
 pub mod cell_hash;
@@ -20,3 +21,4 @@ pub mod scene;
 pub mod solids;
 pub mod support;
 pub mod terrain;
+pub mod world;

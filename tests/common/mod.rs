@@ -15,6 +15,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall::shaders::LIBRARY;
+use blockfall::shown::Shown;
 use blockfall_engine::gpu::descriptors::BufferSetLayout;
 use blockfall_engine::gpu::{
     debug::label_colour, image::memory_barrier, vk, Buffer, BufferDesc, FrameRing, MemoryLocation,
@@ -239,10 +240,13 @@ pub fn render_scene(
     let before = gpu.validation_errors();
     let mut renderer = HeadlessRenderer::new(gpu, width, height, style).unwrap();
     for frame in 0..frames {
-        renderer.render(0.0, frame + 1 == frames).unwrap();
+        renderer.render(0.0, 0.0, frame + 1 == frames).unwrap();
     }
     let image = renderer.pixels().unwrap();
-    let draws = renderer.scene.draws_last_frame();
+    let Shown::Test(scene) = &renderer.shown else {
+        unreachable!("HeadlessRenderer::new shows the test scene")
+    };
+    let draws = scene.draws_last_frame();
     let timings: Vec<String> = renderer
         .frames
         .last_timings()

@@ -4,7 +4,8 @@
 //! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out.
 //! - `sim`: a scene file in, a JSON-lines trace out.
 //!
-//! [`physics_bench`] is the physics benchmark: blockfall's physics core against rapier3d.
+//! [`physics_bench`] is the physics benchmark: blockfall's physics core against rapier3d;
+//! [`world_bench`] the startup benchmark: the world in view loaded, lit and meshed.
 //!
 //! And two modules the support benchmark uses: [`city`] builds a city of blocks on the world's
 //! ground, [`seed_support`] is the port of seed 002's search it is measured against.
@@ -12,3 +13,4 @@
 pub mod city;
 pub mod physics_bench;
 pub mod seed_support;
+pub mod world_bench;

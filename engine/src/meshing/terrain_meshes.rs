@@ -1,32 +1,51 @@
-//! The meshes of every resident chunk in two arenas: one vertex buffer and one index buffer,
-//! sub-allocated per chunk ([`Arena`]), written by the compute surface nets directly, and drawn
-//! through one `VkDrawIndexedIndirectCommand` per chunk that the GPU writes too.
+//! The meshes of every resident chunk in three arenas: one vertex buffer, one light buffer and
+//! one index buffer, sub-allocated per chunk ([`Arena`]), written by the compute surface nets
+//! directly, and drawn through one `VkDrawIndexedIndirectCommand` per chunk that the GPU writes
+//! too.
 //!
 //! ```text
 //!   vertex arena  [ chunk a | chunk c |  free  | chunk b |    free     ]   VERTEX_FLOATS floats each
+//!   light arena   [ chunk a | chunk c |  free  | chunk b |    free     ]   one f32 each, vertex for
+//!                                                                          vertex (one range, two
+//!                                                                          buffers)
 //!   index arena   [ chunk b | chunk a |   free   | chunk c |   free    ]   u32, relative to the
 //!   draw slots    [ draw a | draw b | 0 0 0 0 0 | draw c ]                  chunk's first vertex
 //!                   index count, instance count (1), first index, vertex offset, first instance
 //!                   (= the slot); an unloaded chunk's slot is all zero, so one
 //!                   vkCmdDrawIndexedIndirect over the first `draw_count` slots draws every chunk.
+//!
+//!   staging       [ density samples | light samples ]   mapped; both halves MAX_SAMPLES_PER_AXIS³
+//!                   │ frame 1            │ frame 1 (mesh_chunk) or the relight frame
+//!                   ▼                    ▼
+//!   samples       (device)          light samples (device)
 //! ```
 //!
-//! Loading, remeshing and unloading chunks creates no Vulkan object and allocates no memory:
-//! every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging buffer
-//! of its own, not the shared uploader, whose staging buffers are per batch).
+//! The light arena is the vertex arena's twin: a chunk's vertex range indexes both, so the draw's
+//! vertex offset finds a vertex's light as it finds its position. Its light is a trilinear blend
+//! of the chunk's light grid (as many samples as the density grid, x fastest) at the vertex's
+//! position, as `LightGrid::light_at` in the game blends it; without a grid every vertex gets 1.
+//! [`TerrainMeshes::relight`] blends a new grid into a resident chunk's light range without
+//! meshing it again.
+//!
+//! Loading, remeshing, relighting and unloading chunks creates no Vulkan object and allocates no
+//! memory: every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging
+//! buffer of its own, not the shared uploader, whose staging buffers are per batch).
 //!
 //! # Sizing: count first, read back two numbers, then allocate exactly
 //!
 //! A chunk's vertex and index counts are only known once the GPU has counted and scanned its
 //! flags. [`TerrainMeshes::mesh_chunk`] therefore submits the work in two frames:
 //!
-//! 1. upload (staging copy), **count**, **scan**, and a copy of the two totals (vertex and quad
-//!    count, 8 bytes) into a small mapped buffer; the CPU waits for this frame and reads them;
+//! 1. upload (staging copies of the density grid and, if given, the light grid), **count**,
+//!    **scan**, and a copy of the two totals (vertex and quad count, 8 bytes) into a small
+//!    mapped buffer; the CPU waits for this frame and reads them;
 //! 2. with ranges of exactly that size taken from the arenas, **vertices** and **quads** write
 //!    straight into them (the push constants carry the first vertex and first index), and the
 //!    quads pass writes the chunk's draw into its slot: index count from the scan, first index =
 //!    the index range's start, vertex offset = the vertex range's start (indices stay relative
-//!    to the chunk, as the CPU mesher's), instance count 1, first instance = the slot.
+//!    to the chunk, as the CPU mesher's), instance count 1, first instance = the slot. Then
+//!    **light** reads the new vertices back from the vertex arena and writes each one's light
+//!    at the same element of the light arena.
 //!
 //! The alternative, taking the worst case (one vertex per cell, a quad per edge slot: 0.86 MB
 //! of vertices and 2.8 MB of indices for a 34³ grid) before the GPU has counted, would hold
@@ -41,24 +60,33 @@
 //! Everything goes through the device's one queue. Each chunk's first frame starts with a
 //! barrier whose source is every earlier command (`ALL_COMMANDS`), so an arena range freed by an
 //! unload or a remesh and handed to a new chunk is only overwritten after every earlier
-//! submission — a frame still drawing the old chunk included — is done with it. An unloaded
-//! chunk's draw slot is zeroed by a `vkCmdFillBuffer` recorded at the start of the next meshing
-//! frame, or earlier by [`TerrainMeshes::record_pending_clears`], which the draw path calls in
-//! its frame before the indirect draw.
+//! submission — a frame still drawing the old chunk included — is done with it. A relight frame
+//! starts with the same barrier, so it rewrites a light range (and the light samples) only after
+//! the frames drawing it. An unloaded chunk's draw slot is zeroed by a `vkCmdFillBuffer`
+//! recorded at the start of the next meshing frame, or earlier by
+//! [`TerrainMeshes::record_pending_clears`], which the draw path calls in its frame before the
+//! indirect draw.
+//!
+//! The staging buffer is host memory, which no barrier orders: the CPU rewrites it only once the
+//! latest submission that copies from it has finished. That is the first frame of a chunk
+//! (waited for anyway) or a relight frame (not waited for: the next write into the staging,
+//! by a chunk's first frame or another relight, waits for it first).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;
+use crate::gpu::descriptors::BufferSetLayout;
 use crate::gpu::image::memory_barrier;
 use crate::gpu::{
-    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, ShaderLibrary,
+    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, Pipeline, PipelineLayout,
+    ShaderLibrary,
 };
 
 use super::gpu::{
     check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
-    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS,
+    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS, WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -67,6 +95,8 @@ pub type ChunkKey = [i32; 3];
 
 /// Bytes per vertex in the vertex arena: position xyz, normal xyz.
 pub const VERTEX_BYTES: u64 = VERTEX_FLOATS as u64 * 4;
+/// Bytes per vertex in the light arena: one `f32`, the vertex's sky light in [0, 1].
+pub const LIGHT_BYTES: u64 = 4;
 /// Bytes per index in the index arena (`u32`).
 pub const INDEX_BYTES: u64 = 4;
 /// Bytes per draw slot: a `VkDrawIndexedIndirectCommand`, also the stride of the indirect draw.
@@ -74,8 +104,17 @@ pub const DRAW_BYTES: u64 = std::mem::size_of::<DrawIndexedIndirect>() as u64;
 
 /// The name of the frame pass that uploads, counts and scans a chunk.
 pub const SIZE_PASS_NAME: &str = "terrain meshes: size";
-/// The name of the frame pass that writes a chunk's vertices, indices and draw into the arenas.
+/// The name of the frame pass that writes a chunk's vertices, indices, draw and light into the
+/// arenas.
 pub const WRITE_PASS_NAME: &str = "terrain meshes: write";
+/// The name of the pass (in the write frame, after the vertices and quads, and in a relight
+/// frame) that blends a chunk's light grid into its light range.
+pub const LIGHT_PASS_NAME: &str = "terrain meshes: light";
+/// The name of the frame pass that uploads a new light grid and relights a resident chunk.
+pub const RELIGHT_PASS_NAME: &str = "terrain meshes: relight";
+
+/// The light pass's shader.
+const LIGHT_SHADER: &str = "surface_nets_light.comp";
 
 /// How large the arenas are and how many chunks may be resident.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,19 +220,122 @@ pub struct TerrainReadback {
     pub draws: Vec<DrawIndexedIndirect>,
     /// The whole vertex arena, [`VERTEX_FLOATS`] floats per vertex.
     pub vertices: Vec<f32>,
+    /// The whole light arena, one value per vertex of the vertex arena.
+    pub light: Vec<f32>,
     /// The whole index arena.
     pub indices: Vec<u32>,
 }
 
-/// The vertex and index arenas of every resident chunk, with the compute passes that fill them.
+/// The push constants of the light pass (`LightPush` in `shaders/surface_nets_light.comp`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct LightPush {
+    /// Light grid samples per axis (w unused).
+    dims: [i32; 4],
+    first_vertex: u32,
+    vertex_count: u32,
+    /// 1: blend the light samples; 0: every vertex gets `constant_light`.
+    from_grid: u32,
+    constant_light: f32,
+}
+
+/// The light pass: reads the vertex arena and the light samples, writes the light arena.
+struct LightPass {
+    /// Owns the pool of `set`.
+    _set_layout: BufferSetLayout,
+    layout: PipelineLayout,
+    pipeline: Pipeline,
+    set: vk::DescriptorSet,
+}
+
+impl LightPass {
+    fn new(
+        device: &Arc<Device>,
+        library: &ShaderLibrary,
+        buffers: [&Buffer; 3],
+    ) -> Result<Self, GpuError> {
+        let set_layout = BufferSetLayout::new(
+            device,
+            LIGHT_PASS_NAME,
+            &[vk::DescriptorType::STORAGE_BUFFER; 3],
+            vk::ShaderStageFlags::COMPUTE,
+            1,
+        )?;
+        let layout = PipelineLayout::new(
+            device,
+            LIGHT_PASS_NAME,
+            &[set_layout.raw],
+            std::mem::size_of::<LightPush>() as u32,
+            vk::ShaderStageFlags::COMPUTE,
+        )?;
+        let pipeline = Pipeline::compute(
+            device,
+            &layout,
+            LIGHT_PASS_NAME,
+            &library.get(LIGHT_SHADER, device.shader_target())?,
+        )?;
+        let set = set_layout.allocate(&format!("{LIGHT_PASS_NAME}: buffers"), &buffers)?;
+        Ok(Self {
+            _set_layout: set_layout,
+            layout,
+            pipeline,
+            set,
+        })
+    }
+
+    /// Records the pass over `push`'s vertices, labelled and timed. The caller orders the
+    /// vertex and light-sample writes before it and its light writes before their readers.
+    fn record(&self, device: &Device, frames: &mut FrameRing, push: &LightPush) {
+        let command_buffer = frames.command_buffer();
+        frames.begin_pass_coloured(LIGHT_PASS_NAME, label_colour::COMPUTE);
+        self.pipeline.bind(command_buffer);
+        // SAFETY: recording; the set and layout live as long as the meshes, which keep them
+        // until their last submission finishes.
+        unsafe {
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout.raw,
+                0,
+                &[self.set],
+                &[],
+            );
+        }
+        self.layout.push(command_buffer, push);
+        let groups = push.vertex_count.div_ceil(WORKGROUP_SIZE);
+        // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
+        unsafe { device.raw.cmd_dispatch(command_buffer, groups, 1, 1) };
+        frames.end_pass();
+    }
+}
+
+/// A resident chunk and the dimensions of the grids it was meshed (and is lit) from.
+#[derive(Debug, Clone, Copy)]
+struct Resident {
+    chunk: ResidentChunk,
+    dims: [usize; 3],
+}
+
+/// Where the light half of the staging buffer starts (bytes).
+const LIGHT_STAGING_OFFSET: u64 =
+    (MAX_SAMPLES_PER_AXIS * MAX_SAMPLES_PER_AXIS * MAX_SAMPLES_PER_AXIS) as u64 * 4;
+
+/// The vertex, light and index arenas of every resident chunk, with the compute passes that
+/// fill them.
 pub struct TerrainMeshes {
     device: Arc<Device>,
     /// The passes; their set layout owns the pool of `set`.
     pipelines: SurfaceNetsPipelines,
     set: vk::DescriptorSet,
-    /// Mapped; the samples of the chunk being sized.
+    light_pass: LightPass,
+    /// Mapped: the density samples of the chunk being sized, then (at
+    /// [`LIGHT_STAGING_OFFSET`]) the light samples of the chunk being sized or relit.
     staging: Buffer,
+    /// The timeline value of the latest submission that copies from `staging` (0: none).
+    staging_use: u64,
     samples: Buffer,
+    /// The light grid of the chunk being meshed or relit.
+    light_samples: Buffer,
     /// flags, prefix sums, vertex offsets: per chunk, overwritten by the next.
     _scratch: [Buffer; 3],
     /// The scan's totals of the latest chunk.
@@ -201,6 +343,8 @@ pub struct TerrainMeshes {
     /// Mapped: the vertex and quad totals copied back.
     totals: Buffer,
     vertex_buffer: Buffer,
+    /// One `f32` per vertex of `vertex_buffer`; its ranges are the vertex arena's.
+    light_buffer: Buffer,
     index_buffer: Buffer,
     draw_buffer: Buffer,
     vertex_arena: Arena,
@@ -209,7 +353,7 @@ pub struct TerrainMeshes {
     /// Slots below `draw_count` that no chunk holds (the highest slot is never free).
     free_slots: BTreeSet<u32>,
     draw_count: u32,
-    chunks: HashMap<ChunkKey, ResidentChunk>,
+    chunks: HashMap<ChunkKey, Resident>,
     /// Slots of unloaded chunks whose draws are still to be zeroed.
     pending_clears: Vec<u32>,
     /// The timeline value of the latest submission that used the buffers (0: none).
@@ -270,14 +414,21 @@ impl TerrainMeshes {
         };
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let gpu_only = MemoryLocation::GpuOnly;
+        // Density samples, then light samples.
         let staging = buffer(
             "terrain meshes: staging",
-            max_samples * 4,
+            LIGHT_STAGING_OFFSET + max_samples * 4,
             vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         )?;
         let samples = buffer(
             "terrain meshes: samples",
+            max_samples * 4,
+            storage | vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_only,
+        )?;
+        let light_samples = buffer(
+            "terrain meshes: light samples",
             max_samples * 4,
             storage | vk::BufferUsageFlags::TRANSFER_DST,
             gpu_only,
@@ -318,6 +469,12 @@ impl TerrainMeshes {
             storage | vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
             gpu_only,
         )?;
+        let light_buffer = buffer(
+            "terrain meshes: light arena",
+            vertex_capacity * LIGHT_BYTES,
+            storage | vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            gpu_only,
+        )?;
         let index_buffer = buffer(
             "terrain meshes: index arena",
             index_capacity * INDEX_BYTES,
@@ -347,6 +504,11 @@ impl TerrainMeshes {
                 &counts,
                 &draw_buffer,
             ],
+        )?;
+        let light_pass = LightPass::new(
+            device,
+            library,
+            [&vertex_buffer, &light_samples, &light_buffer],
         )?;
 
         // Every slot starts as an empty draw.
@@ -379,12 +541,16 @@ impl TerrainMeshes {
             device: device.clone(),
             pipelines,
             set,
+            light_pass,
             staging,
+            staging_use: 0,
             samples,
+            light_samples,
             _scratch: [flags, prefix, vertex_offsets],
             counts,
             totals,
             vertex_buffer,
+            light_buffer,
             index_buffer,
             draw_buffer,
             vertex_arena: Arena::new(vertex_capacity),
@@ -399,24 +565,33 @@ impl TerrainMeshes {
     }
 
     /// Meshes `grid` (its `region` of owned edges, as [`super::SurfaceNets::mesh`]) into the
-    /// arenas as chunk `key`, replacing the chunk's previous mesh if it has one. Returns where
-    /// the mesh lies, or `None` when the grid has no surface in the region: the chunk is then
-    /// not resident (and costs nothing).
+    /// arenas as chunk `key`, replacing the chunk's previous mesh if it has one, and lights its
+    /// vertices from `light`: a light grid of the same dimensions as `grid` (x fastest, one
+    /// finite value per density sample), blended trilinearly at each vertex into the light
+    /// arena; `None` gives every vertex light 1. Returns where the mesh lies, or `None` when the
+    /// grid has no surface in the region: the chunk is then not resident (and costs nothing).
     ///
     /// Submits two frames of `frames` and waits for the first (see the module docs); the second
-    /// — the vertices, indices and draw — is ordered before anything submitted later on the
-    /// queue and made visible to indirect draws, index and vertex reads.
+    /// — the vertices, indices, draw and light — is ordered before anything submitted later on
+    /// the queue and made visible to indirect draws, index and vertex reads.
     ///
-    /// On an error nothing changed, except as [`TerrainMeshError::ArenaFull`] says.
+    /// On an error nothing changed, except as [`TerrainMeshError::ArenaFull`] says. A light
+    /// grid of the wrong length or with a value that is not finite is a
+    /// [`GpuError::Invalid`], found before anything reaches the GPU.
     pub fn mesh_chunk(
         &mut self,
         frames: &mut FrameRing,
         key: ChunkKey,
         grid: DensityGrid<'_>,
         region: GridRegion,
+        light: Option<&[f32]>,
     ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
         let mut push = check_grid(grid, region)?;
-        let [vertex_count, quad_count] = self.size(frames, &push, grid.samples())?;
+        let dims = grid.dims();
+        if let Some(light) = light {
+            check_light(key, light, dims)?;
+        }
+        let [vertex_count, quad_count] = self.size(frames, &push, grid.samples(), light)?;
         if vertex_count > push.cells() || quad_count > 3 * push.samples() {
             return Err(GpuError::Invalid(format!(
                 "terrain meshes: the GPU counted {vertex_count} vertices and {quad_count} quads \
@@ -429,22 +604,92 @@ impl TerrainMeshes {
             self.unload(key);
             return Ok(None);
         }
-        let chunk = self.place(key, u64::from(vertex_count), 6 * u64::from(quad_count))?;
+        let chunk = self.place(
+            key,
+            dims,
+            u64::from(vertex_count),
+            6 * u64::from(quad_count),
+        )?;
         push.output = [
             chunk.vertices.offset as u32,
             chunk.indices.offset as u32,
             chunk.slot,
             1,
         ];
-        self.write(frames, &push)?;
+        let lighting = light_push(chunk, dims, light.is_some());
+        self.write(frames, &push, &lighting)?;
         Ok(Some(chunk))
+    }
+
+    /// Blends a new light grid into resident chunk `key`'s light range, from its vertices as
+    /// they are (no remeshing). `light` is as for [`TerrainMeshes::mesh_chunk`]: one finite
+    /// value per sample of the grid the chunk was meshed from, x fastest. Returns `false`, and
+    /// does nothing, when the chunk is not resident.
+    ///
+    /// Submits one frame of `frames`, not waited for: its upload and light pass come after
+    /// every earlier submission on the queue (frames still drawing the chunk included) and its
+    /// light is made visible to later vertex reads. On an error nothing changed.
+    pub fn relight(
+        &mut self,
+        frames: &mut FrameRing,
+        key: ChunkKey,
+        light: &[f32],
+    ) -> Result<bool, TerrainMeshError> {
+        let Some(resident) = self.chunks.get(&key).copied() else {
+            return Ok(false);
+        };
+        check_light(key, light, resident.dims)?;
+        self.stage_light(light)?;
+        let command_buffer = frames.begin()?;
+        let device = self.device.clone();
+        frames.begin_pass_coloured(RELIGHT_PASS_NAME, label_colour::COMPUTE);
+        // Everything earlier on the queue (draws reading the light range, earlier light passes
+        // reading the light samples, the writes of the chunk's vertices) before this frame.
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::TRANSFER_WRITE
+                    | vk::AccessFlags2::SHADER_STORAGE_READ
+                    | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+            ),
+        );
+        self.record_light_upload(frames, light);
+        memory_barrier(
+            &device,
+            command_buffer,
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ,
+            ),
+        );
+        self.light_pass.record(
+            &device,
+            frames,
+            &light_push(resident.chunk, resident.dims, true),
+        );
+        record_visible_to_draws(&device, command_buffer);
+        frames.end_pass();
+        let submitted = frames.submit(&[], &[])?;
+        self.last_use = submitted;
+        self.staging_use = submitted;
+        Ok(true)
     }
 
     /// Unloads chunk `key`: its ranges go back to the arenas and its slot is freed, its draw
     /// zeroed before the next meshing frame or [`TerrainMeshes::record_pending_clears`].
     /// Returns whether the chunk was resident.
     pub fn unload(&mut self, key: ChunkKey) -> bool {
-        let Some(chunk) = self.chunks.remove(&key) else {
+        let Some(Resident { chunk, .. }) = self.chunks.remove(&key) else {
             return false;
         };
         self.free_ranges(chunk);
@@ -507,12 +752,14 @@ impl TerrainMeshes {
 
     /// Where chunk `key`'s mesh lies, if it is resident.
     pub fn chunk(&self, key: ChunkKey) -> Option<ResidentChunk> {
-        self.chunks.get(&key).copied()
+        self.chunks.get(&key).map(|resident| resident.chunk)
     }
 
     /// The resident chunks (those with a surface) and where their meshes lie.
     pub fn chunks(&self) -> impl Iterator<Item = (ChunkKey, ResidentChunk)> + '_ {
-        self.chunks.iter().map(|(&key, &chunk)| (key, chunk))
+        self.chunks
+            .iter()
+            .map(|(&key, resident)| (key, resident.chunk))
     }
 
     /// How many chunks are resident.
@@ -552,6 +799,13 @@ impl TerrainMeshes {
         &self.vertex_buffer
     }
 
+    /// The light arena: one `f32` per vertex of the vertex arena, at the vertex's own element
+    /// (a draw's vertex offset applies to both), [`LIGHT_BYTES`] each: the vertex's sky light
+    /// in [0, 1].
+    pub fn light_buffer(&self) -> &Buffer {
+        &self.light_buffer
+    }
+
     /// The index arena: `u32` indices relative to their draw's vertex offset.
     pub fn index_buffer(&self) -> &Buffer {
         &self.index_buffer
@@ -562,11 +816,16 @@ impl TerrainMeshes {
         &self.draw_buffer
     }
 
-    /// Waits for the GPU and copies every draw slot and both whole arenas back (clearing the
-    /// draws of unloaded chunks first). For tests and tools: the draw path never reads back.
+    /// Waits for the GPU and copies every draw slot and the three whole arenas back (clearing
+    /// the draws of unloaded chunks first). For tests and tools: the draw path never reads back.
     pub fn read_back(&mut self) -> Result<TerrainReadback, TerrainMeshError> {
         let device = self.device.clone();
-        let sources = [&self.draw_buffer, &self.vertex_buffer, &self.index_buffer];
+        let sources = [
+            &self.draw_buffer,
+            &self.vertex_buffer,
+            &self.light_buffer,
+            &self.index_buffer,
+        ];
         let total: u64 = sources.iter().map(|buffer| buffer.size).sum();
         let readback = Buffer::new(
             &device,
@@ -584,16 +843,8 @@ impl TerrainMeshes {
             "terrain meshes: readback",
             label_colour::TRANSFER,
         );
-        let sizes = [
-            self.draw_buffer.size,
-            self.vertex_buffer.size,
-            self.index_buffer.size,
-        ];
-        let raws = [
-            self.draw_buffer.raw,
-            self.vertex_buffer.raw,
-            self.index_buffer.raw,
-        ];
+        let sizes = sources.map(|buffer| buffer.size);
+        let raws = sources.map(|buffer| buffer.raw);
         self.record_pending_clears(command_buffer);
         memory_barrier(
             &device,
@@ -638,25 +889,36 @@ impl TerrainMeshes {
         let words: Vec<u32> = readback.read::<u32>()?;
         let draw_words = (sizes[0] / 4) as usize;
         let vertex_words = (sizes[1] / 4) as usize;
+        let light_words = (sizes[2] / 4) as usize;
         let (draws, rest) = words.split_at(draw_words);
-        let (vertices, indices) = rest.split_at(vertex_words);
+        let (vertices, rest) = rest.split_at(vertex_words);
+        let (light, indices) = rest.split_at(light_words);
+        let floats = |words: &[u32]| words.iter().map(|&bits| f32::from_bits(bits)).collect();
         Ok(TerrainReadback {
             draws: bytemuck::pod_collect_to_vec(draws),
-            vertices: vertices.iter().map(|&bits| f32::from_bits(bits)).collect(),
+            vertices: floats(vertices),
+            light: floats(light),
             indices: indices.to_vec(),
         })
     }
 
-    /// Frame 1: upload, count, scan, and the two totals back to the CPU.
+    /// Frame 1: upload (the density grid, and the light grid if there is one), count, scan, and
+    /// the two totals back to the CPU.
     fn size(
         &mut self,
         frames: &mut FrameRing,
         push: &SurfaceNetsPush,
         samples: &[f32],
+        light: Option<&[f32]>,
     ) -> Result<[u32; 2], TerrainMeshError> {
-        // The staging and totals buffers were last used by the previous chunk's first frame,
-        // waited for already; the later frames only need the queue order (barriers below).
+        // The totals buffer was last used by the previous chunk's first frame, waited for
+        // already; the staging perhaps by a relight frame since, waited for here. The device
+        // buffers only need the queue order (barriers below).
+        self.device.wait_for(self.staging_use)?;
         self.staging.write(0, samples)?;
+        if let Some(light) = light {
+            self.staging.write(LIGHT_STAGING_OFFSET, light)?;
+        }
         let command_buffer = frames.begin()?;
         let device = self.device.clone();
         frames.begin_pass_coloured(SIZE_PASS_NAME, label_colour::COMPUTE);
@@ -694,6 +956,9 @@ impl TerrainMeshes {
             )
         };
         frames.end_pass();
+        if let Some(light) = light {
+            self.record_light_upload(frames, light);
+        }
         memory_barrier(
             &device,
             command_buffer,
@@ -743,16 +1008,19 @@ impl TerrainMeshes {
         frames.end_pass();
         let submitted = frames.submit(&[], &[])?;
         self.last_use = submitted;
+        self.staging_use = submitted;
         device.wait_for(submitted)?;
         let totals: Vec<u32> = self.totals.read::<u32>()?;
         Ok([totals[0], totals[1]])
     }
 
-    /// Frame 2: vertices and quads (and the draw) into the arenas at `push.output`.
+    /// Frame 2: vertices and quads (and the draw) into the arenas at `push.output`, then the
+    /// light of the new vertices into the light arena.
     fn write(
         &mut self,
         frames: &mut FrameRing,
         push: &SurfaceNetsPush,
+        light_push: &LightPush,
     ) -> Result<(), TerrainMeshError> {
         let command_buffer = frames.begin()?;
         let device = self.device.clone();
@@ -772,7 +1040,8 @@ impl TerrainMeshes {
             ),
         );
         self.record_passes(frames, push, 2..4);
-        // For the draws (and copies) of later submissions.
+        // The vertices pass's writes to the vertex arena before the light pass reads them (the
+        // light samples were ordered before this frame by the barrier above).
         memory_barrier(
             &device,
             command_buffer,
@@ -781,23 +1050,48 @@ impl TerrainMeshes {
                 vk::AccessFlags2::SHADER_STORAGE_WRITE,
             ),
             (
-                vk::PipelineStageFlags2::DRAW_INDIRECT
-                    | vk::PipelineStageFlags2::INDEX_INPUT
-                    | vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
-                    | vk::PipelineStageFlags2::VERTEX_SHADER
-                    | vk::PipelineStageFlags2::COMPUTE_SHADER
-                    | vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::INDIRECT_COMMAND_READ
-                    | vk::AccessFlags2::INDEX_READ
-                    | vk::AccessFlags2::VERTEX_ATTRIBUTE_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_WRITE
-                    | vk::AccessFlags2::TRANSFER_READ,
+                vk::PipelineStageFlags2::COMPUTE_SHADER,
+                vk::AccessFlags2::SHADER_STORAGE_READ,
             ),
         );
+        self.light_pass.record(&device, frames, light_push);
+        record_visible_to_draws(&device, command_buffer);
         frames.end_pass();
         self.last_use = frames.submit(&[], &[])?;
         Ok(())
+    }
+
+    /// Writes `light` into the light half of the staging buffer, once the latest submission
+    /// that copies from the staging has finished.
+    fn stage_light(&mut self, light: &[f32]) -> Result<(), TerrainMeshError> {
+        self.device.wait_for(self.staging_use)?;
+        self.staging.write(LIGHT_STAGING_OFFSET, light)?;
+        Ok(())
+    }
+
+    /// Records the copy of the staged light grid into the light samples, as a labelled, timed
+    /// pass. The caller orders earlier readers of the light samples before it and the copy
+    /// before the light pass.
+    fn record_light_upload(&self, frames: &mut FrameRing, light: &[f32]) {
+        let command_buffer = frames.command_buffer();
+        frames.begin_pass_coloured("terrain meshes: upload light", label_colour::TRANSFER);
+        let region = vk::BufferCopy {
+            src_offset: LIGHT_STAGING_OFFSET,
+            dst_offset: 0,
+            size: std::mem::size_of_val(light) as u64,
+        };
+        // SAFETY: recording; both buffers live as long as `self` (dropping waits); the light
+        // grid has as many samples as a checked density grid, which fit both the light half of
+        // the staging and the light samples.
+        unsafe {
+            self.device.raw.cmd_copy_buffer(
+                command_buffer,
+                self.staging.raw,
+                self.light_samples.raw,
+                &[region],
+            )
+        };
+        frames.end_pass();
     }
 
     /// Records surface-nets passes `passes` (indices into [`PASSES`]), each labelled and timed,
@@ -812,14 +1106,16 @@ impl TerrainMeshes {
             .record(&self.device, frames, self.set, push, passes);
     }
 
-    /// Takes the ranges and slot for chunk `key`'s new mesh, giving back its old ranges.
+    /// Takes the ranges and slot for chunk `key`'s new mesh, from a grid of `dims` samples,
+    /// giving back its old ranges.
     fn place(
         &mut self,
         key: ChunkKey,
+        dims: [usize; 3],
         vertex_count: u64,
         index_count: u64,
     ) -> Result<ResidentChunk, TerrainMeshError> {
-        let old = self.chunks.get(&key).copied();
+        let old = self.chunks.get(&key).map(|resident| resident.chunk);
         let slot = match old {
             Some(old) => old.slot,
             None => self.take_slot().ok_or(TerrainMeshError::TooManyChunks {
@@ -870,7 +1166,7 @@ impl TerrainMeshes {
             vertices: ranges.0,
             indices: ranges.1,
         };
-        self.chunks.insert(key, chunk);
+        self.chunks.insert(key, Resident { chunk, dims });
         Ok(chunk)
     }
 
@@ -926,6 +1222,72 @@ impl TerrainMeshes {
     }
 }
 
+/// The light pass over `chunk`'s vertices, blending a light grid of `dims` samples or, without
+/// one, lighting every vertex fully.
+fn light_push(chunk: ResidentChunk, dims: [usize; 3], from_grid: bool) -> LightPush {
+    LightPush {
+        dims: [dims[0] as i32, dims[1] as i32, dims[2] as i32, 0],
+        first_vertex: chunk.vertices.offset as u32,
+        vertex_count: chunk.vertices.size as u32,
+        from_grid: u32::from(from_grid),
+        constant_light: 1.0,
+    }
+}
+
+/// Checks that `light` is a light grid for a density grid of `dims` samples: one finite value
+/// per sample.
+fn check_light(key: ChunkKey, light: &[f32], dims: [usize; 3]) -> Result<(), GpuError> {
+    let expected = dims[0] * dims[1] * dims[2];
+    if light.len() != expected {
+        return Err(GpuError::Invalid(format!(
+            "terrain meshes: chunk {key:?}: the light grid holds {} values but the density grid \
+             of {dims:?} samples needs {expected}",
+            light.len()
+        )));
+    }
+    if let Some(index) = light.iter().position(|value| !value.is_finite()) {
+        let position = [
+            index % dims[0],
+            index / dims[0] % dims[1],
+            index / (dims[0] * dims[1]),
+        ];
+        return Err(GpuError::Invalid(format!(
+            "terrain meshes: chunk {key:?}: light value {index} at (x, y, z) = {position:?} is \
+             {}, not a finite number",
+            light[index]
+        )));
+    }
+    Ok(())
+}
+
+/// Records the barrier that makes a frame's compute writes to the arenas and draw slots visible
+/// to the draws (indirect commands, indices, vertex attributes: positions and light) and copies
+/// of later submissions.
+fn record_visible_to_draws(device: &Device, command_buffer: vk::CommandBuffer) {
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags2::DRAW_INDIRECT
+                | vk::PipelineStageFlags2::INDEX_INPUT
+                | vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
+                | vk::PipelineStageFlags2::VERTEX_SHADER
+                | vk::PipelineStageFlags2::COMPUTE_SHADER
+                | vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::INDIRECT_COMMAND_READ
+                | vk::AccessFlags2::INDEX_READ
+                | vk::AccessFlags2::VERTEX_ATTRIBUTE_READ
+                | vk::AccessFlags2::SHADER_STORAGE_READ
+                | vk::AccessFlags2::SHADER_STORAGE_WRITE
+                | vk::AccessFlags2::TRANSFER_READ,
+        ),
+    );
+}
+
 impl Drop for TerrainMeshes {
     fn drop(&mut self) {
         // The buffers, pipelines and set may still be in use by the latest chunk.
@@ -953,5 +1315,19 @@ mod tests {
             std::mem::offset_of!(DrawIndexedIndirect, first_instance),
             std::mem::offset_of!(vk::DrawIndexedIndirectCommand, first_instance)
         );
+    }
+
+    #[test]
+    fn the_light_push_constants_are_the_shaders() {
+        // `LightPush` in shaders/surface_nets_light.comp: an ivec4, then three uints and a
+        // float, std430-packed.
+        assert_eq!(std::mem::size_of::<LightPush>(), 32);
+        assert_eq!(std::mem::offset_of!(LightPush, first_vertex), 16);
+        assert_eq!(std::mem::offset_of!(LightPush, vertex_count), 20);
+        assert_eq!(std::mem::offset_of!(LightPush, from_grid), 24);
+        assert_eq!(std::mem::offset_of!(LightPush, constant_light), 28);
+        // The light half of the staging holds the largest grid, 4-byte aligned for the copy.
+        assert_eq!(LIGHT_STAGING_OFFSET, 34 * 34 * 34 * 4);
+        assert_eq!(LIGHT_BYTES, 4);
     }
 }

@@ -16,9 +16,11 @@
 //!   ([`terrain_array`]) in the bindless table; rock on steep faces, grass on flat high ground,
 //!   sand on flat low ground, dirt in between, blended smoothly ([`TerrainLook`]).
 //! * **Light**: the sun from the upper right of the first view plus the sky's ambient light,
-//!   both scaled by the sky light (`sky_light` in `terrain.frag`): sky light: constant until
-//!   light grids reach the GPU.
-//! * **Fog**: toward the sky colour, complete at the view radius (8 chunks, 256 m by default).
+//!   both scaled by the sky light: binding 1 is the light arena (one float per vertex, at the
+//!   vertex's index, so `vertexOffset` serves both bindings), which the compute pass blends from
+//!   the chunk's light grid (`game::terrain::light`, made on the CPU workers) at each vertex.
+//! * **Fog**: toward the sky colour, as in the seed from half the view radius, complete at 95%
+//!   of it (8 chunks: 128 m to 243 m), so the edge of the loaded chunks is never seen.
 //! * **Wireframe**: a second pipeline with `polygonMode = LINE`, only where the device has
 //!   `fillModeNonSolid` turned on; otherwise [`TerrainRenderer::set_wireframe`] logs why and
 //!   the terrain stays filled.
@@ -30,12 +32,13 @@ use blockfall_engine::gpu::{
     self, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
     PipelineLayout, ShaderLibrary, TextureSlot,
 };
-use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, VERTEX_BYTES};
+use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, LIGHT_BYTES, VERTEX_BYTES};
 use blockfall_engine::meshing::TerrainMeshes;
 use ultraviolet::{Mat4, Vec3, Vec4};
 
 use super::target::{DepthTarget, RenderTarget, DEPTH_FORMAT};
 use super::textures::{linear_to_srgb, terrain_array};
+use crate::player::EYES;
 use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
 use crate::terrain::Generator;
 
@@ -46,8 +49,9 @@ pub const SKY: [f32; 3] = [0.45, 0.66, 0.9];
 pub const SUN_TOWARD: [f32; 3] = [0.55, 0.75, 0.35];
 /// The default view radius, in chunks; the fog is complete at its distance.
 pub const VIEW_RADIUS_CHUNKS: u32 = 8;
-/// The eye's height above the feet, in meters.
-pub const EYE_HEIGHT: f32 = 1.65;
+/// Where the fog is complete, as a fraction of the view radius (the seed's 0.95): just before
+/// the edge of the loaded chunks.
+pub const FOG_END: f32 = 0.95;
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "terrain";
 
@@ -100,12 +104,12 @@ pub struct TerrainView {
 }
 
 impl TerrainView {
-    /// The player's view at the spawn point of `generator`: the eye [`EYE_HEIGHT`] above the
+    /// The player's view at the spawn point of `generator`: the eye [`EYES`] above the
     /// feet, looking north (toward [`Generator::first_view_target`], which lies at −z) and 10°
     /// down, for a `width`×`height` image.
     pub fn at_spawn(generator: &Generator, width: u32, height: u32) -> Self {
         let [x, y, z] = generator.spawn_point();
-        let eye = Vec3::new(x, y + EYE_HEIGHT, z);
+        let eye = Vec3::new(x, y + EYES, z);
         let [tx, _, tz] = generator.first_view_target();
         let mut ahead = Vec3::new(tx - eye.x, 0.0, tz - eye.z);
         if ahead.mag_sq() < 1e-6 {
@@ -116,11 +120,11 @@ impl TerrainView {
         Self::looking(eye, direction, width, height)
     }
 
-    /// A perspective view (70° vertical) from `eye` along `direction`, fog at the default view
-    /// radius.
+    /// A perspective view (70° vertical) from `eye` along `direction`, fog complete at 95% of
+    /// the default view radius.
     pub fn looking(eye: Vec3, direction: Vec3, width: u32, height: u32) -> Self {
         let aspect = width.max(1) as f32 / height.max(1) as f32;
-        let fog_distance = (VIEW_RADIUS_CHUNKS * CHUNK_SIZE as u32) as f32;
+        let fog_distance = FOG_END * (VIEW_RADIUS_CHUNKS * CHUNK_SIZE as u32) as f32;
         let view = Mat4::look_at(eye, eye + direction, Vec3::unit_y());
         let projection = ultraviolet::projection::rh_yup::perspective_vk(
             70f32.to_radians(),
@@ -208,11 +212,18 @@ impl TerrainRenderer {
             std::mem::size_of::<TerrainPush>() as u32,
             vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
         )?;
-        let bindings = [vk::VertexInputBindingDescription {
-            binding: 0,
-            stride: VERTEX_BYTES as u32,
-            input_rate: vk::VertexInputRate::VERTEX,
-        }];
+        let bindings = [
+            vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: VERTEX_BYTES as u32,
+                input_rate: vk::VertexInputRate::VERTEX,
+            },
+            vk::VertexInputBindingDescription {
+                binding: 1,
+                stride: LIGHT_BYTES as u32,
+                input_rate: vk::VertexInputRate::VERTEX,
+            },
+        ];
         let attributes = [
             vk::VertexInputAttributeDescription {
                 location: 0,
@@ -225,6 +236,12 @@ impl TerrainRenderer {
                 binding: 0,
                 format: vk::Format::R32G32B32_SFLOAT,
                 offset: 12,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 2,
+                binding: 1,
+                format: vk::Format::R32_SFLOAT,
+                offset: 0,
             },
         ];
         let colour_formats = [colour_format];
@@ -327,7 +344,7 @@ impl TerrainRenderer {
         self.wireframe_on
     }
 
-    /// Indirect draws recorded in the last frame: one per resident chunk.
+    /// Indirect draws recorded in the last frame: one per resident chunk in view.
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame
     }
@@ -353,8 +370,16 @@ impl TerrainRenderer {
             (Some(wireframe), true) => wireframe,
             _ => &self.fill,
         };
-        let mut chunks: Vec<_> = meshes.chunks().collect();
-        chunks.sort_by_key(|(_, chunk)| chunk.slot);
+        // Nearest first: the depth test then rejects most hidden fragments before they are
+        // shaded (the material's 12 texture reads are the frame's cost on a CPU rasteriser).
+        // Chunks wholly outside the view, or wholly in the complete fog, are not drawn.
+        let frustum = Frustum::of(view);
+        let mut chunks: Vec<_> = meshes
+            .chunks()
+            .filter(|(key, _)| frustum.may_see(*key))
+            .map(|(key, chunk)| (distance_squared(view.eye, key), key, chunk))
+            .collect();
+        chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.slot.cmp(&b.2.slot)));
         // SAFETY: the frame is recording; the pipelines, layout and texture live as long as
         // `self`, the arenas and draw slots as long as `meshes` (which waits for its own
         // submissions, and whose meshing frames made their writes visible to indirect, index
@@ -373,8 +398,8 @@ impl TerrainRenderer {
             device.raw.cmd_bind_vertex_buffers(
                 command_buffer,
                 0,
-                &[meshes.vertex_buffer().raw],
-                &[0],
+                &[meshes.vertex_buffer().raw, meshes.light_buffer().raw],
+                &[0, 0],
             );
             device.raw.cmd_bind_index_buffer(
                 command_buffer,
@@ -382,7 +407,7 @@ impl TerrainRenderer {
                 0,
                 vk::IndexType::UINT32,
             );
-            for (key, chunk) in &chunks {
+            for (_, key, chunk) in &chunks {
                 self.layout.push(
                     command_buffer,
                     &push_constants(view, &self.look, self.slot, *key),
@@ -401,6 +426,59 @@ impl TerrainRenderer {
         frames.end_pass();
         Ok(())
     }
+}
+
+/// The view's frustum as six planes (`a·p + d ≥ 0` inside) and its fog distance, for culling
+/// whole chunks.
+struct Frustum {
+    planes: [Vec4; 6],
+    eye: Vec3,
+    fog_distance: f32,
+}
+
+impl Frustum {
+    fn of(view: &TerrainView) -> Self {
+        // Rows of the view-projection (ultraviolet stores columns); Vulkan's clip volume is
+        // -w ≤ x, y ≤ w and 0 ≤ z ≤ w.
+        let m = view.view_projection;
+        let row = |r: usize| Vec4::new(m.cols[0][r], m.cols[1][r], m.cols[2][r], m.cols[3][r]);
+        let (x, y, z, w) = (row(0), row(1), row(2), row(3));
+        Self {
+            planes: [w + x, w - x, w + y, w - y, z, w - z],
+            eye: view.eye,
+            fog_distance: view.fog_distance,
+        }
+    }
+
+    /// Whether any part of chunk `key`'s box (its padded grid, where its vertices lie) may be
+    /// seen: inside every plane and nearer than the complete fog.
+    fn may_see(&self, key: [i32; 3]) -> bool {
+        let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+        let low = Vec3::new(ox as f32, oy as f32, oz as f32);
+        let high = low + Vec3::broadcast(CHUNK_SIZE as f32 + 1.0);
+        let inside_all = self.planes.iter().all(|plane| {
+            // The corner furthest along the plane's normal.
+            let corner = Vec3::new(
+                if plane.x >= 0.0 { high.x } else { low.x },
+                if plane.y >= 0.0 { high.y } else { low.y },
+                if plane.z >= 0.0 { high.z } else { low.z },
+            );
+            plane.x * corner.x + plane.y * corner.y + plane.z * corner.z + plane.w >= 0.0
+        });
+        let nearest = self.eye.clamped(low, high);
+        inside_all && (nearest - self.eye).mag() <= self.fog_distance
+    }
+}
+
+/// The squared distance from `eye` to the middle of chunk `key`.
+fn distance_squared(eye: Vec3, key: [i32; 3]) -> f32 {
+    let size = CHUNK_SIZE as f32;
+    let middle = Vec3::new(
+        (key[0] as f32 + 0.5) * size,
+        (key[1] as f32 + 0.5) * size,
+        (key[2] as f32 + 0.5) * size,
+    );
+    (middle - eye).mag_sq()
 }
 
 /// Whether a `polygonMode = LINE` pipeline may be used: the device turns `fillModeNonSolid` on
@@ -434,6 +512,19 @@ mod tests {
         let (px, py) = view.project(ground, 1280, 720).expect("in front");
         assert!((600.0..680.0).contains(&px), "x {px}");
         assert!(py > 360.0, "y {py}");
+    }
+
+    #[test]
+    fn chunks_behind_the_eye_or_in_the_full_fog_are_culled() {
+        let eye = Vec3::new(16.0, 16.0, 16.0);
+        let view = TerrainView::looking(eye, -Vec3::unit_z(), 1280, 720);
+        let frustum = Frustum::of(&view);
+        assert!(frustum.may_see([0, 0, 0]), "the chunk around the eye");
+        assert!(frustum.may_see([0, 0, -3]), "ahead");
+        assert!(!frustum.may_see([0, 0, 3]), "behind");
+        assert!(!frustum.may_see([5, 0, -1]), "far to the side");
+        assert!(!frustum.may_see([0, 0, -9]), "beyond the fog");
+        assert!(!frustum.may_see([0, 6, -2]), "high above the view");
     }
 
     #[test]

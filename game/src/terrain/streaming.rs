@@ -86,6 +86,26 @@ impl Streamer {
         StreamPlan { load, unload }
     }
 
+    /// How many chunks within the radius of `viewer` are not loaded yet (0 for a viewer at a
+    /// position that is not finite, which plans nothing).
+    pub fn missing(&self, viewer: [f32; 3]) -> usize {
+        if !viewer.iter().all(|c| c.is_finite()) {
+            return 0;
+        }
+        load_order(viewer, self.radius)
+            .into_iter()
+            .filter(|coord| !self.loaded.contains(coord))
+            .count()
+    }
+
+    /// Takes back loads that could not be carried out: the chunks count as not loaded, so a
+    /// later plan loads them again.
+    pub fn forget(&mut self, coords: &[ChunkCoord]) {
+        for coord in coords {
+            self.loaded.remove(coord);
+        }
+    }
+
     /// The loaded chunks an edit's changed samples reach: the ones to mesh again, in a fixed
     /// order. Chunks not loaded will be generated from the edited ground when they load.
     pub fn touched(&self, changed: &SampleBox) -> Vec<ChunkCoord> {
@@ -115,6 +135,7 @@ mod tests {
         let mut streamer = Streamer::new(3);
         let viewer = [10.0, 20.0, 30.0];
         let mut order = Vec::new();
+        assert_eq!(streamer.missing(viewer), load_order(viewer, 3).len());
         loop {
             let plan = streamer.plan(viewer, 7);
             assert!(plan.load.len() <= 7 && plan.unload.is_empty());
@@ -128,6 +149,11 @@ mod tests {
             load_order(viewer, 3),
             "all of the sphere, nearest first"
         );
+        assert_eq!(streamer.missing(viewer), 0);
+        // Loads taken back are loaded again by the next plan.
+        streamer.forget(&order[..2]);
+        assert_eq!(streamer.missing(viewer), 2);
+        assert_eq!(streamer.plan(viewer, 7).load, order[..2].to_vec());
         assert!(order
             .windows(2)
             .all(|w| distance(w[0], viewer) <= distance(w[1], viewer) + 1e-9));

@@ -106,6 +106,22 @@ enum Benchmark {
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
         chunks: u32,
     },
+    /// Startup: every chunk within the view radius of the spawn loaded, lit and meshed on the
+    /// GPU; then the world's frame time.
+    Startup {
+        /// The view radius, in chunks.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=32))]
+        radius: u32,
+        /// Frames rendered after the load, for the frame time.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        frames: u32,
+        #[arg(long, default_value_t = 1920, value_parser = clap::value_parser!(u32).range(16..=8192))]
+        width: u32,
+        #[arg(long, default_value_t = 1080, value_parser = clap::value_parser!(u32).range(16..=8192))]
+        height: u32,
+        #[arg(long)]
+        gpu: Option<usize>,
+    },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
         /// Chunks (34³ samples each) nearest the spawn point to fill.
@@ -125,6 +141,13 @@ fn main() -> anyhow::Result<()> {
         } => frames_benchmark(frames, width, height, gpu),
         Benchmark::SurfaceNets { repeats, chunks } => surface_nets_benchmark(repeats, chunks),
         Benchmark::Density { chunks } => density_benchmark(chunks),
+        Benchmark::Startup {
+            radius,
+            frames,
+            width,
+            height,
+            gpu,
+        } => blockfall_tools::world_bench::run(radius, frames, width, height, gpu),
         Benchmark::Light { chunks } => light_benchmark(chunks),
         Benchmark::GpuMesh { chunks, gpu } => gpu_mesh_benchmark(chunks, gpu),
         Benchmark::Nearest { queries } => nearest_benchmark(queries),
@@ -173,14 +196,14 @@ fn frames_benchmark(
     let setup_ms = setup.elapsed().as_secs_f64() * 1000.0;
 
     // Warm-up: pipeline compilation and first-use costs.
-    renderer.render(0.0, false)?;
+    renderer.render(0.0, 1.0 / 60.0, false)?;
     renderer.pixels()?;
 
     let mut spans = Vec::with_capacity(frames as usize);
     let mut gpu_scene = Vec::with_capacity(frames as usize);
     let mut last = Instant::now();
     for frame in 0..frames {
-        renderer.render(frame as f32 / 60.0, false)?;
+        renderer.render(frame as f32 / 60.0, 1.0 / 60.0, false)?;
         let now = Instant::now();
         spans.push((now - last).as_secs_f64() * 1000.0);
         last = now;

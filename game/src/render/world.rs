@@ -1,0 +1,187 @@
+//! The default scene on screen: the [`World`] (ground, player, tool), its terrain streamed
+//! around the player's eyes ([`StreamedTerrain`]) and drawn with the terrain material
+//! ([`TerrainRenderer`]). The window and the headless run both drive it, a frame at a time:
+//!
+//! ```text
+//!   step(dt, controls)        the player moves against the ground
+//!   edit(action)              the tool digs or builds; the touched chunks are meshed again now
+//!   stream(frames, budget)    far chunks out, the nearest missing ones in
+//!   record(frames, target)    the terrain pass into the frame being recorded
+//! ```
+//!
+//! Streaming and edits submit their own meshing work on the frame ring before the frame that
+//! draws is begun, so a dig is in the very next frame drawn.
+
+use std::sync::Arc;
+
+use blockfall_engine::gpu::{vk, Device, FrameRing, Gpu, GpuError, ShaderLibrary};
+use blockfall_engine::meshing::TerrainMeshError;
+use blockfall_engine::workers::{WorkerError, WorkerPool};
+
+use super::streamed::{EditReport, StreamReport, StreamedTerrain};
+use super::target::RenderTarget;
+use super::terrain::{TerrainLook, TerrainRenderer};
+use crate::player::Controls;
+use crate::terrain::EditError;
+use crate::world::{ToolAction, World};
+
+/// What can go wrong drawing the world.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldRenderError {
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Meshing(#[from] TerrainMeshError),
+    #[error("starting the worker threads: {0}")]
+    Workers(#[from] WorkerError),
+}
+
+/// The world, its streamed terrain and the renderer that draws it.
+pub struct WorldRenderer {
+    pub world: World,
+    pool: WorkerPool,
+    terrain: StreamedTerrain,
+    renderer: TerrainRenderer,
+    device: Arc<Device>,
+}
+
+impl WorldRenderer {
+    /// The world of `seed` with `radius` chunks in view, drawn into targets of `colour_format`.
+    /// Loads nothing yet: [`WorldRenderer::load_all`] or [`WorldRenderer::stream`] do.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+        seed: u32,
+        radius: u32,
+    ) -> Result<Self, WorldRenderError> {
+        let world = World::new(seed);
+        let spawn = world.generator().spawn_point();
+        let ground = world.generator().surface_height(spawn[0], spawn[2]);
+        let renderer =
+            TerrainRenderer::new(gpu, shaders, colour_format, TerrainLook::around(ground))?;
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Ok(Self {
+            world,
+            pool: WorkerPool::new(threads)?,
+            terrain: StreamedTerrain::new(&gpu.device, shaders, radius)?,
+            renderer,
+            device: gpu.device.clone(),
+        })
+    }
+
+    pub fn terrain(&self) -> &StreamedTerrain {
+        &self.terrain
+    }
+
+    pub fn terrain_mut(&mut self) -> &mut StreamedTerrain {
+        &mut self.terrain
+    }
+
+    pub fn renderer(&mut self) -> &mut TerrainRenderer {
+        &mut self.renderer
+    }
+
+    pub fn pool(&self) -> &WorkerPool {
+        &self.pool
+    }
+
+    /// Where the terrain is streamed around: the player's eyes.
+    pub fn viewer(&self) -> [f32; 3] {
+        self.world.eye().into()
+    }
+
+    /// Moves the player by one frame.
+    pub fn step(&mut self, dt: f32, controls: &Controls) {
+        self.world.step(dt, controls);
+    }
+
+    /// Loads every chunk within the view radius of the player (the start of a run); returns
+    /// how many were loaded.
+    pub fn load_all(&mut self, frames: &mut FrameRing) -> Result<usize, WorldRenderError> {
+        let viewer = self.viewer();
+        let missing = self.terrain.missing(viewer);
+        let report =
+            self.terrain
+                .update(frames, &self.pool, self.world.edits(), viewer, missing)?;
+        Ok(report.loaded.len())
+    }
+
+    /// One frame's streaming around the player: at most `budget` chunks loaded.
+    pub fn stream(
+        &mut self,
+        frames: &mut FrameRing,
+        budget: usize,
+    ) -> Result<StreamReport, WorldRenderError> {
+        let viewer = self.viewer();
+        Ok(self
+            .terrain
+            .update(frames, &self.pool, self.world.edits(), viewer, budget)?)
+    }
+
+    /// The tool, held for `dt` seconds (`pressed`: just pressed), and the terrain brought up to
+    /// date. An edit the ground refuses is logged and changes nothing.
+    pub fn hold_tool(
+        &mut self,
+        frames: &mut FrameRing,
+        action: ToolAction,
+        dt: f32,
+        pressed: bool,
+    ) -> Result<EditReport, WorldRenderError> {
+        let changed = self.world.hold_tool(action, dt, pressed);
+        self.after_edit(frames, changed)
+    }
+
+    /// Digs or builds a sphere of `radius` around `centre`, and brings the terrain up to date.
+    pub fn edit_at(
+        &mut self,
+        frames: &mut FrameRing,
+        action: ToolAction,
+        centre: [f32; 3],
+        radius: f32,
+    ) -> Result<EditReport, WorldRenderError> {
+        let changed = self.world.edit_at(action, centre, radius);
+        self.after_edit(frames, changed)
+    }
+
+    fn after_edit(
+        &mut self,
+        frames: &mut FrameRing,
+        changed: Result<Option<crate::terrain::SampleBox>, EditError>,
+    ) -> Result<EditReport, WorldRenderError> {
+        match changed {
+            Ok(Some(changed)) => {
+                Ok(self
+                    .terrain
+                    .edited(frames, &self.pool, self.world.edits(), &changed)?)
+            }
+            Ok(None) => Ok(EditReport::default()),
+            Err(error) => {
+                log::warn!("the terrain tool: {error}");
+                Ok(EditReport::default())
+            }
+        }
+    }
+
+    /// Records the terrain pass of the player's view into the frame being recorded.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+    ) -> Result<(), WorldRenderError> {
+        let view = self.world.view(target.width, target.height);
+        self.renderer
+            .record(frames, target, self.terrain.meshes(), &view)?;
+        Ok(())
+    }
+
+    /// The sky light at a point, as the terrain there is lit (for blocks and pieces).
+    pub fn light_at(&self, point: [f32; 3]) -> f32 {
+        self.terrain.light_at(self.world.edits(), point)
+    }
+
+    /// The device this draws with.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+}

@@ -1,0 +1,70 @@
+//! What a run shows, for the window and the headless run alike: the world (the default) or the
+//! renderer's test scene.
+
+use anyhow::Context as _;
+use blockfall_engine::gpu::{vk, FrameRing, Gpu};
+use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
+use blockfall_game::render::textures::TextureStyle;
+use blockfall_game::render::world::WorldRenderer;
+
+use crate::options::{RunOptions, SceneChoice};
+use crate::shaders::LIBRARY;
+
+/// The scene a run draws.
+pub enum Shown {
+    /// The world around the player: streamed, lit, edited with the terrain tool.
+    World(Box<WorldRenderer>),
+    /// Cubes of every material on a stone slab.
+    Test(Box<TestSceneRenderer>),
+}
+
+impl Shown {
+    /// The scene `options` ask for, drawn into targets of `colour_format`.
+    pub fn new(
+        gpu: &mut Gpu,
+        options: &RunOptions,
+        colour_format: vk::Format,
+    ) -> anyhow::Result<Self> {
+        Ok(match options.scene {
+            SceneChoice::World => Self::World(Box::new(
+                WorldRenderer::new(
+                    gpu,
+                    &LIBRARY,
+                    colour_format,
+                    options.seed,
+                    options.view_radius,
+                )
+                .context("setting up the world")?,
+            )),
+            SceneChoice::Test => Self::Test(Box::new(
+                TestSceneRenderer::new(gpu, &LIBRARY, colour_format, TextureStyle::Patterned)
+                    .context("setting up the test scene")?,
+            )),
+        })
+    }
+
+    /// The world, when it is what is shown.
+    pub fn world(&mut self) -> Option<&mut WorldRenderer> {
+        match self {
+            Self::World(world) => Some(world),
+            Self::Test(_) => None,
+        }
+    }
+
+    /// Records the scene's pass into the frame being recorded; the test scene at `time`.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        time: f32,
+    ) -> anyhow::Result<()> {
+        match self {
+            Self::World(world) => world.record(frames, target)?,
+            Self::Test(scene) => {
+                let at = TestScene::at(time, target.width, target.height);
+                scene.record(frames, target, &at)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,353 @@
+//! The default scene on lavapipe: the world streamed around the player, edited with the terrain
+//! tool, drawn headless with validation on.
+//!
+//! - An edit meshes again exactly the loaded chunks whose grids it changed; every other chunk's
+//!   mesh stays as it was, byte for byte, and the touched ones equal the CPU mesher's meshes of
+//!   the edited ground.
+//! - The frame after a dig shows the hole where the view met the ground, and nothing else moved.
+//! - 300 frames flying across chunk borders (loads and unloads) with digs and builds on the way
+//!   give no validation error and leave the arenas consistent.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use blockfall::headless::HeadlessRenderer;
+use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
+use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+use blockfall_game::player::{Controls, Mode};
+use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::terrain::chunks::fill_padded_grid;
+use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
+use blockfall_game::world::ToolAction;
+
+use common::assert_no_validation_errors;
+
+const WIDTH: u32 = 320;
+const HEIGHT: u32 = 180;
+/// Chunks in view: small, so that lavapipe in a debug build loads them in seconds.
+const RADIUS: u32 = 2;
+
+/// A headless world with every chunk in view loaded and the player hovering (flying, no keys)
+/// at the spawn, so that nothing moves between frames but what the test does.
+fn loaded_world(gpu: &mut Gpu) -> HeadlessRenderer {
+    let mut renderer =
+        HeadlessRenderer::with_world(gpu, WIDTH, HEIGHT, Generator::DEFAULT_SEED, RADIUS).unwrap();
+    world(&mut renderer).world.player.mode = Mode::Fly;
+    let loaded = renderer.load_world().unwrap();
+    assert!(loaded > 0);
+    renderer
+}
+
+fn world(renderer: &mut HeadlessRenderer) -> &mut WorldRenderer {
+    world_and_frames(renderer).0
+}
+
+fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mut FrameRing) {
+    renderer
+        .world_and_frames()
+        .expect("a headless renderer of the world")
+}
+
+fn frame(renderer: &mut HeadlessRenderer) -> RgbaImage {
+    renderer.render(0.0, 1.0 / 60.0, true).unwrap();
+    renderer.pixels().unwrap()
+}
+
+/// One chunk's mesh as the arenas hold it: vertex floats and indices, through its draw.
+fn resident_mesh(
+    readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
+    chunk: blockfall_engine::meshing::terrain_meshes::ResidentChunk,
+) -> (Vec<u32>, Vec<u32>) {
+    let draw = readback.draws[chunk.slot as usize];
+    let first = chunk.vertices.offset as usize * 6;
+    let vertices = readback.vertices[first..first + chunk.vertices.size as usize * 6]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    let indices = readback.indices
+        [draw.first_index as usize..(draw.first_index + draw.index_count) as usize]
+        .to_vec();
+    (vertices, indices)
+}
+
+#[test]
+fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before_errors = gpu.validation_errors();
+    let mut renderer = loaded_world(&mut gpu);
+    let world = world(&mut renderer);
+    let loaded: Vec<ChunkCoord> = world.terrain().loaded().collect();
+    let before = world.terrain_mut().meshes().read_back().unwrap();
+    let resident_before: Vec<_> = world.terrain_mut().meshes().chunks().collect();
+
+    // A dig at a chunk corner near the spawn reaches the padded grids of several chunks.
+    let spawn = world.world.generator().spawn_point();
+    let ground = world
+        .world
+        .generator()
+        .surface_height(spawn[0], spawn[2] - 8.0);
+    let centre = [
+        (spawn[0] / 32.0).round() * 32.0,
+        ground,
+        (spawn[2] / 32.0).round() * 32.0 - 0.5,
+    ];
+    let centre = [
+        centre[0],
+        world.world.generator().surface_height(centre[0], centre[2]),
+        centre[2],
+    ];
+    let (world, frames) = world_and_frames(&mut renderer);
+    let counters = world.terrain().counters();
+    let report = world.edit_at(frames, ToolAction::Dig, centre, 3.0).unwrap();
+    frames.wait_all().unwrap();
+    let changed = {
+        // Worked out apart from the streamer: the loaded chunks whose padded grid now differs
+        // from the generated ground's.
+        let edits = world.world.edits();
+        let mut changed = Vec::new();
+        for coord in &loaded {
+            let padded = coord.padded_box();
+            let mut samples = Vec::new();
+            fill_padded_grid(edits, *coord, &mut samples);
+            let generated: Vec<f32> = {
+                let mut out = Vec::new();
+                edits
+                    .generator()
+                    .fill_region(padded.low, [PADDED_SIZE; 3], &mut out);
+                out
+            };
+            if samples != generated {
+                changed.push(*coord);
+            }
+        }
+        changed
+    };
+    assert!(
+        changed.len() >= 2,
+        "the dig reached {} chunks",
+        changed.len()
+    );
+    assert_eq!(
+        report.remeshed, changed,
+        "exactly the loaded chunks whose samples changed are meshed again"
+    );
+    let after_counters = world.terrain().counters();
+    assert!(after_counters.meshes - counters.meshes <= changed.len() as u64);
+    assert!(
+        report.relit.iter().all(|coord| !changed.contains(coord)),
+        "relit chunks are not meshed"
+    );
+
+    let after = world.terrain_mut().meshes().read_back().unwrap();
+    let touched: BTreeSet<[i32; 3]> = changed.iter().map(|c| [c.x, c.y, c.z]).collect();
+    for (key, chunk) in &resident_before {
+        if touched.contains(key) {
+            continue;
+        }
+        let now = world
+            .terrain_mut()
+            .meshes()
+            .chunk(*key)
+            .expect("still resident");
+        assert_eq!(now, *chunk, "chunk {key:?} kept its ranges");
+        assert_eq!(
+            resident_mesh(&after, now),
+            resident_mesh(&before, *chunk),
+            "chunk {key:?} was not meshed again"
+        );
+    }
+    // The touched chunks hold the CPU mesher's mesh of the edited ground, to the bit.
+    let dims = [PADDED_SIZE; 3];
+    for coord in &changed {
+        let mut samples = Vec::new();
+        fill_padded_grid(world.world.edits(), *coord, &mut samples);
+        let mut cpu = SurfaceMesh::new();
+        SurfaceNets::new()
+            .mesh(
+                DensityGrid::new(&samples, dims).unwrap(),
+                GridRegion::owned_edges_of_padded_grid(dims),
+                &mut cpu,
+            )
+            .unwrap();
+        let key = [coord.x, coord.y, coord.z];
+        match world.terrain_mut().meshes().chunk(key) {
+            None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
+            Some(chunk) => {
+                let (vertices, indices) = resident_mesh(&after, chunk);
+                let cpu_vertices: Vec<u32> = cpu
+                    .positions
+                    .iter()
+                    .zip(&cpu.normals)
+                    .flat_map(|(p, n)| p.iter().chain(n).map(|v| v.to_bits()).collect::<Vec<_>>())
+                    .collect();
+                assert_eq!(vertices, cpu_vertices, "{key:?}: vertices");
+                assert_eq!(indices, cpu.indices, "{key:?}: indices");
+            }
+        }
+    }
+    drop(renderer);
+    assert_no_validation_errors(&gpu, before_errors);
+}
+
+#[test]
+fn the_frame_after_a_dig_shows_the_hole() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before_errors = gpu.validation_errors();
+    let mut renderer = loaded_world(&mut gpu);
+    world(&mut renderer).world.pitch = (-25f32).to_radians();
+    let before = frame(&mut renderer);
+    let world = world(&mut renderer);
+    let aim = world.world.aim().expect("the view meets the ground");
+    let view = world.world.view(WIDTH, HEIGHT);
+    let (px, py) = view.project(aim.into(), WIDTH, HEIGHT).unwrap();
+    assert!((px - WIDTH as f32 / 2.0).abs() < 1.0 && (py - HEIGHT as f32 / 2.0).abs() < 1.0);
+    let eye = world.world.eye();
+    let reach = (ultraviolet::Vec3::from(aim) - eye).mag();
+
+    let (world, frames) = world_and_frames(&mut renderer);
+    let report = world.edit_at(frames, ToolAction::Dig, aim, 2.5).unwrap();
+    assert!(!report.remeshed.is_empty());
+    let deeper = world.world.aim().expect("the hole's floor");
+    let deeper_reach = (ultraviolet::Vec3::from(deeper) - eye).mag();
+    assert!(deeper_reach > reach + 1.0, "{deeper_reach} vs {reach}");
+
+    let after = frame(&mut renderer);
+    let dir = std::env::temp_dir().join(format!("blockfall-world-{}", std::process::id()));
+    blockfall::screenshot::write_png(&before, &dir.join("before-dig.png")).unwrap();
+    blockfall::screenshot::write_png(&after, &dir.join("after-dig.png")).unwrap();
+    eprintln!("before and after the dig: {}", dir.display());
+
+    // Around the middle of the image, where the view met the ground, the picture changed.
+    let difference = |x: u32, y: u32| {
+        let (a, b) = (before.pixel(x, y).unwrap(), after.pixel(x, y).unwrap());
+        (0..3).map(|c| a[c].abs_diff(b[c]) as u32).sum::<u32>()
+    };
+    let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
+    let mut changed = 0;
+    let mut total = 0;
+    for y in cy - 4..=cy + 4 {
+        for x in cx - 4..=cx + 4 {
+            total += 1;
+            if difference(x, y) > 30 {
+                changed += 1;
+            }
+        }
+    }
+    // The bowl is dirt (and shaded where it faces away from the sky) instead of grass.
+    assert!(
+        changed * 2 >= total,
+        "{changed} of {total} pixels at the hole changed"
+    );
+    // Every pixel that changed lies where the dug sphere projects (its box, a meter larger
+    // for the light's blend and the normals at the rim), and many did.
+    let reach_box = 2.5 + 1.0;
+    let corners: Vec<(f32, f32)> = (0..8)
+        .map(|corner| {
+            let offset = |bit: u32| {
+                if corner & bit == 0 {
+                    -reach_box
+                } else {
+                    reach_box
+                }
+            };
+            let point =
+                ultraviolet::Vec3::new(aim[0] + offset(1), aim[1] + offset(2), aim[2] + offset(4));
+            view.project(point, WIDTH, HEIGHT).expect("in front")
+        })
+        .collect();
+    let low_x = corners.iter().map(|c| c.0).fold(f32::MAX, f32::min).floor() - 1.0;
+    let high_x = corners.iter().map(|c| c.0).fold(f32::MIN, f32::max).ceil() + 1.0;
+    let low_y = corners.iter().map(|c| c.1).fold(f32::MAX, f32::min).floor() - 1.0;
+    let high_y = corners.iter().map(|c| c.1).fold(f32::MIN, f32::max).ceil() + 1.0;
+    let mut changed_anywhere = 0;
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            if difference(x, y) == 0 {
+                continue;
+            }
+            changed_anywhere += 1;
+            let (fx, fy) = (x as f32, y as f32);
+            assert!(
+                (low_x..=high_x).contains(&fx) && (low_y..=high_y).contains(&fy),
+                "({x}, {y}) changed, away from the hole ({low_x}..{high_x}, {low_y}..{high_y})"
+            );
+        }
+    }
+    assert!(changed_anywhere >= 100, "{changed_anywhere} pixels changed");
+    drop(renderer);
+    assert_no_validation_errors(&gpu, before_errors);
+}
+
+#[test]
+fn three_hundred_streamed_frames_with_edits_stay_valid() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before_errors = gpu.validation_errors();
+    let mut renderer = loaded_world(&mut gpu);
+    let start = world(&mut renderer).terrain().counters();
+    world(&mut renderer).world.pitch = (-20f32).to_radians();
+    let fly = Controls {
+        forward: true,
+        run: true,
+        ..Controls::default()
+    };
+    let mut edits = 0;
+    for frame_number in 0..300u32 {
+        let world = world(&mut renderer);
+        // Fly north fast (60 m/s, two chunks a second) for 200 frames, then turn back.
+        if frame_number == 200 {
+            world.world.turn(std::f32::consts::PI, 0.0);
+        }
+        // Level flight; the tool aims down at the ground.
+        world.world.pitch = 0.0;
+        world.step(1.0 / 60.0, &fly);
+        world.world.pitch = (-30f32).to_radians();
+        if frame_number % 25 == 0 {
+            let action = if frame_number % 50 == 0 {
+                ToolAction::Dig
+            } else {
+                ToolAction::Build
+            };
+            let (world, frames) = world_and_frames(&mut renderer);
+            let report = world.hold_tool(frames, action, 1.0, true).unwrap();
+            if !report.remeshed.is_empty() {
+                edits += 1;
+            }
+        }
+        renderer
+            .render(frame_number as f32 / 60.0, 0.0, frame_number == 299)
+            .unwrap();
+    }
+    let image = renderer.pixels().unwrap();
+    let world = world(&mut renderer);
+    let counters = world.terrain().counters();
+    assert!(edits >= 6, "edits that changed the terrain: {edits}");
+    assert!(counters.unloads > start.unloads, "chunks were unloaded");
+    assert!(counters.loads > start.loads + 20, "chunks were loaded");
+    // The arenas hold exactly the resident chunks' ranges.
+    let meshes = world.terrain_mut().meshes();
+    let resident: Vec<_> = meshes.chunks().collect();
+    assert!(!resident.is_empty());
+    let vertices: u64 = resident.iter().map(|(_, c)| c.vertices.size).sum();
+    let indices: u64 = resident.iter().map(|(_, c)| c.indices.size).sum();
+    assert_eq!(meshes.vertex_arena().used(), vertices);
+    assert_eq!(meshes.index_arena().used(), indices);
+    assert_eq!(meshes.vertex_arena().allocations(), resident.len());
+    // The last frame shows terrain and sky.
+    let sky = blockfall_game::render::terrain::sky_colour();
+    let sky_pixels = image
+        .pixels
+        .chunks(4)
+        .filter(|p| (0..3).all(|c| p[c].abs_diff(sky[c]) <= 2))
+        .count();
+    let all = (WIDTH * HEIGHT) as usize;
+    assert!(sky_pixels > 0 && sky_pixels < all, "{sky_pixels} of {all}");
+    drop(renderer);
+    assert_no_validation_errors(&gpu, before_errors);
+}

@@ -1,0 +1,91 @@
+//! The startup benchmark: from nothing to every chunk within the view radius of the spawn
+//! loaded, lit and meshed on the GPU — the world's first complete frame — and then the frame
+//! time of the world's view.
+
+use std::time::Instant;
+
+use anyhow::Context as _;
+use blockfall::headless::HeadlessRenderer;
+use blockfall_engine::gpu::{Gpu, GpuDesc};
+use blockfall_game::terrain::Generator;
+
+/// Loads the world around the spawn with `radius` chunks in view, then renders `frames` frames
+/// of `width` × `height`; prints the phases and the frame times.
+pub fn run(
+    radius: u32,
+    frames: u32,
+    width: u32,
+    height: u32,
+    preferred: Option<usize>,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let mut gpu = Gpu::headless(&GpuDesc {
+        app_name: "blockfall bench".into(),
+        validation: false,
+        preferred_device: preferred,
+        vulkan_1_2_path: false,
+    })?;
+    let device_seconds = started.elapsed().as_secs_f64();
+    let setup = Instant::now();
+    let mut renderer =
+        HeadlessRenderer::with_world(&mut gpu, width, height, Generator::DEFAULT_SEED, radius)
+            .context("setting up the world")?;
+    let setup_seconds = setup.elapsed().as_secs_f64();
+    let load = Instant::now();
+    let loaded = renderer.load_world()?;
+    let load_seconds = load.elapsed().as_secs_f64();
+    let (world, _) = renderer.world_and_frames().expect("the world is shown");
+    let counters = world.terrain().counters();
+    let resident = world.terrain().resident_chunks();
+    let threads = world.pool().threads();
+
+    println!("device: {}", gpu.device.adapter.name);
+    println!("view radius {radius} chunks; worker threads {threads}");
+    println!("instance + device + allocator: {device_seconds:.3} s");
+    println!("world setup (pipelines, textures, arenas): {setup_seconds:.3} s");
+    println!(
+        "startup to every chunk in view meshed: {load_seconds:.3} s ({:.3} s from the start \
+         of the process's GPU work)",
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "  {loaded} chunks in view, {} may hold a surface, {resident} with a surface meshed",
+        counters.meshes
+    );
+    println!(
+        "  density grids {:.3} s, sky light {:.3} s, GPU meshing (with the count waits) {:.3} s",
+        counters.generate_time.as_secs_f64(),
+        counters.light_time.as_secs_f64(),
+        counters.mesh_time.as_secs_f64()
+    );
+
+    // Frames: the first pays for pipeline warm-up.
+    renderer.render(0.0, 0.0, false)?;
+    let mut frame_times = Vec::with_capacity(frames as usize);
+    let mut gpu_times = Vec::with_capacity(frames as usize);
+    for frame in 0..frames {
+        let start = Instant::now();
+        renderer.render(frame as f32 / 60.0, 0.0, false)?;
+        frame_times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if let Some(timing) = renderer
+            .frames
+            .last_timings()
+            .iter()
+            .find(|t| t.name == blockfall_game::render::terrain::PASS_NAME)
+        {
+            gpu_times.push(timing.milliseconds);
+        }
+    }
+    renderer.frames.wait_all()?;
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "{frames} frames at {width}x{height}: median {:.2} ms per frame, terrain pass {:.2} ms GPU \
+         (median)",
+        median(&mut frame_times),
+        median(&mut gpu_times)
+    );
+    Ok(())
+}
