@@ -14,3 +14,16 @@ pub mod city;
 pub mod physics_bench;
 pub mod seed_support;
 pub mod world_bench;
+
+/// The GPU a benchmark measures: device `preferred` or the best one, validation off (it would
+/// be measured too).
+pub fn bench_gpu(
+    preferred: Option<usize>,
+) -> Result<blockfall_engine::gpu::Gpu, blockfall_engine::gpu::GpuError> {
+    blockfall_engine::gpu::Gpu::headless(&blockfall_engine::gpu::GpuDesc {
+        app_name: "blockfall bench".into(),
+        validation: false,
+        preferred_device: preferred,
+        vulkan_1_2_path: false,
+    })
+}

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
-use blockfall_engine::gpu::{Gpu, GpuDesc};
 use blockfall_game::terrain::Generator;
 
 /// Loads the world around the spawn with `radius` chunks in view, then renders `frames` frames
@@ -19,12 +18,7 @@ pub fn run(
     preferred: Option<usize>,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let mut gpu = Gpu::headless(&GpuDesc {
-        app_name: "blockfall bench".into(),
-        validation: false,
-        preferred_device: preferred,
-        vulkan_1_2_path: false,
-    })?;
+    let mut gpu = crate::bench_gpu(preferred)?;
     let device_seconds = started.elapsed().as_secs_f64();
     let setup = Instant::now();
     let mut renderer =

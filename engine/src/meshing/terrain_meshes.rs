@@ -645,20 +645,7 @@ impl TerrainMeshes {
         frames.begin_pass_coloured(RELIGHT_PASS_NAME, label_colour::COMPUTE);
         // Everything earlier on the queue (draws reading the light range, earlier light passes
         // reading the light samples, the writes of the chunk's vertices) before this frame.
-        memory_barrier(
-            &device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::TRANSFER_WRITE
-                    | vk::AccessFlags2::SHADER_STORAGE_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-        );
+        after_earlier_work(&device, command_buffer);
         self.record_light_upload(frames, light);
         memory_barrier(
             &device,
@@ -925,20 +912,7 @@ impl TerrainMeshes {
         self.record_pending_clears(command_buffer);
         // Everything earlier on the queue (draws of freed ranges, the previous chunk's passes
         // reading the samples and scratch) before this chunk's writes.
-        memory_barrier(
-            &device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::TRANSFER_WRITE
-                    | vk::AccessFlags2::SHADER_STORAGE_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-        );
+        after_earlier_work(&device, command_buffer);
         frames.begin_pass_coloured("terrain meshes: upload", label_colour::TRANSFER);
         let region = vk::BufferCopy {
             src_offset: 0,
@@ -1295,6 +1269,26 @@ impl Drop for TerrainMeshes {
             log::error!("waiting for the terrain meshes before dropping them: {error}");
         }
     }
+}
+
+/// Orders everything earlier on the queue — draws of ranges handed out again, earlier passes
+/// reading the samples, scratch and light samples — before a meshing frame's copies and
+/// compute passes write.
+fn after_earlier_work(device: &Device, command_buffer: vk::CommandBuffer) {
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::TRANSFER_WRITE
+                | vk::AccessFlags2::SHADER_STORAGE_READ
+                | vk::AccessFlags2::SHADER_STORAGE_WRITE,
+        ),
+    );
 }
 
 #[cfg(test)]

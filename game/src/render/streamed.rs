@@ -28,7 +28,7 @@ use blockfall_engine::meshing::{
 };
 use blockfall_engine::workers::WorkerPool;
 
-use crate::terrain::chunks::{generate_chunks, ChunkCoord, PADDED_SIZE};
+use crate::terrain::chunks::{generate_chunks, ChunkCoord, ChunkGrid, PADDED_SIZE};
 use crate::terrain::edits::SampleBox;
 use crate::terrain::light::{light_grid, light_grids, LightGrid, MARGIN};
 use crate::terrain::streaming::{StreamPlan, Streamer};
@@ -57,7 +57,8 @@ pub struct EditReport {
     pub relit: Vec<ChunkCoord>,
 }
 
-/// Totals since the start, for the window's title, logs, tests and the startup benchmark.
+/// Totals since the start, for the window's title, logs, tests and the startup benchmark. The
+/// times overlap where chunks are filled while others are meshed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StreamCounters {
     pub loads: u64,
@@ -65,7 +66,7 @@ pub struct StreamCounters {
     /// Chunks handed to the GPU mesher (those that may hold a surface).
     pub meshes: u64,
     pub relights: u64,
-    /// Wall time filling density grids on the workers.
+    /// Wall time filling density grids on the workers (the scheduling thread's view).
     pub generate_time: Duration,
     /// Wall time working out sky light on the workers.
     pub light_time: Duration,
@@ -251,6 +252,10 @@ impl StreamedTerrain {
 
     /// Fills, lights and meshes `coords` (loaded in the streamer already); returns those with
     /// a surface.
+    ///
+    /// Many chunks (the start of a run) go through a pipeline: a thread fills and lights the
+    /// next batch on the workers while this one drives the GPU mesher, whose waits for each
+    /// chunk's counts would otherwise leave the cores idle.
     fn load<G: Ground + ?Sized>(
         &mut self,
         frames: &mut FrameRing,
@@ -258,26 +263,42 @@ impl StreamedTerrain {
         edits: &EditStore<G>,
         coords: &[ChunkCoord],
     ) -> Result<Vec<ChunkCoord>, TerrainMeshError> {
-        if coords.is_empty() {
-            return Ok(Vec::new());
+        if coords.len() <= PIPELINE_BATCH {
+            let prepared = prepare(pool, edits, coords);
+            return self.mesh_prepared(frames, prepared);
         }
+        std::thread::scope(|scope| {
+            let (sender, receiver) = crossbeam::channel::bounded(1);
+            scope.spawn(move || {
+                for batch in coords.chunks(PIPELINE_BATCH) {
+                    // The receiver is gone when meshing failed: stop.
+                    if sender.send(prepare(pool, edits, batch)).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut meshed = Vec::new();
+            for prepared in receiver {
+                meshed.extend(self.mesh_prepared(frames, prepared)?);
+            }
+            Ok(meshed)
+        })
+    }
+
+    /// Meshes a prepared batch into the arenas; returns the chunks with a surface.
+    fn mesh_prepared(
+        &mut self,
+        frames: &mut FrameRing,
+        prepared: Prepared,
+    ) -> Result<Vec<ChunkCoord>, TerrainMeshError> {
         let started = Instant::now();
-        let grids = generate_chunks(pool, edits, coords);
-        let mixed: Vec<ChunkCoord> = grids
-            .iter()
-            .filter(|grid| grid.kind == ChunkKind::Mixed)
-            .map(|grid| grid.coord)
-            .collect();
-        let generated = Instant::now();
-        let lights = light_grids(pool, edits, &mixed);
-        let lit = Instant::now();
-        self.counters.generate_time += generated - started;
-        self.counters.light_time += lit - generated;
-        let mut lights = lights.into_iter();
+        self.counters.generate_time += prepared.generate_time;
+        self.counters.light_time += prepared.light_time;
+        let mut lights = prepared.lights.into_iter();
         let dims = [PADDED_SIZE; 3];
         let region = GridRegion::owned_edges_of_padded_grid(dims);
         let mut meshed = Vec::new();
-        for grid in &grids {
+        for grid in &prepared.grids {
             let coord = grid.coord;
             if grid.kind != ChunkKind::Mixed {
                 self.meshes.unload(key(coord));
@@ -299,8 +320,43 @@ impl StreamedTerrain {
                 self.lights.remove(&coord);
             }
         }
-        self.counters.mesh_time += lit.elapsed();
+        self.counters.mesh_time += started.elapsed();
         Ok(meshed)
+    }
+}
+
+/// Chunks filled and lit together while the previous batch is meshed.
+const PIPELINE_BATCH: usize = 16;
+
+/// A batch of chunks ready for the GPU: density grids, and light for those that may hold a
+/// surface (in the same order).
+struct Prepared {
+    grids: Vec<ChunkGrid>,
+    lights: Vec<LightGrid>,
+    generate_time: Duration,
+    light_time: Duration,
+}
+
+/// Fills and lights `coords` on the workers.
+fn prepare<G: Ground + ?Sized>(
+    pool: &WorkerPool,
+    edits: &EditStore<G>,
+    coords: &[ChunkCoord],
+) -> Prepared {
+    let started = Instant::now();
+    let grids = generate_chunks(pool, edits, coords);
+    let mixed: Vec<ChunkCoord> = grids
+        .iter()
+        .filter(|grid| grid.kind == ChunkKind::Mixed)
+        .map(|grid| grid.coord)
+        .collect();
+    let generated = Instant::now();
+    let lights = light_grids(pool, edits, &mixed);
+    Prepared {
+        grids,
+        lights,
+        generate_time: generated - started,
+        light_time: generated.elapsed(),
     }
 }
 

@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
-use blockfall_engine::gpu::{Gpu, GpuDesc};
 use blockfall_game::render::textures::TextureStyle;
 use clap::{Parser, Subcommand};
 
@@ -183,12 +182,7 @@ fn frames_benchmark(
     preferred: Option<usize>,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let mut gpu = Gpu::headless(&GpuDesc {
-        app_name: "blockfall bench".into(),
-        validation: false,
-        preferred_device: preferred,
-        vulkan_1_2_path: false,
-    })?;
+    let mut gpu = blockfall_tools::bench_gpu(preferred)?;
     let device_ms = started.elapsed().as_secs_f64() * 1000.0;
     let setup = Instant::now();
     let mut renderer = HeadlessRenderer::new(&mut gpu, width, height, TextureStyle::Patterned)
@@ -918,25 +912,46 @@ fn light_benchmark(chunk_count: u32) -> anyhow::Result<()> {
     let (edits, coords) = world_chunks(chunk_count, |edits, coord| {
         chunks::classify(edits, coord) == ChunkKind::Mixed
     });
+    // The game lights only the chunks whose samples hold a surface (see
+    // `StreamedTerrain::load`): the bounds above let through a few all air or all ground.
+    let mut samples = Vec::new();
+    let lit: Vec<_> = coords
+        .iter()
+        .copied()
+        .filter(|&coord| {
+            chunks::fill_padded_grid_or_skip(&edits, coord, &mut samples) == ChunkKind::Mixed
+        })
+        .collect();
     println!(
-        "sky light of the default world: {} chunks that may hold a surface, nearest the spawn point",
-        coords.len()
+        "sky light of the default world: {} chunks that may hold a surface, nearest the spawn point; \
+         {} of them hold one (the chunks the game lights)",
+        coords.len(),
+        lit.len()
     );
     for threads in [1, 2] {
         let pool = WorkerPool::new(threads)?;
-        let mut best = Duration::MAX;
-        for _ in 0..3 {
-            let started = Instant::now();
-            let grids = light::light_grids(&pool, &edits, &coords);
-            best = best.min(started.elapsed());
-            anyhow::ensure!(grids.len() == coords.len());
+        for (set, name) in [(&coords, "all"), (&lit, "with a surface")] {
+            let mut best = Duration::MAX;
+            let mut through_caves = 0;
+            for _ in 0..3 {
+                let started = Instant::now();
+                let grids = light::light_grids(&pool, &edits, set);
+                best = best.min(started.elapsed());
+                anyhow::ensure!(grids.len() == set.len());
+                through_caves = grids
+                    .iter()
+                    .filter(|grid| grid.values.iter().any(|&v| v > 0.0 && v < 1.0))
+                    .count();
+            }
+            println!(
+                "{threads} thread{}, {name}: {:.2} ms per chunk ({:.0} ms for {}; {through_caves} \
+                 with light through caves)",
+                if threads == 1 { "" } else { "s" },
+                best.as_secs_f64() * 1000.0 / set.len().max(1) as f64,
+                best.as_secs_f64() * 1000.0,
+                set.len()
+            );
         }
-        println!(
-            "{threads} thread{}: {:.1} ms per chunk ({:.0} ms for all)",
-            if threads == 1 { "" } else { "s" },
-            best.as_secs_f64() * 1000.0 / coords.len() as f64,
-            best.as_secs_f64() * 1000.0
-        );
     }
     Ok(())
 }
@@ -963,12 +978,7 @@ fn gpu_mesh_benchmark(chunk_count: u32, preferred: Option<usize>) -> anyhow::Res
         .collect();
     let dims = [PADDED; 3];
     let region = GridRegion::owned_edges_of_padded_grid(dims);
-    let mut gpu = Gpu::headless(&GpuDesc {
-        app_name: "blockfall bench".into(),
-        validation: false,
-        preferred_device: preferred,
-        vulkan_1_2_path: false,
-    })?;
+    let mut gpu = blockfall_tools::bench_gpu(preferred)?;
     anyhow::ensure!(
         gpu.device.adapter.timestamps,
         "{} writes no timestamps: the GPU time cannot be measured",
