@@ -351,3 +351,52 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     drop(renderer);
     assert_no_validation_errors(&gpu, before_errors);
 }
+
+#[test]
+fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before_errors = gpu.validation_errors();
+    let mut renderer = loaded_world(&mut gpu);
+    let world = world(&mut renderer);
+    let generator = world.world.generator().clone();
+    let spawn = generator.spawn_point();
+    assert_eq!(world.light_at([spawn[0], spawn[1] + 3.0, spawn[2]]), 1.0);
+    assert_eq!(world.light_at([spawn[0], spawn[1] - 12.0, spawn[2]]), 0.0);
+    assert_eq!(world.light_at([f32::NAN, 0.0, 0.0]), 0.0);
+
+    // At the terrain's vertices, `light_at` gives what the light arena holds.
+    let readback = world.terrain_mut().meshes().read_back().unwrap();
+    let resident: Vec<_> = world.terrain_mut().meshes().chunks().collect();
+    let mut compared = 0;
+    let mut dark = 0;
+    for (key, chunk) in resident {
+        let coord = ChunkCoord::new(key[0], key[1], key[2]);
+        let origin = coord.padded_origin();
+        for vertex in 0..chunk.vertices.size as usize {
+            let at = chunk.vertices.offset as usize + vertex;
+            let local = &readback.vertices[at * 6..at * 6 + 3];
+            let point: [f32; 3] = std::array::from_fn(|axis| local[axis] + origin[axis] as f32);
+            // Points in the chunk proper: its own grid answers `light_at` there.
+            if ChunkCoord::containing(point) != coord {
+                continue;
+            }
+            let expected = readback.light[at];
+            let light = world.light_at(point);
+            // Within rounding: the world point is the local one plus the origin, in f32.
+            assert!(
+                (light - expected).abs() <= 1e-5,
+                "{point:?}: light_at {light}, the terrain {expected}"
+            );
+            compared += 1;
+            if expected < 0.5 {
+                dark += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} vertices compared");
+    assert!(dark > 0, "some of the terrain in view is in a cave's shade");
+    drop(renderer);
+    assert_no_validation_errors(&gpu, before_errors);
+}
