@@ -118,15 +118,18 @@ bool inside(ivec3 p) {
     return samples[sample_index(p)] > 0.0;
 }
 
-// Whether the edge start -> start + e_axis gets a quad: its start is owned, the four cells
-// around it exist (the other two coordinates are at least 1; start_max <= dims - 1 keeps them
-// below dims - 1) and its ends lie on opposite sides of the surface.
-bool owned_edge(ivec3 start, int axis) {
+// Whether an edge starting at `start` along `axis` may get a quad: its start is owned and the
+// four cells around it exist (the other two coordinates are at least 1; start_max <= dims - 1
+// keeps them below dims - 1). The sides of its ends decide the rest.
+bool owned_start(ivec3 start, int axis) {
     if (any(lessThan(start, push.start_min.xyz)) || any(greaterThanEqual(start, push.start_max.xyz))) {
         return false;
     }
-    if (start[(axis + 1) % 3] < 1 || start[(axis + 2) % 3] < 1) {
-        return false;
-    }
-    return inside(start) != inside(start + unit(axis));
+    return start[(axis + 1) % 3] >= 1 && start[(axis + 2) % 3] >= 1;
+}
+
+// Whether the edge start -> start + e_axis gets a quad: owned, and its ends lie on opposite
+// sides of the surface.
+bool owned_edge(ivec3 start, int axis) {
+    return owned_start(start, axis) && inside(start) != inside(start + unit(axis));
 }

@@ -14,17 +14,31 @@ void main() {
     }
     ivec3 d = grid_dims();
     ivec3 p = position_of(index, d);
+    // The sides of the 8 samples of the cell at p, read once (bit x + 2y + 4z). Past the grid's
+    // far faces the reads are clamped; only edges that ownership rejects join those corners.
+    uint corners = 0u;
+    for (int corner = 0; corner < 8; corner++) {
+        ivec3 offset = ivec3(corner & 1, (corner >> 1) & 1, corner >> 2);
+        corners |= inside(min(p + offset, d - 1)) ? 1u << corner : 0u;
+    }
     for (int axis = 0; axis < 3; axis++) {
-        flags[edge_slot(p, axis)] = owned_edge(p, axis) ? 1u : 0u;
+        bool crosses = (corners & 1u) != ((corners >> (1 << axis)) & 1u);
+        flags[edge_slot(p, axis)] = crosses && owned_start(p, axis) ? 1u : 0u;
     }
     if (all(lessThan(p, d - 1))) {
+        // The cell's 12 edges join its corners.
         bool used = false;
         for (int axis = 0; axis < 3; axis++) {
-            ivec3 b = unit((axis + 1) % 3);
-            ivec3 c = unit((axis + 2) % 3);
+            int b = (axis + 1) % 3;
+            int c = (axis + 2) % 3;
             // The cell is one of the four around the edges at p, p + e_b, p + e_c, p + e_b + e_c.
-            used = used || owned_edge(p, axis) || owned_edge(p + b, axis)
-                || owned_edge(p + c, axis) || owned_edge(p + b + c, axis);
+            for (int around = 0; around < 4; around++) {
+                ivec3 offset = unit(b) * (around & 1) + unit(c) * (around >> 1);
+                int from = offset.x + 2 * offset.y + 4 * offset.z;
+                int to = from + (1 << axis);
+                bool crosses = ((corners >> from) & 1u) != ((corners >> to) & 1u);
+                used = used || (crosses && owned_start(p + offset, axis));
+            }
         }
         flags[cell_index(p)] = used ? 1u : 0u;
     }
