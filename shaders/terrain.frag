@@ -27,6 +27,18 @@ const float SAND = 3.0;
 // One texture repeat per this many meters.
 const float METERS_PER_REPEAT = 4.0;
 const vec3 SUN_COLOUR = vec3(0.9, 0.85, 0.75);
+// Toward the sun: up, to the right of the first view (which looks north, -z) and a little
+// behind it, so that the slope ahead is lit.
+const vec3 SUN_TOWARD = normalize(vec3(0.55, 0.75, 0.35));
+// Flat ground this far below the spawn's ground (give or take SAND_BLEND) is sand; from
+// GRASS_BELOW below it (give or take GRASS_BLEND) up, grass.
+const float SAND_BELOW = 14.0;
+const float SAND_BLEND = 2.0;
+const float GRASS_BELOW = 4.0;
+const float GRASS_BLEND = 4.0;
+// The terrain tool's marker: the ground within its sphere is tinted, its rim drawn brighter.
+const vec3 MARKER_COLOUR = vec3(1.0, 0.55, 0.15);
+const float MARKER_RIM = 0.12;
 const vec3 SKY_AMBIENT = vec3(0.28, 0.32, 0.4);
 // Deep in a cave a little light remains, so that its walls can still be made out.
 const float DARKEST = 0.04;
@@ -54,9 +66,11 @@ void main() {
     float flatness = n.y;
     // Steep faces are rock; flat high ground grass, flat low ground sand; dirt in between.
     float rock = 1.0 - smoothstep(0.55, 0.75, flatness);
-    float grass = smoothstep(push.sky.w - 4.0, push.sky.w + 4.0, height)
+    float grass_above = push.sky.w - GRASS_BELOW;
+    float sand_below = push.sky.w - SAND_BELOW;
+    float grass = smoothstep(grass_above - GRASS_BLEND, grass_above + GRASS_BLEND, height)
         * smoothstep(0.75, 0.9, flatness);
-    float sand = (1.0 - smoothstep(push.sun.w - 2.0, push.sun.w + 2.0, height))
+    float sand = (1.0 - smoothstep(sand_below - SAND_BLEND, sand_below + SAND_BLEND, height))
         * smoothstep(0.6, 0.8, flatness);
 
     vec3 albedo = layer(DIRT, world_position, weights);
@@ -71,11 +85,19 @@ void main() {
     }
 
     float open_sky = max(sky_light, DARKEST);
-    float facing = max(dot(n, push.sun.xyz), 0.0);
+    float facing = max(dot(n, SUN_TOWARD), 0.0);
     // The sky lights upward faces more than downward ones.
     float sky_facing = 0.75 + 0.25 * n.y;
     vec3 light = (SUN_COLOUR * facing + SKY_AMBIENT * sky_facing) * open_sky;
     vec3 lit = albedo * light;
+    if (push.marker.w > 0.0) {
+        // What the tool would dig or build: the ground inside its sphere.
+        float inside = push.marker.w - distance(world_position, push.marker.xyz);
+        if (inside > 0.0) {
+            float rim = 1.0 - smoothstep(0.0, MARKER_RIM * push.marker.w, inside);
+            lit = mix(lit, MARKER_COLOUR * max(light, vec3(0.35)), 0.3 + 0.5 * rim);
+        }
+    }
 
     float distance_to_eye = length(world_position - push.camera.xyz);
     float fog = smoothstep(FOG_START * push.camera.w, push.camera.w, distance_to_eye);

@@ -6,10 +6,11 @@ layout(push_constant) uniform TerrainPush {
     mat4 view_projection;
     // xyz: the eye, in meters; w: the distance at which the fog hides everything.
     vec4 camera;
-    // xyz: unit vector toward the sun; w: below this height flat ground is sand.
-    vec4 sun;
-    // rgb: the sky colour (linear), also the fog's; w: above this height flat ground is grass.
+    // rgb: the sky colour (linear), also the fog's; w: the ground's height at the spawn, which
+    // places the layers (sand well below it, grass from a little below it up).
     vec4 sky;
+    // xyz: the middle of the terrain tool's sphere; w: its radius (0: no marker).
+    vec4 marker;
     // xyz: the padded origin of the chunk being drawn (world sample at grid index 0; vertex
     // positions are in its grid units, one per meter); w: the bindless slot of the terrain array.
     ivec4 chunk;

@@ -132,7 +132,8 @@ impl ApplicationHandler for App {
                 Some(Command::ToggleWireframe) => {
                     if let Shown::World(world) = &mut state.shown {
                         let on = !world.renderer().wireframe();
-                        world.renderer().set_wireframe(on);
+                        let on = world.renderer().set_wireframe(on);
+                        log::info!("terrain wireframe {}", if on { "on" } else { "off" });
                     }
                 }
                 None => {}
@@ -314,6 +315,7 @@ impl WindowState {
         let Shown::World(world) = &mut self.shown else {
             return Ok(());
         };
+        world.show_tool = self.input.captured;
         let (yaw, pitch) = self.input.take_turn();
         world.world.turn(yaw, pitch);
         world.world.resize_tool(self.input.take_wheel());

@@ -400,3 +400,64 @@ fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
     drop(renderer);
     assert_no_validation_errors(&gpu, before_errors);
 }
+
+#[test]
+fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before_errors = gpu.validation_errors();
+    let mut renderer = loaded_world(&mut gpu);
+    world(&mut renderer).world.pitch = (-25f32).to_radians();
+    let plain = frame(&mut renderer);
+    world(&mut renderer).show_tool = true;
+    let marked = frame(&mut renderer);
+    world(&mut renderer).show_tool = false;
+    let plain_again = frame(&mut renderer);
+    assert_eq!(
+        plain.pixels, plain_again.pixels,
+        "the marker leaves no trace"
+    );
+
+    let world = world(&mut renderer);
+    let aim = world.world.aim().expect("the view meets the ground");
+    let radius = world.world.tool_radius;
+    let view = world.world.view(WIDTH, HEIGHT);
+    let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
+    let (p, m) = (plain.pixel(cx, cy).unwrap(), marked.pixel(cx, cy).unwrap());
+    let warmth = |c: [u8; 4]| i32::from(c[0]) - i32::from(c[2]);
+    assert!(
+        warmth(m) > warmth(p) + 20,
+        "the aimed ground is tinted: {p:?} -> {m:?}"
+    );
+    // Nothing outside the sphere's box on screen changed.
+    let mut low = (f32::MAX, f32::MAX);
+    let mut high = (f32::MIN, f32::MIN);
+    for corner in 0..8 {
+        let offset = |bit: u32| if corner & bit == 0 { -radius } else { radius };
+        let point =
+            ultraviolet::Vec3::new(aim[0] + offset(1), aim[1] + offset(2), aim[2] + offset(4));
+        let (x, y) = view.project(point, WIDTH, HEIGHT).expect("in front");
+        low = (low.0.min(x), low.1.min(y));
+        high = (high.0.max(x), high.1.max(y));
+    }
+    let mut changed = 0;
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            if plain.pixel(x, y) != marked.pixel(x, y) {
+                changed += 1;
+                let (fx, fy) = (x as f32, y as f32);
+                assert!(
+                    fx >= low.0 - 1.0
+                        && fx <= high.0 + 1.0
+                        && fy >= low.1 - 1.0
+                        && fy <= high.1 + 1.0,
+                    "({x}, {y}) changed outside the tool's sphere"
+                );
+            }
+        }
+    }
+    assert!(changed > 50, "{changed} pixels marked");
+    drop(renderer);
+    assert_no_validation_errors(&gpu, before_errors);
+}

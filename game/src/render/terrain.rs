@@ -5,13 +5,13 @@
 //!   padded-grid units), the index buffer the index arena (indices relative to the chunk's first
 //!   vertex, which the draw's `vertexOffset` adds). Each chunk's vertices are moved to the world
 //!   by its padded origin ([`ChunkCoord::padded_origin`]), which the draw's push constants carry.
-//! * **Draws**: one `vkCmdDrawIndexedIndirect` per resident chunk's slot. The engine's device is
-//!   created without `multiDrawIndirect` and `drawIndirectFirstInstance` (only
-//!   `samplerAnisotropy` among the core features), so a single indirect draw over all
-//!   [`TerrainMeshes::draw_count`] slots, with the chunk origin looked up through
-//!   `gl_InstanceIndex` (= the slot), would break the rules of the device; once the device
-//!   enables both, the loop in [`TerrainRenderer::record`] collapses into one call and the
-//!   origins move into a storage buffer indexed by the slot.
+//! * **Draws**: one `vkCmdDrawIndexedIndirect` per resident chunk in view, reading the command
+//!   the GPU wrote into the chunk's slot, nearest chunk first (so that early depth rejects most
+//!   hidden fragments). Chunks wholly outside the frustum or wholly in the complete fog are not
+//!   drawn: about two thirds of the resident chunks at the start. A single indirect draw over
+//!   every slot (`multiDrawIndirect`, the origin looked up by `gl_InstanceIndex`) would draw
+//!   them all; culling on the GPU (a compute pass writing a compacted command list and a count
+//!   for `vkCmdDrawIndexedIndirectCount`) is the step that would make one call pay.
 //! * **Material**: triplanar (weights `|n|⁴`, one repeat per 4 m) from the terrain texture array
 //!   ([`terrain_array`]) in the bindless table; rock on steep faces, grass on flat high ground,
 //!   sand on flat low ground, dirt in between, blended smoothly ([`TerrainLook`]).
@@ -44,9 +44,6 @@ use crate::terrain::Generator;
 
 /// The sky behind the terrain and the colour of its fog, in linear light (the clear colour).
 pub const SKY: [f32; 3] = [0.45, 0.66, 0.9];
-/// Toward the sun (before normalising): up, to the right of a view looking north (+x) and a
-/// little behind it, so that the slope ahead is lit.
-pub const SUN_TOWARD: [f32; 3] = [0.55, 0.75, 0.35];
 /// The default view radius, in chunks; the fog is complete at its distance.
 pub const VIEW_RADIUS_CHUNKS: u32 = 8;
 /// Where the fog is complete, as a fraction of the view radius (the seed's 0.95): just before
@@ -59,39 +56,44 @@ pub const PASS_NAME: &str = "terrain";
 const TEXTURE_SIZE: u32 = 256;
 
 /// The push constants of `terrain.vert` / `terrain.frag` (`shaders/terrain.glsl`): 128 bytes,
-/// what every device offers.
+/// what every device offers. (The sun's direction is a constant of the shader.)
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TerrainPush {
     pub view_projection: [f32; 16],
     /// xyz: the eye; w: the distance at which the fog is complete.
     pub camera: [f32; 4],
-    /// xyz: unit vector toward the sun; w: [`TerrainLook::sand_below`].
-    pub sun: [f32; 4],
-    /// rgb: the sky colour; w: [`TerrainLook::grass_above`].
+    /// rgb: the sky colour (linear), also the fog's; w: [`TerrainLook::ground`].
     pub sky: [f32; 4],
+    /// xyz: the middle of the terrain tool's sphere; w: its radius, 0 for no marker.
+    pub marker: [f32; 4],
     /// xyz: the drawn chunk's padded origin; w: the bindless slot of the terrain array.
     pub chunk: [i32; 4],
 }
 
-/// Where the terrain's layers go, in meters of height (slope decides rock by itself).
+/// Where the terrain's layers go: flat ground more than 14 m (give or take 2 m) below the
+/// spawn's ground is sand, flat ground from 4 m (give or take 4 m) below it up is grass; steep
+/// faces are rock whatever the height (`terrain.frag`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TerrainLook {
-    /// Flat ground below this (give or take 2 m) is sand.
-    pub sand_below: f32,
-    /// Flat ground above this (give or take 4 m) is grass.
-    pub grass_above: f32,
+    /// The ground's height at the spawn point, in meters.
+    pub ground: f32,
 }
 
 impl TerrainLook {
-    /// Layers for a world whose ground at the spawn is `spawn_ground` high: grass from a little
-    /// below it up, sand in the valleys well below it.
+    /// Layers for a world whose ground at the spawn is `spawn_ground` high.
     pub fn around(spawn_ground: f32) -> Self {
         Self {
-            sand_below: spawn_ground - 14.0,
-            grass_above: spawn_ground - 4.0,
+            ground: spawn_ground,
         }
     }
+}
+
+/// The terrain tool's sphere, shown on the ground it would dig or build.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Marker {
+    pub centre: Vec3,
+    pub radius: f32,
 }
 
 /// The camera of a terrain frame.
@@ -101,6 +103,8 @@ pub struct TerrainView {
     pub eye: Vec3,
     /// Where the fog is complete, in meters.
     pub fog_distance: f32,
+    /// The tool's sphere, if it is shown.
+    pub marker: Option<Marker>,
 }
 
 impl TerrainView {
@@ -136,6 +140,7 @@ impl TerrainView {
             view_projection: projection * view,
             eye,
             fog_distance,
+            marker: None,
         }
     }
 
@@ -166,13 +171,16 @@ pub fn push_constants(
 ) -> TerrainPush {
     let mut view_projection = [0.0; 16];
     view_projection.copy_from_slice(view.view_projection.as_slice());
-    let sun = Vec3::from(SUN_TOWARD).normalized();
     let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+    let marker = view.marker.map_or([0.0; 4], |marker| {
+        let Marker { centre, radius } = marker;
+        [centre.x, centre.y, centre.z, radius.max(0.0)]
+    });
     TerrainPush {
         view_projection,
         camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
-        sun: [sun.x, sun.y, sun.z, look.sand_below],
-        sky: [SKY[0], SKY[1], SKY[2], look.grass_above],
+        sky: [SKY[0], SKY[1], SKY[2], look.ground],
+        marker,
         chunk: [ox, oy, oz, slot.0 as i32],
     }
 }

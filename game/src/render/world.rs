@@ -20,7 +20,7 @@ use blockfall_engine::workers::{WorkerError, WorkerPool};
 
 use super::streamed::{EditReport, StreamReport, StreamedTerrain};
 use super::target::RenderTarget;
-use super::terrain::{TerrainLook, TerrainRenderer};
+use super::terrain::{Marker, TerrainLook, TerrainRenderer};
 use crate::player::Controls;
 use crate::terrain::EditError;
 use crate::world::{ToolAction, World};
@@ -43,6 +43,9 @@ pub struct WorldRenderer {
     terrain: StreamedTerrain,
     renderer: TerrainRenderer,
     device: Arc<Device>,
+    /// Whether the ground the tool would act on is marked (the window, while the mouse is
+    /// captured); off by default, so headless pictures show the world alone.
+    pub show_tool: bool,
 }
 
 impl WorldRenderer {
@@ -67,6 +70,7 @@ impl WorldRenderer {
             terrain: StreamedTerrain::new(&gpu.device, shaders, radius)?,
             renderer,
             device: gpu.device.clone(),
+            show_tool: false,
         })
     }
 
@@ -169,7 +173,13 @@ impl WorldRenderer {
         frames: &mut FrameRing,
         target: RenderTarget,
     ) -> Result<(), WorldRenderError> {
-        let view = self.world.view(target.width, target.height);
+        let mut view = self.world.view(target.width, target.height);
+        if self.show_tool {
+            view.marker = self.world.aim().map(|centre| Marker {
+                centre: centre.into(),
+                radius: self.world.tool_radius,
+            });
+        }
         self.renderer
             .record(frames, target, self.terrain.meshes(), &view)?;
         Ok(())
