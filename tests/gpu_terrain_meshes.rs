@@ -4,7 +4,9 @@
 //! and its light the CPU's trilinear blend of its light grid at the CPU's vertices (1 without a
 //! grid); relighting changes one chunk's light and nothing else; loading, remeshing, relighting
 //! and unloading 1,000 chunks makes no Vulkan allocation and leaves the arenas empty; what does
-//! not fit is an error that disturbs nothing.
+//! not fit is an error that disturbs nothing. Chunks meshed in batches (one size frame, one wait
+//! and one write frame per K chunks) are the same bytes as the same chunks meshed one by one; a
+//! batch with a bad grid, a bad light grid or a key twice changes nothing.
 
 mod common;
 
@@ -15,8 +17,8 @@ use blockfall::shaders::LIBRARY;
 use blockfall_engine::gpu::GpuError;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::terrain_meshes::{
-    ArenaKind, ChunkKey, DrawIndexedIndirect, ResidentChunk, TerrainReadback, LIGHT_BYTES,
-    LIGHT_PASS_NAME, RELIGHT_PASS_NAME, VERTEX_BYTES, WRITE_PASS_NAME,
+    ArenaKind, ChunkKey, ChunkToMesh, DrawIndexedIndirect, ResidentChunk, TerrainReadback,
+    LIGHT_BYTES, LIGHT_PASS_NAME, RELIGHT_PASS_NAME, VERTEX_BYTES, WRITE_PASS_NAME,
 };
 use blockfall_engine::meshing::{
     is_uniform, DensityGrid, GpuMeshError, GridRegion, MeshError, SurfaceMesh, SurfaceNets,
@@ -153,6 +155,47 @@ fn blend(light: &[f32], dims: [usize; 3], point: [f32; 3]) -> f32 {
     )
 }
 
+/// A grid of the 1,000-load test: mostly the small ones, so that 1,000 chunks stay quick on
+/// lavapipe; a third of them with a light grid.
+fn pick_grid(next: &mut impl FnMut() -> u64, base: usize) -> usize {
+    let choice = next() % 20;
+    let index = if choice < 16 {
+        1 + (choice as usize % 5)
+    } else {
+        [0, 6, 7, 0][choice as usize - 16]
+    };
+    if next() % 3 == 0 {
+        index + base
+    } else {
+        index
+    }
+}
+
+fn to_mesh(key: ChunkKey, grid: &TestGrid) -> ChunkToMesh<'_> {
+    ChunkToMesh {
+        key,
+        grid: grid.grid(),
+        region: grid.region,
+        light: grid.light.as_deref(),
+    }
+}
+
+/// Meshes `grids` under `keys` in one call of [`TerrainMeshes::mesh_chunks`].
+fn mesh_all(
+    meshes: &mut TerrainMeshes,
+    frames: &mut FrameRing,
+    keys: &[ChunkKey],
+    grids: &[&TestGrid],
+) -> Result<Vec<Option<ResidentChunk>>, TerrainMeshError> {
+    assert_eq!(keys.len(), grids.len());
+    let chunks: Vec<ChunkToMesh> = keys
+        .iter()
+        .zip(grids)
+        .map(|(&key, grid)| to_mesh(key, grid))
+        .collect();
+    meshes.mesh_chunks(frames, &chunks)
+}
+
 fn mesh(
     meshes: &mut TerrainMeshes,
     frames: &mut FrameRing,
@@ -282,6 +325,7 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
             vertex_arena_bytes: 8 << 20,
             index_arena_bytes: 8 << 20,
             max_chunks: 64,
+            ..TerrainMeshesDesc::default()
         },
     );
     let dims = [PADDED_SIZE; 3];
@@ -382,6 +426,7 @@ fn each_vertex_is_lit_by_the_cpus_blend_of_its_light_grid() {
             vertex_arena_bytes: 8 << 20,
             index_arena_bytes: 8 << 20,
             max_chunks: 64,
+            ..TerrainMeshesDesc::default()
         },
     );
     let world: Vec<TestGrid> = world_chunks(8)
@@ -470,6 +515,7 @@ fn without_a_light_grid_every_vertex_has_light_one() {
             vertex_arena_bytes: 4 << 20,
             index_arena_bytes: 4 << 20,
             max_chunks: 16,
+            ..TerrainMeshesDesc::default()
         },
     );
     let world = world_chunks(3);
@@ -518,6 +564,7 @@ fn relighting_changes_one_chunks_light_and_nothing_else() {
             vertex_arena_bytes: 4 << 20,
             index_arena_bytes: 4 << 20,
             max_chunks: 16,
+            ..TerrainMeshesDesc::default()
         },
     );
     let world = world_chunks(3);
@@ -660,6 +707,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
             vertex_arena_bytes: 16 << 20,
             index_arena_bytes: 16 << 20,
             max_chunks: 256,
+            batch: 4,
         },
     );
     let mut grids = vec![
@@ -691,6 +739,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     let mut remeshes = 0;
     let mut unloads = 0;
     let mut relights = 0;
+    let mut batches = 0;
     let mut allocations_after_first = None;
     let mut buffers_after_first = None;
     let mut peak = (0, 0, 0);
@@ -713,40 +762,53 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
                 continue;
             }
         }
-        // Mostly the small grids, so that 1,000 chunks stay quick on lavapipe.
-        let choice = next() % 20;
-        let index = if choice < 16 {
-            1 + (choice as usize % 5)
-        } else {
-            [0, 6, 7, 0][choice as usize - 16]
-        };
-        // A third of the loads with a light grid.
-        let index = if next() % 3 == 0 { index + base } else { index };
-        let was_resident = resident.contains_key(&key);
-        let chunk = mesh(&mut meshes, &mut frames, key, &grids[index]).unwrap();
-        loads += 1;
-        remeshes += usize::from(was_resident);
-        match chunk {
-            Some(_) => {
-                resident.insert(key, index);
+        // One load in five starts a batch of up to 6 chunks of distinct keys (K = 4: one or two
+        // batches in a call).
+        let mut batch = vec![(key, pick_grid(&mut next, base))];
+        if next() % 5 == 0 {
+            for _ in 0..next() % 6 {
+                let key = [(next() % 12) as i32, (next() % 4) as i32 - 2, 5];
+                if batch.iter().all(|(other, _)| *other != key) {
+                    batch.push((key, pick_grid(&mut next, base)));
+                }
             }
-            None => {
-                assert_eq!(index % base, 5, "only the far sphere is empty");
-                resident.remove(&key);
+        }
+        let results = if batch.len() == 1 {
+            vec![mesh(&mut meshes, &mut frames, key, &grids[batch[0].1]).unwrap()]
+        } else {
+            let chunks: Vec<ChunkToMesh> = batch
+                .iter()
+                .map(|&(key, index)| to_mesh(key, &grids[index]))
+                .collect();
+            batches += 1;
+            meshes.mesh_chunks(&mut frames, &chunks).unwrap()
+        };
+        assert_eq!(results.len(), batch.len());
+        for (&(key, index), chunk) in batch.iter().zip(results) {
+            loads += 1;
+            remeshes += usize::from(resident.contains_key(&key));
+            match chunk {
+                Some(_) => {
+                    resident.insert(key, index);
+                }
+                None => {
+                    assert_eq!(index % base, 5, "only the far sphere is empty");
+                    resident.remove(&key);
+                }
             }
         }
         assert_eq!(meshes.resident_chunks(), resident.len());
         peak.0 = peak.0.max(resident.len());
         peak.1 = peak.1.max(meshes.vertex_arena().used());
         peak.2 = peak.2.max(meshes.index_arena().used());
-        if loads == 1 {
+        if allocations_after_first.is_none() {
             allocations_after_first = Some(gpu.device.memory_report().allocations);
             buffers_after_first = Some(gpu.device.resources_created().0);
         }
     }
     let report = gpu.device.memory_report();
     let buffers = gpu.device.resources_created().0;
-    let milliseconds_per_load = started.elapsed().as_secs_f64() * 1e3 / 1000.0;
+    let milliseconds_per_load = started.elapsed().as_secs_f64() * 1e3 / loads as f64;
 
     // Some chunks still resident: they read back as their grids' CPU meshes.
     let expected: HashMap<ChunkKey, &TestGrid> = resident
@@ -767,8 +829,8 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         "every draw slot is empty again"
     );
     eprintln!(
-        "1,000 loads ({remeshes} remeshes, {milliseconds_per_load:.2} ms each), {unloads} \
-         unloads, {relights} relights; peak {} resident, {} vertices, {} indices; Vulkan allocations before the \
+        "{loads} loads ({remeshes} remeshes, {batches} calls of 2 to 6 chunks, \
+         {milliseconds_per_load:.2} ms each), {unloads} unloads, {relights} relights; peak {} resident, {} vertices, {} indices; Vulkan allocations before the \
          arenas {allocations_before}, after the first chunk {} and after the 1,000th {} ({} \
          blocks), buffers created {} and {}",
         peak.0,
@@ -787,6 +849,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     );
     assert_eq!(buffers, buffers_after_first.unwrap(), "no buffer per chunk");
     assert!(relights > 0, "some chunks were relit");
+    assert!(batches > 10, "some chunks were meshed in batches");
     assert!(
         allocations_before < report.allocations,
         "the count sees the arenas' buffers"
@@ -824,6 +887,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
             vertex_arena_bytes: (small_vertices + big_vertices - 1) * VERTEX_BYTES,
             index_arena_bytes: 4 << 20,
             max_chunks: 2,
+            ..TerrainMeshesDesc::default()
         },
     );
     let small_key = [0, 0, 0];
@@ -939,6 +1003,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
             vertex_arena_bytes: 4 << 20,
             index_arena_bytes: (big_indices - 1) * 4,
             max_chunks: 8,
+            ..TerrainMeshesDesc::default()
         },
     );
     let error = mesh(&mut meshes, &mut frames, [0, 0, 0], &big).unwrap_err();
@@ -966,10 +1031,373 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
             vertex_arena_bytes: 10,
             index_arena_bytes: 1 << 20,
             max_chunks: 8,
+            ..TerrainMeshesDesc::default()
         },
     )
     .err()
     .expect("no room for a vertex");
     assert!(error.to_string().contains("no room"), "{error}");
+    assert_no_validation_errors(&gpu, before);
+}
+
+/// One past the last vertex and the last index any of `chunks` took: below that the arenas
+/// were all written at some time (their ranges are taken first fit from the start); above
+/// it they hold what the memory held before.
+fn written(chunks: &[Option<ResidentChunk>], high: &mut (usize, usize)) {
+    for chunk in chunks.iter().flatten() {
+        high.0 = high
+            .0
+            .max((chunk.vertices.offset + chunk.vertices.size) as usize);
+        high.1 = high
+            .1
+            .max((chunk.indices.offset + chunk.indices.size) as usize);
+    }
+}
+
+/// The same bits: every draw, and every vertex, light value and index below `high` (what
+/// [`written`] found).
+fn assert_same_readback(
+    left: &TerrainReadback,
+    right: &TerrainReadback,
+    high: (usize, usize),
+    what: &str,
+) {
+    let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+    assert_eq!(left.draws, right.draws, "{what}: the draws");
+    let (vertices, indices) = high;
+    assert!(
+        bits(&left.vertices[..vertices * 6]) == bits(&right.vertices[..vertices * 6]),
+        "{what}: the vertex arenas differ"
+    );
+    assert!(
+        bits(&left.light[..vertices]) == bits(&right.light[..vertices]),
+        "{what}: the light arenas differ"
+    );
+    assert!(
+        left.indices[..indices] == right.indices[..indices],
+        "{what}: the index arenas differ"
+    );
+}
+
+#[test]
+fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let desc = |batch| TerrainMeshesDesc {
+        vertex_arena_bytes: 16 << 20,
+        index_arena_bytes: 16 << 20,
+        max_chunks: 64,
+        batch,
+    };
+    let (mut batched, mut frames) = new_meshes(&gpu, desc(8));
+    let (mut single, mut single_frames) = new_meshes(&gpu, desc(1));
+    assert_eq!(batched.batch_capacity(), 8);
+    assert_eq!(single.batch_capacity(), 1);
+    assert_eq!(TerrainMeshesDesc::default().batch, 8, "the default batch");
+
+    // Every other world chunk lit, each its own way.
+    let world: Vec<TestGrid> = world_chunks(20)
+        .iter()
+        .enumerate()
+        .map(|(index, grid)| {
+            if index % 2 == 0 {
+                grid.lit(0.37 * index as f32)
+            } else {
+                grid.clone()
+            }
+        })
+        .collect();
+    let dims = [PADDED_SIZE; 3];
+    let solid = TestGrid {
+        samples: vec![1.0; PADDED_SIZE.pow(3)],
+        dims,
+        region: GridRegion::owned_edges_of_padded_grid(dims),
+        light: None,
+    };
+    let spheres = [
+        TestGrid::sphere([12, 12, 12], [5.5, 5.7, 5.9], 3.6),
+        TestGrid::sphere([10, 13, 7], [4.3, 6.6, 3.2], 3.7).lit(0.4),
+        TestGrid::sphere([20, 20, 20], [9.3, 10.1, 9.7], 6.2),
+        TestGrid::sphere([16, 16, 16], [7.1, 8.4, 7.7], 5.0),
+    ];
+    // Resident already, in both: four chunks that the batch remeshes or empties.
+    let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
+    let mut high = (0, 0);
+    for (index, grid) in spheres.iter().enumerate() {
+        let key = [index as i32, 0, 0];
+        let left = mesh(&mut batched, &mut frames, key, grid).unwrap();
+        let right = mesh(&mut single, &mut single_frames, key, grid).unwrap();
+        assert_eq!(left, right);
+        written(&[left], &mut high);
+        expected.insert(key, grid);
+    }
+
+    // A batch of 8 (one size frame, one write frame): three remeshes, an empty grid in place
+    // of a resident chunk, four new chunks.
+    let keys: Vec<ChunkKey> = (0..8).map(|i| [i, 0, 0]).collect();
+    let mut grids: Vec<&TestGrid> = world[..8].iter().collect();
+    grids[3] = &solid;
+    let frame = frames.frame_number();
+    let results = mesh_all(&mut batched, &mut frames, &keys, &grids).unwrap();
+    assert_eq!(
+        frames.frame_number() - frame,
+        2,
+        "one size frame and one write frame"
+    );
+    let one_by_one: Vec<Option<ResidentChunk>> = keys
+        .iter()
+        .zip(&grids)
+        .map(|(&key, grid)| mesh(&mut single, &mut single_frames, key, grid).unwrap())
+        .collect();
+    assert_eq!(results, one_by_one, "where the chunks lie");
+    written(&results, &mut high);
+    assert_eq!(results[3], None, "the empty grid");
+    assert_eq!(batched.chunk(keys[3]), None, "unloaded");
+    for (key, grid) in keys.iter().zip(&grids) {
+        if results[key[0] as usize].is_some() {
+            expected.insert(*key, grid);
+        } else {
+            expected.remove(key);
+        }
+    }
+    if gpu.device.adapter.timestamps {
+        frames.wait_all().unwrap();
+        let names: Vec<&str> = frames
+            .last_timings()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                WRITE_PASS_NAME,
+                "surface nets: vertices",
+                "surface nets: quads",
+                LIGHT_PASS_NAME,
+            ],
+            "a batch's write frame: a labelled, timed pass around each pass of every chunk"
+        );
+    }
+    let identical = check_resident(&mut batched, &expected, "a batch of 8");
+    assert_eq!(identical, expected.len(), "the CPU's meshes to the bit");
+    check_resident(&mut single, &expected, "one by one");
+    assert_same_readback(
+        &batched.read_back().unwrap(),
+        &single.read_back().unwrap(),
+        high,
+        "a batch of 8",
+    );
+
+    // A batch of 20 with K = 8: three size frames and three write frames.
+    let keys: Vec<ChunkKey> = (0..20).map(|i| [i, 1, 0]).collect();
+    let grids: Vec<&TestGrid> = world.iter().collect();
+    let frame = frames.frame_number();
+    let results = mesh_all(&mut batched, &mut frames, &keys, &grids).unwrap();
+    assert_eq!(
+        frames.frame_number() - frame,
+        6,
+        "three batches of two frames"
+    );
+    let one_by_one: Vec<Option<ResidentChunk>> = keys
+        .iter()
+        .zip(&grids)
+        .map(|(&key, grid)| mesh(&mut single, &mut single_frames, key, grid).unwrap())
+        .collect();
+    assert_eq!(results, one_by_one, "where the chunks lie");
+    written(&results, &mut high);
+    assert!(
+        results.iter().all(Option::is_some),
+        "world chunks with a surface"
+    );
+    for (key, grid) in keys.iter().zip(&grids) {
+        expected.insert(*key, grid);
+    }
+    let identical = check_resident(&mut batched, &expected, "a batch of 20");
+    assert_eq!(identical, expected.len(), "the CPU's meshes to the bit");
+    assert_same_readback(
+        &batched.read_back().unwrap(),
+        &single.read_back().unwrap(),
+        high,
+        "a batch of 20",
+    );
+    eprintln!(
+        "batches of 8 and 20 (K = 8) equal the same chunks meshed one by one, {} chunks the \
+         CPU's to the bit",
+        expected.len()
+    );
+
+    // An empty call does nothing.
+    let frame = frames.frame_number();
+    assert!(batched.mesh_chunks(&mut frames, &[]).unwrap().is_empty());
+    assert_eq!(frames.frame_number(), frame);
+    drop(batched);
+    drop(single);
+    drop(frames);
+    drop(single_frames);
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
+fn a_batch_with_a_bad_chunk_or_a_key_twice_changes_nothing() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let (mut meshes, mut frames) = new_meshes(
+        &gpu,
+        TerrainMeshesDesc {
+            vertex_arena_bytes: 8 << 20,
+            index_arena_bytes: 8 << 20,
+            max_chunks: 32,
+            batch: 4,
+        },
+    );
+    let world: Vec<TestGrid> = world_chunks(6)
+        .iter()
+        .enumerate()
+        .map(|(index, grid)| grid.lit(0.5 * index as f32))
+        .collect();
+    let keys: Vec<ChunkKey> = (0..6).map(|i| [i, 3, 0]).collect();
+    let grids: Vec<&TestGrid> = world.iter().collect();
+    mesh_all(&mut meshes, &mut frames, &keys[..4], &grids[..4]).unwrap();
+    let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
+    for (key, grid) in keys[..4].iter().zip(&grids) {
+        expected.insert(*key, grid);
+    }
+    let old = meshes.read_back().unwrap();
+    let used = (meshes.vertex_arena().used(), meshes.index_arena().used());
+    // The arenas hold the four chunks from the start, nothing freed.
+    let high = (used.0 as usize, used.1 as usize);
+    let unchanged = |meshes: &mut TerrainMeshes, frames: &FrameRing, frame: u64, what: &str| {
+        assert_eq!(frames.frame_number(), frame, "{what}: nothing submitted");
+        assert_eq!(
+            (meshes.vertex_arena().used(), meshes.index_arena().used()),
+            used,
+            "{what}: the arenas"
+        );
+        assert_eq!(meshes.resident_chunks(), 4, "{what}: residents");
+        assert_same_readback(&old, &meshes.read_back().unwrap(), high, what);
+    };
+
+    // A grid that is not finite, the last of a batch of 6 (the second batch of K = 4).
+    let mut nan = world[5].clone();
+    nan.samples[777] = f32::NAN;
+    let mut bad = grids.clone();
+    bad[5] = &nan;
+    let frame = frames.frame_number();
+    let error = mesh_all(&mut meshes, &mut frames, &keys, &bad).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TerrainMeshError::Mesh(GpuMeshError::Grid(MeshError::NotFinite { index: 777, .. }))
+        ),
+        "{error:?}"
+    );
+    unchanged(&mut meshes, &frames, frame, "a grid not finite");
+
+    // A light grid of the wrong length, in the middle.
+    let mut short = world[2].clone();
+    short.light.as_mut().unwrap().pop();
+    let mut bad = grids.clone();
+    bad[2] = &short;
+    let frame = frames.frame_number();
+    let error = mesh_all(&mut meshes, &mut frames, &keys, &bad).unwrap_err();
+    assert!(error.to_string().contains("light grid holds"), "{error}");
+    unchanged(&mut meshes, &frames, frame, "a light grid too short");
+
+    // A key twice.
+    let twice = [keys[4], keys[0], keys[4]];
+    let frame = frames.frame_number();
+    let error = mesh_all(&mut meshes, &mut frames, &twice, &grids[..3]).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            TerrainMeshError::Mesh(GpuMeshError::Gpu(GpuError::Invalid(_)))
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("is both chunk 0 and chunk 2"),
+        "{error}"
+    );
+    eprintln!("a key twice: {error}");
+    unchanged(&mut meshes, &frames, frame, "a key twice");
+    check_resident(&mut meshes, &expected, "after the errors");
+    drop(meshes);
+    drop(frames);
+
+    // A batch of K = 0 is refused when made.
+    let error = TerrainMeshes::new(
+        &gpu.device,
+        &LIBRARY,
+        &TerrainMeshesDesc {
+            batch: 0,
+            ..TerrainMeshesDesc::default()
+        },
+    )
+    .err()
+    .expect("no batch slot");
+    assert!(error.to_string().contains("batch 0"), "{error}");
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
+fn a_chunk_of_a_batch_that_does_not_fit_stops_the_batch_there() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let world = world_chunks(4);
+    let vertices: Vec<u64> = world
+        .iter()
+        .map(|grid| grid.cpu_mesh().positions.len() as u64)
+        .collect();
+    // Room for the first two chunks and all but one vertex of the third.
+    let (mut meshes, mut frames) = new_meshes(
+        &gpu,
+        TerrainMeshesDesc {
+            vertex_arena_bytes: (vertices[0] + vertices[1] + vertices[2] - 1) * VERTEX_BYTES,
+            index_arena_bytes: 8 << 20,
+            max_chunks: 16,
+            batch: 8,
+        },
+    );
+    let keys: Vec<ChunkKey> = (0..4).map(|i| [i, 4, 0]).collect();
+    let grids: Vec<&TestGrid> = world.iter().collect();
+    let frame = frames.frame_number();
+    let error = mesh_all(&mut meshes, &mut frames, &keys, &grids).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TerrainMeshError::ArenaFull {
+                key,
+                kind: ArenaKind::Vertex,
+                previous_dropped: false,
+                ..
+            } if key == keys[2]
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        frames.frame_number() - frame,
+        2,
+        "the size frame, and the write frame of the chunks before"
+    );
+    // The chunks before it are meshed; it and those after it are not resident.
+    let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
+    expected.insert(keys[0], grids[0]);
+    expected.insert(keys[1], grids[1]);
+    check_resident(&mut meshes, &expected, "stopped at the third chunk");
+    assert_eq!(meshes.chunk(keys[2]), None);
+    assert_eq!(meshes.chunk(keys[3]), None);
+    assert_eq!(
+        meshes.vertex_arena().used(),
+        vertices[0] + vertices[1],
+        "no range for the chunks from the third on"
+    );
+    drop(meshes);
+    drop(frames);
     assert_no_validation_errors(&gpu, before);
 }

@@ -50,6 +50,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
             vertex_arena_bytes: 16 << 20,
             index_arena_bytes: 16 << 20,
             max_chunks: 256,
+            ..TerrainMeshesDesc::default()
         },
     )
     .unwrap();

@@ -14,10 +14,13 @@
 //!                   (= the slot); an unloaded chunk's slot is all zero, so one
 //!                   vkCmdDrawIndexedIndirect over the first `draw_count` slots draws every chunk.
 //!
-//!   staging       [ density samples | light samples ]   mapped; both halves MAX_SAMPLES_PER_AXIS³
-//!                   │ frame 1            │ frame 1 (mesh_chunk) or the relight frame
-//!                   ▼                    ▼
-//!   samples       (device)          light samples (device)
+//!   staging       [ density 0 | light 0 ][ density 1 | light 1 ] … [ density K-1 | light K-1 ]
+//!                   │ size frame  │ size frame or relight frame      mapped; each half
+//!                   ▼             ▼                                  MAX_SAMPLES_PER_AXIS³ f32
+//!   batch slot k  samples k, light samples k, flags k, prefix sums k, vertex offsets k, counts k
+//!                   (device; K = TerrainMeshesDesc::batch slots, a descriptor set each for the
+//!                   surface nets and one for the light pass; relight uses slot 0)
+//!   totals        [ vertices 0, quads 0 | vertices 1, quads 1 | … ]  mapped, 2 × K u32
 //! ```
 //!
 //! The light arena is the vertex arena's twin: a chunk's vertex range indexes both, so the draw's
@@ -31,46 +34,60 @@
 //! memory: every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging
 //! buffer of its own, not the shared uploader, whose staging buffers are per batch).
 //!
-//! # Sizing: count first, read back two numbers, then allocate exactly
+//! # Sizing: count a batch, read back two numbers per chunk, then allocate exactly
 //!
 //! A chunk's vertex and index counts are only known once the GPU has counted and scanned its
-//! flags. [`TerrainMeshes::mesh_chunk`] therefore submits the work in two frames:
+//! flags. [`TerrainMeshes::mesh_chunks`] therefore meshes up to K chunks (a batch,
+//! [`TerrainMeshesDesc::batch`]) in two frames, chunk `i` of the batch in batch slot `i`:
 //!
-//! 1. upload (staging copies of the density grid and, if given, the light grid), **count**,
-//!    **scan**, and a copy of the two totals (vertex and quad count, 8 bytes) into a small
-//!    mapped buffer; the CPU waits for this frame and reads them;
-//! 2. with ranges of exactly that size taken from the arenas, **vertices** and **quads** write
-//!    straight into them (the push constants carry the first vertex and first index), and the
-//!    quads pass writes the chunk's draw into its slot: index count from the scan, first index =
-//!    the index range's start, vertex offset = the vertex range's start (indices stay relative
-//!    to the chunk, as the CPU mesher's), instance count 1, first instance = the slot. Then
-//!    **light** reads the new vertices back from the vertex arena and writes each one's light
-//!    at the same element of the light arena.
+//! 1. the **size** frame: upload (staging copies of every chunk's density grid and, if given,
+//!    light grid into its slot), **count** every chunk, **scan** every chunk, and copy each
+//!    chunk's two totals (vertex and quad count, 8 bytes) into its place in a small mapped
+//!    buffer; the CPU waits for this frame, once for the batch, and reads them;
+//! 2. in the order of the chunks, ranges of exactly that size are taken from the arenas (as
+//!    [`TerrainMeshes::mesh_chunk`] one chunk after another would take them; a chunk without a
+//!    surface is unloaded instead); then the **write** frame: **vertices** and **quads** of every
+//!    placed chunk write straight into its ranges (the push constants carry the first vertex and
+//!    first index), and the quads pass writes the chunk's draw into its slot: index count from
+//!    the scan, first index = the index range's start, vertex offset = the vertex range's start
+//!    (indices stay relative to the chunk, as the CPU mesher's), instance count 1, first
+//!    instance = the slot. Then **light** reads the new vertices back from the vertex arena and
+//!    writes each one's light at the same element of the light arena.
+//!
+//! More than K chunks go through successive batches. Each pass is one labelled, timed pass
+//! around the dispatches of every chunk of the batch, with one barrier between passes.
 //!
 //! The alternative, taking the worst case (one vertex per cell, a quad per edge slot: 0.86 MB
 //! of vertices and 2.8 MB of indices for a 34³ grid) before the GPU has counted, would hold
 //! some 70 times what a chunk of the default world needs (about 1,200 vertices and 6,500
 //! indices, 55 kB), so the default 32 MiB index arena would take 11 chunks.
-//! The price of exact sizes is one wait per chunk for a frame of two small passes; the second
-//! frame, the heavy one, is not waited for. A grid without a surface takes no range and no slot
-//! at all.
+//! The price of exact sizes is one wait per batch for a frame of small passes; the write frame,
+//! the heavy one, is not waited for. A grid without a surface takes no range and no slot at
+//! all. Batching the waits matters on lavapipe, where a submission and its wait cost some
+//! 0.5–1 ms against some 3 ms of a chunk's GPU work (2 cores).
 //!
 //! # Safety of reuse
 //!
-//! Everything goes through the device's one queue. Each chunk's first frame starts with a
+//! Everything goes through the device's one queue. Each batch's size frame starts with a
 //! barrier whose source is every earlier command (`ALL_COMMANDS`), so an arena range freed by an
 //! unload or a remesh and handed to a new chunk is only overwritten after every earlier
-//! submission — a frame still drawing the old chunk included — is done with it. A relight frame
-//! starts with the same barrier, so it rewrites a light range (and the light samples) only after
-//! the frames drawing it. An unloaded chunk's draw slot is zeroed by a `vkCmdFillBuffer`
-//! recorded at the start of the next meshing frame, or earlier by
+//! submission — a frame still drawing the old chunk included — is done with it, and a batch
+//! slot's samples, light samples and scratch, which the previous batch's write frame reads, are
+//! only overwritten once that frame is done with them. The write frame starts with the same
+//! barrier. A relight frame too, so it rewrites a light range (and slot 0's light samples) only
+//! after the frames drawing it or meshing with them. An unloaded chunk's draw slot is zeroed by
+//! a `vkCmdFillBuffer` recorded at the start of the next meshing frame (a slot freed by a
+//! batch's chunk without a surface and handed to a later chunk of the same batch: at the start
+//! of the write frame, before the quads pass writes the new draw), or earlier by
 //! [`TerrainMeshes::record_pending_clears`], which the draw path calls in its frame before the
-//! indirect draw.
+//! indirect draw. Within a write frame every chunk writes ranges and a slot of its own: the
+//! ranges a write frame fills are all taken before it is recorded, and none is given back
+//! before it is submitted (a key appears once per call).
 //!
 //! The staging buffer is host memory, which no barrier orders: the CPU rewrites it only once the
-//! latest submission that copies from it has finished. That is the first frame of a chunk
-//! (waited for anyway) or a relight frame (not waited for: the next write into the staging,
-//! by a chunk's first frame or another relight, waits for it first).
+//! latest submission that copies from it has finished. That is a batch's size frame (waited for
+//! anyway) or a relight frame (not waited for: the next write into the staging, by a batch's
+//! size frame or another relight, waits for it first).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -86,7 +103,7 @@ use crate::gpu::{
 
 use super::gpu::{
     check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
-    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS, WORKGROUP_SIZE,
+    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -102,9 +119,11 @@ pub const INDEX_BYTES: u64 = 4;
 /// Bytes per draw slot: a `VkDrawIndexedIndirectCommand`, also the stride of the indirect draw.
 pub const DRAW_BYTES: u64 = std::mem::size_of::<DrawIndexedIndirect>() as u64;
 
-/// The name of the frame pass that uploads, counts and scans a chunk.
+/// The name of the frame pass that uploads, counts and scans a batch of chunks.
 pub const SIZE_PASS_NAME: &str = "terrain meshes: size";
-/// The name of the frame pass that writes a chunk's vertices, indices, draw and light into the
+/// The name of the pass (in the size frame) that copies a batch's grids out of the staging.
+pub const UPLOAD_PASS_NAME: &str = "terrain meshes: upload";
+/// The name of the frame pass that writes a batch's vertices, indices, draws and light into the
 /// arenas.
 pub const WRITE_PASS_NAME: &str = "terrain meshes: write";
 /// The name of the pass (in the write frame, after the vertices and quads, and in a relight
@@ -125,6 +144,15 @@ pub struct TerrainMeshesDesc {
     pub index_arena_bytes: u64,
     /// Draw slots: the most chunks with a surface resident at once.
     pub max_chunks: u32,
+    /// K: the most chunks [`TerrainMeshes::mesh_chunks`] sizes in one submission (and one wait)
+    /// and writes in the next; at least 1. Each takes a batch slot of scratch buffers, about
+    /// 2 MB of device memory and 0.3 MB of staging.
+    pub batch: u32,
+}
+
+impl TerrainMeshesDesc {
+    /// Chunks per batch by default.
+    pub const DEFAULT_BATCH: u32 = 8;
 }
 
 impl Default for TerrainMeshesDesc {
@@ -133,8 +161,21 @@ impl Default for TerrainMeshesDesc {
             vertex_arena_bytes: 64 << 20,
             index_arena_bytes: 32 << 20,
             max_chunks: 4096,
+            batch: Self::DEFAULT_BATCH,
         }
     }
+}
+
+/// One chunk for [`TerrainMeshes::mesh_chunks`]: what [`TerrainMeshes::mesh_chunk`] takes.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkToMesh<'a> {
+    pub key: ChunkKey,
+    pub grid: DensityGrid<'a>,
+    /// The grid's owned edges, as for [`super::SurfaceNets::mesh`].
+    pub region: GridRegion,
+    /// A light grid of the density grid's dimensions (x fastest, one finite value per sample),
+    /// or `None`: every vertex gets light 1.
+    pub light: Option<&'a [f32]>,
 }
 
 /// `VkDrawIndexedIndirectCommand`, as the GPU writes it into a slot.
@@ -187,8 +228,10 @@ pub enum TerrainMeshError {
     /// The grid (checked before anything reaches the GPU), or the device.
     #[error(transparent)]
     Mesh(#[from] GpuMeshError),
-    /// The mesh does not fit its arena. Nothing changed, except when `previous_dropped`: a
-    /// remeshed chunk whose new mesh did not fit even in the place of its old one is unloaded.
+    /// The mesh does not fit its arena. Nothing changed for that chunk, except when
+    /// `previous_dropped`: a remeshed chunk whose new mesh did not fit even in the place of its
+    /// old one is unloaded. (For the other chunks of a [`TerrainMeshes::mesh_chunks`] call see
+    /// there: those before it are meshed, those after it untouched.)
     #[error(
         "chunk {key:?}: its {count} {} do not fit the {} arena{}: {source}",
         kind.elements(),
@@ -239,27 +282,31 @@ struct LightPush {
     constant_light: f32,
 }
 
-/// The light pass: reads the vertex arena and the light samples, writes the light arena.
+/// The light pass: reads the vertex arena and a batch slot's light samples, writes the light
+/// arena.
 struct LightPass {
-    /// Owns the pool of `set`.
+    /// Owns the pool of `sets`.
     _set_layout: BufferSetLayout,
     layout: PipelineLayout,
     pipeline: Pipeline,
-    set: vk::DescriptorSet,
+    /// One per batch slot: the vertex arena, the slot's light samples, the light arena.
+    sets: Vec<vk::DescriptorSet>,
 }
 
 impl LightPass {
     fn new(
         device: &Arc<Device>,
         library: &ShaderLibrary,
-        buffers: [&Buffer; 3],
+        vertex_buffer: &Buffer,
+        light_samples: &[&Buffer],
+        light_buffer: &Buffer,
     ) -> Result<Self, GpuError> {
         let set_layout = BufferSetLayout::new(
             device,
             LIGHT_PASS_NAME,
             &[vk::DescriptorType::STORAGE_BUFFER; 3],
             vk::ShaderStageFlags::COMPUTE,
-            1,
+            light_samples.len() as u32,
         )?;
         let layout = PipelineLayout::new(
             device,
@@ -274,39 +321,65 @@ impl LightPass {
             LIGHT_PASS_NAME,
             &library.get(LIGHT_SHADER, device.shader_target())?,
         )?;
-        let set = set_layout.allocate(&format!("{LIGHT_PASS_NAME}: buffers"), &buffers)?;
+        let sets = light_samples
+            .iter()
+            .enumerate()
+            .map(|(slot, samples)| {
+                set_layout.allocate(
+                    &format!("{LIGHT_PASS_NAME}: buffers {slot}"),
+                    &[vertex_buffer, samples, light_buffer],
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             _set_layout: set_layout,
             layout,
             pipeline,
-            set,
+            sets,
         })
     }
 
-    /// Records the pass over `push`'s vertices, labelled and timed. The caller orders the
-    /// vertex and light-sample writes before it and its light writes before their readers.
-    fn record(&self, device: &Device, frames: &mut FrameRing, push: &LightPush) {
+    /// Records one labelled, timed pass over every `(batch slot, push)` of `lights`: each
+    /// chunk's vertices lit from its slot's light samples. The caller orders the vertex and
+    /// light-sample writes before it and its light writes before their readers.
+    fn record(&self, device: &Device, frames: &mut FrameRing, lights: &[(usize, LightPush)]) {
         let command_buffer = frames.command_buffer();
         frames.begin_pass_coloured(LIGHT_PASS_NAME, label_colour::COMPUTE);
         self.pipeline.bind(command_buffer);
-        // SAFETY: recording; the set and layout live as long as the meshes, which keep them
-        // until their last submission finishes.
-        unsafe {
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout.raw,
-                0,
-                &[self.set],
-                &[],
-            );
+        for (slot, push) in lights {
+            // SAFETY: recording; the sets and layout live as long as the meshes, which keep
+            // them until their last submission finishes.
+            unsafe {
+                device.raw.cmd_bind_descriptor_sets(
+                    command_buffer,
+                    vk::PipelineBindPoint::COMPUTE,
+                    self.layout.raw,
+                    0,
+                    &[self.sets[*slot]],
+                    &[],
+                );
+            }
+            self.layout.push(command_buffer, push);
+            let groups = push.vertex_count.div_ceil(WORKGROUP_SIZE);
+            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
+            unsafe { device.raw.cmd_dispatch(command_buffer, groups, 1, 1) };
         }
-        self.layout.push(command_buffer, push);
-        let groups = push.vertex_count.div_ceil(WORKGROUP_SIZE);
-        // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
-        unsafe { device.raw.cmd_dispatch(command_buffer, groups, 1, 1) };
         frames.end_pass();
     }
+}
+
+/// One batch slot: the device buffers one chunk of a batch is sized and meshed with, and the
+/// surface nets' descriptor set over them and the arenas.
+struct BatchSlot {
+    /// samples, flags, prefix sums, vertex offsets, the arenas, counts, draw slots.
+    set: vk::DescriptorSet,
+    samples: Buffer,
+    /// The light grid of the chunk being meshed (or, in slot 0, relit).
+    light_samples: Buffer,
+    /// flags, prefix sums, vertex offsets: the set points at them.
+    _scratch: [Buffer; 3],
+    /// The scan's totals of the slot's chunk.
+    counts: Buffer,
 }
 
 /// A resident chunk and the dimensions of the grids it was meshed (and is lit) from.
@@ -316,31 +389,32 @@ struct Resident {
     dims: [usize; 3],
 }
 
-/// Where the light half of the staging buffer starts (bytes).
+/// Where the light half of a batch slot's part of the staging buffer starts (bytes from the
+/// part's start).
 const LIGHT_STAGING_OFFSET: u64 =
     (MAX_SAMPLES_PER_AXIS * MAX_SAMPLES_PER_AXIS * MAX_SAMPLES_PER_AXIS) as u64 * 4;
+
+/// Bytes of the staging buffer per batch slot: a density grid and a light grid.
+const STAGING_SLOT_BYTES: u64 = 2 * LIGHT_STAGING_OFFSET;
 
 /// The vertex, light and index arenas of every resident chunk, with the compute passes that
 /// fill them.
 pub struct TerrainMeshes {
     device: Arc<Device>,
-    /// The passes; their set layout owns the pool of `set`.
+    /// The passes and their layout (their own set layout's pool stays unused).
     pipelines: SurfaceNetsPipelines,
-    set: vk::DescriptorSet,
+    /// Identical to the pipelines' set layout, with a pool of a set per batch slot.
+    _slot_set_layout: BufferSetLayout,
     light_pass: LightPass,
-    /// Mapped: the density samples of the chunk being sized, then (at
-    /// [`LIGHT_STAGING_OFFSET`]) the light samples of the chunk being sized or relit.
+    /// K of them, each overwritten by the next batch.
+    slots: Vec<BatchSlot>,
+    /// Mapped, [`STAGING_SLOT_BYTES`] per batch slot: the density samples of the slot's chunk
+    /// being sized, then (at [`LIGHT_STAGING_OFFSET`]) its light samples (in slot 0 also those
+    /// of the chunk being relit).
     staging: Buffer,
     /// The timeline value of the latest submission that copies from `staging` (0: none).
     staging_use: u64,
-    samples: Buffer,
-    /// The light grid of the chunk being meshed or relit.
-    light_samples: Buffer,
-    /// flags, prefix sums, vertex offsets: per chunk, overwritten by the next.
-    _scratch: [Buffer; 3],
-    /// The scan's totals of the latest chunk.
-    counts: Buffer,
-    /// Mapped: the vertex and quad totals copied back.
+    /// Mapped: the vertex and quad totals of each batch slot copied back, 2 × K `u32`.
     totals: Buffer,
     vertex_buffer: Buffer,
     /// One `f32` per vertex of `vertex_buffer`; its ranges are the vertex arena's.
@@ -361,9 +435,9 @@ pub struct TerrainMeshes {
 }
 
 impl TerrainMeshes {
-    /// Makes the arenas, the draw slots (zeroed), the scratch buffers for grids of up to
-    /// [`MAX_SAMPLES_PER_AXIS`]³ samples and the pipelines. The only Vulkan allocations the
-    /// arenas ever make.
+    /// Makes the arenas, the draw slots (zeroed), `desc.batch` batch slots of scratch buffers
+    /// for grids of up to [`MAX_SAMPLES_PER_AXIS`]³ samples, the staging for as many grids (and
+    /// light grids) and the pipelines. The only Vulkan allocations the arenas ever make.
     pub fn new(
         device: &Arc<Device>,
         library: &ShaderLibrary,
@@ -376,6 +450,11 @@ impl TerrainMeshes {
         if vertex_capacity == 0 || index_capacity == 0 || desc.max_chunks == 0 {
             return Err(invalid(format!(
                 "terrain meshes: {desc:?} leaves no room for a single chunk"
+            )));
+        }
+        if desc.batch == 0 {
+            return Err(invalid(format!(
+                "terrain meshes: {desc:?} has batch 0; a batch meshes at least one chunk"
             )));
         }
         // Draws carry the first vertex as an i32 and the first index as a u32.
@@ -414,52 +493,17 @@ impl TerrainMeshes {
         };
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let gpu_only = MemoryLocation::GpuOnly;
-        // Density samples, then light samples.
+        let batch = u64::from(desc.batch);
+        // Per batch slot: density samples, then light samples.
         let staging = buffer(
             "terrain meshes: staging",
-            LIGHT_STAGING_OFFSET + max_samples * 4,
+            batch * STAGING_SLOT_BYTES,
             vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         )?;
-        let samples = buffer(
-            "terrain meshes: samples",
-            max_samples * 4,
-            storage | vk::BufferUsageFlags::TRANSFER_DST,
-            gpu_only,
-        )?;
-        let light_samples = buffer(
-            "terrain meshes: light samples",
-            max_samples * 4,
-            storage | vk::BufferUsageFlags::TRANSFER_DST,
-            gpu_only,
-        )?;
-        let flags = buffer(
-            "terrain meshes: flags",
-            (max_cells + max_quads) * 4,
-            storage,
-            gpu_only,
-        )?;
-        let prefix = buffer(
-            "terrain meshes: prefix sums",
-            (max_cells + max_quads) * 4,
-            storage,
-            gpu_only,
-        )?;
-        let vertex_offsets = buffer(
-            "terrain meshes: vertex offsets",
-            max_cells * 3 * 4,
-            storage,
-            gpu_only,
-        )?;
-        let counts = buffer(
-            "terrain meshes: counts",
-            COUNT_WORDS as u64 * 4,
-            storage | vk::BufferUsageFlags::TRANSFER_SRC,
-            gpu_only,
-        )?;
         let totals = buffer(
             "terrain meshes: totals readback",
-            8,
+            batch * 8,
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
@@ -492,23 +536,80 @@ impl TerrainMeshes {
         )?;
 
         let pipelines = SurfaceNetsPipelines::new(device, library, "terrain meshes")?;
-        let set = pipelines.set_layout.allocate(
-            "terrain meshes: buffers",
-            &[
-                &samples,
-                &flags,
-                &prefix,
-                &vertex_offsets,
-                &vertex_buffer,
-                &index_buffer,
-                &counts,
-                &draw_buffer,
-            ],
+        // The same bindings as the pipelines' set layout, so its sets bind with their layout.
+        let slot_set_layout = BufferSetLayout::new(
+            device,
+            "terrain meshes: batch slots",
+            &[vk::DescriptorType::STORAGE_BUFFER; 8],
+            vk::ShaderStageFlags::COMPUTE,
+            desc.batch,
         )?;
+        let mut slots = Vec::with_capacity(desc.batch as usize);
+        for slot in 0..desc.batch {
+            let samples = buffer(
+                &format!("terrain meshes: samples {slot}"),
+                max_samples * 4,
+                storage | vk::BufferUsageFlags::TRANSFER_DST,
+                gpu_only,
+            )?;
+            let light_samples = buffer(
+                &format!("terrain meshes: light samples {slot}"),
+                max_samples * 4,
+                storage | vk::BufferUsageFlags::TRANSFER_DST,
+                gpu_only,
+            )?;
+            let flags = buffer(
+                &format!("terrain meshes: flags {slot}"),
+                (max_cells + max_quads) * 4,
+                storage,
+                gpu_only,
+            )?;
+            let prefix = buffer(
+                &format!("terrain meshes: prefix sums {slot}"),
+                (max_cells + max_quads) * 4,
+                storage,
+                gpu_only,
+            )?;
+            let vertex_offsets = buffer(
+                &format!("terrain meshes: vertex offsets {slot}"),
+                max_cells * 3 * 4,
+                storage,
+                gpu_only,
+            )?;
+            let counts = buffer(
+                &format!("terrain meshes: counts {slot}"),
+                COUNT_WORDS as u64 * 4,
+                storage | vk::BufferUsageFlags::TRANSFER_SRC,
+                gpu_only,
+            )?;
+            let set = slot_set_layout.allocate(
+                &format!("terrain meshes: buffers {slot}"),
+                &[
+                    &samples,
+                    &flags,
+                    &prefix,
+                    &vertex_offsets,
+                    &vertex_buffer,
+                    &index_buffer,
+                    &counts,
+                    &draw_buffer,
+                ],
+            )?;
+            slots.push(BatchSlot {
+                set,
+                samples,
+                light_samples,
+                _scratch: [flags, prefix, vertex_offsets],
+                counts,
+            });
+        }
+        let light_samples: Vec<&Buffer> = slots.iter().map(|slot| &slot.light_samples).collect();
         let light_pass = LightPass::new(
             device,
             library,
-            [&vertex_buffer, &light_samples, &light_buffer],
+            &vertex_buffer,
+            &light_samples,
+            &light_buffer,
         )?;
 
         // Every slot starts as an empty draw.
@@ -540,14 +641,11 @@ impl TerrainMeshes {
         Ok(Self {
             device: device.clone(),
             pipelines,
-            set,
+            _slot_set_layout: slot_set_layout,
             light_pass,
+            slots,
             staging,
             staging_use: 0,
-            samples,
-            light_samples,
-            _scratch: [flags, prefix, vertex_offsets],
-            counts,
             totals,
             vertex_buffer,
             light_buffer,
@@ -571,9 +669,10 @@ impl TerrainMeshes {
     /// arena; `None` gives every vertex light 1. Returns where the mesh lies, or `None` when the
     /// grid has no surface in the region: the chunk is then not resident (and costs nothing).
     ///
-    /// Submits two frames of `frames` and waits for the first (see the module docs); the second
-    /// — the vertices, indices, draw and light — is ordered before anything submitted later on
-    /// the queue and made visible to indirect draws, index and vertex reads.
+    /// A batch of one for [`TerrainMeshes::mesh_chunks`]: submits two frames of `frames` and
+    /// waits for the first (see the module docs); the second — the vertices, indices, draw and
+    /// light — is ordered before anything submitted later on the queue and made visible to
+    /// indirect draws, index and vertex reads.
     ///
     /// On an error nothing changed, except as [`TerrainMeshError::ArenaFull`] says. A light
     /// grid of the wrong length or with a value that is not finite is a
@@ -586,39 +685,52 @@ impl TerrainMeshes {
         region: GridRegion,
         light: Option<&[f32]>,
     ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
-        let mut push = check_grid(grid, region)?;
-        let dims = grid.dims();
-        if let Some(light) = light {
-            check_light(key, light, dims)?;
-        }
-        let [vertex_count, quad_count] = self.size(frames, &push, grid.samples(), light)?;
-        if vertex_count > push.cells() || quad_count > 3 * push.samples() {
-            return Err(GpuError::Invalid(format!(
-                "terrain meshes: the GPU counted {vertex_count} vertices and {quad_count} quads \
-                 for a grid of {:?} samples",
-                push.dims
-            ))
-            .into());
-        }
-        if quad_count == 0 {
-            self.unload(key);
-            return Ok(None);
-        }
-        let chunk = self.place(
+        let chunk = ChunkToMesh {
             key,
-            dims,
-            u64::from(vertex_count),
-            6 * u64::from(quad_count),
-        )?;
-        push.output = [
-            chunk.vertices.offset as u32,
-            chunk.indices.offset as u32,
-            chunk.slot,
-            1,
-        ];
-        let lighting = light_push(chunk, dims, light.is_some());
-        self.write(frames, &push, &lighting)?;
-        Ok(Some(chunk))
+            grid,
+            region,
+            light,
+        };
+        let mut results = self.mesh_chunks(frames, &[chunk])?;
+        Ok(results.pop().flatten())
+    }
+
+    /// Meshes `chunks` into the arenas, each as [`TerrainMeshes::mesh_chunk`] would, in order,
+    /// but up to [`TerrainMeshes::batch_capacity`] (K) of them with one size frame, one wait
+    /// and one write frame (see the module docs); more go through successive batches. Returns,
+    /// for each chunk in order, where its mesh lies, or `None` when its grid has no surface in
+    /// its region (the chunk is then not resident: unloaded if it was).
+    ///
+    /// Every grid and light grid is checked, and the keys too (a key twice in one call is a
+    /// [`GpuError::Invalid`]), before anything reaches the GPU: on such an error nothing
+    /// changed.
+    ///
+    /// On an error found after the GPU counted — [`TerrainMeshError::ArenaFull`],
+    /// [`TerrainMeshError::TooManyChunks`], totals the grid cannot have — at chunk `i`, the
+    /// call stops there, as a loop of [`TerrainMeshes::mesh_chunk`] stopping at the first error
+    /// would: chunks `0..i` are meshed (resident where they have a surface, their write frame
+    /// submitted; [`TerrainMeshes::chunk`] tells where they lie), chunk `i` is as the error
+    /// says (`ArenaFull` with `previous_dropped`: unloaded; else unchanged), and the chunks
+    /// after it are untouched (a resident one keeps its previous mesh). Their grids may have
+    /// been uploaded and counted, which changes nothing the arenas hold.
+    pub fn mesh_chunks(
+        &mut self,
+        frames: &mut FrameRing,
+        chunks: &[ChunkToMesh<'_>],
+    ) -> Result<Vec<Option<ResidentChunk>>, TerrainMeshError> {
+        let pushes = check_chunks(chunks)?;
+        let mut results = Vec::with_capacity(chunks.len());
+        let batch = self.slots.len();
+        for (chunks, pushes) in chunks.chunks(batch).zip(pushes.chunks(batch)) {
+            self.mesh_batch(frames, chunks, pushes, &mut results)?;
+        }
+        Ok(results)
+    }
+
+    /// K: how many chunks [`TerrainMeshes::mesh_chunks`] sizes with one submission and one
+    /// wait ([`TerrainMeshesDesc::batch`]).
+    pub fn batch_capacity(&self) -> usize {
+        self.slots.len()
     }
 
     /// Blends a new light grid into resident chunk `key`'s light range, from its vertices as
@@ -644,7 +756,8 @@ impl TerrainMeshes {
         let device = self.device.clone();
         frames.begin_pass_coloured(RELIGHT_PASS_NAME, label_colour::COMPUTE);
         // Everything earlier on the queue (draws reading the light range, earlier light passes
-        // reading the light samples, the writes of the chunk's vertices) before this frame.
+        // reading slot 0's light samples, the writes of the chunk's vertices) before this
+        // frame.
         after_earlier_work(&device, command_buffer);
         self.record_light_upload(frames, light);
         memory_barrier(
@@ -659,10 +772,11 @@ impl TerrainMeshes {
                 vk::AccessFlags2::SHADER_STORAGE_READ,
             ),
         );
+        // Slot 0's light samples and set, as staged.
         self.light_pass.record(
             &device,
             frames,
-            &light_push(resident.chunk, resident.dims, true),
+            &[(0, light_push(resident.chunk, resident.dims, true))],
         );
         record_visible_to_draws(&device, command_buffer);
         frames.end_pass();
@@ -889,50 +1003,108 @@ impl TerrainMeshes {
         })
     }
 
-    /// Frame 1: upload (the density grid, and the light grid if there is one), count, scan, and
-    /// the two totals back to the CPU.
+    /// Sizes one batch (at most K chunks, checked, their `pushes` in the same order), places
+    /// them in order and writes the placed ones; pushes each chunk's result onto `results`.
+    /// Stops at the first chunk that cannot be placed, after submitting the writes of those
+    /// before it.
+    fn mesh_batch(
+        &mut self,
+        frames: &mut FrameRing,
+        chunks: &[ChunkToMesh<'_>],
+        pushes: &[SurfaceNetsPush],
+        results: &mut Vec<Option<ResidentChunk>>,
+    ) -> Result<(), TerrainMeshError> {
+        let totals = self.size(frames, chunks, pushes)?;
+        let mut writes = Vec::with_capacity(chunks.len());
+        let mut failure = None;
+        for (slot, ((chunk, push), [vertex_count, quad_count])) in
+            chunks.iter().zip(pushes).zip(totals).enumerate()
+        {
+            match self.take_place(chunk.key, chunk.grid.dims(), push, vertex_count, quad_count) {
+                Ok(None) => results.push(None),
+                Ok(Some(resident)) => {
+                    results.push(Some(resident));
+                    let mut push = *push;
+                    push.output = [
+                        resident.vertices.offset as u32,
+                        resident.indices.offset as u32,
+                        resident.slot,
+                        1,
+                    ];
+                    let lighting = light_push(resident, chunk.grid.dims(), chunk.light.is_some());
+                    writes.push((slot, push, lighting));
+                }
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            }
+        }
+        if !writes.is_empty() {
+            self.write(frames, &writes)?;
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// The size frame: upload (each chunk's density grid, and its light grid if it has one,
+    /// into its batch slot), count, scan, and each slot's two totals back to the CPU. Returns
+    /// the vertex and quad count of each chunk.
     fn size(
         &mut self,
         frames: &mut FrameRing,
-        push: &SurfaceNetsPush,
-        samples: &[f32],
-        light: Option<&[f32]>,
-    ) -> Result<[u32; 2], TerrainMeshError> {
-        // The totals buffer was last used by the previous chunk's first frame, waited for
+        chunks: &[ChunkToMesh<'_>],
+        pushes: &[SurfaceNetsPush],
+    ) -> Result<Vec<[u32; 2]>, TerrainMeshError> {
+        // The totals buffer was last used by the previous batch's size frame, waited for
         // already; the staging perhaps by a relight frame since, waited for here. The device
         // buffers only need the queue order (barriers below).
         self.device.wait_for(self.staging_use)?;
-        self.staging.write(0, samples)?;
-        if let Some(light) = light {
-            self.staging.write(LIGHT_STAGING_OFFSET, light)?;
+        for (slot, chunk) in chunks.iter().enumerate() {
+            let base = slot as u64 * STAGING_SLOT_BYTES;
+            self.staging.write(base, chunk.grid.samples())?;
+            if let Some(light) = chunk.light {
+                self.staging.write(base + LIGHT_STAGING_OFFSET, light)?;
+            }
         }
         let command_buffer = frames.begin()?;
         let device = self.device.clone();
         frames.begin_pass_coloured(SIZE_PASS_NAME, label_colour::COMPUTE);
         self.record_pending_clears(command_buffer);
-        // Everything earlier on the queue (draws of freed ranges, the previous chunk's passes
-        // reading the samples and scratch) before this chunk's writes.
+        // Everything earlier on the queue (draws of freed ranges, the previous batch's passes
+        // reading the slots' samples, light samples and scratch) before this batch's writes.
         after_earlier_work(&device, command_buffer);
-        frames.begin_pass_coloured("terrain meshes: upload", label_colour::TRANSFER);
-        let region = vk::BufferCopy {
-            src_offset: 0,
-            dst_offset: 0,
-            size: std::mem::size_of_val(samples) as u64,
-        };
-        // SAFETY: recording; both buffers live as long as `self` (dropping waits); the grid
-        // was checked to fit the samples buffer.
-        unsafe {
-            device.raw.cmd_copy_buffer(
-                command_buffer,
-                self.staging.raw,
-                self.samples.raw,
-                &[region],
-            )
-        };
-        frames.end_pass();
-        if let Some(light) = light {
-            self.record_light_upload(frames, light);
+        frames.begin_pass_coloured(UPLOAD_PASS_NAME, label_colour::TRANSFER);
+        for (slot, chunk) in chunks.iter().enumerate() {
+            let base = slot as u64 * STAGING_SLOT_BYTES;
+            let buffers = &self.slots[slot];
+            let grids = [
+                Some((chunk.grid.samples(), 0, &buffers.samples)),
+                chunk
+                    .light
+                    .map(|light| (light, LIGHT_STAGING_OFFSET, &buffers.light_samples)),
+            ];
+            for (values, offset, destination) in grids.into_iter().flatten() {
+                let region = vk::BufferCopy {
+                    src_offset: base + offset,
+                    dst_offset: 0,
+                    size: std::mem::size_of_val(values) as u64,
+                };
+                // SAFETY: recording; both buffers live as long as `self` (dropping waits); the
+                // grids were checked to fit a slot's part of the staging and its buffers.
+                unsafe {
+                    device.raw.cmd_copy_buffer(
+                        command_buffer,
+                        self.staging.raw,
+                        destination.raw,
+                        &[region],
+                    )
+                };
+            }
         }
+        frames.end_pass();
         memory_barrier(
             &device,
             command_buffer,
@@ -945,7 +1117,8 @@ impl TerrainMeshes {
                 vk::AccessFlags2::SHADER_STORAGE_READ,
             ),
         );
-        self.record_passes(frames, push, 0..2);
+        let sized: Vec<(usize, SurfaceNetsPush)> = pushes.iter().copied().enumerate().collect();
+        self.record_passes(frames, &sized, 0..2);
         memory_barrier(
             &device,
             command_buffer,
@@ -958,18 +1131,23 @@ impl TerrainMeshes {
                 vk::AccessFlags2::TRANSFER_READ,
             ),
         );
-        let totals = vk::BufferCopy {
-            // The vertex count, then the quad count.
-            src_offset: COUNT_VERTICES as u64 * 4,
-            dst_offset: 0,
-            size: 8,
-        };
-        // SAFETY: as above; the region lies in both buffers.
-        unsafe {
-            device
-                .raw
-                .cmd_copy_buffer(command_buffer, self.counts.raw, self.totals.raw, &[totals])
-        };
+        for slot in 0..chunks.len() {
+            let totals = vk::BufferCopy {
+                // The vertex count, then the quad count.
+                src_offset: COUNT_VERTICES as u64 * 4,
+                dst_offset: slot as u64 * 8,
+                size: 8,
+            };
+            // SAFETY: as above; the region lies in both buffers (2 × K words of totals).
+            unsafe {
+                device.raw.cmd_copy_buffer(
+                    command_buffer,
+                    self.slots[slot].counts.raw,
+                    self.totals.raw,
+                    &[totals],
+                )
+            };
+        }
         memory_barrier(
             &device,
             command_buffer,
@@ -985,22 +1163,58 @@ impl TerrainMeshes {
         self.staging_use = submitted;
         device.wait_for(submitted)?;
         let totals: Vec<u32> = self.totals.read::<u32>()?;
-        Ok([totals[0], totals[1]])
+        Ok((0..chunks.len())
+            .map(|slot| [totals[2 * slot], totals[2 * slot + 1]])
+            .collect())
     }
 
-    /// Frame 2: vertices and quads (and the draw) into the arenas at `push.output`, then the
-    /// light of the new vertices into the light arena.
+    /// A counted chunk's place: checks the GPU's totals against the grid, unloads the chunk
+    /// when it has no surface (`None`), else takes its ranges and slot.
+    fn take_place(
+        &mut self,
+        key: ChunkKey,
+        dims: [usize; 3],
+        push: &SurfaceNetsPush,
+        vertex_count: u32,
+        quad_count: u32,
+    ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
+        if vertex_count > push.cells() || quad_count > 3 * push.samples() {
+            return Err(GpuError::Invalid(format!(
+                "terrain meshes: chunk {key:?}: the GPU counted {vertex_count} vertices and \
+                 {quad_count} quads for a grid of {:?} samples",
+                push.dims
+            ))
+            .into());
+        }
+        if quad_count == 0 {
+            self.unload(key);
+            return Ok(None);
+        }
+        self.place(
+            key,
+            dims,
+            u64::from(vertex_count),
+            6 * u64::from(quad_count),
+        )
+        .map(Some)
+    }
+
+    /// The write frame: vertices and quads (and the draw) of each `(batch slot, push, light)`
+    /// of `writes` into the arenas at its push's output, then the light of the new vertices
+    /// into the light arena.
     fn write(
         &mut self,
         frames: &mut FrameRing,
-        push: &SurfaceNetsPush,
-        light_push: &LightPush,
+        writes: &[(usize, SurfaceNetsPush, LightPush)],
     ) -> Result<(), TerrainMeshError> {
         let command_buffer = frames.begin()?;
         let device = self.device.clone();
         frames.begin_pass_coloured(WRITE_PASS_NAME, label_colour::COMPUTE);
-        // The first frame's flags, prefix sums and counts; everything earlier on the queue
-        // (draws of the ranges this chunk now takes) before the writes.
+        // Slots freed by this batch's chunks without a surface, perhaps handed to later chunks
+        // of the batch: zeroed before the quads pass writes the new draws.
+        self.record_pending_clears(command_buffer);
+        // The size frame's flags, prefix sums and counts; everything earlier on the queue
+        // (draws of the ranges these chunks now take) before the writes.
         memory_barrier(
             &device,
             command_buffer,
@@ -1013,7 +1227,9 @@ impl TerrainMeshes {
                 vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
             ),
         );
-        self.record_passes(frames, push, 2..4);
+        let meshes: Vec<(usize, SurfaceNetsPush)> =
+            writes.iter().map(|&(slot, push, _)| (slot, push)).collect();
+        self.record_passes(frames, &meshes, 2..4);
         // The vertices pass's writes to the vertex arena before the light pass reads them (the
         // light samples were ordered before this frame by the barrier above).
         memory_barrier(
@@ -1028,24 +1244,28 @@ impl TerrainMeshes {
                 vk::AccessFlags2::SHADER_STORAGE_READ,
             ),
         );
-        self.light_pass.record(&device, frames, light_push);
+        let lights: Vec<(usize, LightPush)> = writes
+            .iter()
+            .map(|&(slot, _, lighting)| (slot, lighting))
+            .collect();
+        self.light_pass.record(&device, frames, &lights);
         record_visible_to_draws(&device, command_buffer);
         frames.end_pass();
         self.last_use = frames.submit(&[], &[])?;
         Ok(())
     }
 
-    /// Writes `light` into the light half of the staging buffer, once the latest submission
-    /// that copies from the staging has finished.
+    /// Writes `light` into the light half of batch slot 0's part of the staging, once the
+    /// latest submission that copies from the staging has finished.
     fn stage_light(&mut self, light: &[f32]) -> Result<(), TerrainMeshError> {
         self.device.wait_for(self.staging_use)?;
         self.staging.write(LIGHT_STAGING_OFFSET, light)?;
         Ok(())
     }
 
-    /// Records the copy of the staged light grid into the light samples, as a labelled, timed
-    /// pass. The caller orders earlier readers of the light samples before it and the copy
-    /// before the light pass.
+    /// Records the copy of the light grid staged by [`TerrainMeshes::stage_light`] into batch
+    /// slot 0's light samples, as a labelled, timed pass. The caller orders earlier readers of
+    /// the light samples before it and the copy before the light pass.
     fn record_light_upload(&self, frames: &mut FrameRing, light: &[f32]) {
         let command_buffer = frames.command_buffer();
         frames.begin_pass_coloured("terrain meshes: upload light", label_colour::TRANSFER);
@@ -1061,23 +1281,69 @@ impl TerrainMeshes {
             self.device.raw.cmd_copy_buffer(
                 command_buffer,
                 self.staging.raw,
-                self.light_samples.raw,
+                self.slots[0].light_samples.raw,
                 &[region],
             )
         };
         frames.end_pass();
     }
 
-    /// Records surface-nets passes `passes` (indices into [`PASSES`]), each labelled and timed,
-    /// with barriers between them.
+    /// Records surface-nets passes `passes` (indices into [`PASSES`]) over every
+    /// `(batch slot, push)` of `meshes`: each pass one labelled, timed pass around the
+    /// dispatches of every chunk (which touch buffers of their own slots, and ranges of their
+    /// own in the arenas), with a barrier between one pass's writes and the next one's reads.
+    /// The caller orders what came before.
     fn record_passes(
         &self,
         frames: &mut FrameRing,
-        push: &SurfaceNetsPush,
+        meshes: &[(usize, SurfaceNetsPush)],
         passes: std::ops::Range<usize>,
     ) {
-        self.pipelines
-            .record(&self.device, frames, self.set, push, passes);
+        let device = &self.device;
+        let command_buffer = frames.command_buffer();
+        let first = passes.start;
+        for index in passes {
+            if index > first {
+                memory_barrier(
+                    device,
+                    command_buffer,
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags2::COMPUTE_SHADER,
+                        vk::AccessFlags2::SHADER_STORAGE_READ,
+                    ),
+                );
+            }
+            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
+            self.pipelines.passes[index].bind(command_buffer);
+            for (slot, push) in meshes {
+                // SAFETY: recording; the set (of a layout identical to the pipelines' set
+                // layout) and the pipeline layout live as long as `self`, which keeps them
+                // until its last submission finishes.
+                unsafe {
+                    device.raw.cmd_bind_descriptor_sets(
+                        command_buffer,
+                        vk::PipelineBindPoint::COMPUTE,
+                        self.pipelines.layout.raw,
+                        0,
+                        &[self.slots[*slot].set],
+                        &[],
+                    );
+                }
+                self.pipelines.layout.push(command_buffer, push);
+                // SAFETY: recording with a compute pipeline of this layout bound, its set
+                // bound.
+                unsafe {
+                    device
+                        .raw
+                        .cmd_dispatch(command_buffer, pass_groups(push, index), 1, 1)
+                };
+            }
+            frames.end_pass();
+        }
     }
 
     /// Takes the ranges and slot for chunk `key`'s new mesh, from a grid of `dims` samples,
@@ -1208,6 +1474,43 @@ fn light_push(chunk: ResidentChunk, dims: [usize; 3], from_grid: bool) -> LightP
     }
 }
 
+/// Checks every chunk's grid, region and light grid, and that no key comes twice; returns the
+/// push constants of each chunk's grid, in order.
+fn check_chunks(chunks: &[ChunkToMesh<'_>]) -> Result<Vec<SurfaceNetsPush>, TerrainMeshError> {
+    let mut seen: HashMap<ChunkKey, usize> = HashMap::with_capacity(chunks.len());
+    let mut pushes = Vec::with_capacity(chunks.len());
+    for (index, chunk) in chunks.iter().enumerate() {
+        pushes.push(check_grid(chunk.grid, chunk.region)?);
+        if let Some(light) = chunk.light {
+            check_light(chunk.key, light, chunk.grid.dims())?;
+        }
+        if let Some(first) = seen.insert(chunk.key, index) {
+            return Err(GpuError::Invalid(format!(
+                "terrain meshes: chunk {:?} is both chunk {first} and chunk {index} of one \
+                 call; a call meshes a chunk once",
+                chunk.key
+            ))
+            .into());
+        }
+    }
+    Ok(pushes)
+}
+
+/// The workgroups of surface-nets pass `index` (of [`PASSES`]) over the grid `push` describes,
+/// as `SurfaceNetsPipelines::record` dispatches them.
+fn pass_groups(push: &SurfaceNetsPush, index: usize) -> u32 {
+    match index {
+        // Count: one invocation per sample.
+        0 => push.samples().div_ceil(WORKGROUP_SIZE),
+        // Scan: one workgroup per run of flags, cells then edges.
+        1 => 2,
+        // Vertices: one invocation per cell.
+        2 => push.cells().div_ceil(WORKGROUP_SIZE),
+        // Quads: one invocation per sample (three edge slots each).
+        _ => push.samples().div_ceil(WORKGROUP_SIZE),
+    }
+}
+
 /// Checks that `light` is a light grid for a density grid of `dims` samples: one finite value
 /// per sample.
 fn check_light(key: ChunkKey, light: &[f32], dims: [usize; 3]) -> Result<(), GpuError> {
@@ -1320,8 +1623,10 @@ mod tests {
         assert_eq!(std::mem::offset_of!(LightPush, vertex_count), 20);
         assert_eq!(std::mem::offset_of!(LightPush, from_grid), 24);
         assert_eq!(std::mem::offset_of!(LightPush, constant_light), 28);
-        // The light half of the staging holds the largest grid, 4-byte aligned for the copy.
+        // The light half of the staging holds the largest grid, 4-byte aligned for the copy;
+        // a batch slot's part of the staging holds both grids.
         assert_eq!(LIGHT_STAGING_OFFSET, 34 * 34 * 34 * 4);
+        assert_eq!(STAGING_SLOT_BYTES, 2 * 34 * 34 * 34 * 4);
         assert_eq!(LIGHT_BYTES, 4);
     }
 }

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blockfall_engine::gpu::{Device, FrameRing, GpuError, ShaderLibrary};
+use blockfall_engine::meshing::terrain_meshes::ChunkToMesh;
 use blockfall_engine::meshing::{
     DensityGrid, GridRegion, TerrainMeshError, TerrainMeshes, TerrainMeshesDesc,
 };
@@ -70,7 +71,7 @@ pub struct StreamCounters {
     pub generate_time: Duration,
     /// Wall time working out sky light on the workers.
     pub light_time: Duration,
-    /// Wall time meshing on the GPU, the waits for each chunk's counts included.
+    /// Wall time meshing on the GPU, the waits for each batch's counts included.
     pub mesh_time: Duration,
 }
 
@@ -121,6 +122,7 @@ impl StreamedTerrain {
             vertex_arena_bytes: resident * 3_000 * 24,
             index_arena_bytes: resident * 16_000 * 4,
             max_chunks: chunks.min(u64::from(u32::MAX)) as u32,
+            ..TerrainMeshesDesc::default()
         }
     }
 
@@ -254,8 +256,8 @@ impl StreamedTerrain {
     /// a surface.
     ///
     /// Many chunks (the start of a run) go through a pipeline: a thread fills and lights the
-    /// next batch on the workers while this one drives the GPU mesher, whose waits for each
-    /// chunk's counts would otherwise leave the cores idle.
+    /// next batch on the workers while this one drives the GPU mesher, whose wait for each
+    /// batch's counts would otherwise leave the cores idle.
     fn load<G: Ground + ?Sized>(
         &mut self,
         frames: &mut FrameRing,
@@ -294,25 +296,69 @@ impl StreamedTerrain {
         let started = Instant::now();
         self.counters.generate_time += prepared.generate_time;
         self.counters.light_time += prepared.light_time;
-        let mut lights = prepared.lights.into_iter();
         let dims = [PADDED_SIZE; 3];
         let region = GridRegion::owned_edges_of_padded_grid(dims);
-        let mut meshed = Vec::new();
+        let mut mixed = Vec::new();
         for grid in &prepared.grids {
-            let coord = grid.coord;
             if grid.kind != ChunkKind::Mixed {
-                self.meshes.unload(key(coord));
-                self.lights.remove(&coord);
+                self.meshes.unload(key(grid.coord));
+                self.lights.remove(&grid.coord);
                 continue;
             }
-            let light = lights.next().expect("one light grid per mixed chunk");
+            mixed.push(grid);
+        }
+        assert_eq!(
+            mixed.len(),
+            prepared.lights.len(),
+            "one light grid per mixed chunk"
+        );
+        let mut chunks = Vec::with_capacity(mixed.len());
+        for (grid, light) in mixed.iter().zip(&prepared.lights) {
+            let coord = grid.coord;
             let density = DensityGrid::new(&grid.samples, dims).map_err(|error| {
                 GpuError::Invalid(format!("chunk {coord:?}'s padded grid: {error}"))
             })?;
-            let resident =
-                self.meshes
-                    .mesh_chunk(frames, key(coord), density, region, Some(&light.values))?;
-            self.counters.meshes += 1;
+            chunks.push(ChunkToMesh {
+                key: key(coord),
+                grid: density,
+                region,
+                light: Some(&light.values),
+            });
+        }
+        // One size frame, one wait and one write frame per batch of the arenas' capacity.
+        let results = match self.meshes.mesh_chunks(frames, &chunks) {
+            Ok(results) => results,
+            Err(error) => {
+                // The chunks before the one that failed are meshed (as their light now
+                // reads), that one perhaps unloaded, those after it untouched.
+                let failed = match &error {
+                    TerrainMeshError::ArenaFull { key, .. }
+                    | TerrainMeshError::TooManyChunks { key, .. } => {
+                        chunks.iter().position(|chunk| chunk.key == *key)
+                    }
+                    _ => None,
+                };
+                if let Some(failed) = failed {
+                    for (index, (grid, light)) in mixed
+                        .iter()
+                        .zip(prepared.lights)
+                        .enumerate()
+                        .take(failed + 1)
+                    {
+                        if self.meshes.chunk(key(grid.coord)).is_none() {
+                            self.lights.remove(&grid.coord);
+                        } else if index < failed {
+                            self.lights.insert(grid.coord, light);
+                        }
+                    }
+                }
+                return Err(error);
+            }
+        };
+        self.counters.meshes += results.len() as u64;
+        let mut meshed = Vec::new();
+        for ((grid, light), resident) in mixed.iter().zip(prepared.lights).zip(results) {
+            let coord = grid.coord;
             if resident.is_some() {
                 self.lights.insert(coord, light);
                 meshed.push(coord);
