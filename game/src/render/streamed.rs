@@ -29,7 +29,7 @@ use blockfall_engine::meshing::{
 };
 use blockfall_engine::workers::WorkerPool;
 
-use crate::terrain::chunks::{generate_chunks, ChunkCoord, ChunkGrid, PADDED_SIZE};
+use crate::terrain::chunks::{classify, generate_chunks, ChunkCoord, ChunkGrid, PADDED_SIZE};
 use crate::terrain::edits::SampleBox;
 use crate::terrain::light::{light_grid, light_grids, LightGrid, MARGIN};
 use crate::terrain::streaming::{StreamPlan, Streamer};
@@ -265,14 +265,15 @@ impl StreamedTerrain {
         edits: &EditStore<G>,
         coords: &[ChunkCoord],
     ) -> Result<Vec<ChunkCoord>, TerrainMeshError> {
-        if coords.len() <= PIPELINE_BATCH {
+        let batches = surface_batches(edits, coords, self.meshes.batch_capacity());
+        if batches.len() <= 1 {
             let prepared = prepare(pool, edits, coords);
             return self.mesh_prepared(frames, prepared);
         }
         std::thread::scope(|scope| {
             let (sender, receiver) = crossbeam::channel::bounded(1);
             scope.spawn(move || {
-                for batch in coords.chunks(PIPELINE_BATCH) {
+                for batch in batches {
                     // The receiver is gone when meshing failed: stop.
                     if sender.send(prepare(pool, edits, batch)).is_err() {
                         break;
@@ -371,8 +372,35 @@ impl StreamedTerrain {
     }
 }
 
-/// Chunks filled and lit together while the previous batch is meshed.
-const PIPELINE_BATCH: usize = 16;
+/// `coords` split, in order, into batches that each hold `per_batch` chunks that may have a
+/// surface (the last fewer): each batch then fills one submission of the GPU mesher, and the
+/// chunks proven air or solid (most of a view sphere) ride along for free.
+fn surface_batches<'a, G: Ground + ?Sized>(
+    edits: &EditStore<G>,
+    coords: &'a [ChunkCoord],
+    per_batch: usize,
+) -> Vec<&'a [ChunkCoord]> {
+    let per_batch = per_batch.max(1);
+    let mut batches = Vec::new();
+    let mut start = 0;
+    let mut candidates = 0;
+    for (index, coord) in coords.iter().enumerate() {
+        let proven =
+            !edits.has_edits_in(&coord.padded_box()) && classify(edits, *coord) != ChunkKind::Mixed;
+        if !proven {
+            candidates += 1;
+        }
+        if candidates == per_batch {
+            batches.push(&coords[start..=index]);
+            start = index + 1;
+            candidates = 0;
+        }
+    }
+    if start < coords.len() {
+        batches.push(&coords[start..]);
+    }
+    batches
+}
 
 /// A batch of chunks ready for the GPU: density grids, and light for those that may hold a
 /// surface (in the same order).
