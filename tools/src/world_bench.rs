@@ -73,7 +73,11 @@ pub fn run(
     renderer.frames.wait_all()?;
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     let drawn = world.renderer().draws_last_frame();
-    println!("chunks drawn per frame: {drawn} of {resident} resident (the rest culled)");
+    let triangles = world.renderer().triangles_last_frame();
+    println!(
+        "chunks drawn per frame: {drawn} of {resident} resident (the rest culled), {triangles} \
+         triangles"
+    );
     let median = |values: &mut Vec<f64>| {
         values.sort_by(f64::total_cmp);
         values.get(values.len() / 2).copied().unwrap_or(f64::NAN)

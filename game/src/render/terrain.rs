@@ -199,6 +199,7 @@ pub struct TerrainRenderer {
     bindless_set: vk::DescriptorSet,
     look: TerrainLook,
     draws_last_frame: u32,
+    triangles_last_frame: u64,
 }
 
 impl TerrainRenderer {
@@ -314,6 +315,7 @@ impl TerrainRenderer {
             bindless_set: gpu.bindless.set,
             look,
             draws_last_frame: 0,
+            triangles_last_frame: 0,
         })
     }
 
@@ -355,6 +357,11 @@ impl TerrainRenderer {
     /// Indirect draws recorded in the last frame: one per resident chunk in view.
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame
+    }
+
+    /// Triangles those draws held.
+    pub fn triangles_last_frame(&self) -> u64 {
+        self.triangles_last_frame
     }
 
     /// Records the terrain pass ("terrain", labelled and timed) into the frame being recorded:
@@ -431,6 +438,10 @@ impl TerrainRenderer {
             device.cmd_end_rendering(command_buffer);
         }
         self.draws_last_frame = chunks.len() as u32;
+        self.triangles_last_frame = chunks
+            .iter()
+            .map(|(_, _, chunk)| chunk.indices.size / 3)
+            .sum();
         frames.end_pass();
         Ok(())
     }
