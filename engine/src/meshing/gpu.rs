@@ -150,37 +150,19 @@ impl SurfaceNetsPipelines {
         })
     }
 
-    /// Binds `set` and records the passes `passes` (of count, scan, vertices, quads) over the
-    /// grid `push` describes, each its own labelled, timed pass, with a barrier between one
-    /// pass's writes and the next one's reads. The caller orders what came before.
+    /// Records the passes `passes` (indices into [`PASSES`]: count, scan, vertices, quads)
+    /// over every `(set, push)` of `meshes`: each pass one labelled, timed pass around the
+    /// dispatches of every mesh (each with its own set: buffers and output ranges of its own),
+    /// with a barrier between one pass's writes and the next one's reads. The caller orders
+    /// what came before.
     pub(crate) fn record(
         &self,
         device: &Device,
         frames: &mut FrameRing,
-        set: vk::DescriptorSet,
-        push: &SurfaceNetsPush,
+        meshes: &[(vk::DescriptorSet, SurfaceNetsPush)],
         passes: std::ops::Range<usize>,
     ) {
         let command_buffer = frames.command_buffer();
-        // SAFETY: recording; the set and layout live as long as their owner, which keeps them
-        // until the frame finishes.
-        unsafe {
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout.raw,
-                0,
-                &[set],
-                &[],
-            );
-        }
-        let groups = [
-            push.samples().div_ceil(WORKGROUP_SIZE),
-            // One workgroup per run of flags: cells, then edges.
-            2,
-            push.cells().div_ceil(WORKGROUP_SIZE),
-            push.samples().div_ceil(WORKGROUP_SIZE),
-        ];
         let first = passes.start;
         for index in passes {
             if index > first {
@@ -199,11 +181,45 @@ impl SurfaceNetsPipelines {
             }
             frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
             self.passes[index].bind(command_buffer);
-            self.layout.push(command_buffer, push);
-            // SAFETY: recording with a compute pipeline of this layout bound, its set bound.
-            unsafe { device.raw.cmd_dispatch(command_buffer, groups[index], 1, 1) };
+            for (set, push) in meshes {
+                // SAFETY: recording; the sets (of this layout's set layout, or one defined
+                // identically) and the layout live as long as their owners, which keep them
+                // until their last submission finishes.
+                unsafe {
+                    device.raw.cmd_bind_descriptor_sets(
+                        command_buffer,
+                        vk::PipelineBindPoint::COMPUTE,
+                        self.layout.raw,
+                        0,
+                        &[*set],
+                        &[],
+                    );
+                }
+                self.layout.push(command_buffer, push);
+                // SAFETY: recording with a compute pipeline of this layout bound, its set
+                // bound.
+                unsafe {
+                    device
+                        .raw
+                        .cmd_dispatch(command_buffer, pass_groups(push, index), 1, 1)
+                };
+            }
             frames.end_pass();
         }
+    }
+}
+
+/// Workgroups of pass `index` (into [`PASSES`]) over the grid `push` describes.
+fn pass_groups(push: &SurfaceNetsPush, index: usize) -> u32 {
+    match index {
+        // Count: one invocation per sample.
+        0 => push.samples().div_ceil(WORKGROUP_SIZE),
+        // Scan: one workgroup per run of flags, cells then edges.
+        1 => 2,
+        // Vertices: one invocation per cell.
+        2 => push.cells().div_ceil(WORKGROUP_SIZE),
+        // Quads: one invocation per sample (three edge slots each).
+        _ => push.samples().div_ceil(WORKGROUP_SIZE),
     }
 }
 
@@ -360,7 +376,7 @@ impl GpuSurfaceNets {
             ),
         );
         self.pipelines
-            .record(device, frames, self.set, &push, 0..PASSES.len());
+            .record(device, frames, &[(self.set, push)], 0..PASSES.len());
         frames.end_pass();
         Ok(())
     }

@@ -103,7 +103,7 @@ use crate::gpu::{
 
 use super::gpu::{
     check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
-    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, PASSES, VERTEX_FLOATS, WORKGROUP_SIZE,
+    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS, WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -1288,62 +1288,19 @@ impl TerrainMeshes {
         frames.end_pass();
     }
 
-    /// Records surface-nets passes `passes` (indices into [`PASSES`]) over every
-    /// `(batch slot, push)` of `meshes`: each pass one labelled, timed pass around the
-    /// dispatches of every chunk (which touch buffers of their own slots, and ranges of their
-    /// own in the arenas), with a barrier between one pass's writes and the next one's reads.
-    /// The caller orders what came before.
+    /// Records surface-nets passes `passes` (indices into [`super::gpu::PASSES`]) over every
+    /// `(batch slot, push)` of `meshes`, each slot with its own descriptor set.
     fn record_passes(
         &self,
         frames: &mut FrameRing,
         meshes: &[(usize, SurfaceNetsPush)],
         passes: std::ops::Range<usize>,
     ) {
-        let device = &self.device;
-        let command_buffer = frames.command_buffer();
-        let first = passes.start;
-        for index in passes {
-            if index > first {
-                memory_barrier(
-                    device,
-                    command_buffer,
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_READ,
-                    ),
-                );
-            }
-            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
-            self.pipelines.passes[index].bind(command_buffer);
-            for (slot, push) in meshes {
-                // SAFETY: recording; the set (of a layout identical to the pipelines' set
-                // layout) and the pipeline layout live as long as `self`, which keeps them
-                // until its last submission finishes.
-                unsafe {
-                    device.raw.cmd_bind_descriptor_sets(
-                        command_buffer,
-                        vk::PipelineBindPoint::COMPUTE,
-                        self.pipelines.layout.raw,
-                        0,
-                        &[self.slots[*slot].set],
-                        &[],
-                    );
-                }
-                self.pipelines.layout.push(command_buffer, push);
-                // SAFETY: recording with a compute pipeline of this layout bound, its set
-                // bound.
-                unsafe {
-                    device
-                        .raw
-                        .cmd_dispatch(command_buffer, pass_groups(push, index), 1, 1)
-                };
-            }
-            frames.end_pass();
-        }
+        let sets: Vec<(vk::DescriptorSet, SurfaceNetsPush)> = meshes
+            .iter()
+            .map(|&(slot, push)| (self.slots[slot].set, push))
+            .collect();
+        self.pipelines.record(&self.device, frames, &sets, passes);
     }
 
     /// Takes the ranges and slot for chunk `key`'s new mesh, from a grid of `dims` samples,
@@ -1494,21 +1451,6 @@ fn check_chunks(chunks: &[ChunkToMesh<'_>]) -> Result<Vec<SurfaceNetsPush>, Terr
         }
     }
     Ok(pushes)
-}
-
-/// The workgroups of surface-nets pass `index` (of [`PASSES`]) over the grid `push` describes,
-/// as `SurfaceNetsPipelines::record` dispatches them.
-fn pass_groups(push: &SurfaceNetsPush, index: usize) -> u32 {
-    match index {
-        // Count: one invocation per sample.
-        0 => push.samples().div_ceil(WORKGROUP_SIZE),
-        // Scan: one workgroup per run of flags, cells then edges.
-        1 => 2,
-        // Vertices: one invocation per cell.
-        2 => push.cells().div_ceil(WORKGROUP_SIZE),
-        // Quads: one invocation per sample (three edge slots each).
-        _ => push.samples().div_ceil(WORKGROUP_SIZE),
-    }
 }
 
 /// Checks that `light` is a light grid for a density grid of `dims` samples: one finite value
