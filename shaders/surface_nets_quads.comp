@@ -36,13 +36,15 @@ void main() {
     }
     if (index == 0 && push.output_base.w != 0u) {
         // The mesh's indexed indirect draw, into its slot: indices relative to the first vertex,
-        // which the vertex offset supplies; first instance = the slot, for per-chunk data.
+        // which the vertex offset supplies. First instance 0: anything else needs the device
+        // feature drawIndirectFirstInstance (VUID-VkDrawIndexedIndirectCommand-firstInstance-
+        // 00554), and the draws carry per-chunk data in push constants instead.
         uint draw = 5u * push.output_base.z;
         draws[draw + 0u] = 6u * counts[COUNT_QUADS];
         draws[draw + 1u] = counts[COUNT_QUADS] > 0u ? 1u : 0u;
         draws[draw + 2u] = push.output_base.y;
         draws[draw + 3u] = push.output_base.x;
-        draws[draw + 4u] = push.output_base.z;
+        draws[draw + 4u] = 0u;
     }
     ivec3 p = position_of(index, grid_dims());
     for (int axis = 0; axis < 3; axis++) {

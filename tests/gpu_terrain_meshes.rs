@@ -237,7 +237,9 @@ fn chunk_mesh(readback: &TerrainReadback, chunk: ResidentChunk) -> SurfaceMesh {
             instance_count: 1,
             first_index: chunk.indices.offset as u32,
             vertex_offset: chunk.vertices.offset as i32,
-            first_instance: chunk.slot,
+            // Not the slot: a first instance other than 0 needs drawIndirectFirstInstance,
+            // which the device does not turn on.
+            first_instance: 0,
         },
         "the GPU's draw for {chunk:?}"
     );

@@ -11,7 +11,8 @@
 //!   index arena   [ chunk b | chunk a |   free   | chunk c |   free    ]   u32, relative to the
 //!   draw slots    [ draw a | draw b | 0 0 0 0 0 | draw c ]                  chunk's first vertex
 //!                   index count, instance count (1), first index, vertex offset, first instance
-//!                   (= the slot); an unloaded chunk's slot is all zero, so one
+//!                   (0, valid without drawIndirectFirstInstance); an unloaded chunk's slot is
+//!                   all zero, so one
 //!                   vkCmdDrawIndexedIndirect over the first `draw_count` slots draws every chunk.
 //!
 //!   staging       [ density 0 | light 0 ][ density 1 | light 1 ] … [ density K-1 | light K-1 ]
@@ -51,7 +52,7 @@
 //!    first index), and the quads pass writes the chunk's draw into its slot: index count from
 //!    the scan, first index = the index range's start, vertex offset = the vertex range's start
 //!    (indices stay relative to the chunk, as the CPU mesher's), instance count 1, first
-//!    instance = the slot. Then **light** reads the new vertices back from the vertex arena and
+//!    instance 0. Then **light** reads the new vertices back from the vertex arena and
 //!    writes each one's light at the same element of the light arena.
 //!
 //! More than K chunks go through successive batches. Each pass is one labelled, timed pass
