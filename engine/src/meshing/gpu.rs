@@ -425,94 +425,31 @@ impl GpuSurfaceNets {
                 GpuError::Invalid("surface nets: nothing meshed to read back".into()).into(),
             );
         }
-        let device = &self.device;
-        let counts_size = self.counts.size;
-        let regions = [
-            (&self.counts, 0, counts_size),
-            (&self.vertices, counts_size, self.vertices.size),
-            (
-                &self.indices,
-                counts_size + self.vertices.size,
-                self.indices.size,
-            ),
-        ];
-        let readback = Buffer::new(
-            device,
-            &BufferDesc {
-                name: "surface nets: readback",
-                size: counts_size + self.vertices.size + self.indices.size,
-                usage: vk::BufferUsageFlags::TRANSFER_DST,
-                location: MemoryLocation::GpuToCpu,
-            },
-        )?;
-        let commands = OneTimeCommands::new(device, "surface nets: readback")?;
-        let command_buffer = commands.command_buffer;
-        device.begin_label(
-            command_buffer,
+        let words = read_back_words(
+            &self.device,
             "surface nets: readback",
-            label_colour::TRANSFER,
-        );
-        memory_barrier(
-            device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_READ,
-            ),
-        );
-        for (source, dst_offset, size) in regions {
-            let region = vk::BufferCopy {
-                src_offset: 0,
-                dst_offset,
-                size,
-            };
-            // SAFETY: recording; both buffers live until the wait below; the region lies in
-            // both (the readback buffer is the sum of the sources).
-            unsafe {
-                device
-                    .raw
-                    .cmd_copy_buffer(command_buffer, source.raw, readback.raw, &[region])
-            };
-        }
-        memory_barrier(
-            device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
-        );
-        device.end_label(command_buffer);
-        commands.submit_and_wait()?;
-
-        let words: Vec<u32> = readback.read::<u32>()?;
-        let vertex_count = words[COUNT_VERTICES] as usize;
-        let index_count = words[COUNT_INDICES] as usize;
-        let vertex_start = COUNT_WORDS;
-        let index_start = vertex_start + self.vertices.size as usize / 4;
-        if vertex_count * VERTEX_FLOATS > self.vertices.size as usize / 4
-            || index_count > self.indices.size as usize / 4
-        {
+            &[&self.counts, &self.vertices, &self.indices],
+            |_| {},
+        )?;
+        let [counts, vertices, indices] = <[Vec<u32>; 3]>::try_from(words)
+            .map_err(|_| GpuError::Invalid("surface nets: readback of 3 buffers".into()))?;
+        let vertex_count = counts[COUNT_VERTICES] as usize;
+        let index_count = counts[COUNT_INDICES] as usize;
+        if vertex_count * VERTEX_FLOATS > vertices.len() || index_count > indices.len() {
             return Err(GpuError::Invalid(format!(
                 "surface nets: counts {vertex_count} vertices, {index_count} indices overrun the \
                  buffers"
             ))
             .into());
         }
-        let floats = &words[vertex_start..vertex_start + vertex_count * VERTEX_FLOATS];
+        let floats = &vertices[..vertex_count * VERTEX_FLOATS];
         let mut mesh = SurfaceMesh::new();
         for vertex in floats.chunks_exact(VERTEX_FLOATS) {
             let value = |i: usize| f32::from_bits(vertex[i]);
             mesh.positions.push([value(0), value(1), value(2)]);
             mesh.normals.push([value(3), value(4), value(5)]);
         }
-        mesh.indices
-            .extend_from_slice(&words[index_start..index_start + index_count]);
+        mesh.indices.extend_from_slice(&indices[..index_count]);
         Ok(mesh)
     }
 }
@@ -566,6 +503,76 @@ pub(crate) fn check_grid(
         start_max: as_i32(start_max),
         output: [0; 4],
     })
+}
+
+/// Copies the whole of each buffer of `sources` back to the host, in one submission of its own
+/// that is waited for, after everything earlier on the queue (`before` records into it first,
+/// for work that must precede the copies); returns each buffer's contents as `u32` words. For
+/// tests and tools: no draw or meshing path reads back.
+pub(crate) fn read_back_words(
+    device: &Arc<Device>,
+    name: &str,
+    sources: &[&Buffer],
+    before: impl FnOnce(vk::CommandBuffer),
+) -> Result<Vec<Vec<u32>>, GpuError> {
+    let total: u64 = sources.iter().map(|buffer| buffer.size).sum();
+    let readback = Buffer::new(
+        device,
+        &BufferDesc {
+            name,
+            size: total,
+            usage: vk::BufferUsageFlags::TRANSFER_DST,
+            location: MemoryLocation::GpuToCpu,
+        },
+    )?;
+    let commands = OneTimeCommands::new(device, name)?;
+    let command_buffer = commands.command_buffer;
+    device.begin_label(command_buffer, name, label_colour::TRANSFER);
+    before(command_buffer);
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_READ,
+        ),
+    );
+    let mut dst_offset = 0;
+    for source in sources {
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset,
+            size: source.size,
+        };
+        // SAFETY: recording; both buffers live until the wait below; the region lies in both
+        // (the readback buffer is the sum of the sources).
+        unsafe {
+            device
+                .raw
+                .cmd_copy_buffer(command_buffer, source.raw, readback.raw, &[region])
+        };
+        dst_offset += source.size;
+    }
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        ),
+        (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+    );
+    device.end_label(command_buffer);
+    commands.submit_and_wait()?;
+    let mut words = readback.read::<u32>()?.into_iter();
+    Ok(sources
+        .iter()
+        .map(|source| words.by_ref().take((source.size / 4) as usize).collect())
+        .collect())
 }
 
 /// A command buffer from a pool of its own, submitted once and waited for; both freed on drop.

@@ -103,8 +103,9 @@ use crate::gpu::{
 };
 
 use super::gpu::{
-    check_grid, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines, SurfaceNetsPush,
-    COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS, WORKGROUP_SIZE,
+    check_grid, read_back_words, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines,
+    SurfaceNetsPush, COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS,
+    WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -804,52 +805,8 @@ impl TerrainMeshes {
     /// unloaded since the last meshing frame, and a barrier that orders it before indirect
     /// draws. Records nothing when there is nothing to clear.
     pub fn record_pending_clears(&mut self, command_buffer: vk::CommandBuffer) {
-        if self.pending_clears.is_empty() {
-            return;
-        }
-        memory_barrier(
-            &self.device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::CLEAR,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-        );
-        for slot in self.pending_clears.drain(..) {
-            // SAFETY: recording; the slot lies in the draw buffer (slot < max_chunks), which
-            // has TRANSFER_DST usage and lives as long as `self`; offset and size are
-            // multiples of 4.
-            unsafe {
-                self.device.raw.cmd_fill_buffer(
-                    command_buffer,
-                    self.draw_buffer.raw,
-                    u64::from(slot) * DRAW_BYTES,
-                    DRAW_BYTES,
-                    0,
-                )
-            };
-        }
-        memory_barrier(
-            &self.device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::CLEAR,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::DRAW_INDIRECT
-                    | vk::PipelineStageFlags2::COMPUTE_SHADER
-                    | vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::INDIRECT_COMMAND_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_READ
-                    | vk::AccessFlags2::SHADER_STORAGE_WRITE
-                    | vk::AccessFlags2::TRANSFER_READ,
-            ),
-        );
+        let pending = std::mem::take(&mut self.pending_clears);
+        record_clears(&self.device, command_buffer, &self.draw_buffer, &pending);
     }
 
     /// Where chunk `key`'s mesh lies, if it is resident.
@@ -921,86 +878,28 @@ impl TerrainMeshes {
     /// Waits for the GPU and copies every draw slot and the three whole arenas back (clearing
     /// the draws of unloaded chunks first). For tests and tools: the draw path never reads back.
     pub fn read_back(&mut self) -> Result<TerrainReadback, TerrainMeshError> {
-        let device = self.device.clone();
-        let sources = [
-            &self.draw_buffer,
-            &self.vertex_buffer,
-            &self.light_buffer,
-            &self.index_buffer,
-        ];
-        let total: u64 = sources.iter().map(|buffer| buffer.size).sum();
-        let readback = Buffer::new(
-            &device,
-            &BufferDesc {
-                name: "terrain meshes: readback",
-                size: total,
-                usage: vk::BufferUsageFlags::TRANSFER_DST,
-                location: MemoryLocation::GpuToCpu,
+        let pending = std::mem::take(&mut self.pending_clears);
+        let words = read_back_words(
+            &self.device,
+            "terrain meshes: readback",
+            &[
+                &self.draw_buffer,
+                &self.vertex_buffer,
+                &self.light_buffer,
+                &self.index_buffer,
+            ],
+            |command_buffer| {
+                record_clears(&self.device, command_buffer, &self.draw_buffer, &pending);
             },
         )?;
-        let commands = OneTimeCommands::new(&device, "terrain meshes: readback")?;
-        let command_buffer = commands.command_buffer;
-        device.begin_label(
-            command_buffer,
-            "terrain meshes: readback",
-            label_colour::TRANSFER,
-        );
-        let sizes = sources.map(|buffer| buffer.size);
-        let raws = sources.map(|buffer| buffer.raw);
-        self.record_pending_clears(command_buffer);
-        memory_barrier(
-            &device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_READ,
-            ),
-        );
-        let mut dst_offset = 0;
-        for (source, size) in raws.into_iter().zip(sizes) {
-            let region = vk::BufferCopy {
-                src_offset: 0,
-                dst_offset,
-                size,
-            };
-            // SAFETY: recording; both buffers live until the wait below; the readback buffer
-            // is the sum of the sources.
-            unsafe {
-                device
-                    .raw
-                    .cmd_copy_buffer(command_buffer, source, readback.raw, &[region])
-            };
-            dst_offset += size;
-        }
-        memory_barrier(
-            &device,
-            command_buffer,
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
-        );
-        device.end_label(command_buffer);
-        commands.submit_and_wait()?;
-
-        let words: Vec<u32> = readback.read::<u32>()?;
-        let draw_words = (sizes[0] / 4) as usize;
-        let vertex_words = (sizes[1] / 4) as usize;
-        let light_words = (sizes[2] / 4) as usize;
-        let (draws, rest) = words.split_at(draw_words);
-        let (vertices, rest) = rest.split_at(vertex_words);
-        let (light, indices) = rest.split_at(light_words);
+        let [draws, vertices, light, indices] = <[Vec<u32>; 4]>::try_from(words)
+            .map_err(|_| GpuError::Invalid("terrain meshes: readback of 4 buffers".into()))?;
         let floats = |words: &[u32]| words.iter().map(|&bits| f32::from_bits(bits)).collect();
         Ok(TerrainReadback {
-            draws: bytemuck::pod_collect_to_vec(draws),
-            vertices: floats(vertices),
-            light: floats(light),
-            indices: indices.to_vec(),
+            draws: bytemuck::pod_collect_to_vec(&draws),
+            vertices: floats(&vertices),
+            light: floats(&light),
+            indices,
         })
     }
 
@@ -1515,6 +1414,62 @@ impl Drop for TerrainMeshes {
             log::error!("waiting for the terrain meshes before dropping them: {error}");
         }
     }
+}
+
+/// Records the zeroing of the draw slots `slots` of `draw_buffer`, ordered after everything
+/// earlier and before indirect draws, compute passes and copies; nothing for no slots.
+fn record_clears(
+    device: &Device,
+    command_buffer: vk::CommandBuffer,
+    draw_buffer: &Buffer,
+    slots: &[u32],
+) {
+    if slots.is_empty() {
+        return;
+    }
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags2::CLEAR,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        ),
+    );
+    for &slot in slots {
+        // SAFETY: recording; the slot lies in the draw buffer (slot < max_chunks), which has
+        // TRANSFER_DST usage and outlives the submission (its owner waits for its own work);
+        // offset and size are multiples of 4.
+        unsafe {
+            device.raw.cmd_fill_buffer(
+                command_buffer,
+                draw_buffer.raw,
+                u64::from(slot) * DRAW_BYTES,
+                DRAW_BYTES,
+                0,
+            )
+        };
+    }
+    memory_barrier(
+        device,
+        command_buffer,
+        (
+            vk::PipelineStageFlags2::CLEAR,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags2::DRAW_INDIRECT
+                | vk::PipelineStageFlags2::COMPUTE_SHADER
+                | vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::INDIRECT_COMMAND_READ
+                | vk::AccessFlags2::SHADER_STORAGE_READ
+                | vk::AccessFlags2::SHADER_STORAGE_WRITE
+                | vk::AccessFlags2::TRANSFER_READ,
+        ),
+    );
 }
 
 /// Orders everything earlier on the queue — draws of ranges handed out again, earlier passes
