@@ -126,10 +126,6 @@ impl StreamedTerrain {
         }
     }
 
-    pub fn radius(&self) -> u32 {
-        self.streamer.radius()
-    }
-
     /// The arenas, for drawing.
     pub fn meshes(&mut self) -> &mut TerrainMeshes {
         &mut self.meshes
@@ -142,11 +138,6 @@ impl StreamedTerrain {
     /// The chunks loaded (with or without a surface), in coordinate order.
     pub fn loaded(&self) -> impl Iterator<Item = ChunkCoord> + '_ {
         self.streamer.loaded()
-    }
-
-    /// Chunks loaded (with or without a surface).
-    pub fn loaded_chunks(&self) -> usize {
-        self.streamer.loaded().count()
     }
 
     /// Chunks with a surface: meshed, lit and drawn.
@@ -245,11 +236,6 @@ impl StreamedTerrain {
             Some(grid) => grid.light_at(point),
             None => light_grid(edits, coord).light_at(point),
         }
-    }
-
-    /// The light grid of a resident chunk.
-    pub fn light_grid(&self, coord: ChunkCoord) -> Option<&LightGrid> {
-        self.lights.get(&coord)
     }
 
     /// Fills, lights and meshes `coords` (loaded in the streamer already); returns those with

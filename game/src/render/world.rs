@@ -12,9 +12,7 @@
 //! Streaming and edits submit their own meshing work on the frame ring before the frame that
 //! draws is begun, so a dig is in the very next frame drawn.
 
-use std::sync::Arc;
-
-use blockfall_engine::gpu::{vk, Device, FrameRing, Gpu, GpuError, ShaderLibrary};
+use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
 use blockfall_engine::meshing::TerrainMeshError;
 use blockfall_engine::workers::{WorkerError, WorkerPool};
 
@@ -42,7 +40,6 @@ pub struct WorldRenderer {
     pool: WorkerPool,
     terrain: StreamedTerrain,
     renderer: TerrainRenderer,
-    device: Arc<Device>,
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
     /// captured); off by default, so headless pictures show the world alone.
     pub show_tool: bool,
@@ -69,7 +66,6 @@ impl WorldRenderer {
             pool: WorkerPool::new(threads)?,
             terrain: StreamedTerrain::new(&gpu.device, shaders, radius)?,
             renderer,
-            device: gpu.device.clone(),
             show_tool: false,
         })
     }
@@ -188,10 +184,5 @@ impl WorldRenderer {
     /// The sky light at a point, as the terrain there is lit (for blocks and pieces).
     pub fn light_at(&self, point: [f32; 3]) -> f32 {
         self.terrain.light_at(self.world.edits(), point)
-    }
-
-    /// The device this draws with.
-    pub fn device(&self) -> &Arc<Device> {
-        &self.device
     }
 }
