@@ -172,7 +172,7 @@ fn bindless_slots_fill_up_and_are_reused_only_after_their_last_use() {
 }
 
 #[test]
-fn retired_objects_live_until_their_frame_finishes() {
+fn an_object_dropped_while_its_frame_records_lives_until_the_frame_finishes() {
     let Some(gpu) = common::gpu() else {
         return;
     };
@@ -193,13 +193,14 @@ fn retired_objects_live_until_their_frame_finishes() {
     frames.begin_pass("inner");
     frames.end_pass();
     frames.end_pass();
-    frames.retire_buffer(retired);
+    drop(retired);
     frames.submit(&[], &[]).unwrap();
     assert_eq!(
         device.memory_report().allocations,
         baseline + 1,
         "kept while in flight"
     );
+    assert_eq!(device.retired_objects(), 1);
 
     // The next frame uses the other slot; the one after reuses the first and frees it.
     frames.begin().unwrap();
@@ -215,6 +216,7 @@ fn retired_objects_live_until_their_frame_finishes() {
         baseline,
         "freed once its frame finished"
     );
+    assert_eq!(device.retired_objects(), 0);
     let names: Vec<&str> = frames
         .last_timings()
         .iter()

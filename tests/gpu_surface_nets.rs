@@ -8,7 +8,6 @@ mod common;
 use std::sync::Arc;
 use std::time::Instant;
 
-use blockfall::shaders::LIBRARY;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::gpu::PASS_NAME;
 use blockfall_engine::meshing::{
@@ -69,7 +68,7 @@ fn a_sphere_meshes_on_the_gpu_as_on_the_cpu() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY).unwrap();
+    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let dims = [PADDED_SIZE; 3];
     let samples = sphere_grid(dims, [16.6, 17.2, 16.9], 10.0);
@@ -92,7 +91,7 @@ fn twenty_chunks_of_the_world_mesh_on_the_gpu_as_on_the_cpu() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY).unwrap();
+    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let edits = EditStore::new(Arc::new(Generator::new(Generator::DEFAULT_SEED)));
     let spawn = edits.generator().spawn_point();
@@ -169,7 +168,7 @@ fn grids_smaller_than_a_chunk_and_whole_regions_mesh_as_on_the_cpu() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY).unwrap();
+    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     for (dims, centre, radius) in [
         ([10, 12, 7], [4.3, 5.6, 3.2], 3.7),
@@ -199,7 +198,7 @@ fn uniform_grids_give_empty_meshes_and_bad_grids_are_errors() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY).unwrap();
+    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
 
     // Nothing meshed yet: nothing to record or read.

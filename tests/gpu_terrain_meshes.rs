@@ -13,7 +13,6 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use blockfall::shaders::LIBRARY;
 use blockfall_engine::gpu::GpuError;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::terrain_meshes::{
@@ -265,7 +264,7 @@ fn chunk_mesh(readback: &TerrainReadback, chunk: ResidentChunk) -> SurfaceMesh {
 /// within 1e-4, normals within 1e-3), then the triangles, winding kept, equal through that
 /// matching. Returns whether the meshes are also the same to the bit.
 fn new_meshes(gpu: &Gpu, desc: TerrainMeshesDesc) -> (TerrainMeshes, FrameRing) {
-    let meshes = TerrainMeshes::new(&gpu.device, &LIBRARY, &desc).unwrap();
+    let meshes = TerrainMeshes::new(&gpu.device, &desc).unwrap();
     let frames = FrameRing::new(&gpu.device).unwrap();
     (meshes, frames)
 }
@@ -1028,7 +1027,6 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
     // Arenas too small for anything are refused when made.
     let error = TerrainMeshes::new(
         &gpu.device,
-        &LIBRARY,
         &TerrainMeshesDesc {
             vertex_arena_bytes: 10,
             index_arena_bytes: 1 << 20,
@@ -1333,7 +1331,6 @@ fn a_batch_with_a_bad_chunk_or_a_key_twice_changes_nothing() {
     // A batch of K = 0 is refused when made.
     let error = TerrainMeshes::new(
         &gpu.device,
-        &LIBRARY,
         &TerrainMeshesDesc {
             batch: 0,
             ..TerrainMeshesDesc::default()

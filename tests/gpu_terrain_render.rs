@@ -45,7 +45,6 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
     let mut frames = FrameRing::new(&device).unwrap();
     let mut meshes = TerrainMeshes::new(
         &device,
-        &LIBRARY,
         &TerrainMeshesDesc {
             vertex_arena_bytes: 16 << 20,
             index_arena_bytes: 16 << 20,

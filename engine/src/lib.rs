@@ -5,6 +5,8 @@
 //!   frames in flight, swapchain, offscreen targets, debug names and the validation canary).
 //! - [`meshing`]: surface nets on density grids, with edge ownership so separately meshed
 //!   regions join without cracks.
+//! - [`shaders`]: the SPIR-V of the shaders the engine owns (`engine/shaders/`), compiled by
+//!   `engine/build.rs`.
 //! - [`physics`]: rigid bodies in structure-of-arrays form, contact rows solved by sequential
 //!   impulses on the workers, bitwise the same for any thread count.
 //! - [`workers`]: a thread pool whose results do not depend on its thread count.
@@ -14,3 +16,11 @@ pub mod gpu;
 pub mod meshing;
 pub mod physics;
 pub mod workers;
+
+/// The SPIR-V that `engine/build.rs` compiled from `engine/shaders/`.
+pub mod shaders {
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+
+    /// The engine's compiled shaders, by file name.
+    pub const LIBRARY: crate::gpu::ShaderLibrary = crate::gpu::ShaderLibrary::new(SHADERS);
+}

@@ -18,8 +18,8 @@ use blockfall::shaders::LIBRARY;
 use blockfall::shown::Shown;
 use blockfall_engine::gpu::descriptors::BufferSetLayout;
 use blockfall_engine::gpu::{
-    debug::label_colour, image::memory_barrier, vk, Buffer, BufferDesc, FrameRing, MemoryLocation,
-    Pipeline, PipelineLayout,
+    debug::label_colour, memory_barrier, vk, Buffer, BufferAccess, BufferDesc, FrameRing,
+    MemoryLocation, Pipeline, PipelineLayout,
 };
 use blockfall_engine::gpu::{Gpu, GpuDesc, RgbaImage};
 use blockfall_game::blocks::materials::MATERIALS;
@@ -198,11 +198,8 @@ pub fn fill_count(gpu: &Gpu, count: u32, divisor: u32) -> (Vec<u32>, u32) {
     memory_barrier(
         &device,
         command_buffer,
-        (
-            vk::PipelineStageFlags2::COMPUTE_SHADER,
-            vk::AccessFlags2::SHADER_STORAGE_WRITE,
-        ),
-        (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+        &[BufferAccess::ComputeWrite],
+        &[BufferAccess::HostRead],
     );
     frames.end_pass();
     frames.submit(&[], &[]).unwrap();

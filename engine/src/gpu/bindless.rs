@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::deferred::Retired;
 use super::device::Device;
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::image::Image;
@@ -248,14 +249,12 @@ impl BindlessTable {
 
 impl Drop for BindlessTable {
     fn drop(&mut self) {
-        // SAFETY: the owner drops the table after the frames that bound it finished; destroying
-        // the pool frees the set.
-        unsafe {
-            self.device.raw.destroy_descriptor_pool(self.pool, None);
-            self.device
-                .raw
-                .destroy_descriptor_set_layout(self.layout, None);
-            self.device.raw.destroy_sampler(self.sampler, None);
-        }
+        // Destroyed once no submission that may bind the set is running (`super::deferred`);
+        // destroying the pool frees the set.
+        self.device.retire(Retired::DescriptorPool {
+            pool: self.pool,
+            layout: self.layout,
+        });
+        self.device.retire(Retired::Sampler(self.sampler));
     }
 }

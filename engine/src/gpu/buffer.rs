@@ -1,8 +1,7 @@
-//! Buffers: a `vk::Buffer` with its memory, destroyed on drop.
+//! Buffers: a `vk::Buffer` with its memory.
 //!
-//! Dropping a buffer the GPU may still read is a bug; hand it to the frame ring
-//! ([`super::frame::FrameRing::retire_buffer`]) instead, which drops it once the frame that used it
-//! has finished.
+//! Dropping a buffer is always safe: its handles go to the device's deferred destruction
+//! ([`super::deferred`]) and are destroyed once no submission that may read it is running.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -10,6 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 
+use super::deferred::Retired;
 use super::device::Device;
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::memory::MemoryLocation;
@@ -138,11 +138,10 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: the owner guarantees the GPU no longer uses the buffer (see the module doc).
-        unsafe { self.device.raw.destroy_buffer(self.raw, None) };
-        if let Some(allocation) = self.allocation.take() {
-            self.device.free_memory(allocation);
-        }
+        self.device.retire(Retired::Buffer {
+            raw: self.raw,
+            allocation: self.allocation.take(),
+        });
     }
 }
 

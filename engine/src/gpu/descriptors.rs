@@ -5,6 +5,7 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::buffer::Buffer;
+use super::deferred::Retired;
 use super::device::Device;
 use super::error::{GpuError, GpuResult, VkResultExt};
 
@@ -132,12 +133,11 @@ impl BufferSetLayout {
 
 impl Drop for BufferSetLayout {
     fn drop(&mut self) {
-        // SAFETY: the owner drops this after the work that bound its sets finished.
-        unsafe {
-            self.device.raw.destroy_descriptor_pool(self.pool, None);
-            self.device
-                .raw
-                .destroy_descriptor_set_layout(self.raw, None);
-        }
+        // The pool (and its sets) and the layout go once no submission that may bind a set is
+        // running (`super::deferred`).
+        self.device.retire(Retired::DescriptorPool {
+            pool: self.pool,
+            layout: self.raw,
+        });
     }
 }

@@ -6,8 +6,8 @@
 //!   submit #42 ──signals──▶ timeline = 42      their submit signals; "has #41 finished?" is one
 //!                                              counter read, and waiting is vkWaitSemaphores
 //! ```
-//! One counter instead of a fence per submit: deferred destruction, staging buffers and frame
-//! slots all ask the same question the same way.
+//! One counter instead of a fence per submit: deferred destruction ([`super::deferred`]),
+//! staging buffers and frame slots all ask the same question the same way.
 
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +18,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::adapter::Adapter;
+use super::deferred::{DeferredQueue, Retired};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::Instance;
 use super::pipeline::ShaderTarget;
@@ -56,8 +57,22 @@ pub struct Device {
     pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
     timeline: vk::Semaphore,
     last_submitted: AtomicU64,
+    /// Dropped objects the GPU may still use, destroyed once the timeline passes their key.
+    deferred: Mutex<DeferredQueue>,
     /// Vulkan memory objects and resources created, for "no allocation per chunk" checks.
     pub(crate) counters: ResourceCounters,
+}
+
+/// A command buffer being recorded (see [`Device::begin_recording`]); drop it after submitting.
+pub(crate) struct Recording {
+    device: Arc<Device>,
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        let mut deferred = self.device.lock_deferred();
+        deferred.recording_ended(self.device.last_submitted());
+    }
 }
 
 /// Entry points of VK_KHR_dynamic_rendering and VK_KHR_synchronization2, for 1.2 devices.
@@ -178,6 +193,7 @@ impl Device {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             timeline,
             last_submitted: AtomicU64::new(0),
+            deferred: Mutex::new(DeferredQueue::default()),
             counters: ResourceCounters::default(),
         });
         device.set_name(device.raw.handle(), "blockfall device");
@@ -236,6 +252,11 @@ impl Device {
         unsafe { self.raw.queue_submit2(*queue, &[submit], vk::Fence::null()) }
             .vk("vkQueueSubmit2")?;
         self.last_submitted.store(value, Ordering::SeqCst);
+        drop(queue);
+        // Each submission also frees what earlier ones are done with.
+        if let Err(error) = self.destroy_finished() {
+            log::error!("destroying retired objects after a submission: {error}");
+        }
         Ok(value)
     }
 
@@ -275,9 +296,89 @@ impl Device {
         }
     }
 
-    /// Waits until everything submitted so far has finished.
+    /// Waits until everything submitted so far has finished, and destroys every dropped object
+    /// (none is in use any more).
     pub fn wait_idle(&self) -> GpuResult<()> {
-        self.wait_for(self.last_submitted())
+        self.wait_for(self.last_submitted())?;
+        self.destroy_finished()?;
+        Ok(())
+    }
+
+    /// Takes the handles of a dropped object; they are destroyed once no submission that may use
+    /// them is still running. Every GPU object's `Drop` comes here.
+    pub(crate) fn retire(&self, retired: Retired) {
+        let mut deferred = self.lock_deferred();
+        // Read under the lock: a recording that ends concurrently keys its objects after this.
+        deferred.retire(retired, self.last_submitted());
+    }
+
+    /// Marks a command buffer as being recorded until the returned guard drops (after its
+    /// submission, or when it is abandoned): objects dropped meanwhile may be used by that
+    /// submission, so they are kept until it has run.
+    pub(crate) fn begin_recording(self: &Arc<Self>) -> Recording {
+        self.lock_deferred().recording_began();
+        Recording {
+            device: self.clone(),
+        }
+    }
+
+    /// Destroys the dropped objects whose last possible use has finished; returns how many.
+    /// Submissions, frame starts and [`Device::wait_idle`] call it; callers rarely need to.
+    pub fn destroy_finished(&self) -> GpuResult<usize> {
+        let completed = self.completed()?;
+        let finished = self.lock_deferred().take_finished(completed);
+        let count = finished.len();
+        for retired in finished {
+            // SAFETY: the timeline passed the last submission that may use it.
+            unsafe { self.destroy_retired(retired) };
+        }
+        Ok(count)
+    }
+
+    /// Dropped objects not yet destroyed (the GPU may still use them).
+    pub fn retired_objects(&self) -> usize {
+        self.lock_deferred().len()
+    }
+
+    fn lock_deferred(&self) -> MutexGuard<'_, DeferredQueue> {
+        self.deferred
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// # Safety
+    /// No pending or running submission uses the object.
+    unsafe fn destroy_retired(&self, retired: Retired) {
+        // SAFETY: forwarded from the caller; each handle was made on this device and is
+        // destroyed once (it left its owner when the owner dropped).
+        unsafe {
+            match retired {
+                Retired::Buffer { raw, allocation } => {
+                    self.raw.destroy_buffer(raw, None);
+                    if let Some(allocation) = allocation {
+                        self.free_memory(allocation);
+                    }
+                }
+                Retired::Image {
+                    raw,
+                    view,
+                    allocation,
+                } => {
+                    self.raw.destroy_image_view(view, None);
+                    self.raw.destroy_image(raw, None);
+                    if let Some(allocation) = allocation {
+                        self.free_memory(allocation);
+                    }
+                }
+                Retired::Pipeline(pipeline) => self.raw.destroy_pipeline(pipeline, None),
+                Retired::PipelineLayout(layout) => self.raw.destroy_pipeline_layout(layout, None),
+                Retired::DescriptorPool { pool, layout } => {
+                    self.raw.destroy_descriptor_pool(pool, None);
+                    self.raw.destroy_descriptor_set_layout(layout, None);
+                }
+                Retired::Sampler(sampler) => self.raw.destroy_sampler(sampler, None),
+            }
+        }
     }
 
     /// Which SPIR-V the device takes.
@@ -381,12 +482,17 @@ impl Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
-        // SAFETY: every object made from this device holds an `Arc<Device>` and is gone; waiting
-        // idle first makes destroying the semaphore and device legal.
+        // SAFETY: every object made from this device holds an `Arc<Device>` and is gone (its
+        // handles retired here); waiting idle first makes destroying them, the semaphore and the
+        // device legal.
         unsafe {
             let queue = self.lock_queue();
             let _ = self.raw.queue_wait_idle(*queue);
             drop(queue);
+            let retired = self.lock_deferred().take_all();
+            for retired in retired {
+                self.destroy_retired(retired);
+            }
             self.raw.destroy_semaphore(self.timeline, None);
             // The allocator frees its memory blocks through the device, so it goes first.
             ManuallyDrop::drop(&mut self.allocator);

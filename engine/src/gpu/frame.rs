@@ -1,25 +1,24 @@
-//! Frames in flight: a ring of two, each with its own command pool, acquire semaphore, GPU
-//! timestamps and lists of objects to destroy once the GPU is done with the frame.
+//! Frames in flight: a ring of two, each with its own command pool, acquire semaphore and GPU
+//! timestamps.
 //!
 //! ```text
 //!   frame 0: record ─ submit (#41) ───────────────▶ GPU runs #41
 //!   frame 1:          record ─ submit (#42) ──────────────▶ GPU runs #42
-//!   frame 0:                    wait #41 ─ drop retired ─ read timestamps ─ record ─ submit (#43)
+//!   frame 0:                    wait #41 ─ read timestamps ─ record ─ submit (#43)
 //! ```
 //! The CPU records one frame while the GPU runs the other. Before a slot is reused, the timeline
-//! must have passed its last submission; only then are its command buffer, its acquire
-//! semaphore and the objects retired into it free (Granite's `PerFrame`).
+//! must have passed its last submission; only then are its command buffer and its acquire
+//! semaphore free (Granite's `PerFrame`). Objects dropped while a frame records are kept until
+//! that frame has run by the device's deferred destruction (`super::deferred`): the ring tells
+//! the device when a recording begins and ends.
 
 use std::sync::Arc;
 
 use ash::vk;
 
-use super::buffer::Buffer;
 use super::debug::label_colour;
-use super::device::{Device, SemaphoreWait, Submission};
+use super::device::{Device, Recording, SemaphoreWait, Submission};
 use super::error::{GpuError, GpuResult, VkResultExt};
-use super::image::Image;
-use super::pipeline::Pipeline;
 
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: usize = 2;
@@ -43,9 +42,6 @@ struct PerFrame {
     submitted: u64,
     pass_names: Vec<String>,
     open_passes: Vec<u32>,
-    retired_buffers: Vec<Buffer>,
-    retired_images: Vec<Image>,
-    retired_pipelines: Vec<Pipeline>,
 }
 
 /// The ring of frames.
@@ -53,7 +49,9 @@ pub struct FrameRing {
     device: Arc<Device>,
     frames: Vec<PerFrame>,
     current: usize,
-    recording: bool,
+    /// Held from `begin` to `submit` or `abandon`: a frame is being recorded (and deferred
+    /// destruction keeps what is dropped meanwhile until the frame has run).
+    recording: Option<Recording>,
     frame_number: u64,
     last_timings: Vec<PassTiming>,
 }
@@ -102,25 +100,22 @@ impl FrameRing {
                 submitted: 0,
                 pass_names: Vec::new(),
                 open_passes: Vec::new(),
-                retired_buffers: Vec::new(),
-                retired_images: Vec::new(),
-                retired_pipelines: Vec::new(),
             });
         }
         Ok(Self {
             device: device.clone(),
             frames,
             current: 0,
-            recording: false,
+            recording: None,
             frame_number: 0,
             last_timings: Vec::new(),
         })
     }
 
-    /// Waits for the next slot to be free, collects its timings and destroys what was retired
-    /// into it, and starts recording its command buffer.
+    /// Waits for the next slot to be free, collects its timings, destroys the dropped objects
+    /// the GPU is done with, and starts recording the slot's command buffer.
     pub fn begin(&mut self) -> GpuResult<vk::CommandBuffer> {
-        if self.recording {
+        if self.recording.is_some() {
             return Err(GpuError::Invalid(
                 "FrameRing::begin while a frame is recording".into(),
             ));
@@ -132,9 +127,7 @@ impl FrameRing {
         if frame.submitted != 0 {
             self.last_timings = read_timings(&device, frame)?;
         }
-        frame.retired_buffers.clear();
-        frame.retired_images.clear();
-        frame.retired_pipelines.clear();
+        device.destroy_finished()?;
         frame.pass_names.clear();
         frame.open_passes.clear();
         // SAFETY: the frame's submission finished (waited above), so its command buffer is not
@@ -156,7 +149,7 @@ impl FrameRing {
                 )
                 .vk("vkBeginCommandBuffer(frame)")?;
         }
-        self.recording = true;
+        self.recording = Some(device.begin_recording());
         Ok(frame.command_buffer)
     }
 
@@ -225,7 +218,7 @@ impl FrameRing {
 
     /// Ends recording and submits the frame.
     pub fn submit(&mut self, waits: &[SemaphoreWait], signals: &[vk::Semaphore]) -> GpuResult<u64> {
-        if !self.recording {
+        if self.recording.is_none() {
             return Err(GpuError::Invalid("FrameRing::submit without begin".into()));
         }
         let device = self.device.clone();
@@ -235,15 +228,19 @@ impl FrameRing {
             frame.open_passes.pop();
             device.end_label(frame.command_buffer);
         }
-        self.recording = false;
         // SAFETY: recording and complete.
-        unsafe { device.raw.end_command_buffer(frame.command_buffer) }
-            .vk("vkEndCommandBuffer(frame)")?;
-        let value = device.submit(Submission {
-            command_buffers: &[frame.command_buffer],
-            waits,
-            signals,
-        })?;
+        let submitted = unsafe { device.raw.end_command_buffer(frame.command_buffer) }
+            .vk("vkEndCommandBuffer(frame)")
+            .and_then(|()| {
+                device.submit(Submission {
+                    command_buffers: &[frame.command_buffer],
+                    waits,
+                    signals,
+                })
+            });
+        // Submitted or not, this recording is over: what was dropped during it is keyed now.
+        self.recording = None;
+        let value = submitted?;
         frame.submitted = value;
         self.frame_number += 1;
         Ok(value)
@@ -251,42 +248,16 @@ impl FrameRing {
 
     /// Ends recording without submitting (the swapchain went out of date mid-frame).
     pub fn abandon(&mut self) -> GpuResult<()> {
-        if self.recording {
+        if self.recording.is_some() {
             let frame = &mut self.frames[self.current];
             frame.open_passes.clear();
             frame.pass_names.clear();
-            self.recording = false;
+            self.recording = None;
             // SAFETY: recording; ending it lets `begin` reset the pool.
             unsafe { self.device.raw.end_command_buffer(frame.command_buffer) }
                 .vk("vkEndCommandBuffer(abandoned frame)")?;
         }
         Ok(())
-    }
-
-    /// Keeps a buffer alive until the frame being recorded (or the last one) has finished.
-    pub fn retire_buffer(&mut self, buffer: Buffer) {
-        self.retire_slot().retired_buffers.push(buffer);
-    }
-
-    /// Keeps an image alive until the frame being recorded (or the last one) has finished.
-    pub fn retire_image(&mut self, image: Image) {
-        self.retire_slot().retired_images.push(image);
-    }
-
-    /// Keeps a pipeline alive until the frame being recorded (or the last one) has finished.
-    pub fn retire_pipeline(&mut self, pipeline: Pipeline) {
-        self.retire_slot().retired_pipelines.push(pipeline);
-    }
-
-    fn retire_slot(&mut self) -> &mut PerFrame {
-        // While recording, the current frame is the last user; between frames, the one just
-        // submitted is.
-        let index = if self.recording {
-            self.current
-        } else {
-            ((self.frame_number + FRAMES_IN_FLIGHT as u64 - 1) % FRAMES_IN_FLIGHT as u64) as usize
-        };
-        &mut self.frames[index]
     }
 
     /// GPU times of the passes of the latest finished frame.
@@ -297,7 +268,7 @@ impl FrameRing {
     /// Waits for every frame, then reads the timings of the latest one.
     pub fn wait_all(&mut self) -> GpuResult<()> {
         self.device.wait_idle()?;
-        if self.frame_number > 0 && !self.recording {
+        if self.frame_number > 0 && self.recording.is_none() {
             let last = ((self.frame_number - 1) % FRAMES_IN_FLIGHT as u64) as usize;
             let device = self.device.clone();
             let frame = &mut self.frames[last];
@@ -361,10 +332,8 @@ impl Drop for FrameRing {
         if let Err(error) = self.device.wait_idle() {
             log::error!("waiting for frames before dropping them: {error}");
         }
+        self.recording = None;
         for frame in &mut self.frames {
-            frame.retired_buffers.clear();
-            frame.retired_images.clear();
-            frame.retired_pipelines.clear();
             // SAFETY: every frame finished (waited above).
             unsafe {
                 self.device.raw.destroy_query_pool(frame.query_pool, None);

@@ -7,6 +7,7 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 
 use super::conv;
+use super::deferred::Retired;
 use super::device::Device;
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::memory::MemoryLocation;
@@ -223,39 +224,14 @@ pub fn image_barrier(
     };
 }
 
-/// Records a global memory barrier between two stage/access scopes (compute → vertex, say).
-pub fn memory_barrier(
-    device: &Device,
-    command_buffer: vk::CommandBuffer,
-    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
-    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
-) {
-    let barrier = vk::MemoryBarrier2::default()
-        .src_stage_mask(src.0)
-        .src_access_mask(src.1)
-        .dst_stage_mask(dst.0)
-        .dst_access_mask(dst.1);
-    let barriers = [barrier];
-    let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
-    // SAFETY: the command buffer is recording.
-    unsafe {
-        device
-            .raw
-            .cmd_pipeline_barrier2(command_buffer, &dependency)
-    };
-}
-
 impl Drop for Image {
     fn drop(&mut self) {
-        // SAFETY: the owner guarantees the GPU no longer uses the image (retire it through the
-        // frame ring otherwise).
-        unsafe {
-            self.device.raw.destroy_image_view(self.view, None);
-            self.device.raw.destroy_image(self.raw, None);
-        }
-        if let Some(allocation) = self.allocation.take() {
-            self.device.free_memory(allocation);
-        }
+        // Destroyed once no submission that may use it is running (`super::deferred`).
+        self.device.retire(Retired::Image {
+            raw: self.raw,
+            view: self.view,
+            allocation: self.allocation.take(),
+        });
     }
 }
 

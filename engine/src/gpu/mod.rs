@@ -7,10 +7,13 @@
 
 pub mod adapter;
 pub mod arena;
+pub mod barrier;
 pub mod bindless;
 pub mod buffer;
+pub mod commands;
 pub mod conv;
 pub mod debug;
+mod deferred;
 pub mod descriptors;
 pub mod device;
 pub mod error;
@@ -27,8 +30,10 @@ use std::sync::Arc;
 
 pub use adapter::Adapter;
 pub use ash::vk;
+pub use barrier::{memory_barrier, BufferAccess};
 pub use bindless::{BindlessTable, TextureSlot};
 pub use buffer::{Buffer, BufferDesc};
+pub use commands::{read_back_words, OneTimeCommands};
 pub use debug::ValidationCanary;
 pub use device::{Device, SemaphoreWait, Submission};
 pub use error::{GpuError, GpuResult};

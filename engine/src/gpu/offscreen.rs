@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::barrier::BufferAccess;
 use super::buffer::{Buffer, BufferDesc};
 use super::conv;
 use super::device::Device;
@@ -117,14 +118,11 @@ impl OffscreenTarget {
             ImageAccess::ColorAttachment,
         );
         // Make the transfer's writes visible to the host read.
-        super::image::memory_barrier(
+        super::barrier::memory_barrier(
             device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_TRANSFER,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+            &[BufferAccess::TransferWrite],
+            &[BufferAccess::HostRead],
         );
     }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::deferred::Retired;
 use super::device::Device;
 use super::error::{GpuError, GpuResult, VkResultExt};
 
@@ -141,8 +142,7 @@ impl PipelineLayout {
 
 impl Drop for PipelineLayout {
     fn drop(&mut self) {
-        // SAFETY: pipelines made with it are gone or retired with it.
-        unsafe { self.device.raw.destroy_pipeline_layout(self.raw, None) };
+        self.device.retire(Retired::PipelineLayout(self.raw));
     }
 }
 
@@ -332,8 +332,8 @@ impl Pipeline {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
-        // SAFETY: the owner retires pipelines through the frame ring while frames use them.
-        unsafe { self.device.raw.destroy_pipeline(self.raw, None) };
+        // Destroyed once no submission that may bind it is running (`super::deferred`).
+        self.device.retire(Retired::Pipeline(self.raw));
     }
 }
 

@@ -1,8 +1,11 @@
 //! The staging path: data for GPU-only buffers and images goes through a mapped staging buffer
 //! and a copy on the queue.
 //!
-//! A batch collects copies, then one submit does them all. The staging buffer lives until the
-//! timeline says the copy finished; [`Uploader::reclaim`] drops the finished ones.
+//! A batch collects copies, then one submit does them all. The staging buffer is dropped right
+//! after the submit (deferred destruction keeps it until the copy has run); the command buffers
+//! are freed by [`Uploader::reclaim`] once the timeline says their copies finished. A batch
+//! counts as a recording from `begin` to `submit`, so a destination dropped in between is kept
+//! until the copy into it has run.
 
 use std::sync::Arc;
 
@@ -11,7 +14,7 @@ use ash::vk;
 use super::buffer::{Buffer, BufferDesc};
 use super::conv;
 use super::debug::label_colour;
-use super::device::{Device, Submission};
+use super::device::{Device, Recording, Submission};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::image::{Image, ImageAccess};
 use super::memory::MemoryLocation;
@@ -22,7 +25,6 @@ const STAGING_ALIGNMENT: usize = 256;
 
 struct InFlight {
     value: u64,
-    _staging: Buffer,
     command_buffer: vk::CommandBuffer,
 }
 
@@ -58,6 +60,7 @@ pub struct UploadBatch<'a> {
     name: String,
     staging: Vec<u8>,
     copies: Vec<Copy>,
+    recording: Recording,
 }
 
 impl Uploader {
@@ -78,15 +81,17 @@ impl Uploader {
 
     /// Starts a batch of copies; `name` labels its command buffer.
     pub fn begin(&mut self, name: &str) -> UploadBatch<'_> {
+        let recording = self.device.begin_recording();
         UploadBatch {
             uploader: self,
             name: name.to_owned(),
             staging: Vec::new(),
             copies: Vec::new(),
+            recording,
         }
     }
 
-    /// Drops staging buffers and command buffers whose copies have finished.
+    /// Frees the command buffers whose copies have finished.
     pub fn reclaim(&mut self) -> GpuResult<()> {
         let completed = self.device.completed()?;
         let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut self.in_flight)
@@ -104,7 +109,7 @@ impl Uploader {
         Ok(())
     }
 
-    /// Staging buffers not yet reclaimed.
+    /// Upload command buffers not yet reclaimed.
     pub fn pending(&self) -> usize {
         self.in_flight.len()
     }
@@ -216,6 +221,7 @@ impl UploadBatch<'_> {
             name,
             staging,
             copies,
+            recording,
         } = self;
         uploader.reclaim()?;
         if copies.is_empty() {
@@ -263,9 +269,12 @@ impl UploadBatch<'_> {
             command_buffers: &[command_buffer],
             ..Default::default()
         })?;
+        // Both are kept until the copies have run: the staging buffer by deferred destruction,
+        // the destinations dropped since `begin` by the recording.
+        drop(staging_buffer);
+        drop(recording);
         uploader.in_flight.push(InFlight {
             value,
-            _staging: staging_buffer,
             command_buffer,
         });
         Ok(value)
@@ -290,8 +299,8 @@ fn record_copy(
                 dst_offset,
                 size,
             };
-            // SAFETY: both buffers live until the submit finishes (staging is kept in flight,
-            // the destination by its owner's retire rules); the region was bounds-checked.
+            // SAFETY: both buffers live until the submit finishes (deferred destruction, with
+            // the batch open as a recording); the region was bounds-checked.
             unsafe {
                 device
                     .raw

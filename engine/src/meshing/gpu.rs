@@ -27,13 +27,11 @@ use std::sync::Arc;
 
 use crate::gpu::debug::label_colour;
 use crate::gpu::descriptors::BufferSetLayout;
-use crate::gpu::image::memory_barrier;
 use crate::gpu::{
-    vk, Buffer, BufferDesc, Device, FrameRing, Gpu, GpuError, MemoryLocation, Pipeline,
-    PipelineLayout, ShaderLibrary, Submission, Uploader,
+    memory_barrier, read_back_words, vk, Buffer, BufferAccess, BufferDesc, Device, FrameRing, Gpu,
+    GpuError, MemoryLocation, Pipeline, PipelineLayout, Uploader,
 };
-
-use crate::gpu::error::VkResultExt;
+use crate::shaders::LIBRARY;
 
 use super::{DensityGrid, GridRegion, MeshError, SurfaceMesh};
 
@@ -109,11 +107,7 @@ pub(crate) struct SurfaceNetsPipelines {
 
 impl SurfaceNetsPipelines {
     /// The pipelines, named `"{owner}: …"` after their passes.
-    pub(crate) fn new(
-        device: &Arc<Device>,
-        library: &ShaderLibrary,
-        owner: &str,
-    ) -> Result<Self, GpuError> {
+    pub(crate) fn new(device: &Arc<Device>, owner: &str) -> Result<Self, GpuError> {
         let set_layout = BufferSetLayout::new(
             device,
             owner,
@@ -134,7 +128,7 @@ impl SurfaceNetsPipelines {
                 device,
                 &layout,
                 &format!("{owner}: {pass}"),
-                &library.get(shader, device.shader_target())?,
+                &LIBRARY.get(shader, device.shader_target())?,
             )
         };
         let passes = [
@@ -169,14 +163,8 @@ impl SurfaceNetsPipelines {
                 memory_barrier(
                     device,
                     command_buffer,
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags2::COMPUTE_SHADER,
-                        vk::AccessFlags2::SHADER_STORAGE_READ,
-                    ),
+                    &[BufferAccess::ComputeWrite],
+                    &[BufferAccess::ComputeRead],
                 );
             }
             frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
@@ -240,13 +228,15 @@ pub struct GpuSurfaceNets {
     counts: Buffer,
     /// The grid of the latest upload.
     push: Option<SurfaceNetsPush>,
-    /// The timeline value of the latest submission that used the buffers (0: none).
+    /// The timeline value of the latest submission that used the buffers (0: none): the next
+    /// upload overwrites the samples only after it. (Dropping the mesher needs no wait: its
+    /// objects go through the device's deferred destruction.)
     last_use: u64,
 }
 
 impl GpuSurfaceNets {
     /// Makes the pipelines and the buffers for grids of up to [`MAX_SAMPLES_PER_AXIS`]³ samples.
-    pub fn new(device: &Arc<Device>, library: &ShaderLibrary) -> Result<Self, GpuMeshError> {
+    pub fn new(device: &Arc<Device>) -> Result<Self, GpuMeshError> {
         let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
         let max_cells = (MAX_SAMPLES_PER_AXIS - 1).pow(3) as u64;
         // Three edge slots per sample, each at most one quad.
@@ -298,7 +288,7 @@ impl GpuSurfaceNets {
             vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
 
-        let pipelines = SurfaceNetsPipelines::new(device, library, "surface nets")?;
+        let pipelines = SurfaceNetsPipelines::new(device, "surface nets")?;
         let set = pipelines.set_layout.allocate(
             "surface nets: buffers",
             &[
@@ -366,14 +356,8 @@ impl GpuSurfaceNets {
         memory_barrier(
             device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::TRANSFER | vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::TRANSFER_WRITE | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
+            &[BufferAccess::TransferWrite, BufferAccess::ComputeWrite],
+            &[BufferAccess::ComputeRead, BufferAccess::ComputeWrite],
         );
         self.pipelines
             .record(device, frames, &[(self.set, push)], 0..PASSES.len());
@@ -454,16 +438,6 @@ impl GpuSurfaceNets {
     }
 }
 
-impl Drop for GpuSurfaceNets {
-    fn drop(&mut self) {
-        // The buffers, pipelines and set may still be in use by the latest mesh.
-        if let Err(error) = self.device.wait_for(self.last_use) {
-            log::error!("waiting for the GPU mesher before dropping it: {error}");
-        }
-        // The fields drop after this: the set goes with its layout's pool.
-    }
-}
-
 /// The push constants for `grid` and `region`, after the checks of the CPU mesher.
 pub(crate) fn check_grid(
     grid: DensityGrid<'_>,
@@ -503,142 +477,6 @@ pub(crate) fn check_grid(
         start_max: as_i32(start_max),
         output: [0; 4],
     })
-}
-
-/// Copies the whole of each buffer of `sources` back to the host, in one submission of its own
-/// that is waited for, after everything earlier on the queue (`before` records into it first,
-/// for work that must precede the copies); returns each buffer's contents as `u32` words. For
-/// tests and tools: no draw or meshing path reads back.
-pub(crate) fn read_back_words(
-    device: &Arc<Device>,
-    name: &str,
-    sources: &[&Buffer],
-    before: impl FnOnce(vk::CommandBuffer),
-) -> Result<Vec<Vec<u32>>, GpuError> {
-    let total: u64 = sources.iter().map(|buffer| buffer.size).sum();
-    let readback = Buffer::new(
-        device,
-        &BufferDesc {
-            name,
-            size: total,
-            usage: vk::BufferUsageFlags::TRANSFER_DST,
-            location: MemoryLocation::GpuToCpu,
-        },
-    )?;
-    let commands = OneTimeCommands::new(device, name)?;
-    let command_buffer = commands.command_buffer;
-    device.begin_label(command_buffer, name, label_colour::TRANSFER);
-    before(command_buffer);
-    memory_barrier(
-        device,
-        command_buffer,
-        (
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::AccessFlags2::MEMORY_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags2::COPY,
-            vk::AccessFlags2::TRANSFER_READ,
-        ),
-    );
-    let mut dst_offset = 0;
-    for source in sources {
-        let region = vk::BufferCopy {
-            src_offset: 0,
-            dst_offset,
-            size: source.size,
-        };
-        // SAFETY: recording; both buffers live until the wait below; the region lies in both
-        // (the readback buffer is the sum of the sources).
-        unsafe {
-            device
-                .raw
-                .cmd_copy_buffer(command_buffer, source.raw, readback.raw, &[region])
-        };
-        dst_offset += source.size;
-    }
-    memory_barrier(
-        device,
-        command_buffer,
-        (
-            vk::PipelineStageFlags2::COPY,
-            vk::AccessFlags2::TRANSFER_WRITE,
-        ),
-        (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
-    );
-    device.end_label(command_buffer);
-    commands.submit_and_wait()?;
-    let mut words = readback.read::<u32>()?.into_iter();
-    Ok(sources
-        .iter()
-        .map(|source| words.by_ref().take((source.size / 4) as usize).collect())
-        .collect())
-}
-
-/// A command buffer from a pool of its own, submitted once and waited for; both freed on drop.
-pub(crate) struct OneTimeCommands<'a> {
-    device: &'a Device,
-    pool: vk::CommandPool,
-    pub(crate) command_buffer: vk::CommandBuffer,
-    submitted: u64,
-}
-
-impl<'a> OneTimeCommands<'a> {
-    pub(crate) fn new(device: &'a Device, name: &str) -> Result<Self, GpuError> {
-        let info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(device.adapter.queue_family)
-            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: valid create info on a live device.
-        let pool = unsafe { device.raw.create_command_pool(&info, None) }
-            .vk("vkCreateCommandPool(surface nets)")?;
-        device.set_name(pool, &format!("{name}: command pool"));
-        let mut commands = Self {
-            device,
-            pool,
-            command_buffer: vk::CommandBuffer::null(),
-            submitted: 0,
-        };
-        let allocate = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is new and used by this thread only.
-        commands.command_buffer = unsafe { device.raw.allocate_command_buffers(&allocate) }
-            .vk("vkAllocateCommandBuffers(surface nets)")?[0];
-        device.set_name(commands.command_buffer, &format!("{name}: commands"));
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        // SAFETY: freshly allocated.
-        unsafe {
-            device
-                .raw
-                .begin_command_buffer(commands.command_buffer, &begin)
-        }
-        .vk("vkBeginCommandBuffer(surface nets)")?;
-        Ok(commands)
-    }
-
-    pub(crate) fn submit_and_wait(mut self) -> Result<(), GpuError> {
-        // SAFETY: recording and complete.
-        unsafe { self.device.raw.end_command_buffer(self.command_buffer) }
-            .vk("vkEndCommandBuffer(surface nets)")?;
-        self.submitted = self.device.submit(Submission {
-            command_buffers: &[self.command_buffer],
-            ..Default::default()
-        })?;
-        self.device.wait_for(self.submitted)
-    }
-}
-
-impl Drop for OneTimeCommands<'_> {
-    fn drop(&mut self) {
-        if let Err(error) = self.device.wait_for(self.submitted) {
-            log::error!("waiting for a one-time command buffer before freeing it: {error}");
-        }
-        // SAFETY: the command buffer finished or was never submitted; destroying the pool
-        // frees it.
-        unsafe { self.device.raw.destroy_command_pool(self.pool, None) };
-    }
 }
 
 #[cfg(test)]

@@ -96,16 +96,15 @@ use std::sync::Arc;
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;
 use crate::gpu::descriptors::BufferSetLayout;
-use crate::gpu::image::memory_barrier;
 use crate::gpu::{
-    vk, Buffer, BufferDesc, Device, FrameRing, GpuError, MemoryLocation, Pipeline, PipelineLayout,
-    ShaderLibrary,
+    memory_barrier, read_back_words, vk, Buffer, BufferAccess, BufferDesc, Device, FrameRing,
+    GpuError, MemoryLocation, OneTimeCommands, Pipeline, PipelineLayout,
 };
+use crate::shaders::LIBRARY;
 
 use super::gpu::{
-    check_grid, read_back_words, GpuMeshError, OneTimeCommands, SurfaceNetsPipelines,
-    SurfaceNetsPush, COUNT_VERTICES, COUNT_WORDS, MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS,
-    WORKGROUP_SIZE,
+    check_grid, GpuMeshError, SurfaceNetsPipelines, SurfaceNetsPush, COUNT_VERTICES, COUNT_WORDS,
+    MAX_SAMPLES_PER_AXIS, VERTEX_FLOATS, WORKGROUP_SIZE,
 };
 use super::{DensityGrid, GridRegion};
 
@@ -298,7 +297,6 @@ struct LightPass {
 impl LightPass {
     fn new(
         device: &Arc<Device>,
-        library: &ShaderLibrary,
         vertex_buffer: &Buffer,
         light_samples: &[&Buffer],
         light_buffer: &Buffer,
@@ -321,7 +319,7 @@ impl LightPass {
             device,
             &layout,
             LIGHT_PASS_NAME,
-            &library.get(LIGHT_SHADER, device.shader_target())?,
+            &LIBRARY.get(LIGHT_SHADER, device.shader_target())?,
         )?;
         let sets = light_samples
             .iter()
@@ -432,19 +430,13 @@ pub struct TerrainMeshes {
     chunks: HashMap<ChunkKey, Resident>,
     /// Slots of unloaded chunks whose draws are still to be zeroed.
     pending_clears: Vec<u32>,
-    /// The timeline value of the latest submission that used the buffers (0: none).
-    last_use: u64,
 }
 
 impl TerrainMeshes {
     /// Makes the arenas, the draw slots (zeroed), `desc.batch` batch slots of scratch buffers
     /// for grids of up to [`MAX_SAMPLES_PER_AXIS`]³ samples, the staging for as many grids (and
     /// light grids) and the pipelines. The only Vulkan allocations the arenas ever make.
-    pub fn new(
-        device: &Arc<Device>,
-        library: &ShaderLibrary,
-        desc: &TerrainMeshesDesc,
-    ) -> Result<Self, TerrainMeshError> {
+    pub fn new(device: &Arc<Device>, desc: &TerrainMeshesDesc) -> Result<Self, TerrainMeshError> {
         let vertex_capacity = desc.vertex_arena_bytes / VERTEX_BYTES;
         let index_capacity = desc.index_arena_bytes / INDEX_BYTES;
         let storage_limit = u64::from(device.adapter.limits.max_storage_buffer_range);
@@ -537,7 +529,7 @@ impl TerrainMeshes {
             gpu_only,
         )?;
 
-        let pipelines = SurfaceNetsPipelines::new(device, library, "terrain meshes")?;
+        let pipelines = SurfaceNetsPipelines::new(device, "terrain meshes")?;
         // The same bindings as the pipelines' set layout, so its sets bind with their layout.
         let slot_set_layout = BufferSetLayout::new(
             device,
@@ -606,20 +598,14 @@ impl TerrainMeshes {
             });
         }
         let light_samples: Vec<&Buffer> = slots.iter().map(|slot| &slot.light_samples).collect();
-        let light_pass = LightPass::new(
-            device,
-            library,
-            &vertex_buffer,
-            &light_samples,
-            &light_buffer,
-        )?;
+        let light_pass = LightPass::new(device, &vertex_buffer, &light_samples, &light_buffer)?;
 
         // Every slot starts as an empty draw.
         let commands = OneTimeCommands::new(device, "terrain meshes: clear draw slots")?;
         // SAFETY: recording; the buffer is new, has TRANSFER_DST usage and lives past the wait.
         unsafe {
             device.raw.cmd_fill_buffer(
-                commands.command_buffer,
+                commands.command_buffer(),
                 draw_buffer.raw,
                 0,
                 vk::WHOLE_SIZE,
@@ -628,15 +614,9 @@ impl TerrainMeshes {
         };
         memory_barrier(
             device,
-            commands.command_buffer,
-            (
-                vk::PipelineStageFlags2::CLEAR,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
-            ),
+            commands.command_buffer(),
+            &[BufferAccess::ClearWrite],
+            &[BufferAccess::Any],
         );
         commands.submit_and_wait()?;
 
@@ -660,7 +640,6 @@ impl TerrainMeshes {
             draw_count: 0,
             chunks: HashMap::new(),
             pending_clears: Vec::new(),
-            last_use: 0,
         })
     }
 
@@ -765,14 +744,8 @@ impl TerrainMeshes {
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_READ,
-            ),
+            &[BufferAccess::CopyWrite],
+            &[BufferAccess::ComputeRead],
         );
         // Slot 0's light samples and set, as staged.
         self.light_pass.record(
@@ -782,9 +755,7 @@ impl TerrainMeshes {
         );
         record_visible_to_draws(&device, command_buffer);
         frames.end_pass();
-        let submitted = frames.submit(&[], &[])?;
-        self.last_use = submitted;
-        self.staging_use = submitted;
+        self.staging_use = frames.submit(&[], &[])?;
         Ok(true)
     }
 
@@ -1008,28 +979,16 @@ impl TerrainMeshes {
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_READ,
-            ),
+            &[BufferAccess::CopyWrite],
+            &[BufferAccess::ComputeRead],
         );
         let sized: Vec<(usize, SurfaceNetsPush)> = pushes.iter().copied().enumerate().collect();
         self.record_passes(frames, &sized, 0..2);
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_READ,
-            ),
+            &[BufferAccess::ComputeWrite],
+            &[BufferAccess::CopyRead],
         );
         for slot in 0..chunks.len() {
             let totals = vk::BufferCopy {
@@ -1051,15 +1010,11 @@ impl TerrainMeshes {
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::TRANSFER_WRITE,
-            ),
-            (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+            &[BufferAccess::CopyWrite],
+            &[BufferAccess::HostRead],
         );
         frames.end_pass();
         let submitted = frames.submit(&[], &[])?;
-        self.last_use = submitted;
         self.staging_use = submitted;
         device.wait_for(submitted)?;
         let totals: Vec<u32> = self.totals.read::<u32>()?;
@@ -1118,14 +1073,8 @@ impl TerrainMeshes {
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::AccessFlags2::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_READ | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
+            &[BufferAccess::AnyWrite],
+            &[BufferAccess::ComputeRead, BufferAccess::ComputeWrite],
         );
         let meshes: Vec<(usize, SurfaceNetsPush)> =
             writes.iter().map(|&(slot, push, _)| (slot, push)).collect();
@@ -1135,14 +1084,8 @@ impl TerrainMeshes {
         memory_barrier(
             &device,
             command_buffer,
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-                vk::AccessFlags2::SHADER_STORAGE_READ,
-            ),
+            &[BufferAccess::ComputeWrite],
+            &[BufferAccess::ComputeRead],
         );
         let lights: Vec<(usize, LightPush)> = writes
             .iter()
@@ -1151,7 +1094,7 @@ impl TerrainMeshes {
         self.light_pass.record(&device, frames, &lights);
         record_visible_to_draws(&device, command_buffer);
         frames.end_pass();
-        self.last_use = frames.submit(&[], &[])?;
+        frames.submit(&[], &[])?;
         Ok(())
     }
 
@@ -1386,34 +1329,17 @@ fn record_visible_to_draws(device: &Device, command_buffer: vk::CommandBuffer) {
     memory_barrier(
         device,
         command_buffer,
-        (
-            vk::PipelineStageFlags2::COMPUTE_SHADER,
-            vk::AccessFlags2::SHADER_STORAGE_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags2::DRAW_INDIRECT
-                | vk::PipelineStageFlags2::INDEX_INPUT
-                | vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
-                | vk::PipelineStageFlags2::VERTEX_SHADER
-                | vk::PipelineStageFlags2::COMPUTE_SHADER
-                | vk::PipelineStageFlags2::COPY,
-            vk::AccessFlags2::INDIRECT_COMMAND_READ
-                | vk::AccessFlags2::INDEX_READ
-                | vk::AccessFlags2::VERTEX_ATTRIBUTE_READ
-                | vk::AccessFlags2::SHADER_STORAGE_READ
-                | vk::AccessFlags2::SHADER_STORAGE_WRITE
-                | vk::AccessFlags2::TRANSFER_READ,
-        ),
+        &[BufferAccess::ComputeWrite],
+        &[
+            BufferAccess::CopyRead,
+            BufferAccess::ComputeRead,
+            BufferAccess::ComputeWrite,
+            BufferAccess::IndirectRead,
+            BufferAccess::IndexRead,
+            BufferAccess::VertexAttributeRead,
+            BufferAccess::VertexShaderRead,
+        ],
     );
-}
-
-impl Drop for TerrainMeshes {
-    fn drop(&mut self) {
-        // The buffers, pipelines and set may still be in use by the latest chunk.
-        if let Err(error) = self.device.wait_for(self.last_use) {
-            log::error!("waiting for the terrain meshes before dropping them: {error}");
-        }
-    }
 }
 
 /// Records the zeroing of the draw slots `slots` of `draw_buffer`, ordered after everything
@@ -1430,14 +1356,8 @@ fn record_clears(
     memory_barrier(
         device,
         command_buffer,
-        (
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::AccessFlags2::MEMORY_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags2::CLEAR,
-            vk::AccessFlags2::TRANSFER_WRITE,
-        ),
+        &[BufferAccess::AnyWrite],
+        &[BufferAccess::ClearWrite],
     );
     for &slot in slots {
         // SAFETY: recording; the slot lies in the draw buffer (slot < max_chunks), which has
@@ -1456,19 +1376,13 @@ fn record_clears(
     memory_barrier(
         device,
         command_buffer,
-        (
-            vk::PipelineStageFlags2::CLEAR,
-            vk::AccessFlags2::TRANSFER_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags2::DRAW_INDIRECT
-                | vk::PipelineStageFlags2::COMPUTE_SHADER
-                | vk::PipelineStageFlags2::COPY,
-            vk::AccessFlags2::INDIRECT_COMMAND_READ
-                | vk::AccessFlags2::SHADER_STORAGE_READ
-                | vk::AccessFlags2::SHADER_STORAGE_WRITE
-                | vk::AccessFlags2::TRANSFER_READ,
-        ),
+        &[BufferAccess::ClearWrite],
+        &[
+            BufferAccess::CopyRead,
+            BufferAccess::ComputeRead,
+            BufferAccess::ComputeWrite,
+            BufferAccess::IndirectRead,
+        ],
     );
 }
 
@@ -1479,16 +1393,12 @@ fn after_earlier_work(device: &Device, command_buffer: vk::CommandBuffer) {
     memory_barrier(
         device,
         command_buffer,
-        (
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::AccessFlags2::MEMORY_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags2::COPY | vk::PipelineStageFlags2::COMPUTE_SHADER,
-            vk::AccessFlags2::TRANSFER_WRITE
-                | vk::AccessFlags2::SHADER_STORAGE_READ
-                | vk::AccessFlags2::SHADER_STORAGE_WRITE,
-        ),
+        &[BufferAccess::AnyWrite],
+        &[
+            BufferAccess::CopyWrite,
+            BufferAccess::ComputeRead,
+            BufferAccess::ComputeWrite,
+        ],
     );
 }
 

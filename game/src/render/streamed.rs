@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blockfall_engine::gpu::{Device, FrameRing, GpuError, ShaderLibrary};
+use blockfall_engine::gpu::{Device, FrameRing, GpuError};
 use blockfall_engine::meshing::terrain_meshes::ChunkToMesh;
 use blockfall_engine::meshing::{
     DensityGrid, GridRegion, TerrainMeshError, TerrainMeshes, TerrainMeshesDesc,
@@ -86,24 +86,19 @@ pub struct StreamedTerrain {
 impl StreamedTerrain {
     /// Arenas sized for `radius` chunks of the default world: the resident chunks (those with
     /// a surface) within a sphere of that radius, with room for edits and a turn of the view.
-    pub fn new(
-        device: &Arc<Device>,
-        shaders: &ShaderLibrary,
-        radius: u32,
-    ) -> Result<Self, TerrainMeshError> {
-        Self::with_arenas(device, shaders, radius, Self::arenas_for(radius))
+    pub fn new(device: &Arc<Device>, radius: u32) -> Result<Self, TerrainMeshError> {
+        Self::with_arenas(device, radius, Self::arenas_for(radius))
     }
 
     /// As [`StreamedTerrain::new`], with arenas of the given sizes.
     pub fn with_arenas(
         device: &Arc<Device>,
-        shaders: &ShaderLibrary,
         radius: u32,
         desc: TerrainMeshesDesc,
     ) -> Result<Self, TerrainMeshError> {
         Ok(Self {
             streamer: Streamer::new(radius),
-            meshes: TerrainMeshes::new(device, shaders, &desc)?,
+            meshes: TerrainMeshes::new(device, &desc)?,
             lights: HashMap::new(),
             counters: StreamCounters::default(),
         })

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blockfall_engine::gpu::{self, FrameRing, GpuResult, Image, ImageAccess, ImageDesc};
+use blockfall_engine::gpu::{self, GpuResult, Image, ImageAccess, ImageDesc};
 
 /// The depth format every renderer uses.
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -18,8 +18,8 @@ pub struct RenderTarget {
     pub height: u32,
 }
 
-/// A depth image made again (the old one retired into the frame ring) when the target's size
-/// changes.
+/// A depth image made again when the target's size changes (the old one's drop defers its
+/// destruction until the frames that use it have run).
 pub struct DepthTarget {
     device: Arc<gpu::Device>,
     name: &'static str,
@@ -36,7 +36,7 @@ impl DepthTarget {
     }
 
     /// The depth image for a target of `width` × `height`.
-    pub fn ensure(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<&Image> {
+    pub fn ensure(&mut self, width: u32, height: u32) -> GpuResult<&Image> {
         let fits = self
             .image
             .as_ref()
@@ -55,9 +55,8 @@ impl DepthTarget {
                     view_type: vk::ImageViewType::TYPE_2D,
                 },
             )?;
-            if let Some(old) = self.image.replace(depth) {
-                frames.retire_image(old);
-            }
+            // The old target may be in a frame still in flight: its drop defers destruction.
+            self.image = Some(depth);
         }
         self.image
             .as_ref()

@@ -379,7 +379,7 @@ impl TerrainRenderer {
 
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
-        let depth = self.depth.ensure(frames, target.width, target.height)?;
+        let depth = self.depth.ensure(target.width, target.height)?;
         super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
         let pipeline = match (&self.wireframe, self.wireframe_on) {
             (Some(wireframe), true) => wireframe,

@@ -396,7 +396,7 @@ impl TestSceneRenderer {
         let instance_buffer = self.instance_buffer(frames, &instances)?;
 
         frames.begin_pass("scene");
-        let depth = self.depth.ensure(frames, target.width, target.height)?;
+        let depth = self.depth.ensure(target.width, target.height)?;
         super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
         // SAFETY: the frame is recording; every handle is alive until the frame finishes (the
         // instance buffer and a replaced depth image are retired into the frame ring).

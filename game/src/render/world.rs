@@ -64,7 +64,7 @@ impl WorldRenderer {
         Ok(Self {
             world,
             pool: WorkerPool::new(threads)?,
-            terrain: StreamedTerrain::new(&gpu.device, shaders, radius)?,
+            terrain: StreamedTerrain::new(&gpu.device, radius)?,
             renderer,
             show_tool: false,
         })

@@ -957,7 +957,6 @@ fn light_benchmark(chunk_count: u32) -> anyhow::Result<()> {
 }
 
 fn gpu_mesh_benchmark(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
-    use blockfall::shaders::LIBRARY;
     use blockfall_engine::gpu::FrameRing;
     use blockfall_engine::meshing::{
         DensityGrid, GpuSurfaceNets, GridRegion, SurfaceMesh, SurfaceNets,
@@ -985,7 +984,7 @@ fn gpu_mesh_benchmark(chunk_count: u32, preferred: Option<usize>) -> anyhow::Res
         gpu.device.adapter.name
     );
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device, &LIBRARY)?;
+    let mut mesher = GpuSurfaceNets::new(&device)?;
     let mut frames = FrameRing::new(&device)?;
     // Warm-up: pipelines' first use.
     mesher.mesh(
