@@ -24,7 +24,7 @@ pub fn compile_shaders(shader_dir: &Path, shown_dir: &str) {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed={}", shader_dir.display());
 
-    let mut entries: Vec<PathBuf> = match std::fs::read_dir(&shader_dir) {
+    let mut entries: Vec<PathBuf> = match std::fs::read_dir(shader_dir) {
         Ok(dir) => dir.filter_map(|e| e.ok().map(|e| e.path())).collect(),
         Err(error) => fail(&format!("cannot read {}: {error}", shader_dir.display())),
     };

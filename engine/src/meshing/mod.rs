@@ -24,6 +24,7 @@
 //! meshes has no stray vertices.
 
 pub mod gpu;
+pub mod light;
 mod surface_nets;
 pub mod terrain_meshes;
 

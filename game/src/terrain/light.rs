@@ -20,6 +20,7 @@
 //! and anything above is open, unless something was built over it (builds do not shade: a
 //! known simplification, small next to the caves' darkness).
 
+use blockfall_engine::meshing::light;
 use blockfall_engine::workers::WorkerPool;
 
 use super::chunks::{ChunkCoord, PADDED_SIZE};
@@ -58,40 +59,12 @@ impl LightGrid {
     }
 
     /// The light at a point (meters), blended from the 8 samples around it as the meshes blend
-    /// it; points outside the grid take the nearest sample inside. Blocks and pieces are lit
-    /// with this.
+    /// it (`blockfall_engine::meshing::light::blend`, the rule the GPU's light pass follows);
+    /// points outside the grid take the nearest sample inside. Blocks and pieces are lit with
+    /// this.
     pub fn light_at(&self, point: [f32; 3]) -> f32 {
-        if !point.iter().all(|c| c.is_finite()) {
-            return 0.0;
-        }
-        let last = (PADDED_SIZE - 1) as f32;
-        let local: [f32; 3] =
-            std::array::from_fn(|axis| (point[axis] - self.origin[axis] as f32).clamp(0.0, last));
-        let low = local.map(|c| (c.floor() as i32).min(PADDED_SIZE as i32 - 2));
-        let fraction: [f32; 3] = std::array::from_fn(|axis| local[axis] - low[axis] as f32);
-        let at = |i: i32, j: i32, k: i32| {
-            self.sample([
-                self.origin[0] + low[0] + i,
-                self.origin[1] + low[1] + j,
-                self.origin[2] + low[2] + k,
-            ])
-            .unwrap_or(0.0)
-        };
-        let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
-        let [fx, fy, fz] = fraction;
-        lerp(
-            lerp(
-                lerp(at(0, 0, 0), at(1, 0, 0), fx),
-                lerp(at(0, 1, 0), at(1, 1, 0), fx),
-                fy,
-            ),
-            lerp(
-                lerp(at(0, 0, 1), at(1, 0, 1), fx),
-                lerp(at(0, 1, 1), at(1, 1, 1), fx),
-                fy,
-            ),
-            fz,
-        )
+        let local: [f32; 3] = std::array::from_fn(|axis| point[axis] - self.origin[axis] as f32);
+        light::blend(&self.values, [PADDED_SIZE; 3], local)
     }
 }
 
