@@ -5,6 +5,9 @@
 mod shaders;
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    // Read when the script runs, not when it is compiled: a build folder copied from another
+    // checkout must compile this checkout's shaders.
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = std::path::Path::new(&root).join("shaders");
     shaders::compile_shaders(&dir, "engine/shaders");
 }
