@@ -1,4 +1,4 @@
-//! The startup benchmark: from nothing to every chunk within the view radius of the spawn
+//! `bench -- startup`: from nothing to every chunk within the view radius of the spawn
 //! loaded, lit and meshed on the GPU — the world's first complete frame — and then the frame
 //! time of the world's view.
 
@@ -7,6 +7,8 @@ use std::time::Instant;
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
 use blockfall_game::terrain::Generator;
+
+use crate::bench::shared::{bench_gpu, median};
 
 /// Loads the world around the spawn with `radius` chunks in view, then renders `frames` frames
 /// of `width` × `height`; prints the phases and the frame times.
@@ -18,7 +20,7 @@ pub fn run(
     preferred: Option<usize>,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let mut gpu = crate::bench_gpu(preferred)?;
+    let mut gpu = bench_gpu(preferred)?;
     let device_seconds = started.elapsed().as_secs_f64();
     let setup = Instant::now();
     let mut renderer =
@@ -78,10 +80,6 @@ pub fn run(
         "chunks drawn per frame: {drawn} of {resident} resident (the rest culled), {triangles} \
          triangles"
     );
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     println!(
         "{frames} frames at {width}x{height}: median {:.2} ms per frame, terrain pass {:.2} ms GPU \
          (median)",

@@ -7,6 +7,8 @@ use blockfall_game::blocks::store::{Block, BlockId, BlockStore};
 use blockfall_game::sample::{first_meter_above_ground, SampleError};
 use blockfall_game::terrain::{Field, Samples};
 
+use crate::bench::shared::Rng;
+
 /// Meters between the lots' corners.
 const LOT: i32 = 28;
 /// Cells per block (1 m blocks) and per floor (3 m).
@@ -35,29 +37,6 @@ struct Building {
 impl Building {
     fn top(&self) -> i32 {
         self.base + self.floors * FLOOR
-    }
-}
-
-/// A small deterministic generator (xorshift), so the city is the same on every run.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed.max(1))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `low..=high`.
-    pub fn range(&mut self, low: i32, high: i32) -> i32 {
-        let span = (high - low + 1).max(1) as u64;
-        low + (self.next_u64() % span) as i32
     }
 }
 

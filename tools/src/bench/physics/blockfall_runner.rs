@@ -1,0 +1,122 @@
+//! blockfall's side of the physics benchmark: the pieces as bodies of its physics core, each
+//! with the exact box-union distance of its blocks as its shape, stepped against the scene's
+//! solids; and the checks that every body is still there, finite and above the floor.
+
+use std::time::Instant;
+
+use anyhow::{ensure, Context as _};
+use blockfall_engine::collision::Surface;
+use blockfall_engine::physics::{BodyHandle, BodyShape, Physics};
+use blockfall_engine::workers::WorkerPool;
+use blockfall_game::scene::SceneSolids;
+use blockfall_game::terrain::Generator;
+
+use super::piece::BenchPiece;
+use super::scene::{below_ground, rotate, Placed};
+use super::steps::Run;
+
+/// The shapes of the bodies of a blockfall world, by the slot of their handle.
+#[derive(Default)]
+pub(super) struct PieceShapes {
+    by_slot: Vec<Option<usize>>,
+    pieces: Vec<BenchPiece>,
+}
+
+impl BodyShape for PieceShapes {
+    fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface> {
+        let piece = (*self.by_slot.get(body.index() as usize)?)?;
+        self.pieces[piece].nearest(point, reach)
+    }
+}
+
+/// The pieces in a blockfall world stepped on `threads` threads.
+pub(super) fn blockfall_world(
+    placed: &[Placed],
+    threads: usize,
+) -> anyhow::Result<(Physics, PieceShapes, Vec<BodyHandle>)> {
+    let mut physics = Physics::new(WorkerPool::new(threads)?);
+    let mut shapes = PieceShapes::default();
+    let mut handles = Vec::with_capacity(placed.len());
+    for (index, place) in placed.iter().enumerate() {
+        let handle = physics.add(&place.piece.desc())?;
+        let view = physics.body(handle).context("a body just added")?;
+        let from_box = [0, 1, 2].map(|axis| view.center[axis] - place.piece.box_middle()[axis]);
+        let turned = rotate(place.turn, from_box);
+        let position = [0, 1, 2].map(|axis| place.at[axis] + turned[axis]);
+        physics.set_pose(handle, position, place.turn)?;
+        let slot = handle.index() as usize;
+        if shapes.by_slot.len() <= slot {
+            shapes.by_slot.resize(slot + 1, None);
+        }
+        shapes.by_slot[slot] = Some(index);
+        shapes.pieces.push(place.piece.clone());
+        handles.push(handle);
+    }
+    Ok((physics, shapes, handles))
+}
+
+/// Steps the pieces `placed` `steps` times on `threads` threads against `solids`: each step's
+/// time, and how the run ended. No body may fall out of the world or below `floor`.
+pub(super) fn run_blockfall(
+    generator: &Generator,
+    placed: &[Placed],
+    threads: usize,
+    steps: u32,
+    solids: &SceneSolids<'_>,
+    floor: f64,
+) -> anyhow::Result<Run> {
+    let (mut physics, shapes, handles) = blockfall_world(placed, threads)?;
+    let mut times = Vec::with_capacity(steps as usize);
+    for step in 0..steps {
+        let started = Instant::now();
+        let report = physics.step(solids, &shapes);
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        ensure!(
+            report.fell_out.is_empty(),
+            "blockfall, {threads} thread(s), step {step}: {} bodies fell out of the world",
+            report.fell_out.len()
+        );
+    }
+    check_blockfall(&physics, &handles, floor, &format!("{threads} thread(s)"))?;
+    let sunk = handles
+        .iter()
+        .filter_map(|&handle| physics.body(handle))
+        .filter(|view| below_ground(generator, view.position))
+        .count();
+    Ok(Run {
+        times,
+        awake: physics.awake_count(),
+        sunk,
+    })
+}
+
+/// Every body still there, finite, and not below `floor`.
+pub(super) fn check_blockfall(
+    physics: &Physics,
+    handles: &[BodyHandle],
+    floor: f64,
+    what: &str,
+) -> anyhow::Result<()> {
+    for &handle in handles {
+        let view = physics
+            .body(handle)
+            .with_context(|| format!("blockfall, {what}: a body is gone"))?;
+        let finite = view
+            .position
+            .iter()
+            .chain(&view.orientation)
+            .chain(&view.velocity)
+            .chain(&view.spin)
+            .all(|value| value.is_finite());
+        ensure!(
+            finite,
+            "blockfall, {what}: a body's state is not finite: {view:?}"
+        );
+        ensure!(
+            view.position[1] >= floor,
+            "blockfall, {what}: a body tunnelled to y = {:.1} m (floor {floor:.1} m)",
+            view.position[1]
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! The physics benchmark's scenes and where their pieces go: the drop scene (random pieces two
+//! to a column, dropped onto the default world), the resting scene of the capacity trials
+//! (4 × 4 × 4 pieces just above the ground), the turns that place them, and the area the drop
+//! scene covers.
+
+use blockfall_engine::collision::Solid;
+use blockfall_game::blocks::MATERIALS;
+use blockfall_game::scene::SceneSolids;
+use blockfall_game::terrain::generator::SPAWN_XZ;
+use blockfall_game::terrain::Generator;
+
+use super::piece::BenchPiece;
+use crate::bench::shared::Rng;
+
+/// Meters between the columns of dropped pieces.
+pub(super) const COLUMN_SPACING: f64 = 6.0;
+
+/// Meters of terrain meshed for rapier around the pieces' spread.
+const TERRAIN_BORDER: f64 = 10.0;
+
+/// A piece placed in the world: the middle of its box at `at`, turned by `turn` (`[x, y, z,
+/// w]`).
+#[derive(Debug, Clone)]
+pub(super) struct Placed {
+    pub(super) piece: BenchPiece,
+    pub(super) at: [f64; 3],
+    pub(super) turn: [f64; 4],
+}
+
+/// The turn `b`, then `a`.
+fn quaternion_times(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// A turn by `angle` radians about axis `axis` (0, 1, 2: x, y, z).
+fn about_axis(axis: usize, angle: f64) -> [f64; 4] {
+    let mut q = [0.0, 0.0, 0.0, (angle * 0.5).cos()];
+    q[axis] = (angle * 0.5).sin();
+    q
+}
+
+/// `v` turned by `q`.
+pub(super) fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let [x, y, z, w] = q;
+    let u = [x, y, z];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let t = cross(u, v).map(|value| 2.0 * value);
+    let c = cross(u, t);
+    [0, 1, 2].map(|axis| v[axis] + w * t[axis] + c[axis])
+}
+
+/// A number in `[0, 1)`.
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The highest ground under a square of `half` meters around `(x, z)`, sampled every meter.
+fn ground_under(generator: &Generator, x: f64, z: f64, half: f64) -> f64 {
+    let steps = (half * 2.0).ceil() as i32;
+    let mut highest = f64::NEG_INFINITY;
+    for i in 0..=steps {
+        for k in 0..=steps {
+            let sx = x - half + f64::from(i) * (2.0 * half / f64::from(steps.max(1)));
+            let sz = z - half + f64::from(k) * (2.0 * half / f64::from(steps.max(1)));
+            highest = highest.max(f64::from(generator.surface_height(sx as f32, sz as f32)));
+        }
+    }
+    highest
+}
+
+/// `count` random pieces, two to a column on a grid around the spawn point: the lower one 2 to
+/// 4 m above the ground, the upper one 1.5 to 3.5 m above the lower one.
+pub(super) fn drop_scene(generator: &Generator, count: usize, seed: u64) -> Vec<Placed> {
+    let mut rng = Rng::new(seed);
+    let columns = count.div_ceil(2);
+    let side = (columns as f64).sqrt().ceil() as usize;
+    let mut placed = Vec::with_capacity(count);
+    let mut tops = vec![0.0f64; columns];
+    for index in 0..count {
+        let column = index / 2;
+        let dims = [0; 3].map(|_| 1 + (rng.next_u64() % 4) as usize);
+        let material = (rng.next_u64() % MATERIALS.len() as u64) as usize;
+        let volume = dims[0] * dims[1] * dims[2];
+        let piece = if index % 4 < 2 {
+            BenchPiece::solid_box(dims, material)
+        } else {
+            let count = 1 + (rng.next_u64() % volume as u64) as usize;
+            BenchPiece::lattice(dims, count, material, &mut rng)
+        };
+        let turn = quaternion_times(
+            about_axis(1, unit(&mut rng) * std::f64::consts::TAU),
+            quaternion_times(
+                about_axis(0, (unit(&mut rng) - 0.5) * 0.4),
+                about_axis(2, (unit(&mut rng) - 0.5) * 0.4),
+            ),
+        );
+        let (i, k) = (column % side, column / side);
+        let x = f64::from(SPAWN_XZ[0]) + (i as f64 - (side - 1) as f64 * 0.5) * COLUMN_SPACING;
+        let z = f64::from(SPAWN_XZ[1]) + (k as f64 - (side - 1) as f64 * 0.5) * COLUMN_SPACING;
+        // Half the box's diagonal bounds how far it reaches from its middle, turned any way.
+        let reach = 0.5 * ((dims[0].pow(2) + dims[1].pow(2) + dims[2].pow(2)) as f64).sqrt();
+        let low = if index % 2 == 0 {
+            ground_under(generator, x, z, COLUMN_SPACING * 0.5) + 2.0 + unit(&mut rng) * 2.0
+        } else {
+            tops[column] + 1.5 + unit(&mut rng) * 2.0
+        };
+        let y = low + reach;
+        tops[column] = y + reach;
+        placed.push(Placed {
+            piece,
+            at: [x, y, z],
+            turn,
+        });
+    }
+    placed
+}
+
+/// `count` 4 × 4 × 4 stone pieces on a 5 m grid around the spawn point, 5 cm above the ground
+/// under them.
+pub(super) fn resting_scene(generator: &Generator, count: usize) -> Vec<Placed> {
+    let side = (count as f64).sqrt().ceil() as usize;
+    (0..count)
+        .map(|index| {
+            let (i, k) = (index % side, index / side);
+            let x = f64::from(SPAWN_XZ[0]) + (i as f64 - (side - 1) as f64 * 0.5) * 5.0;
+            let z = f64::from(SPAWN_XZ[1]) + (k as f64 - (side - 1) as f64 * 0.5) * 5.0;
+            let y = ground_under(generator, x, z, 2.0) + 0.05 + 2.0;
+            Placed {
+                piece: BenchPiece::solid_box([4, 4, 4], 0),
+                at: [x, y, z],
+                turn: [0.0, 0.0, 0.0, 1.0],
+            }
+        })
+        .collect()
+}
+
+/// Whether a point is below the ground's height there.
+pub(super) fn below_ground(generator: &Generator, point: [f64; 3]) -> bool {
+    point[1] < f64::from(generator.surface_height(point[0] as f32, point[2] as f32))
+}
+
+/// The ground under the drop scene: a square of x and z around the pieces' spread with
+/// [`TERRAIN_BORDER`] to spare, and the lowest and highest ground in it, sampled every meter.
+pub(super) struct DropArea {
+    /// The low x and z.
+    pub(super) low: [f64; 2],
+    /// The high x and z.
+    pub(super) high: [f64; 2],
+    pub(super) lowest_ground: f64,
+    pub(super) highest_ground: f64,
+}
+
+impl DropArea {
+    pub(super) fn around(generator: &Generator, placed: &[Placed]) -> Self {
+        let mut low = [f64::INFINITY; 2];
+        let mut high = [f64::NEG_INFINITY; 2];
+        for place in placed {
+            for (axis, along) in [(0, 0), (1, 2)] {
+                low[axis] = low[axis].min(place.at[along] - TERRAIN_BORDER);
+                high[axis] = high[axis].max(place.at[along] + TERRAIN_BORDER);
+            }
+        }
+        let mut lowest_ground = f64::INFINITY;
+        let mut highest_ground = f64::NEG_INFINITY;
+        let mut x = low[0];
+        while x <= high[0] {
+            let mut z = low[1];
+            while z <= high[1] {
+                let height = f64::from(generator.surface_height(x as f32, z as f32));
+                lowest_ground = lowest_ground.min(height);
+                highest_ground = highest_ground.max(height);
+                z += 1.0;
+            }
+            x += 1.0;
+        }
+        Self {
+            low,
+            high,
+            lowest_ground,
+            highest_ground,
+        }
+    }
+
+    /// Warms the field's sample cache over the area, as the game's is where pieces fall.
+    pub(super) fn warm(&self, generator: &Generator, solids: &SceneSolids<'_>) {
+        let (low, high) = (self.low, self.high);
+        let mut z = low[1];
+        while z <= high[1] {
+            let mut x = low[0];
+            while x <= high[0] {
+                let ground = generator.surface_height(x as f32, z as f32);
+                for dy in -2..=4 {
+                    solids.nearest([x as f32, ground + dy as f32 * 4.0, z as f32], 1.0);
+                }
+                x += 4.0;
+            }
+            z += 4.0;
+        }
+    }
+}
