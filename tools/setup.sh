@@ -2,8 +2,8 @@
 # Installs what blockfall needs to build and to run its GPU tests, and nothing twice.
 #
 # Idempotent: on a machine that already has everything it only checks and returns (well under a
-# second). Both README commands run it. On Debian it installs the packages of
-# ../shared/VULKAN-RECIPE.md, and when no Vulkan device with descriptor indexing exists, Mesa 25
+# second). Both README commands run it. On Debian it installs the packages below (see
+# docs/vulkan-setup.md), and when no Vulkan device with descriptor indexing exists, Mesa 25
 # lavapipe from bookworm-backports. Anywhere else it prints what to install and goes on.
 set -euo pipefail
 

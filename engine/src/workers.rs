@@ -1,4 +1,5 @@
-//! A pool of worker threads for data-parallel work: chunk generation now, the physics later.
+//! A pool of worker threads for data-parallel work: chunk grids and sky light, collision
+//! queries, and the physics step's contacts and islands.
 //!
 //! Work is split by the items alone, never by the number of threads: a slice of `n` items is
 //! cut into the same batches whether one thread or sixteen run them, each item is handed to

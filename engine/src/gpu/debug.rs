@@ -69,6 +69,7 @@ pub(crate) unsafe extern "system" fn messenger_callback(
     let data = unsafe { &*callback_data };
     // SAFETY: the strings are NUL-terminated or null; `cstr_or` handles null.
     let id_name = unsafe { cstr_or(data.p_message_id_name, "") };
+    // SAFETY: as above.
     let message = unsafe { cstr_or(data.p_message, "") };
     let mut objects = String::new();
     if !data.p_objects.is_null() {

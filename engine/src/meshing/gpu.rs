@@ -19,9 +19,10 @@
 //! equal to the bit.
 //!
 //! One mesher holds one set of buffers sized for the largest grid it takes
-//! ([`MAX_SAMPLES_PER_AXIS`]³); meshing again overwrites them. The draw path will read the
-//! counts as an indexed indirect draw ([`COUNTS_DRAW_OFFSET`]) and never read the mesh back;
-//! [`GpuSurfaceNets::read_back`] is for tests and tools.
+//! ([`MAX_SAMPLES_PER_AXIS`]³); meshing again overwrites them. Its counts buffer starts with an
+//! indexed indirect draw ([`COUNTS_DRAW_OFFSET`]), so its mesh can be drawn without reading it
+//! back; [`GpuSurfaceNets::read_back`] is for tests and tools. The terrain uses the same passes
+//! (`SurfaceNetsPipelines`) through `super::TerrainMeshes`, which writes into arenas instead.
 
 use std::sync::Arc;
 
