@@ -3,13 +3,14 @@
 //!
 //! The terrain's distance is its density over the length of its gradient — about the distance in
 //! meters near the surface, as the player has always measured it (seed 004). Blocks join this
-//! with their signed distances once they exist in the world (`SolidWorld::nearest` takes the
-//! smallest); the trait lets the player and the physics core ask either.
+//! with their signed distances, out of a block only through a side [`covered`] leaves open; a
+//! scene's [`crate::scene::SceneSolids`] takes the nearer of the two. The trait lets the player
+//! and the physics core ask either.
 
 use blockfall_engine::collision::{Solid, Surface};
 
-use crate::blocks::shapes::{block_distance, SIDES};
-use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
+use crate::blocks::shapes::block_distance;
+use crate::blocks::store::{covered, Block, BlockId, BlockStore, CELL};
 use crate::terrain::{Field, Probe, SampleWindow, Samples};
 
 /// The terrain's part of the question, from the density field.
@@ -79,31 +80,6 @@ pub fn terrain_surfaces<S: Samples>(
             *answer = surface_of(probe, reach);
         }
     });
-}
-
-/// Whether a side of a block is covered: plain blocks fill every cell beyond it, so nothing can
-/// leave the block that way (seed 003; the block mesher leaves such sides out too).
-pub fn covered(store: &BlockStore, block: &Block, side: usize) -> bool {
-    let (axis, positive) = SIDES[side];
-    let size = i32::from(block.size);
-    let low = [block.x, block.y, block.z];
-    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-    (0..size).all(|a| {
-        (0..size).all(|b| {
-            let mut cell = low;
-            cell[axis] = if positive {
-                low[axis] + size
-            } else {
-                low[axis] - 1
-            };
-            cell[u] += a;
-            cell[v] += b;
-            store
-                .at(cell[0], cell[1], cell[2])
-                .and_then(|id| store.get(id))
-                .is_some_and(|other| other.cuts == 0)
-        })
-    })
 }
 
 /// The blocks' part of the question: the nearest block surface within `reach`, each block

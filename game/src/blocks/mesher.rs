@@ -19,10 +19,8 @@
 //! repeats, into `±UV_WRAP_METERS / 2` (so near the origin they are the grid position itself):
 //! the same texels under repeat sampling, and every triangle lies within one block.
 
-use crate::solids::covered;
-
 use super::shapes::{shape_of, Part};
-use super::store::{Block, BlockId, BlockStore, CELL};
+use super::store::{covered, Block, BlockId, BlockStore, CELL};
 
 /// Texture coordinates repeat every meter; a block's low corner is taken modulo this many
 /// meters (a whole number of repeats) so that coordinates keep their precision far out.

@@ -8,4 +8,4 @@ pub mod store;
 
 pub use materials::{Material, MATERIALS};
 pub use shapes::{block_distance, shape_of, side_edges, Part, Shape, Surface};
-pub use store::{region_of, Block, BlockError, BlockId, BlockStore, StoreEvent, CELL};
+pub use store::{covered, region_of, Block, BlockError, BlockId, BlockStore, StoreEvent, CELL};

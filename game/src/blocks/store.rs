@@ -20,6 +20,7 @@ use thiserror::Error;
 
 use super::cell_grid::CellGrid;
 use super::materials::MATERIALS;
+use super::shapes::SIDES;
 
 /// Meters per grid cell.
 pub const CELL: f32 = 0.5;
@@ -367,6 +368,32 @@ impl BlockStore {
     pub fn drain_events(&mut self) -> impl Iterator<Item = StoreEvent> + '_ {
         self.events.drain(..)
     }
+}
+
+/// Whether a side of a block is covered: plain blocks fill every cell beyond it, so nothing can
+/// leave the block that way (seed 003). The mesher leaves such sides out, and the collision
+/// question ([`crate::solids`]) never looks for the way out of a block through one.
+pub fn covered(store: &BlockStore, block: &Block, side: usize) -> bool {
+    let (axis, positive) = SIDES[side];
+    let size = i32::from(block.size);
+    let low = [block.x, block.y, block.z];
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    (0..size).all(|a| {
+        (0..size).all(|b| {
+            let mut cell = low;
+            cell[axis] = if positive {
+                low[axis] + size
+            } else {
+                low[axis] - 1
+            };
+            cell[u] += a;
+            cell[v] += b;
+            store
+                .at(cell[0], cell[1], cell[2])
+                .and_then(|id| store.get(id))
+                .is_some_and(|other| other.cuts == 0)
+        })
+    })
 }
 
 #[cfg(test)]

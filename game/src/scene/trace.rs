@@ -1,0 +1,120 @@
+//! The lines of the trace, as JSON writes them: the state of the world (the player, the blocks,
+//! every piece), the result of each event, and `done` last.
+
+use serde::Serialize;
+
+use crate::player::Mode;
+
+use super::world::SceneWorld;
+
+/// A piece in the trace: its id (the body's slot), its blocks, mass and middle, and its motion;
+/// the orientation as a quaternion x, y, z, w.
+#[derive(Serialize)]
+struct PieceLine {
+    id: u32,
+    blocks: usize,
+    mass: f64,
+    center_of_mass: [f64; 3],
+    orientation: [f64; 4],
+    velocity: [f64; 3],
+    spin: [f64; 3],
+    resting: bool,
+    contact_points: usize,
+}
+
+#[derive(Serialize)]
+struct PlayerLine {
+    feet: [f32; 3],
+    velocity: [f32; 3],
+    grounded: bool,
+    mode: &'static str,
+}
+
+#[derive(Serialize)]
+pub(super) struct StateLine {
+    t: f64,
+    player: Option<PlayerLine>,
+    blocks: usize,
+    pieces: Vec<PieceLine>,
+    falling: usize,
+}
+
+impl StateLine {
+    /// The state line of `world` at `t` seconds.
+    pub(super) fn of(world: &SceneWorld, t: f64) -> StateLine {
+        StateLine {
+            t: trace_time(t),
+            player: world.player.as_ref().map(|player| PlayerLine {
+                feet: player.position.into(),
+                velocity: player.velocity.into(),
+                grounded: player.grounded,
+                mode: match player.mode {
+                    Mode::Walk => "walk",
+                    Mode::Fly => "fly",
+                },
+            }),
+            blocks: world.blocks.count(),
+            pieces: world
+                .pieces
+                .iter()
+                .map(|(handle, piece, body)| PieceLine {
+                    id: handle.index(),
+                    blocks: piece.blocks.len(),
+                    mass: body.mass,
+                    center_of_mass: body.position,
+                    orientation: body.orientation,
+                    velocity: body.velocity,
+                    spin: body.spin,
+                    resting: body.resting,
+                    contact_points: piece.contact_points,
+                })
+                .collect(),
+            falling: world.pieces.falling(),
+        }
+    }
+}
+
+/// The result of an event; fields that do not apply are left out.
+#[derive(Serialize, Default)]
+pub(super) struct EventLine {
+    pub(super) t: f64,
+    pub(super) event: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) cell: Option<[i32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) center: Option<[f32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) radius: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) removed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) placed: Option<bool>,
+    /// Why a block was not placed: "occupied" or "player".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) changed: Option<bool>,
+    /// How many blocks would fall.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) count: Option<usize>,
+    /// How many blocks lost their hold and left the world after a break or a dig.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) fell: Option<usize>,
+    /// The piece a block was broken out of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) piece: Option<u32>,
+    /// The pieces it split into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) pieces: Option<Vec<u32>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct DoneLine {
+    pub(super) done: bool,
+    pub(super) t: f64,
+}
+
+/// Time as the trace prints it: to the microsecond, so 6 frames of 1/60 s read 0.1.
+pub(super) fn trace_time(t: f64) -> f64 {
+    (t * 1e6).round() / 1e6
+}
