@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use blockfall_engine::collision::{Solid, Surface};
 use blockfall_engine::physics::{
-    BodyDesc, BodyHandle, BodyShape, BodyView, Part, Physics, PhysicsError, StepReport,
+    BodyDesc, BodyHandle, BodyShape, BodyView, Part, PhysicsError, PhysicsWorld, StepReport,
 };
 use blockfall_engine::workers::WorkerPool;
 
@@ -175,7 +175,7 @@ pub struct Piece {
 /// The pieces that broke off, falling or at rest, and the physics that moves them.
 #[derive(Debug)]
 pub struct Pieces {
-    physics: Physics,
+    physics: PhysicsWorld,
     pieces: BTreeMap<BodyHandle, Piece>,
 }
 
@@ -194,7 +194,7 @@ impl BodyShape for Shapes<'_> {
 impl Pieces {
     pub fn new(pool: WorkerPool) -> Self {
         Self {
-            physics: Physics::new(pool),
+            physics: PhysicsWorld::new(pool),
             pieces: BTreeMap::new(),
         }
     }
@@ -542,7 +542,7 @@ impl Pieces {
     }
 
     /// The physics, for asking about bodies.
-    pub fn physics(&self) -> &Physics {
+    pub fn physics(&self) -> &PhysicsWorld {
         &self.physics
     }
 

@@ -34,7 +34,7 @@ pub enum PhysicsError {
     #[error("the body's inertia {0:?} is singular; give the parts an inertia of their own")]
     SingularInertia([[f64; 3]; 3]),
     /// The handle's body was removed (or fell out of the world), or it is of another
-    /// `Physics`.
+    /// `PhysicsWorld`.
     #[error("{0:?} is no body of this world (removed, fallen out, or never added)")]
     StaleHandle(BodyHandle),
     /// More bodies than a handle can count.

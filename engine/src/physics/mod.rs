@@ -20,12 +20,12 @@
 //!
 //! # A step
 //!
-//! Fixed steps of [`STEP`] (1/120 s), as many as [`Physics::advance`]'s time holds. Each:
+//! Fixed steps of [`STEP`] (1/120 s), as many as [`PhysicsWorld::advance`]'s time holds. Each:
 //! gravity; contacts; contact rows solved by sequential impulses, [`ITERATIONS`] passes with
 //! the limits on the accumulated impulse; then the velocity moves the middle and the spin
 //! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin; a
 //! touching body slow for [`STILL_TIME`], or any body after [`LONGEST_FALL`], comes to rest:
-//! it stops and is not stepped until [`Physics::wake`]. A body whose middle is below
+//! it stops and is not stepped until [`PhysicsWorld::wake`]. A body whose middle is below
 //! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
 //!
 //! Each contact gives three rows in a structure of arrays (direction, lever × direction and
@@ -68,7 +68,7 @@
 //! is made from the scene alone — the dense indices, the contacts, the island sizes — never
 //! from the thread count, and the pool hands each item to exactly one thread. So every
 //! floating-point operation happens in the same order with one thread or sixteen, and
-//! [`Physics::state_hash`] is bitwise the same. See `islands.rs`.
+//! [`PhysicsWorld::state_hash`] is bitwise the same. See `islands.rs`.
 //!
 //! [`Solid::nearest`]: crate::collision::Solid::nearest
 //! [`WorkerPool`]: crate::workers::WorkerPool
@@ -76,7 +76,7 @@
 //! # Allocation
 //!
 //! Every buffer of a step (spheres, pairs, partner lists, contacts, islands, groups and their
-//! rows) is kept in the [`Physics`] and reused: once grown to the scene, a step allocates
+//! rows) is kept in the [`PhysicsWorld`] and reused: once grown to the scene, a step allocates
 //! nothing of its own. The pool makes a channel per parallel call, and a report's lists grow
 //! when something comes to rest, falls out or is hit.
 
@@ -87,9 +87,9 @@ mod error;
 mod islands;
 mod math;
 mod rows;
-mod simulation;
 mod step;
 mod tuning;
+mod world;
 
 #[cfg(test)]
 mod scenarios;
@@ -98,11 +98,11 @@ mod testing;
 
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
 pub use error::PhysicsError;
-pub use simulation::Physics;
 pub use tuning::{
     BOTTOM, BOUNCE, BOUNCE_SPEED, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_PUSH,
     MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
+pub use world::PhysicsWorld;
 
 use crate::collision::Surface;
 
@@ -125,7 +125,7 @@ pub struct StepReport {
     /// Bodies that came to rest.
     pub came_to_rest: Vec<BodyHandle>,
     /// `(resting body, moving body, push)`: a moving body pushed against a resting one, with
-    /// the sum of the normal pushes of that step in newton seconds. Physics does not wake the
+    /// the sum of the normal pushes of that step in newton seconds. The physics does not wake the
     /// resting body; the caller may.
     pub hits: Vec<(BodyHandle, BodyHandle, f64)>,
 }

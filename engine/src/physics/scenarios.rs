@@ -7,17 +7,17 @@ use super::*;
 use crate::collision::Solid;
 use crate::workers::WorkerPool;
 
-fn physics(threads: usize) -> Physics {
-    Physics::new(WorkerPool::new(threads).expect("a valid thread count"))
+fn physics(threads: usize) -> PhysicsWorld {
+    PhysicsWorld::new(WorkerPool::new(threads).expect("a valid thread count"))
 }
 
 /// Steps until `done` or `steps` steps; the steps taken.
 fn run(
-    physics: &mut Physics,
+    physics: &mut PhysicsWorld,
     steps: usize,
     world: &dyn Solid,
     shapes: &dyn BodyShape,
-    mut done: impl FnMut(&Physics) -> bool,
+    mut done: impl FnMut(&PhysicsWorld) -> bool,
 ) -> usize {
     for step in 0..steps {
         if done(physics) {
@@ -28,7 +28,7 @@ fn run(
     steps
 }
 
-fn view(physics: &Physics, handle: BodyHandle) -> BodyView {
+fn view(physics: &PhysicsWorld, handle: BodyHandle) -> BodyView {
     physics.body(handle).expect("a live body")
 }
 
@@ -190,7 +190,7 @@ fn stack(
     threads: usize,
     lower_height: f64,
     upper_height: f64,
-) -> (Physics, BodyHandle, BodyHandle, StepReport) {
+) -> (PhysicsWorld, BodyHandle, BodyHandle, StepReport) {
     let mut physics = physics(threads);
     let lower_low = [-0.5, lower_height, -0.5];
     let upper_low = [-0.3, upper_height, -0.4];

@@ -20,10 +20,10 @@
 use super::contacts::{Scene, NONE};
 use super::islands::{ContactRef, Shared};
 use super::math::{self, ZERO, ZERO_MATRIX};
-use super::simulation::{Physics, Scratch};
 use super::tuning::{
     BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
+use super::world::{PhysicsWorld, Scratch};
 use super::{BodyShape, StepReport};
 use crate::collision::Solid;
 
@@ -33,7 +33,7 @@ use super::body::Bodies;
 /// they guard are asked in `f32`.
 const SPHERE_SLACK: f64 = 1e-3;
 
-impl Physics {
+impl PhysicsWorld {
     /// One step, its events added to `report`.
     pub(super) fn step_into(
         &mut self,
@@ -42,7 +42,7 @@ impl Physics {
         report: &mut StepReport,
     ) {
         report.steps += 1;
-        let Physics {
+        let PhysicsWorld {
             pool,
             bodies,
             scratch,

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{ensure, Context as _};
 use blockfall_engine::collision::Surface;
-use blockfall_engine::physics::{BodyHandle, BodyShape, Physics};
+use blockfall_engine::physics::{BodyHandle, BodyShape, PhysicsWorld};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
@@ -33,8 +33,8 @@ impl BodyShape for PieceShapes {
 pub(super) fn blockfall_world(
     placed: &[Placed],
     threads: usize,
-) -> anyhow::Result<(Physics, PieceShapes, Vec<BodyHandle>)> {
-    let mut physics = Physics::new(WorkerPool::new(threads)?);
+) -> anyhow::Result<(PhysicsWorld, PieceShapes, Vec<BodyHandle>)> {
+    let mut physics = PhysicsWorld::new(WorkerPool::new(threads)?);
     let mut shapes = PieceShapes::default();
     let mut handles = Vec::with_capacity(placed.len());
     for (index, place) in placed.iter().enumerate() {
@@ -92,7 +92,7 @@ pub(super) fn run_blockfall(
 
 /// Every body still there, finite, and not below `floor`.
 pub(super) fn check_blockfall(
-    physics: &Physics,
+    physics: &PhysicsWorld,
     handles: &[BodyHandle],
     floor: f64,
     what: &str,

@@ -1,4 +1,4 @@
-//! [`Physics`]: the bodies, the buffers a step reuses, and the calls the caller makes.
+//! [`PhysicsWorld`]: the bodies, the buffers a step reuses, and the calls the caller makes.
 
 use super::body::{BodyDesc, BodyHandle, BodyView, MassProperties};
 use super::broad::Sweep;
@@ -18,10 +18,10 @@ use super::body::Bodies;
 /// See the [module documentation](super) for how a step works and why its result does not
 /// depend on the number of threads.
 #[derive(Debug)]
-pub struct Physics {
+pub struct PhysicsWorld {
     pub(super) pool: WorkerPool,
     pub(super) bodies: Bodies,
-    /// Seconds given to [`Physics::advance`] and not yet stepped, less than a step.
+    /// Seconds given to [`PhysicsWorld::advance`] and not yet stepped, less than a step.
     pub(super) time: f64,
     /// Islands with more rows than this are solved by colours (a field so tests can make
     /// every island large).
@@ -62,7 +62,7 @@ pub(super) struct Scratch {
     pub fallen: Vec<BodyHandle>,
 }
 
-impl Physics {
+impl PhysicsWorld {
     /// No bodies yet; the steps run on `pool`.
     pub fn new(pool: WorkerPool) -> Self {
         Self {
@@ -96,7 +96,7 @@ impl Physics {
     }
 
     /// Sets how fast the middle moves, meters per second. A resting body stays resting (and
-    /// unmoved) until [`Physics::wake`].
+    /// unmoved) until [`PhysicsWorld::wake`].
     pub fn set_velocity(
         &mut self,
         handle: BodyHandle,
