@@ -8,10 +8,10 @@ use std::time::Instant;
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
 use blockfall_game::player::Controls;
-use blockfall_game::render::streamed::LOADS_PER_FRAME;
 use blockfall_game::render::test_scene::{RenderTarget, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
 
 use crate::capture::FrameCapture;
 use crate::options::{RunOptions, RunReport};
@@ -150,7 +150,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
             "{loaded} chunks within {} chunks of the spawn loaded, {} with a surface meshed, \
              in {:.2} s",
             options.view_radius,
-            world.terrain().resident_chunks(),
+            world.meshes().resident_chunks(),
             started.elapsed().as_secs_f64()
         );
     }

@@ -13,8 +13,8 @@ use blockfall_engine::gpu::{
     image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, SemaphoreWait, Surface, Swapchain,
 };
 use blockfall_game::player::Mode;
-use blockfall_game::render::streamed::LOADS_PER_FRAME;
 use blockfall_game::render::test_scene::RenderTarget;
+use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
 use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};
@@ -474,8 +474,8 @@ impl WindowState {
                 };
                 format!(
                     " — {} chunks, {} waiting — {mode}, tool {:.1} m — {help}",
-                    world.terrain().resident_chunks(),
-                    world.terrain().missing(world.viewer()),
+                    world.meshes().resident_chunks(),
+                    world.world.chunks().missing(world.viewer()),
                     world.world.tool_radius
                 )
             }

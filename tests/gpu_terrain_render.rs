@@ -13,9 +13,8 @@ use blockfall::shaders::LIBRARY;
 use blockfall_engine::gpu::{FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaImage};
 use blockfall_engine::meshing::TerrainMeshesDesc;
 use blockfall_engine::meshing::{is_uniform, DensityGrid, GridRegion, TerrainMeshes};
-use blockfall_game::render::terrain::{
-    sky_colour, TerrainLook, TerrainRenderer, TerrainView, PASS_NAME,
-};
+use blockfall_game::camera::Camera;
+use blockfall_game::render::terrain::{sky_colour, TerrainLook, TerrainRenderer, PASS_NAME};
 use blockfall_game::render::test_scene::RenderTarget;
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
@@ -82,7 +81,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
         wireframe && wireframe_supported
     );
     let target = OffscreenTarget::new(&device, WIDTH, HEIGHT, OFFSCREEN_FORMAT).unwrap();
-    let view = TerrainView::at_spawn(&generator, WIDTH, HEIGHT);
+    let view = Camera::at_spawn(&generator, WIDTH, HEIGHT);
 
     let command_buffer = frames.begin().unwrap();
     renderer

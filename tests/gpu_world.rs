@@ -79,9 +79,9 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
     let world = world(&mut renderer);
-    let loaded: Vec<ChunkCoord> = world.terrain().loaded().collect();
-    let before = world.terrain_mut().meshes().read_back().unwrap();
-    let resident_before: Vec<_> = world.terrain_mut().meshes().chunks().collect();
+    let loaded: Vec<ChunkCoord> = world.world.chunks().loaded().collect();
+    let before = world.meshes_mut().read_back().unwrap();
+    let resident_before: Vec<_> = world.meshes_mut().chunks().collect();
 
     // A dig at a chunk corner near the spawn reaches the padded grids of several chunks.
     let spawn = world.world.generator().spawn_point();
@@ -100,7 +100,7 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
         centre[2],
     ];
     let (world, frames) = world_and_frames(&mut renderer);
-    let counters = world.terrain().counters();
+    let counters = world.world.chunks().counters();
     let report = world.edit_at(frames, ToolAction::Dig, centre, 3.0).unwrap();
     frames.wait_all().unwrap();
     let changed = {
@@ -134,24 +134,20 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
         report.remeshed, changed,
         "exactly the loaded chunks whose samples changed are meshed again"
     );
-    let after_counters = world.terrain().counters();
+    let after_counters = world.world.chunks().counters();
     assert!(after_counters.meshes - counters.meshes <= changed.len() as u64);
     assert!(
         report.relit.iter().all(|coord| !changed.contains(coord)),
         "relit chunks are not meshed"
     );
 
-    let after = world.terrain_mut().meshes().read_back().unwrap();
+    let after = world.meshes_mut().read_back().unwrap();
     let touched: BTreeSet<[i32; 3]> = changed.iter().map(|c| [c.x, c.y, c.z]).collect();
     for (key, chunk) in &resident_before {
         if touched.contains(key) {
             continue;
         }
-        let now = world
-            .terrain_mut()
-            .meshes()
-            .chunk(*key)
-            .expect("still resident");
+        let now = world.meshes_mut().chunk(*key).expect("still resident");
         assert_eq!(now, *chunk, "chunk {key:?} kept its ranges");
         assert_eq!(
             resident_mesh(&after, now),
@@ -173,7 +169,7 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
             )
             .unwrap();
         let key = [coord.x, coord.y, coord.z];
-        match world.terrain_mut().meshes().chunk(key) {
+        match world.meshes_mut().chunk(key) {
             None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
             Some(chunk) => {
                 let (vertices, indices) = resident_mesh(&after, chunk);
@@ -290,7 +286,7 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     };
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
-    let start = world(&mut renderer).terrain().counters();
+    let start = world(&mut renderer).world.chunks().counters();
     world(&mut renderer).world.pitch = (-20f32).to_radians();
     let fly = Controls {
         forward: true,
@@ -326,12 +322,12 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     }
     let image = renderer.pixels().unwrap();
     let world = world(&mut renderer);
-    let counters = world.terrain().counters();
+    let counters = world.world.chunks().counters();
     assert!(edits >= 6, "edits that changed the terrain: {edits}");
     assert!(counters.unloads > start.unloads, "chunks were unloaded");
     assert!(counters.loads > start.loads + 20, "chunks were loaded");
     // The arenas hold exactly the resident chunks' ranges.
-    let meshes = world.terrain_mut().meshes();
+    let meshes = world.meshes_mut();
     let resident: Vec<_> = meshes.chunks().collect();
     assert!(!resident.is_empty());
     let vertices: u64 = resident.iter().map(|(_, c)| c.vertices.size).sum();
@@ -362,13 +358,19 @@ fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
     let world = world(&mut renderer);
     let generator = world.world.generator().clone();
     let spawn = generator.spawn_point();
-    assert_eq!(world.light_at([spawn[0], spawn[1] + 3.0, spawn[2]]), 1.0);
-    assert_eq!(world.light_at([spawn[0], spawn[1] - 12.0, spawn[2]]), 0.0);
-    assert_eq!(world.light_at([f32::NAN, 0.0, 0.0]), 0.0);
+    assert_eq!(
+        world.world.light_at([spawn[0], spawn[1] + 3.0, spawn[2]]),
+        1.0
+    );
+    assert_eq!(
+        world.world.light_at([spawn[0], spawn[1] - 12.0, spawn[2]]),
+        0.0
+    );
+    assert_eq!(world.world.light_at([f32::NAN, 0.0, 0.0]), 0.0);
 
     // At the terrain's vertices, `light_at` gives what the light arena holds.
-    let readback = world.terrain_mut().meshes().read_back().unwrap();
-    let resident: Vec<_> = world.terrain_mut().meshes().chunks().collect();
+    let readback = world.meshes_mut().read_back().unwrap();
+    let resident: Vec<_> = world.meshes_mut().chunks().collect();
     let mut compared = 0;
     let mut dark = 0;
     for (key, chunk) in resident {
@@ -383,7 +385,7 @@ fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
                 continue;
             }
             let expected = readback.light[at];
-            let light = world.light_at(point);
+            let light = world.world.light_at(point);
             // Within rounding: the world point is the local one plus the origin, in f32.
             assert!(
                 (light - expected).abs() <= 1e-5,

@@ -2,16 +2,20 @@
 //!
 //! - [`cell_hash`]: a fast hash for maps keyed by grid coordinates.
 //! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
+//! - [`camera`]: where the world is seen from, for the renderer and for tests.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
-//! - [`render`]: what the renderer draws with — procedural material textures.
+//! - [`render`]: what the renderer draws with — procedural material textures, the streamed
+//!   chunks' meshes, the terrain pass, the test scene.
 //! - [`sample`]: seed 002's sample scene: pillar, pyramid, beam, ball, table.
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
-//! - [`world`]: the default scene: the world, the player at the spawn, the terrain tool.
+//! - [`world`]: the default scene: the world, its chunks streamed around the player at the
+//!   spawn, the terrain tool.
 
 pub mod blocks;
+pub mod camera;
 pub mod cell_hash;
 pub mod pieces;
 pub mod player;

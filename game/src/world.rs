@@ -3,17 +3,30 @@
 //! where the player looks (seed 004's controls: WASD walk, Shift run, Space jump, F fly with
 //! Q/E down and up; left button digs, right button builds, the wheel sizes the tool).
 //!
-//! This is the CPU side alone: the window and the headless run draw it through
-//! [`crate::render::streamed::StreamedTerrain`] and [`crate::render::terrain::TerrainRenderer`],
-//! and hand every edit's changed samples to the streamed terrain.
+//! This is the CPU side alone, the chunks streamed around the player's eyes included
+//! ([`ChunkStream`]: their grids and light prepared on the workers, the light kept for
+//! [`World::light_at`]). Whoever meshes and draws them (the window and the headless run, through
+//! `game::render`) is a [`ChunkSink`] that [`World::stream`] and [`World::stream_edit`] feed, and
+//! draws the [`Camera`] of [`World::view`]:
+//!
+//! ```text
+//!   step(dt, controls)               the player moves against the ground
+//!   use_tool / edit_at ─▶ changed    the ground is dug or built
+//!   stream_edit(changed, sink)       the chunks it changed meshed again, those near lit again
+//!   stream(budget, sink)             far chunks out, the nearest missing ones in
+//!   view(w, h) ─▶ Camera             what the renderer draws
+//!   light_at(point)                  the sky light the terrain there is lit with
+//! ```
 
 use std::sync::Arc;
 
+use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
+use crate::camera::Camera;
 use crate::player::{Controls, Player, EYES};
-use crate::render::terrain::TerrainView;
 use crate::solids::TerrainSolid;
+use crate::terrain::streaming::{ChunkSink, ChunkStream, EditReport, StreamReport, VIEW_RADIUS};
 use crate::terrain::{EditError, EditStore, Field, Generator, SampleBox};
 
 /// The tool's radius at the start, and its limits, in meters.
@@ -38,9 +51,11 @@ pub enum ToolAction {
     Build,
 }
 
-/// The world at play: the edited ground, the player and where it looks, the tool.
+/// The world at play: the edited ground and its chunks around the player, the player and where
+/// it looks, the tool.
 pub struct World {
     field: Field<EditStore>,
+    chunks: ChunkStream,
     pub player: Player,
     /// Radians about the vertical; 0 faces +z, π/2 faces +x (the player's convention).
     pub yaw: f32,
@@ -53,8 +68,14 @@ pub struct World {
 
 impl World {
     /// The world of `seed`, the player at its spawn point looking north toward
-    /// [`Generator::first_view_target`] and a little down.
+    /// [`Generator::first_view_target`] and a little down; chunks streamed [`VIEW_RADIUS`]
+    /// chunks around it.
     pub fn new(seed: u32) -> Self {
+        Self::with_view_radius(seed, VIEW_RADIUS)
+    }
+
+    /// As [`World::new`], with chunks streamed `radius` chunks around the player.
+    pub fn with_view_radius(seed: u32, radius: u32) -> Self {
         let generator = Arc::new(Generator::new(seed));
         let spawn = generator.spawn_point();
         let [tx, _, tz] = generator.first_view_target();
@@ -66,6 +87,7 @@ impl World {
         };
         Self {
             field: Field::new(EditStore::new(generator)),
+            chunks: ChunkStream::new(radius),
             player: Player::new(spawn),
             yaw,
             pitch: FIRST_PITCH_DEGREES.to_radians(),
@@ -103,8 +125,42 @@ impl World {
     }
 
     /// The camera for a `width`×`height` image.
-    pub fn view(&self, width: u32, height: u32) -> TerrainView {
-        TerrainView::looking(self.eye(), self.look_direction(), width, height)
+    pub fn view(&self, width: u32, height: u32) -> Camera {
+        Camera::looking(self.eye(), self.look_direction(), width, height)
+    }
+
+    /// The chunks streamed around the player.
+    pub fn chunks(&self) -> &ChunkStream {
+        &self.chunks
+    }
+
+    /// One frame's streaming around the player's eyes: far chunks unloaded from `sink`, at most
+    /// `budget` of the nearest missing ones prepared on `pool` and meshed into it.
+    pub fn stream<S: ChunkSink>(
+        &mut self,
+        pool: &WorkerPool,
+        sink: &mut S,
+        budget: usize,
+    ) -> Result<StreamReport, S::Error> {
+        let viewer = self.eye().into();
+        self.chunks
+            .update(pool, self.field.edits(), sink, viewer, budget)
+    }
+
+    /// Brings `sink` up to date after an edit that changed the samples in `changed`: the chunks
+    /// it changed prepared and meshed again, those its light may reach lit again.
+    pub fn stream_edit<S: ChunkSink>(
+        &mut self,
+        pool: &WorkerPool,
+        sink: &mut S,
+        changed: &SampleBox,
+    ) -> Result<EditReport, S::Error> {
+        self.chunks.edited(pool, self.field.edits(), sink, changed)
+    }
+
+    /// The sky light at a point, as the terrain there is lit (for blocks and pieces).
+    pub fn light_at(&self, point: [f32; 3]) -> f32 {
+        self.chunks.light_at(self.field.edits(), point)
     }
 
     /// Turns the view by `yaw` and `pitch` radians (the mouse); pitch stops short of straight
@@ -144,7 +200,7 @@ impl World {
     }
 
     /// Digs or builds a sphere of the tool's radius where the view meets the ground. Returns
-    /// the samples that changed, for the streamed terrain (`None`: nothing aimed at, or no
+    /// the samples that changed, for [`World::stream_edit`] (`None`: nothing aimed at, or no
     /// sample changed). Building is refused where the mound would bury the player.
     pub fn use_tool(&mut self, action: ToolAction) -> Result<Option<SampleBox>, EditError> {
         let Some(at) = self.aim() else {

@@ -1,6 +1,7 @@
-//! What the renderer draws with: procedural material textures, the test scene, the terrain.
+//! What the renderer draws with: procedural material textures, the test scene, the terrain
+//! (the world's streamed chunks meshed into the engine's arenas, and the pass that draws them).
 
-pub mod streamed;
+pub mod chunk_meshes;
 pub mod target;
 pub mod terrain;
 pub mod test_scene;

@@ -7,20 +7,23 @@
 //!   by its padded origin ([`ChunkCoord::padded_origin`]), which the draw's push constants carry.
 //! * **Draws**: one `vkCmdDrawIndexedIndirect` per resident chunk in view, reading the command
 //!   the GPU wrote into the chunk's slot, nearest chunk first (so that early depth rejects most
-//!   hidden fragments). Chunks wholly outside the frustum or wholly in the complete fog are not
-//!   drawn: about two thirds of the resident chunks at the start. A single indirect draw over
-//!   every slot (`multiDrawIndirect`, the origin looked up by `gl_InstanceIndex`) would draw
-//!   them all; culling on the GPU (a compute pass writing a compacted command list and a count
-//!   for `vkCmdDrawIndexedIndirectCount`) is the step that would make one call pay.
+//!   hidden fragments). Chunks wholly outside the [`Camera`]'s frustum or wholly in the
+//!   complete fog are not drawn: about two thirds of the resident chunks at the start. A single
+//!   indirect draw over every slot (`multiDrawIndirect`, the origin looked up by
+//!   `gl_InstanceIndex`) would draw them all; culling on the GPU (a compute pass writing a
+//!   compacted command list and a count for `vkCmdDrawIndexedIndirectCount`) is the step that
+//!   would make one call pay.
 //! * **Material**: triplanar (weights `|n|⁴`, one repeat per 4 m) from the terrain texture array
 //!   ([`terrain_array`]) in the bindless table; rock on steep faces, grass on flat high ground,
 //!   sand on flat low ground, dirt in between, blended smoothly ([`TerrainLook`]).
 //! * **Light**: the sun from the upper right of the first view plus the sky's ambient light,
 //!   both scaled by the sky light: binding 1 is the light arena (one float per vertex, at the
 //!   vertex's index, so `vertexOffset` serves both bindings), which the compute pass blends from
-//!   the chunk's light grid (`game::terrain::light`, made on the CPU workers) at each vertex.
+//!   the chunk's light grid (`game::terrain::light`, made on the CPU workers by
+//!   `game::terrain::streaming`) at each vertex.
 //! * **Fog**: toward the sky colour, as in the seed from half the view radius, complete at 95%
-//!   of it (8 chunks: 128 m to 243 m), so the edge of the loaded chunks is never seen.
+//!   of it (8 chunks: 128 m to 243 m; the [`Camera`]'s fog distance), so the edge of the loaded
+//!   chunks is never seen.
 //! * **Wireframe**: a second pipeline with `polygonMode = LINE`, only where the device has
 //!   `fillModeNonSolid` turned on; otherwise [`TerrainRenderer::set_wireframe`] logs why and
 //!   the terrain stays filled.
@@ -34,21 +37,15 @@ use blockfall_engine::gpu::{
 };
 use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, LIGHT_BYTES, VERTEX_BYTES};
 use blockfall_engine::meshing::TerrainMeshes;
-use ultraviolet::{Mat4, Vec3, Vec4};
+use ultraviolet::{Vec3, Vec4};
 
 use super::target::{DepthTarget, RenderTarget, DEPTH_FORMAT};
 use super::textures::{linear_to_srgb, terrain_array};
-use crate::player::EYES;
+use crate::camera::{Camera, Marker};
 use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
-use crate::terrain::Generator;
 
 /// The sky behind the terrain and the colour of its fog, in linear light (the clear colour).
 pub const SKY: [f32; 3] = [0.45, 0.66, 0.9];
-/// The default view radius, in chunks; the fog is complete at its distance.
-pub const VIEW_RADIUS_CHUNKS: u32 = 8;
-/// Where the fog is complete, as a fraction of the view radius (the seed's 0.95): just before
-/// the edge of the loaded chunks.
-pub const FOG_END: f32 = 0.95;
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "terrain";
 
@@ -89,74 +86,6 @@ impl TerrainLook {
     }
 }
 
-/// The terrain tool's sphere, shown on the ground it would dig or build.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Marker {
-    pub centre: Vec3,
-    pub radius: f32,
-}
-
-/// The camera of a terrain frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TerrainView {
-    pub view_projection: Mat4,
-    pub eye: Vec3,
-    /// Where the fog is complete, in meters.
-    pub fog_distance: f32,
-    /// The tool's sphere, if it is shown.
-    pub marker: Option<Marker>,
-}
-
-impl TerrainView {
-    /// The player's view at the spawn point of `generator`: the eye [`EYES`] above the
-    /// feet, looking north (toward [`Generator::first_view_target`], which lies at −z) and 10°
-    /// down, for a `width`×`height` image.
-    pub fn at_spawn(generator: &Generator, width: u32, height: u32) -> Self {
-        let [x, y, z] = generator.spawn_point();
-        let eye = Vec3::new(x, y + EYES, z);
-        let [tx, _, tz] = generator.first_view_target();
-        let mut ahead = Vec3::new(tx - eye.x, 0.0, tz - eye.z);
-        if ahead.mag_sq() < 1e-6 {
-            ahead = -Vec3::unit_z();
-        }
-        let pitch = (-10f32).to_radians();
-        let direction = ahead.normalized() * pitch.cos() + Vec3::unit_y() * pitch.sin();
-        Self::looking(eye, direction, width, height)
-    }
-
-    /// A perspective view (70° vertical) from `eye` along `direction`, fog complete at 95% of
-    /// the default view radius.
-    pub fn looking(eye: Vec3, direction: Vec3, width: u32, height: u32) -> Self {
-        let aspect = width.max(1) as f32 / height.max(1) as f32;
-        let fog_distance = FOG_END * (VIEW_RADIUS_CHUNKS * CHUNK_SIZE as u32) as f32;
-        let view = Mat4::look_at(eye, eye + direction, Vec3::unit_y());
-        let projection = ultraviolet::projection::rh_yup::perspective_vk(
-            70f32.to_radians(),
-            aspect,
-            0.1,
-            fog_distance * 1.5,
-        );
-        Self {
-            view_projection: projection * view,
-            eye,
-            fog_distance,
-            marker: None,
-        }
-    }
-
-    /// Where a world point lands on a `width`×`height` image (pixels, y down), if in front.
-    pub fn project(&self, point: Vec3, width: u32, height: u32) -> Option<(f32, f32)> {
-        let clip = self.view_projection * Vec4::new(point.x, point.y, point.z, 1.0);
-        if clip.w <= 0.0 {
-            return None;
-        }
-        Some((
-            (clip.x / clip.w * 0.5 + 0.5) * width as f32,
-            (clip.y / clip.w * 0.5 + 0.5) * height as f32,
-        ))
-    }
-}
-
 /// The sky as sRGB bytes, as the offscreen target stores it.
 pub fn sky_colour() -> [u8; 3] {
     SKY.map(linear_to_srgb)
@@ -164,7 +93,7 @@ pub fn sky_colour() -> [u8; 3] {
 
 /// The push constants for drawing chunk `key` (a chunk coordinate) in `view`.
 pub fn push_constants(
-    view: &TerrainView,
+    view: &Camera,
     look: &TerrainLook,
     slot: TextureSlot,
     key: [i32; 3],
@@ -372,7 +301,7 @@ impl TerrainRenderer {
         frames: &mut FrameRing,
         target: RenderTarget,
         meshes: &mut TerrainMeshes,
-        view: &TerrainView,
+        view: &Camera,
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
@@ -456,7 +385,7 @@ struct Frustum {
 }
 
 impl Frustum {
-    fn of(view: &TerrainView) -> Self {
+    fn of(view: &Camera) -> Self {
         // Rows of the view-projection (ultraviolet stores columns); Vulkan's clip volume is
         // -w ≤ x, y ≤ w and 0 ≤ z ≤ w.
         let m = view.view_projection;
@@ -515,6 +444,7 @@ fn wireframe_available(device: &gpu::Device) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain::Generator;
 
     #[test]
     fn push_constants_fit_the_guaranteed_minimum() {
@@ -522,21 +452,9 @@ mod tests {
     }
 
     #[test]
-    fn the_spawn_view_looks_north_and_down_onto_the_ground() {
-        let generator = Generator::new(Generator::DEFAULT_SEED);
-        let view = TerrainView::at_spawn(&generator, 1280, 720);
-        let [x, _, z] = generator.spawn_point();
-        // The ground 20 m ahead (north, −z) is in the lower half of the image.
-        let ground = Vec3::new(x, generator.surface_height(x, z - 20.0), z - 20.0);
-        let (px, py) = view.project(ground, 1280, 720).expect("in front");
-        assert!((600.0..680.0).contains(&px), "x {px}");
-        assert!(py > 360.0, "y {py}");
-    }
-
-    #[test]
     fn chunks_behind_the_eye_or_in_the_full_fog_are_culled() {
         let eye = Vec3::new(16.0, 16.0, 16.0);
-        let view = TerrainView::looking(eye, -Vec3::unit_z(), 1280, 720);
+        let view = Camera::looking(eye, -Vec3::unit_z(), 1280, 720);
         let frustum = Frustum::of(&view);
         assert!(frustum.may_see([0, 0, 0]), "the chunk around the eye");
         assert!(frustum.may_see([0, 0, -3]), "ahead");
@@ -549,7 +467,7 @@ mod tests {
     #[test]
     fn chunk_origins_are_padded_origins() {
         let generator = Generator::new(Generator::DEFAULT_SEED);
-        let view = TerrainView::at_spawn(&generator, 64, 64);
+        let view = Camera::at_spawn(&generator, 64, 64);
         let look = TerrainLook::around(0.0);
         let push = push_constants(&view, &look, TextureSlot(3), [1, -2, 0]);
         assert_eq!(push.chunk, [31, -65, -1, 3]);

@@ -1,25 +1,29 @@
-//! The default scene on screen: the [`World`] (ground, player, tool), its terrain streamed
-//! around the player's eyes ([`StreamedTerrain`]) and drawn with the terrain material
-//! ([`TerrainRenderer`]). The window and the headless run both drive it, a frame at a time:
+//! The default scene on screen: the [`World`] (ground, player, tool, and the chunks streamed
+//! around the player's eyes, prepared on the workers), its chunks meshed into the engine's
+//! arenas ([`ChunkMeshes`]) and drawn with the terrain material ([`TerrainRenderer`]). The
+//! window and the headless run both drive it, a frame at a time:
 //!
 //! ```text
 //!   step(dt, controls)        the player moves against the ground
-//!   edit(action)              the tool digs or builds; the touched chunks are meshed again now
-//!   stream(frames, budget)    far chunks out, the nearest missing ones in
-//!   record(frames, target)    the terrain pass into the frame being recorded
+//!   edit(action)              the tool digs or builds; the world's chunks it changed are
+//!                             meshed again now, those near it lit again
+//!   stream(frames, budget)    the world's far chunks out, its nearest missing ones in
+//!   record(frames, target)    the terrain pass of the world's camera into the frame
 //! ```
 //!
 //! Streaming and edits submit their own meshing work on the frame ring before the frame that
 //! draws is begun, so a dig is in the very next frame drawn.
 
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
-use blockfall_engine::meshing::TerrainMeshError;
+use blockfall_engine::meshing::{TerrainMeshError, TerrainMeshes};
 use blockfall_engine::workers::{WorkerError, WorkerPool};
 
-use super::streamed::{EditReport, StreamReport, StreamedTerrain};
+use super::chunk_meshes::{terrain_meshes, ChunkMeshes};
 use super::target::RenderTarget;
-use super::terrain::{Marker, TerrainLook, TerrainRenderer};
+use super::terrain::{TerrainLook, TerrainRenderer};
+use crate::camera::Marker;
 use crate::player::Controls;
+use crate::terrain::streaming::{EditReport, StreamReport};
 use crate::terrain::EditError;
 use crate::world::{ToolAction, World};
 
@@ -34,11 +38,11 @@ pub enum WorldRenderError {
     Workers(#[from] WorkerError),
 }
 
-/// The world, its streamed terrain and the renderer that draws it.
+/// The world, its chunks' meshes and the renderer that draws them.
 pub struct WorldRenderer {
     pub world: World,
     pool: WorkerPool,
-    terrain: StreamedTerrain,
+    meshes: TerrainMeshes,
     renderer: TerrainRenderer,
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
     /// captured); off by default, so headless pictures show the world alone.
@@ -55,7 +59,7 @@ impl WorldRenderer {
         seed: u32,
         radius: u32,
     ) -> Result<Self, WorldRenderError> {
-        let world = World::new(seed);
+        let world = World::with_view_radius(seed, radius);
         let spawn = world.generator().spawn_point();
         let ground = world.generator().surface_height(spawn[0], spawn[2]);
         let renderer =
@@ -64,18 +68,19 @@ impl WorldRenderer {
         Ok(Self {
             world,
             pool: WorkerPool::new(threads)?,
-            terrain: StreamedTerrain::new(&gpu.device, radius)?,
+            meshes: terrain_meshes(&gpu.device, radius)?,
             renderer,
             show_tool: false,
         })
     }
 
-    pub fn terrain(&self) -> &StreamedTerrain {
-        &self.terrain
+    /// The arenas the world's chunks are meshed into.
+    pub fn meshes(&self) -> &TerrainMeshes {
+        &self.meshes
     }
 
-    pub fn terrain_mut(&mut self) -> &mut StreamedTerrain {
-        &mut self.terrain
+    pub fn meshes_mut(&mut self) -> &mut TerrainMeshes {
+        &mut self.meshes
     }
 
     pub fn renderer(&mut self) -> &mut TerrainRenderer {
@@ -99,11 +104,8 @@ impl WorldRenderer {
     /// Loads every chunk within the view radius of the player (the start of a run); returns
     /// how many were loaded.
     pub fn load_all(&mut self, frames: &mut FrameRing) -> Result<usize, WorldRenderError> {
-        let viewer = self.viewer();
-        let missing = self.terrain.missing(viewer);
-        let report =
-            self.terrain
-                .update(frames, &self.pool, self.world.edits(), viewer, missing)?;
+        let missing = self.world.chunks().missing(self.viewer());
+        let report = self.stream(frames, missing)?;
         Ok(report.loaded.len())
     }
 
@@ -113,10 +115,11 @@ impl WorldRenderer {
         frames: &mut FrameRing,
         budget: usize,
     ) -> Result<StreamReport, WorldRenderError> {
-        let viewer = self.viewer();
-        Ok(self
-            .terrain
-            .update(frames, &self.pool, self.world.edits(), viewer, budget)?)
+        let mut sink = ChunkMeshes {
+            meshes: &mut self.meshes,
+            frames,
+        };
+        Ok(self.world.stream(&self.pool, &mut sink, budget)?)
     }
 
     /// The tool, held for `dt` seconds (`pressed`: just pressed), and the terrain brought up to
@@ -151,9 +154,11 @@ impl WorldRenderer {
     ) -> Result<EditReport, WorldRenderError> {
         match changed {
             Ok(Some(changed)) => {
-                Ok(self
-                    .terrain
-                    .edited(frames, &self.pool, self.world.edits(), &changed)?)
+                let mut sink = ChunkMeshes {
+                    meshes: &mut self.meshes,
+                    frames,
+                };
+                Ok(self.world.stream_edit(&self.pool, &mut sink, &changed)?)
             }
             Ok(None) => Ok(EditReport::default()),
             Err(error) => {
@@ -177,12 +182,7 @@ impl WorldRenderer {
             });
         }
         self.renderer
-            .record(frames, target, self.terrain.meshes(), &view)?;
+            .record(frames, target, &mut self.meshes, &view)?;
         Ok(())
-    }
-
-    /// The sky light at a point, as the terrain there is lit (for blocks and pieces).
-    pub fn light_at(&self, point: [f32; 3]) -> f32 {
-        self.terrain.light_at(self.world.edits(), point)
     }
 }

@@ -9,8 +9,9 @@
 //! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty
 //!   tracking and parallel generation.
 //! - [`light`]: sky light per chunk, fading into caves, for the meshes, blocks and pieces.
-//! - [`streaming`]: which chunks to load and unload around the viewer, and which an edit
-//!   touched.
+//! - [`streaming`]: the chunks around the viewer: which to load and unload, their grids and
+//!   light prepared on the workers for the renderer's meshes, the light kept for gameplay, and
+//!   what an edit meshes again or lights again.
 
 pub mod chunks;
 pub mod edits;

@@ -31,8 +31,8 @@ pub fn run(
     let loaded = renderer.load_world()?;
     let load_seconds = load.elapsed().as_secs_f64();
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
-    let counters = world.terrain().counters();
-    let resident = world.terrain().resident_chunks();
+    let counters = world.world.chunks().counters();
+    let resident = world.meshes().resident_chunks();
     let threads = world.pool().threads();
 
     println!("device: {}", gpu.device.adapter.name);

@@ -1,6 +1,7 @@
 //! Which chunks are loaded around the viewer: nearest first within the view radius, unloaded
-//! beyond it, and which loaded chunks an edit touched. The decisions alone — the workers
-//! generate the grids and the GPU meshes them — so that they can be tested without a device.
+//! beyond it, and which loaded chunks an edit touched. The decisions alone — [`super::stream`]
+//! carries them out (the workers prepare the grids, the renderer meshes them) — so that they can
+//! be tested on their own.
 //!
 //! A chunk is unloaded only once it lies a chunk beyond the view radius (hysteresis): a viewer
 //! walking back and forth across a chunk border does not load and unload the same chunks every
@@ -9,8 +10,8 @@
 
 use std::collections::BTreeSet;
 
-use super::chunks::{chunks_touched, load_order, ChunkCoord, CHUNK_SIZE};
-use super::edits::SampleBox;
+use crate::terrain::chunks::{chunks_touched, load_order, ChunkCoord, CHUNK_SIZE};
+use crate::terrain::edits::SampleBox;
 
 /// The view radius by default, in chunks (32 m each).
 pub const VIEW_RADIUS: u32 = 8;

@@ -1,0 +1,125 @@
+//! The streamed chunks on the GPU: the world's prepared chunks
+//! ([`crate::terrain::streaming`]) handed to the engine's [`TerrainMeshes`], whose compute
+//! surface nets mesh them into the arenas with their light per vertex. This side decides
+//! nothing: what loads, unloads, is meshed again or only lit again comes from the
+//! [`ChunkStream`](crate::terrain::streaming::ChunkStream); [`ChunkMeshes`] is its
+//! [`ChunkSink`].
+//!
+//! ```text
+//!   ChunkStream ── unload(coord) ─────────────────▶ TerrainMeshes::unload (ranges freed)
+//!               ── mesh([grid + light + coord]) ──▶ TerrainMeshes::mesh_chunks (one size
+//!                                                   frame, wait and write frame per batch)
+//!               ── relight(coord, light) ─────────▶ TerrainMeshes::relight
+//!   TerrainRenderer::record ◀── the arenas: one indirect draw per resident chunk in view
+//! ```
+//!
+//! Only chunks with a surface hold arena ranges and a draw slot.
+
+use std::sync::Arc;
+
+use blockfall_engine::gpu::{Device, FrameRing, GpuError};
+use blockfall_engine::meshing::terrain_meshes::ChunkToMesh;
+use blockfall_engine::meshing::{
+    DensityGrid, GridRegion, TerrainMeshError, TerrainMeshes, TerrainMeshesDesc,
+};
+
+use crate::terrain::chunks::{ChunkCoord, PADDED_SIZE};
+use crate::terrain::light::LightGrid;
+use crate::terrain::streaming::{ChunkSink, MeshFailure, SurfaceChunk};
+
+/// Arenas sized for `radius` chunks of the default world: the resident chunks (those with a
+/// surface) within a sphere of that radius, with room for edits and a turn of the view.
+pub fn terrain_meshes(
+    device: &Arc<Device>,
+    radius: u32,
+) -> Result<TerrainMeshes, TerrainMeshError> {
+    TerrainMeshes::new(device, &arenas_for(radius))
+}
+
+/// Arena sizes for a view radius: the sphere's chunks (4/3 π r³, plus the hysteresis shell)
+/// of which, in the default world, about one in three has a surface, each with some 1,500
+/// vertices and 8,000 indices on average (caves and cliffs hold more). Sized for every chunk of
+/// the sphere to have a surface at twice the mean, so that no terrain runs out.
+pub fn arenas_for(radius: u32) -> TerrainMeshesDesc {
+    let r = f64::from(radius.clamp(1, 64)) + 1.0;
+    let chunks = (4.0 / 3.0 * std::f64::consts::PI * r * r * r).ceil() as u64;
+    // A third of the sphere's chunks with a surface, at twice the mean mesh.
+    let resident = (chunks / 3).max(64);
+    TerrainMeshesDesc {
+        vertex_arena_bytes: resident * 3_000 * 24,
+        index_arena_bytes: resident * 16_000 * 4,
+        max_chunks: chunks.min(u64::from(u32::MAX)) as u32,
+        ..TerrainMeshesDesc::default()
+    }
+}
+
+/// The arenas, fed through the frame ring: the sink the world's chunks are meshed into.
+pub struct ChunkMeshes<'a> {
+    pub meshes: &'a mut TerrainMeshes,
+    pub frames: &'a mut FrameRing,
+}
+
+impl ChunkSink for ChunkMeshes<'_> {
+    type Error = TerrainMeshError;
+
+    fn batch_capacity(&self) -> usize {
+        self.meshes.batch_capacity()
+    }
+
+    fn unload(&mut self, coord: ChunkCoord) {
+        self.meshes.unload(key(coord));
+    }
+
+    /// One size frame, one wait and one write frame per batch of the arenas' capacity.
+    fn mesh(
+        &mut self,
+        chunks: &[SurfaceChunk<'_>],
+    ) -> Result<Vec<bool>, MeshFailure<TerrainMeshError>> {
+        let dims = [PADDED_SIZE; 3];
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        let mut to_mesh = Vec::with_capacity(chunks.len());
+        for chunk in chunks {
+            let coord = chunk.grid.coord;
+            let density =
+                DensityGrid::new(&chunk.grid.samples, dims).map_err(|error| MeshFailure {
+                    error: GpuError::Invalid(format!("chunk {coord:?}'s padded grid: {error}"))
+                        .into(),
+                    failed: None,
+                })?;
+            to_mesh.push(ChunkToMesh {
+                key: key(coord),
+                grid: density,
+                region,
+                light: Some(&chunk.light.values),
+            });
+        }
+        match self.meshes.mesh_chunks(self.frames, &to_mesh) {
+            Ok(results) => Ok(results.iter().map(Option::is_some).collect()),
+            Err(error) => {
+                let failed = match &error {
+                    TerrainMeshError::ArenaFull { key, .. }
+                    | TerrainMeshError::TooManyChunks { key, .. } => {
+                        to_mesh.iter().position(|chunk| chunk.key == *key)
+                    }
+                    _ => None,
+                };
+                Err(MeshFailure { error, failed })
+            }
+        }
+    }
+
+    fn is_resident(&self, coord: ChunkCoord) -> bool {
+        self.meshes.chunk(key(coord)).is_some()
+    }
+
+    fn relight(&mut self, coord: ChunkCoord, light: &LightGrid) -> Result<(), TerrainMeshError> {
+        self.meshes
+            .relight(self.frames, key(coord), &light.values)?;
+        Ok(())
+    }
+}
+
+/// The arenas' name for a chunk.
+fn key(coord: ChunkCoord) -> [i32; 3] {
+    [coord.x, coord.y, coord.z]
+}

@@ -1,0 +1,483 @@
+//! The chunks in play around the viewer: the [`Streamer`]'s plan carried out with chunks
+//! prepared on the workers ([`super::prepare`]) and handed to a [`ChunkSink`] (the renderer's
+//! meshes), the light of the chunks with a surface kept for [`ChunkStream::light_at`], and an
+//! edit's consequences decided: the loaded chunks whose grids it changed are prepared and
+//! meshed again, the ones whose light it may have changed (within [`MARGIN`] samples) are only
+//! lit again.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use blockfall_engine::workers::WorkerPool;
+
+use super::plan::{StreamPlan, Streamer};
+use super::prepare::{prepare_batches, Prepared};
+use crate::terrain::chunks::{ChunkCoord, ChunkGrid};
+use crate::terrain::edits::SampleBox;
+use crate::terrain::light::{light_grid, light_grids, LightGrid, MARGIN};
+use crate::terrain::{ChunkKind, EditStore, Ground};
+
+/// Chunks loaded per frame by default: a frame stays short while the world fills in.
+pub const LOADS_PER_FRAME: usize = 8;
+
+/// A prepared chunk that may hold a surface: its padded density grid and its sky light.
+#[derive(Debug, Clone, Copy)]
+pub struct SurfaceChunk<'a> {
+    pub grid: &'a ChunkGrid,
+    pub light: &'a LightGrid,
+}
+
+/// Why [`ChunkSink::mesh`] stopped.
+#[derive(Debug)]
+pub struct MeshFailure<E> {
+    pub error: E,
+    /// The index of the chunk it failed at, when known: the chunks before it are meshed, it
+    /// perhaps dropped, those after it untouched. `None`: no chunk of the call was touched.
+    pub failed: Option<usize>,
+}
+
+/// Where prepared chunks go: the renderer's meshes (`game::render::chunk_meshes`), which keep
+/// a chunk only when they find a surface in it.
+pub trait ChunkSink {
+    type Error;
+
+    /// How many chunks [`ChunkSink::mesh`] takes at once at best: the batches the workers
+    /// prepare each hold that many that may have a surface.
+    fn batch_capacity(&self) -> usize;
+
+    /// Drops chunk `coord`'s mesh, if it has one (unloaded, or proven air or solid ground).
+    fn unload(&mut self, coord: ChunkCoord);
+
+    /// Meshes `chunks`, in order, in place of any mesh they had; returns, for each, whether it
+    /// has a surface (and is kept) now.
+    fn mesh(&mut self, chunks: &[SurfaceChunk<'_>]) -> Result<Vec<bool>, MeshFailure<Self::Error>>;
+
+    /// Whether chunk `coord` has a mesh.
+    fn is_resident(&self, coord: ChunkCoord) -> bool;
+
+    /// Lights chunk `coord`'s mesh again with `light`, its geometry as it is.
+    fn relight(&mut self, coord: ChunkCoord, light: &LightGrid) -> Result<(), Self::Error>;
+}
+
+/// What one [`ChunkStream::update`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StreamReport {
+    /// Chunks loaded this frame (meshed or proven without a surface), nearest first.
+    pub loaded: Vec<ChunkCoord>,
+    /// Chunks dropped this frame.
+    pub unloaded: Vec<ChunkCoord>,
+    /// Of `loaded`, those with a surface: meshed into the arenas.
+    pub meshed: Vec<ChunkCoord>,
+}
+
+/// What one [`ChunkStream::edited`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EditReport {
+    /// Loaded chunks whose grids the edit changed, meshed again (in coordinate order).
+    pub remeshed: Vec<ChunkCoord>,
+    /// Other resident chunks near enough for their light to change, lit again.
+    pub relit: Vec<ChunkCoord>,
+}
+
+/// Totals since the start, for the window's title, logs, tests and the startup benchmark. The
+/// times overlap where chunks are filled while others are meshed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamCounters {
+    pub loads: u64,
+    pub unloads: u64,
+    /// Chunks handed to the mesher (those that may hold a surface).
+    pub meshes: u64,
+    pub relights: u64,
+    /// Wall time filling density grids on the workers (the scheduling thread's view).
+    pub generate_time: Duration,
+    /// Wall time working out sky light on the workers.
+    pub light_time: Duration,
+    /// Wall time in the sink's meshing (on the GPU, the waits for each batch's counts
+    /// included).
+    pub mesh_time: Duration,
+}
+
+/// The chunks around the viewer and the sky light of those with a surface.
+#[derive(Debug, Clone)]
+pub struct ChunkStream {
+    streamer: Streamer,
+    lights: HashMap<ChunkCoord, LightGrid>,
+    counters: StreamCounters,
+}
+
+impl ChunkStream {
+    /// Nothing loaded yet; chunks within `radius` chunks (at most 64) of the viewer to come.
+    pub fn new(radius: u32) -> Self {
+        Self {
+            streamer: Streamer::new(radius),
+            lights: HashMap::new(),
+            counters: StreamCounters::default(),
+        }
+    }
+
+    pub fn counters(&self) -> StreamCounters {
+        self.counters
+    }
+
+    /// The chunks loaded (with or without a surface), in coordinate order.
+    pub fn loaded(&self) -> impl Iterator<Item = ChunkCoord> + '_ {
+        self.streamer.loaded()
+    }
+
+    /// Whether every chunk within the radius of `viewer` is loaded.
+    pub fn is_complete(&self, viewer: [f32; 3]) -> bool {
+        self.streamer.missing(viewer) == 0
+    }
+
+    /// Chunks within the radius of `viewer` still to load.
+    pub fn missing(&self, viewer: [f32; 3]) -> usize {
+        self.streamer.missing(viewer)
+    }
+
+    /// One frame's streaming around `viewer`: far chunks unloaded, at most `budget` of the
+    /// nearest missing ones prepared and meshed into `sink`. On an error the chunks of this
+    /// frame not yet meshed are left unloaded, so a later frame tries them again.
+    pub fn update<G: Ground + ?Sized, S: ChunkSink>(
+        &mut self,
+        pool: &WorkerPool,
+        edits: &EditStore<G>,
+        sink: &mut S,
+        viewer: [f32; 3],
+        budget: usize,
+    ) -> Result<StreamReport, S::Error> {
+        let StreamPlan { load, unload } = self.streamer.plan(viewer, budget);
+        for coord in &unload {
+            sink.unload(*coord);
+            self.lights.remove(coord);
+        }
+        self.counters.unloads += unload.len() as u64;
+        let meshed = match self.load(pool, edits, sink, &load) {
+            Ok(meshed) => meshed,
+            Err(error) => {
+                self.streamer.forget(&load);
+                for coord in &load {
+                    sink.unload(*coord);
+                    self.lights.remove(coord);
+                }
+                return Err(error);
+            }
+        };
+        self.counters.loads += load.len() as u64;
+        Ok(StreamReport {
+            loaded: load,
+            unloaded: unload,
+            meshed,
+        })
+    }
+
+    /// Brings `sink` up to date after an edit that changed the samples in `changed`: the
+    /// loaded chunks whose padded grids hold a changed sample are prepared and meshed again,
+    /// and the other resident chunks within the light's reach are lit again.
+    pub fn edited<G: Ground + ?Sized, S: ChunkSink>(
+        &mut self,
+        pool: &WorkerPool,
+        edits: &EditStore<G>,
+        sink: &mut S,
+        changed: &SampleBox,
+    ) -> Result<EditReport, S::Error> {
+        let remeshed = self.streamer.touched(changed);
+        self.load(pool, edits, sink, &remeshed)?;
+        // Light flows up to MARGIN samples from where it enters a chunk's box: a change that
+        // far from a chunk's padded grid may change its light.
+        let reach = SampleBox {
+            low: changed.low.map(|c| c.saturating_sub(MARGIN)),
+            high: changed.high.map(|c| c.saturating_add(MARGIN)),
+        };
+        let relit: Vec<ChunkCoord> = self
+            .streamer
+            .touched(&reach)
+            .into_iter()
+            .filter(|coord| !remeshed.contains(coord) && self.lights.contains_key(coord))
+            .collect();
+        let grids = light_grids(pool, edits, &relit);
+        for (coord, light) in relit.iter().zip(grids) {
+            sink.relight(*coord, &light)?;
+            self.lights.insert(*coord, light);
+        }
+        self.counters.relights += relit.len() as u64;
+        Ok(EditReport { remeshed, relit })
+    }
+
+    /// The sky light at a point, as the terrain there is lit: from the chunk's light grid if it
+    /// has a surface and is loaded, else worked out for that chunk now (blocks and pieces away
+    /// from any surface are rare; air chunks above the ground come out at 1).
+    pub fn light_at<G: Ground + ?Sized>(&self, edits: &EditStore<G>, point: [f32; 3]) -> f32 {
+        if !point.iter().all(|c| c.is_finite()) {
+            return 0.0;
+        }
+        let coord = ChunkCoord::containing(point);
+        match self.lights.get(&coord) {
+            Some(grid) => grid.light_at(point),
+            None => light_grid(edits, coord).light_at(point),
+        }
+    }
+
+    /// Prepares `coords` (loaded in the streamer already) and meshes them into `sink`, a batch
+    /// at a time; returns those with a surface.
+    fn load<G: Ground + ?Sized, S: ChunkSink>(
+        &mut self,
+        pool: &WorkerPool,
+        edits: &EditStore<G>,
+        sink: &mut S,
+        coords: &[ChunkCoord],
+    ) -> Result<Vec<ChunkCoord>, S::Error> {
+        let mut meshed = Vec::new();
+        prepare_batches(pool, edits, coords, sink.batch_capacity(), |prepared| {
+            meshed.extend(self.mesh_prepared(sink, prepared)?);
+            Ok::<(), S::Error>(())
+        })?;
+        Ok(meshed)
+    }
+
+    /// Hands a prepared batch to `sink`: the chunks proven without a surface dropped, the
+    /// others meshed; keeps the light of those the sink found a surface in and returns them.
+    fn mesh_prepared<S: ChunkSink>(
+        &mut self,
+        sink: &mut S,
+        prepared: Prepared,
+    ) -> Result<Vec<ChunkCoord>, S::Error> {
+        let started = Instant::now();
+        self.counters.generate_time += prepared.generate_time;
+        self.counters.light_time += prepared.light_time;
+        let Prepared { grids, lights, .. } = prepared;
+        let mut mixed = Vec::new();
+        for grid in &grids {
+            if grid.kind != ChunkKind::Mixed {
+                sink.unload(grid.coord);
+                self.lights.remove(&grid.coord);
+                continue;
+            }
+            mixed.push(grid);
+        }
+        assert_eq!(mixed.len(), lights.len(), "one light grid per mixed chunk");
+        let outcome = {
+            let chunks: Vec<SurfaceChunk<'_>> = mixed
+                .iter()
+                .zip(&lights)
+                .map(|(grid, light)| SurfaceChunk { grid, light })
+                .collect();
+            sink.mesh(&chunks)
+        };
+        let resident = match outcome {
+            Ok(resident) => resident,
+            Err(MeshFailure { error, failed }) => {
+                // The chunks before the one that failed are meshed (as their light now
+                // reads), that one perhaps dropped, those after it untouched.
+                if let Some(failed) = failed {
+                    for (index, (grid, light)) in
+                        mixed.iter().zip(lights).enumerate().take(failed + 1)
+                    {
+                        if !sink.is_resident(grid.coord) {
+                            self.lights.remove(&grid.coord);
+                        } else if index < failed {
+                            self.lights.insert(grid.coord, light);
+                        }
+                    }
+                }
+                return Err(error);
+            }
+        };
+        self.counters.meshes += resident.len() as u64;
+        let mut meshed = Vec::new();
+        for ((grid, light), resident) in mixed.iter().zip(lights).zip(resident) {
+            let coord = grid.coord;
+            if resident {
+                self.lights.insert(coord, light);
+                meshed.push(coord);
+            } else {
+                self.lights.remove(&coord);
+            }
+        }
+        self.counters.mesh_time += started.elapsed();
+        Ok(meshed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::terrain::chunks::load_order;
+    use crate::terrain::PlaneGround;
+
+    /// A sink that keeps every chunk it is asked to mesh, but those in `empty` (found without a
+    /// surface), and fails at the chunk `fail_at` when it is set.
+    #[derive(Default)]
+    struct Meshes {
+        resident: BTreeSet<ChunkCoord>,
+        empty: BTreeSet<ChunkCoord>,
+        fail_at: Option<ChunkCoord>,
+        meshed: Vec<ChunkCoord>,
+        relit: Vec<ChunkCoord>,
+    }
+
+    impl ChunkSink for Meshes {
+        type Error = ChunkCoord;
+
+        fn batch_capacity(&self) -> usize {
+            2
+        }
+
+        fn unload(&mut self, coord: ChunkCoord) {
+            self.resident.remove(&coord);
+        }
+
+        fn mesh(
+            &mut self,
+            chunks: &[SurfaceChunk<'_>],
+        ) -> Result<Vec<bool>, MeshFailure<ChunkCoord>> {
+            let mut resident = Vec::new();
+            for (index, chunk) in chunks.iter().enumerate() {
+                let coord = chunk.grid.coord;
+                assert_eq!(chunk.grid.kind, ChunkKind::Mixed);
+                assert_eq!(chunk.light.origin, coord.padded_origin());
+                if self.fail_at == Some(coord) {
+                    self.resident.remove(&coord);
+                    return Err(MeshFailure {
+                        error: coord,
+                        failed: Some(index),
+                    });
+                }
+                self.meshed.push(coord);
+                let surface = !self.empty.contains(&coord);
+                if surface {
+                    self.resident.insert(coord);
+                } else {
+                    self.resident.remove(&coord);
+                }
+                resident.push(surface);
+            }
+            Ok(resident)
+        }
+
+        fn is_resident(&self, coord: ChunkCoord) -> bool {
+            self.resident.contains(&coord)
+        }
+
+        fn relight(&mut self, coord: ChunkCoord, light: &LightGrid) -> Result<(), ChunkCoord> {
+            assert!(self.resident.contains(&coord));
+            assert_eq!(light.origin, coord.padded_origin());
+            self.relit.push(coord);
+            Ok(())
+        }
+    }
+
+    fn flat() -> EditStore<dyn Ground> {
+        let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.5));
+        EditStore::new(ground)
+    }
+
+    /// At the corner of four chunks of row y = 0, the only row the ground at y = 0.5 crosses;
+    /// radius 1 loads those four and the four below.
+    const VIEWER: [f32; 3] = [32.0, 4.0, 32.0];
+
+    fn kept(stream: &ChunkStream) -> BTreeSet<ChunkCoord> {
+        stream.lights.keys().copied().collect()
+    }
+
+    #[test]
+    fn chunks_load_nearest_first_and_those_with_a_surface_keep_their_light() {
+        let edits = flat();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut stream = ChunkStream::new(1);
+        let mut sink = Meshes::default();
+        let surface = ChunkCoord::new(0, 0, 0);
+        sink.empty.insert(ChunkCoord::new(1, 0, 0));
+        let report = stream
+            .update(&pool, &edits, &mut sink, VIEWER, 100)
+            .unwrap();
+        assert_eq!(report.loaded, load_order(VIEWER, 1));
+        assert!(stream.is_complete(VIEWER));
+        // The ground at y = 0.5 crosses the chunks of row y = 0 alone.
+        let row: Vec<ChunkCoord> = report.loaded.iter().copied().filter(|c| c.y == 0).collect();
+        assert_eq!(
+            sink.meshed, row,
+            "only chunks that may hold a surface are meshed"
+        );
+        let with_surface: Vec<ChunkCoord> = row
+            .iter()
+            .copied()
+            .filter(|c| !sink.empty.contains(c))
+            .collect();
+        assert_eq!(report.meshed, with_surface);
+        assert_eq!(kept(&stream), with_surface.iter().copied().collect());
+        assert_eq!(stream.counters().meshes, row.len() as u64);
+        // Gameplay's light is the kept grid's, and a chunk without one works its own out.
+        for point in [[10.0, 0.7, 12.0], [40.0, 0.7, 12.0], [10.0, 40.0, 3.0]] {
+            let coord = ChunkCoord::containing(point);
+            assert_eq!(
+                stream.light_at(&edits, point),
+                light_grid(&edits, coord).light_at(point)
+            );
+        }
+        assert!(stream.lights.contains_key(&surface));
+        assert_eq!(stream.light_at(&edits, [f32::NAN, 0.0, 0.0]), 0.0);
+        // Far away: everything unloads, the sink and the light with it.
+        let far = [1000.0, 4.0, 16.0];
+        let report = stream.update(&pool, &edits, &mut sink, far, 0).unwrap();
+        assert_eq!(report.unloaded.len(), load_order(VIEWER, 1).len());
+        assert!(sink.resident.is_empty() && stream.lights.is_empty());
+    }
+
+    #[test]
+    fn an_edit_meshes_the_chunks_it_changed_and_relights_those_its_light_reaches() {
+        let mut edits = flat();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut stream = ChunkStream::new(1);
+        let mut sink = Meshes::default();
+        stream
+            .update(&pool, &edits, &mut sink, VIEWER, 100)
+            .unwrap();
+        sink.meshed.clear();
+        // A dig in the middle of chunk (0, 0, 0), 5 samples from its +x neighbour's grid.
+        let changed = edits
+            .dig([24.0, 0.0, 16.0], 2.0)
+            .unwrap()
+            .expect("samples change");
+        let report = stream.edited(&pool, &edits, &mut sink, &changed).unwrap();
+        // It reaches the ground's chunk and the one below (solid until now).
+        assert_eq!(
+            report.remeshed,
+            vec![ChunkCoord::new(0, -1, 0), ChunkCoord::new(0, 0, 0)]
+        );
+        assert_eq!(sink.meshed, report.remeshed);
+        assert_eq!(report.relit, vec![ChunkCoord::new(1, 0, 0)]);
+        assert_eq!(sink.relit, report.relit);
+        for coord in report.remeshed.iter().chain(&report.relit) {
+            assert_eq!(stream.lights[coord], light_grid(&edits, *coord));
+        }
+        assert_eq!(stream.counters().relights, 1);
+    }
+
+    #[test]
+    fn a_failed_load_is_taken_back_and_tried_again() {
+        let edits = flat();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut stream = ChunkStream::new(1);
+        let mut sink = Meshes::default();
+        let order = load_order(VIEWER, 1);
+        let row: Vec<ChunkCoord> = order.iter().copied().filter(|c| c.y == 0).collect();
+        sink.fail_at = Some(row[1]);
+        let error = stream.update(&pool, &edits, &mut sink, VIEWER, 100);
+        assert_eq!(error, Err(row[1]));
+        assert_eq!(
+            stream.missing(VIEWER),
+            order.len(),
+            "nothing counts as loaded"
+        );
+        assert!(sink.resident.is_empty() && stream.lights.is_empty());
+        sink.fail_at = None;
+        let report = stream
+            .update(&pool, &edits, &mut sink, VIEWER, 100)
+            .unwrap();
+        assert_eq!(report.loaded, order);
+        assert_eq!(kept(&stream), row.iter().copied().collect());
+    }
+}
