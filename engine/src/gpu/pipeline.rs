@@ -146,6 +146,34 @@ impl Drop for PipelineLayout {
     }
 }
 
+/// A vertex buffer binding: `stride` bytes per vertex (or per instance).
+pub fn vertex_binding(
+    binding: u32,
+    stride: usize,
+    input_rate: vk::VertexInputRate,
+) -> vk::VertexInputBindingDescription {
+    vk::VertexInputBindingDescription {
+        binding,
+        stride: stride as u32,
+        input_rate,
+    }
+}
+
+/// A vertex attribute: shader `location` reads `format` at byte `offset` of `binding`'s element.
+pub fn vertex_attribute(
+    location: u32,
+    binding: u32,
+    format: vk::Format,
+    offset: u32,
+) -> vk::VertexInputAttributeDescription {
+    vk::VertexInputAttributeDescription {
+        location,
+        binding,
+        format,
+        offset,
+    }
+}
+
 /// What a graphics pipeline is made of.
 #[derive(Debug, Clone)]
 pub struct GraphicsPipelineDesc<'a> {

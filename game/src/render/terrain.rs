@@ -31,6 +31,7 @@
 use std::sync::Arc;
 
 use ash::vk;
+use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
     self, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
     PipelineLayout, ShaderLibrary, TextureSlot,
@@ -39,6 +40,7 @@ use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, LIGHT_BYTES, VERTEX_
 use blockfall_engine::meshing::TerrainMeshes;
 use ultraviolet::{Vec3, Vec4};
 
+use super::pass::bindless_pass;
 use super::target::{DepthTarget, RenderTarget, DEPTH_FORMAT};
 use super::textures::{linear_to_srgb, terrain_array};
 use crate::camera::{Camera, Marker};
@@ -141,56 +143,25 @@ impl TerrainRenderer {
         look: TerrainLook,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
-        let vertex = shaders.get("terrain.vert", device.shader_target())?;
-        let fragment = shaders.get("terrain.frag", device.shader_target())?;
-        let layout = PipelineLayout::new(
-            &device,
-            "terrain",
-            &[gpu.bindless.layout],
-            std::mem::size_of::<TerrainPush>() as u32,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-        )?;
+        let pass = bindless_pass::<TerrainPush>(gpu, shaders, "terrain", "terrain")?;
         let bindings = [
-            vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: VERTEX_BYTES as u32,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
-            vk::VertexInputBindingDescription {
-                binding: 1,
-                stride: LIGHT_BYTES as u32,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
+            vertex_binding(0, VERTEX_BYTES as usize, vk::VertexInputRate::VERTEX),
+            vertex_binding(1, LIGHT_BYTES as usize, vk::VertexInputRate::VERTEX),
         ];
         let attributes = [
-            vk::VertexInputAttributeDescription {
-                location: 0,
-                binding: 0,
-                format: vk::Format::R32G32B32_SFLOAT,
-                offset: 0,
-            },
-            vk::VertexInputAttributeDescription {
-                location: 1,
-                binding: 0,
-                format: vk::Format::R32G32B32_SFLOAT,
-                offset: 12,
-            },
-            vk::VertexInputAttributeDescription {
-                location: 2,
-                binding: 1,
-                format: vk::Format::R32_SFLOAT,
-                offset: 0,
-            },
+            vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
+            vertex_attribute(1, 0, vk::Format::R32G32B32_SFLOAT, 12),
+            vertex_attribute(2, 1, vk::Format::R32_SFLOAT, 0),
         ];
         let colour_formats = [colour_format];
         let pipeline = |name: &str, polygon_mode: vk::PolygonMode| {
             Pipeline::graphics(
                 &device,
-                &layout,
+                &pass.layout,
                 &GraphicsPipelineDesc {
                     name,
-                    vertex: &vertex,
-                    fragment: &fragment,
+                    vertex: &pass.vertex,
+                    fragment: &pass.fragment,
                     vertex_bindings: &bindings,
                     vertex_attributes: &attributes,
                     topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -234,7 +205,7 @@ impl TerrainRenderer {
 
         Ok(Self {
             device,
-            layout,
+            layout: pass.layout,
             fill,
             wireframe,
             wireframe_on: false,

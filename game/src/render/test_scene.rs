@@ -5,9 +5,11 @@
 //! [`TestScene`] describes the scene at a time (camera, cubes, light) on the CPU, so tests can
 //! work out what colour a pixel must have; [`TestSceneRenderer`] draws it.
 
+use std::mem::size_of;
 use std::sync::Arc;
 
 use ash::vk;
+use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
     self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess,
     ImageDesc, MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TextureSlot,
@@ -215,6 +217,7 @@ impl TestScene {
     }
 }
 
+use super::pass::bindless_pass;
 pub use super::target::RenderTarget;
 use super::target::{DepthTarget, DEPTH_FORMAT};
 
@@ -244,53 +247,29 @@ impl TestSceneRenderer {
         style: TextureStyle,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
-        let vertex = shaders.get("scene.vert", device.shader_target())?;
-        let fragment = shaders.get("scene.frag", device.shader_target())?;
-        let layout = PipelineLayout::new(
-            &device,
-            "test scene",
-            &[gpu.bindless.layout],
-            std::mem::size_of::<ScenePush>() as u32,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-        )?;
+        let pass = bindless_pass::<ScenePush>(gpu, shaders, "scene", "test scene")?;
         let bindings = [
-            vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: std::mem::size_of::<Vertex>() as u32,
-                input_rate: vk::VertexInputRate::VERTEX,
-            },
-            vk::VertexInputBindingDescription {
-                binding: 1,
-                stride: std::mem::size_of::<CubeInstance>() as u32,
-                input_rate: vk::VertexInputRate::INSTANCE,
-            },
+            vertex_binding(0, size_of::<Vertex>(), vk::VertexInputRate::VERTEX),
+            vertex_binding(1, size_of::<CubeInstance>(), vk::VertexInputRate::INSTANCE),
         ];
-        let attribute = |location: u32, binding: u32, format: vk::Format, offset: u32| {
-            vk::VertexInputAttributeDescription {
-                location,
-                binding,
-                format,
-                offset,
-            }
-        };
         let attributes = [
-            attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
-            attribute(1, 0, vk::Format::R32G32B32_SFLOAT, 12),
-            attribute(2, 0, vk::Format::R32G32_SFLOAT, 24),
-            attribute(3, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
-            attribute(4, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
-            attribute(5, 1, vk::Format::R32G32B32A32_SFLOAT, 32),
-            attribute(6, 1, vk::Format::R32G32B32A32_SFLOAT, 48),
-            attribute(7, 1, vk::Format::R32G32_UINT, 64),
+            vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
+            vertex_attribute(1, 0, vk::Format::R32G32B32_SFLOAT, 12),
+            vertex_attribute(2, 0, vk::Format::R32G32_SFLOAT, 24),
+            vertex_attribute(3, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
+            vertex_attribute(4, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
+            vertex_attribute(5, 1, vk::Format::R32G32B32A32_SFLOAT, 32),
+            vertex_attribute(6, 1, vk::Format::R32G32B32A32_SFLOAT, 48),
+            vertex_attribute(7, 1, vk::Format::R32G32_UINT, 64),
         ];
         let colour_formats = [colour_format];
         let pipeline = Pipeline::graphics(
             &device,
-            &layout,
+            &pass.layout,
             &GraphicsPipelineDesc {
                 name: "test scene: cubes",
-                vertex: &vertex,
-                fragment: &fragment,
+                vertex: &pass.vertex,
+                fragment: &pass.fragment,
                 vertex_bindings: &bindings,
                 vertex_attributes: &attributes,
                 topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -358,7 +337,7 @@ impl TestSceneRenderer {
 
         Ok(Self {
             device,
-            layout,
+            layout: pass.layout,
             pipeline,
             vertices,
             indices,
