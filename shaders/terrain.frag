@@ -42,8 +42,8 @@ const float MARKER_RIM = 0.12;
 const vec3 SKY_AMBIENT = vec3(0.28, 0.32, 0.4);
 // Deep in a cave a little light remains, so that its walls can still be made out.
 const float DARKEST = 0.04;
-// The fog starts at this fraction of the distance where it is complete (the seed: 0.5 and
-// 0.95 of the view radius).
+// The fog starts at this fraction of the distance where it is complete (0.5 and 0.95 of the
+// view radius, docs/terrain.md).
 const float FOG_START = 0.5 / 0.95;
 
 // The terrain array; its slot is the same for the whole draw (uniform).

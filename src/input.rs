@@ -1,4 +1,4 @@
-//! The keys and buttons of the window, as seed 004 lays them out: a click captures the mouse so
+//! The keys and buttons of the window (docs/player.md): a click captures the mouse so
 //! that it turns the view; WASD walk, Shift runs, Space jumps, F flies (Q/E down and up); while
 //! the mouse is captured the left button digs and the right one builds, the wheel sizes the
 //! tool; L toggles the terrain's wireframe; Escape lets the mouse go, and a second Escape quits.

@@ -1,4 +1,4 @@
-//! Falling pieces through the scene runner (seed 000): loose groups leave the grid as rigid
+//! Falling pieces through the scene runner (docs/physics.md): loose groups leave the grid as rigid
 //! bodies, fall, land and rest; the trace lists them; threads do not change a byte.
 
 use blockfall_engine::workers::WorkerPool;

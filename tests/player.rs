@@ -1,5 +1,5 @@
-//! The player on the terrain, held to the seed's own measurements at 60 frames per second
-//! (seed 004): walking, jumping, standing on a slope, falling into a pit dug under the feet.
+//! The player on the terrain, held to the measurements of docs/player.md at 60 frames per
+//! second: walking, jumping, standing on a slope, falling into a pit dug under the feet.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -35,7 +35,7 @@ const WALK: &str = r#"{
 }"#;
 
 #[test]
-fn a_walk_scene_traces_the_seed_walk() {
+fn a_walk_scene_walks_9_7_m_in_2_s() {
     let lines = trace(WALK);
     assert_eq!(lines.first().unwrap()["t"].as_f64(), Some(0.0));
     assert_eq!(
@@ -277,9 +277,10 @@ fn landing_inside_a_row_of_blocks_leaves_through_an_open_side() {
     assert_eq!(state["player"]["grounded"], true);
 }
 
-/// The seed's jump, slope and pit measurements again, this time through scene files.
+/// The player's jump, slope and pit measurements (docs/player.md) again, this time through scene
+/// files.
 #[test]
-fn the_seed_measurements_hold_through_scenes() {
+fn the_player_measurements_hold_through_scenes() {
     // A jump rises 1.17 m.
     let lines = trace(
         r#"{

@@ -11,7 +11,7 @@ use crate::terrain::Generator;
 
 /// The default view radius, in chunks; the fog is complete at its distance.
 pub const VIEW_RADIUS_CHUNKS: u32 = 8;
-/// Where the fog is complete, as a fraction of the view radius (the seed's 0.95): just before
+/// Where the fog is complete, as a fraction of the view radius (docs/terrain.md): just before
 /// the edge of the loaded chunks.
 pub const FOG_END: f32 = 0.95;
 

@@ -6,7 +6,7 @@
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures, the streamed
 //!   chunks' meshes, the terrain pass, the test scene.
-//! - [`sample`]: seed 002's sample scene: pillar, pyramid, beam, ball, table.
+//! - [`sample`]: the sample scene: pillar, pyramid, beam, ball, table (docs/support.md).
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`support`]: what holds a block: touching chains down to the ground.

@@ -1,4 +1,4 @@
-//! Falling pieces (seed 000): a loose group of blocks leaves the grid and falls as one rigid
+//! Falling pieces (docs/physics.md): a loose group of blocks leaves the grid and falls as one rigid
 //! body of `engine::physics`. The piece keeps its blocks where they were in the grid — that is
 //! its own frame — in a store of its own, so that its shape (for contacts with other bodies)
 //! and its mesh leave out the sides between its blocks.
@@ -30,7 +30,7 @@ pub enum PieceError {
 }
 
 /// A block's part of a body: mass = density × the shape's volume × size³, its middle at the
-/// shape's middle, and the inertia of a cube of that mass about its middle, m s² / 6 (seed 000).
+/// shape's middle, and the inertia of a cube of that mass about its middle, m s² / 6.
 pub fn part_of(block: &Block) -> Part {
     let meters = f64::from(block.size) * f64::from(CELL);
     let shape = shape_of(block.cuts, block.slope);
@@ -583,7 +583,7 @@ mod tests {
     }
 
     #[test]
-    fn contact_points_of_the_seed() {
+    fn contact_points_are_the_outside_cell_corners() {
         assert_eq!(points_of(&[cube(0, 0, 0)]), 26, "a lone 1 m block");
         let mut blocks = Vec::new();
         for x in 0..4 {
@@ -597,7 +597,7 @@ mod tests {
     }
 
     #[test]
-    fn a_blocks_part_has_the_seeds_mass_middle_and_inertia() {
+    fn a_blocks_part_has_the_documented_mass_middle_and_inertia() {
         // A 1 m stone cube at cells (2, 4, 6): 2600 kg, middle at (1.5, 2.5, 3.5) m.
         let part = part_of(&cube(2, 4, 6));
         assert!((part.mass - 2600.0).abs() < 1e-6);

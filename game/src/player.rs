@@ -1,5 +1,5 @@
 //! The player: two balls of 40 cm, one at the feet and one at the head, that ask the solids how
-//! far the nearest surface is and which way is out (seeds 003 and 004). No physics engine.
+//! far the nearest surface is and which way is out (docs/player.md). No physics engine.
 //!
 //! ```text
 //!    ( )  head ball, centre at HEIGHT - RADIUS
@@ -195,7 +195,8 @@ impl Player {
         }
     }
 
-    /// Pushes both balls out of the ground and the blocks (seed 003).
+    /// Pushes both balls out of the ground and the blocks (docs/player.md, "Ground against
+    /// wall").
     fn collide(&mut self, solids: &dyn Solid) {
         let walkable = WALKABLE_DEGREES.to_radians().cos();
         self.grounded = false;

@@ -1,7 +1,7 @@
-//! Seed 002's sample scene, built on the ground as it is: a tall stone pillar with a slate
-//! pyramid on top, a beam of planks reaching out from its top, a copper ball hanging from the
-//! beam's end, and a table of planks under the ball. Each column starts at the first whole meter
-//! above the highest ground under it, with one block sunk into the ground beneath.
+//! The sample scene (docs/support.md), built on the ground as it is: a tall stone pillar with a
+//! slate pyramid on top, a beam of planks reaching out from its top, a copper ball hanging from
+//! the beam's end, and a table of planks under the ball. Each column starts at the first whole
+//! meter above the highest ground under it, with one block sunk into the ground beneath.
 
 use crate::blocks::materials::{COPPER, PLANKS, SLATE, STONE};
 use crate::blocks::shapes::side_edges;

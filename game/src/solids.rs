@@ -1,11 +1,11 @@
-//! Everything solid, asked one question (seed 003): the nearest surface of the terrain and the
-//! blocks together.
+//! Everything solid, asked one question (docs/blocks.md): the nearest surface of the terrain and
+//! the blocks together.
 //!
 //! The terrain's distance is its density over the length of its gradient — about the distance in
-//! meters near the surface, as the player has always measured it (seed 004). Blocks join this
-//! with their signed distances, out of a block only through a side [`covered`] leaves open; a
-//! scene's [`crate::scene::SceneSolids`] takes the nearer of the two. The trait lets the player
-//! and the physics core ask either.
+//! meters near the surface (docs/terrain.md). Blocks join this with their signed distances, out
+//! of a block only through a side [`covered`] leaves open; a scene's
+//! [`crate::scene::SceneSolids`] takes the nearer of the two. The trait lets the player and the
+//! physics core ask either.
 
 use blockfall_engine::collision::{Solid, Surface};
 

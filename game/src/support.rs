@@ -1,4 +1,4 @@
-//! What holds a block (seed 002): blocks hold each other through a side or an edge, never a
+//! What holds a block (docs/support.md): blocks hold each other through a side or an edge, never a
 //! corner alone; the ground holds a block when its density is positive at a point 20 cm outside
 //! the middle of any cell of any of the block's sides; a block holds while a chain of touching
 //! blocks reaches a block the ground holds. No strength, no weight.
@@ -9,7 +9,7 @@
 //!
 //! [`Support`] searches only where something changed: the seeds are the blocks that touched a
 //! removed block and the blocks near ground that was dug. The ground's answer per block is kept
-//! until the ground near that block changes (not cleared world-wide as in the seed), and
+//! until the ground near that block changes (not cleared world-wide at every ground change), and
 //! `would_fall` keeps its answer while neither the blocks nor the ground change.
 
 use std::cmp::Reverse;

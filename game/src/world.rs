@@ -1,6 +1,6 @@
 //! The game's default scene: the generated world, the player standing at its spawn point and
 //! looking north onto the slope with the cave mouths, and the terrain tool that digs and builds
-//! where the player looks (seed 004's controls: WASD walk, Shift run, Space jump, F fly with
+//! where the player looks (controls, docs/player.md: WASD walk, Shift run, Space jump, F fly with
 //! Q/E down and up; left button digs, right button builds, the wheel sizes the tool).
 //!
 //! This is the CPU side alone, the chunks streamed around the player's eyes included

@@ -1,5 +1,5 @@
 //! The physics core: rigid bodies that fall, spin, hit the world and each other, slide, tip
-//! over and come to rest (seed 000, part 7), laid out for many bodies on several threads.
+//! over and come to rest (docs/physics.md), laid out for many bodies on several threads.
 //!
 //! It knows two questions and nothing else of what it moves: [`Solid::nearest`] for the
 //! world, and [`BodyShape::nearest`] for a body's own shape. It draws nothing.

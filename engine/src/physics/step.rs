@@ -1,4 +1,5 @@
-//! One step, in the order of seed 000 with the pairs, islands and workers added:
+//! One step, in the order of docs/physics.md (gravity, contacts, solve, integrate) with the
+//! pairs, islands and workers added:
 //!
 //! ```text
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,

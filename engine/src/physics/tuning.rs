@@ -1,4 +1,4 @@
-//! The numbers that tune the physics, all from seed 000 (part 7, "Falling Pieces").
+//! The numbers that tune the physics; docs/physics.md lists them with what each one does.
 
 /// Seconds per step: bodies move in small steps of the same length, whatever the frame rate,
 /// so the motion is the same however fast the program runs.

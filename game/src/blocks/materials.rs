@@ -1,11 +1,11 @@
 //! What blocks can be made of, in the order of the number keys and the texture layers, with how
-//! heavy each is (seed 000, "Falling Pieces").
+//! heavy each is (the table in docs/blocks.md).
 
-/// A material: its name, its colour (sRGB, as the seeds write it) and its density.
+/// A material: its name, its colour (sRGB) and its density.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Material {
     pub name: &'static str,
-    /// sRGB bytes of the seed's `#rrggbb`.
+    /// sRGB bytes, `#rrggbb` in docs/blocks.md.
     pub colour: [u8; 3],
     /// Kilograms per cubic meter.
     pub density: f32,
@@ -45,7 +45,7 @@ pub const MATERIALS: [Material; 6] = [
     },
 ];
 
-/// Material numbers, as the seeds use them.
+/// Material numbers: the number keys and texture layers, from 0.
 pub const STONE: usize = 0;
 pub const BRICKS: usize = 1;
 pub const PLANKS: usize = 2;
@@ -58,7 +58,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn densities_are_the_seeds() {
+    fn densities_are_the_documented_ones() {
         let densities: Vec<f32> = MATERIALS.iter().map(|m| m.density).collect();
         assert_eq!(densities, [2600.0, 1900.0, 600.0, 1500.0, 2800.0, 8900.0]);
         assert_eq!(MATERIALS[COPPER].name, "Copper");

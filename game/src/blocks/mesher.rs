@@ -1,5 +1,4 @@
-//! The block mesher (seeds 000 and 003): the triangles of a set of blocks, per region or per
-//! piece.
+//! The block mesher (docs/blocks.md): the triangles of a set of blocks, per region or per piece.
 //!
 //! Each block's [`Shape`] is scaled to the block's size and moved to its place on the grid. Its
 //! cut surfaces (`inner`) are always drawn; each cube side only where no neighbour covers it, as

@@ -1,4 +1,4 @@
-//! The blocks of the world on the 0.5 m grid, and where each one is (seed 003, "Blocks").
+//! The blocks of the world on the 0.5 m grid, and where each one is (docs/blocks.md).
 //!
 //! A block fills a cube of 1, 2 or 4 cells a side, from its lowest cell. Three views of the same
 //! blocks are kept together, so that none can go stale:
@@ -11,8 +11,8 @@
 //!                                          for meshing and saving a chunk's blocks)
 //! ```
 //!
-//! The seeds' `onChange`/`onRemove` callbacks become a queue of [`StoreEvent`]s that the owner
-//! drains: a callback would have to borrow the store's owner while the store is borrowed.
+//! Changes are told through a queue of [`StoreEvent`]s that the owner drains, not through
+//! callbacks: a callback would have to borrow the store's owner while the store is borrowed.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -371,8 +371,9 @@ impl BlockStore {
 }
 
 /// Whether a side of a block is covered: plain blocks fill every cell beyond it, so nothing can
-/// leave the block that way (seed 003). The mesher leaves such sides out, and the collision
-/// question ([`crate::solids`]) never looks for the way out of a block through one.
+/// leave the block that way (docs/blocks.md, "Open sides"). The mesher leaves such sides out,
+/// and the collision question ([`crate::solids`]) never looks for the way out of a block
+/// through one.
 pub fn covered(store: &BlockStore, block: &Block, side: usize) -> bool {
     let (axis, positive) = SIDES[side];
     let size = i32::from(block.size);

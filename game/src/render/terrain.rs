@@ -21,8 +21,8 @@
 //!   vertex's index, so `vertexOffset` serves both bindings), which the compute pass blends from
 //!   the chunk's light grid (`game::terrain::light`, made on the CPU workers by
 //!   `game::terrain::streaming`) at each vertex.
-//! * **Fog**: toward the sky colour, as in the seed from half the view radius, complete at 95%
-//!   of it (8 chunks: 128 m to 243 m; the [`Camera`]'s fog distance), so the edge of the loaded
+//! * **Fog**: toward the sky colour from half the view radius, complete at 95% of it (8 chunks:
+//!   128 m to 243 m; the [`Camera`]'s fog distance; docs/terrain.md), so the edge of the loaded
 //!   chunks is never seen.
 //! * **Wireframe**: a second pipeline with `polygonMode = LINE`, only where the device has
 //!   `fillModeNonSolid` turned on; otherwise [`TerrainRenderer::set_wireframe`] logs why and

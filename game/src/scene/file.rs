@@ -15,7 +15,7 @@ pub struct SceneFile {
     pub builds: Vec<SphereSpec>,
     #[serde(default)]
     pub blocks: Vec<BlockSpec>,
-    /// Seed 002's sample scene at (x, z).
+    /// The sample scene (`crate::sample`, docs/support.md) at (x, z).
     #[serde(default)]
     pub sample_scene: Option<[f32; 2]>,
     #[serde(default)]

@@ -86,8 +86,9 @@ impl SceneWorld {
             player
         });
         // The support learns the world as a game does when it loads one (ground answers on the
-        // workers, kept ways to the ground). Blocks placed floating are not dropped here: as in
-        // the seed, they stay until something near them changes.
+        // workers, kept ways to the ground). Blocks placed floating are not dropped here: the
+        // support searches only where something changed (docs/support.md), so they stay until
+        // something near them changes.
         let mut support = crate::support::Support::new();
         let _floating = support.survey(&blocks, &field, &pool);
         Ok(Self {

@@ -8,7 +8,7 @@
 //! - [`gpu_mesh`]: the compute-shader surface nets, per chunk and per pass, against the CPU
 //!   mesher.
 //! - [`nearest`]: collision queries per second on 1 and 2 threads.
-//! - [`support`]: the support search on a generated city against a port of seed 002's.
+//! - [`support`]: the support search on a generated city against a port of the original one.
 //! - [`physics`]: falling pieces stepped by blockfall's physics core and by rapier3d, and the
 //!   most awake pieces blockfall steps within a frame.
 //! - [`startup`]: the world in view loaded, lit and meshed, then its frame time.

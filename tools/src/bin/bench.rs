@@ -16,8 +16,8 @@
 //! - `bench -- nearest [--queries N]`: `nearest()` queries per second on 1 and 2 threads,
 //!   terrain only and inside a dense block structure.
 //! - `bench -- support [--blocks N] [--breaks N] [--platform N]`: the support search on a
-//!   generated city of about a million blocks, against a direct port of seed 002's search, in
-//!   one run.
+//!   generated city of about a million blocks, against a direct port of the original TypeScript
+//!   search (the baseline), in one run.
 //! - `bench -- physics [--pieces N] [--steps N] [--repeats N] [--seed N] [--no-capacity]
 //!   [--only-awake N]`: falling pieces stepped by blockfall's physics core and by rapier3d on 1
 //!   and 2 threads, and the most awake 4×4×4 pieces blockfall steps within 8.33 ms on 2
@@ -64,7 +64,7 @@ enum Benchmark {
         #[arg(long, default_value_t = 400_000, value_parser = clap::value_parser!(u32).range(1000..))]
         queries: u32,
     },
-    /// The support search on a generated city, against a port of the seed's search.
+    /// The support search on a generated city, against a port of the original search.
     Support {
         /// About how many blocks the city has.
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u32).range(1000..))]

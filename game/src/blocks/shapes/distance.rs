@@ -25,7 +25,8 @@ impl Shape {
     /// The signed distance from a point in the unit cube's frame, below 0 inside. Outside, the
     /// true distance, out from the nearest point. Inside, the way out through the nearest open
     /// side (by number, see [`SIDES`]) or the nearest cut surface, which nothing can cover; if
-    /// there is neither, up through the top. For a plain cube, seed 003's `blockDistance`.
+    /// there is neither, up through the top. For a plain cube with every side open, the box's
+    /// signed distance.
     pub fn distance(&self, point: [f32; 3], is_open: impl Fn(usize) -> bool) -> Surface {
         let p: Vec3 = std::array::from_fn(|axis| f64::from(point[axis]) - 0.5);
         if !self.contains(p) {
@@ -447,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn the_plain_cube_is_seed_003s_box() {
+    fn outside_the_plain_cube_is_the_box_distance() {
         let mut random = Random(3);
         let shape = shape_of(0, false);
         for _ in 0..500 {

@@ -1,5 +1,5 @@
 //! The shape of a block with cut edges: its mesh, its volume and middle, and its distance
-//! (seeds 000 and 003).
+//! (docs/blocks.md).
 //!
 //! A block is the unit cube `[0, 1]³` scaled by its size. Any of its twelve edges may be cut: a
 //! cut edge is rounded by a quarter cylinder of radius ½ around the cube's middle axis along the
@@ -27,7 +27,7 @@
 //! Edges are numbered `4 · axis + k`: `axis` is the one the edge runs along (0 x, 1 y, 2 z); the
 //! other two axes `u < v` in ascending order, and bit 0 of `k` says the edge lies at `u = 1`
 //! (else `u = 0`), bit 1 that it lies at `v = 1`. Sides are numbered `2 · axis + positive`:
-//! 0 −x, 1 +x, 2 −y, 3 +y, 4 −z, 5 +z, as the seeds' `SIDES`.
+//! 0 −x, 1 +x, 2 −y, 3 +y, 4 −z, 5 +z, as in [`SIDES`].
 //!
 //! - `hull`: building each shape: its mesh, the convex hull of points on the true surface,
 //!   split into the cut surfaces and the six sides; its volume and middle.

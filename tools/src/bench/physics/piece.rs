@@ -236,7 +236,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_have_the_seeds_contact_points() {
+    fn pieces_have_the_game_pieces_contact_points() {
         assert_eq!(BenchPiece::solid_box([1, 1, 1], 0).desc().points.len(), 26);
         assert_eq!(BenchPiece::solid_box([4, 4, 4], 0).desc().points.len(), 386);
         let desc = BenchPiece::solid_box([2, 1, 1], 2).desc();

@@ -1,7 +1,7 @@
 //! The support benchmark's measured work, each done by blockfall's support search and by the
-//! port of seed 002's on the same blocks and timed alike: breaking a block (and putting it
-//! back), asking which blocks would fall, and cutting the platform's only support; and the
-//! report of the two sides' times.
+//! port of the original one ([`super::reference_support`]) on the same blocks and timed alike:
+//! breaking a block (and putting it back), asking which blocks would fall, and cutting the
+//! platform's only support; and the report of the two sides' times.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use blockfall_game::blocks::BlockId;
 use blockfall_game::support::{ground_holds, Support};
 use blockfall_game::terrain::{Field, Samples};
 
-use super::seed_support::{SeedBlock, SeedStore, SeedSupport};
+use super::reference_support::{ReferenceBlock, ReferenceStore, ReferenceSupport};
 use crate::bench::shared::spread;
 
 /// The times of the breaks of one round, and how many blocks fell.
@@ -25,10 +25,10 @@ pub(super) struct BreakTimes {
 /// blockfall's store and support search.
 pub(super) type SupportSide<'a> = (&'a mut BlockStore, &'a mut Support);
 /// The port's store and support search.
-pub(super) type PortSide<'a> = (&'a mut SeedStore, &'a mut SeedSupport);
+pub(super) type PortSide<'a> = (&'a mut ReferenceStore, &'a mut ReferenceSupport);
 
 /// A block picked in both stores: its id in blockfall's, its id in the port's.
-pub(super) type Pick = (BlockId, SeedBlock);
+pub(super) type Pick = (BlockId, ReferenceBlock);
 
 /// Breaks one block in both stores, times the search for loose groups in each, and puts the
 /// block back (under a new id in blockfall's store). Both must find the same blocks loose.
@@ -36,11 +36,11 @@ fn break_one<S: Samples>(
     turn: usize,
     pick: &mut Pick,
     (store, support): SupportSide<'_>,
-    (seed_store, seed_support): PortSide<'_>,
+    (reference_store, reference_support): PortSide<'_>,
     field: &Field<S>,
     times: &mut BreakTimes,
 ) -> anyhow::Result<()> {
-    let (id, seed_id) = pick;
+    let (id, reference_id) = pick;
     let mut run_ours = || -> anyhow::Result<(Duration, usize)> {
         let block = store
             .remove(*id)
@@ -53,15 +53,15 @@ fn break_one<S: Samples>(
         Ok((time, groups.iter().map(Vec::len).sum()))
     };
     let mut run_port = || -> anyhow::Result<(Duration, usize)> {
-        let block = *seed_store
-            .get(*seed_id)
+        let block = *reference_store
+            .get(*reference_id)
             .context("a picked block is in the port")?;
-        seed_store.remove(*seed_id);
+        reference_store.remove(*reference_id);
         let started = Instant::now();
-        seed_support.removed(seed_store, *seed_id, &block);
-        let groups = seed_support.update(seed_store, field);
+        reference_support.removed(reference_store, *reference_id, &block);
+        let groups = reference_support.update(reference_store, field);
         let time = started.elapsed();
-        seed_store.restore(*seed_id, block);
+        reference_store.restore(*reference_id, block);
         Ok((time, groups.iter().map(Vec::len).sum()))
     };
     // Whoever goes first fills the field's sample cache: take turns.
@@ -86,7 +86,7 @@ fn break_one<S: Samples>(
 pub(super) fn break_all<S: Samples>(
     picks: &mut [Pick],
     (store, support): SupportSide<'_>,
-    (seed_store, seed_support): PortSide<'_>,
+    (reference_store, reference_support): PortSide<'_>,
     field: &Field<S>,
 ) -> anyhow::Result<BreakTimes> {
     let mut times = BreakTimes::default();
@@ -95,7 +95,7 @@ pub(super) fn break_all<S: Samples>(
             turn,
             pick,
             (&mut *store, &mut *support),
-            (&mut *seed_store, &mut *seed_support),
+            (&mut *reference_store, &mut *reference_support),
             field,
             &mut times,
         )?;
@@ -108,11 +108,11 @@ pub(super) fn break_all<S: Samples>(
 pub(super) fn would_fall_all<S: Samples>(
     picks: &[Pick],
     (store, support): SupportSide<'_>,
-    (seed_store, seed_support): PortSide<'_>,
+    (reference_store, reference_support): PortSide<'_>,
     field: &Field<S>,
 ) -> anyhow::Result<BreakTimes> {
     let mut times = BreakTimes::default();
-    for (turn, &(id, seed_id)) in picks.iter().enumerate() {
+    for (turn, &(id, reference_id)) in picks.iter().enumerate() {
         let mut run_ours = || {
             let started = Instant::now();
             let count = support.would_fall(store, field, id).len();
@@ -120,7 +120,9 @@ pub(super) fn would_fall_all<S: Samples>(
         };
         let mut run_port = || {
             let started = Instant::now();
-            let count = seed_support.would_fall(seed_store, field, seed_id, 0).len();
+            let count = reference_support
+                .would_fall(reference_store, field, reference_id, 0)
+                .len();
             (started.elapsed(), count)
         };
         let ((ours_time, ours_count), (port_time, port_count)) = if turn % 2 == 0 {
@@ -142,13 +144,13 @@ pub(super) fn would_fall_all<S: Samples>(
 }
 
 /// Breaks the top block of the platform's pillar (`pillar_top` in blockfall's store,
-/// `seed_pillar` in the port's), the only support of the platform, in both, and prints both
+/// `reference_pillar` in the port's), the only support of the platform, in both, and prints both
 /// times. Both must find the same blocks loose.
 pub(super) fn cut_only_support<S: Samples>(
     pillar_top: BlockId,
-    seed_pillar: SeedBlock,
+    reference_pillar: ReferenceBlock,
     (store, support): SupportSide<'_>,
-    (seed_store, seed_support): PortSide<'_>,
+    (reference_store, reference_support): PortSide<'_>,
     field: &Field<S>,
 ) -> anyhow::Result<()> {
     // The worst case: the pillar's top block, the platform's only support. The field's samples
@@ -165,10 +167,10 @@ pub(super) fn cut_only_support<S: Samples>(
     let groups = support.update(store, field);
     let ours_time = started.elapsed();
     let ours_fell: usize = groups.iter().map(Vec::len).sum();
-    seed_store.remove(seed_pillar);
+    reference_store.remove(reference_pillar);
     let started = Instant::now();
-    seed_support.removed(seed_store, seed_pillar, &block);
-    let groups = seed_support.update(seed_store, field);
+    reference_support.removed(reference_store, reference_pillar, &block);
+    let groups = reference_support.update(reference_store, field);
     let port_time = started.elapsed();
     let port_fell: usize = groups.iter().map(Vec::len).sum();
     anyhow::ensure!(
@@ -176,7 +178,7 @@ pub(super) fn cut_only_support<S: Samples>(
         "the platform: blockfall found {ours_fell} loose blocks, the port {port_fell}"
     );
     println!(
-        "cutting the only support of {ours_fell} blocks: blockfall {:.1} ms, seed port {:.1} ms \
+        "cutting the only support of {ours_fell} blocks: blockfall {:.1} ms, reference {:.1} ms \
          ({:.1}×)",
         ours_time.as_secs_f64() * 1e3,
         port_time.as_secs_f64() * 1e3,
@@ -194,7 +196,7 @@ pub(super) fn report(what: &str, ours: &mut [Duration], port: &mut [Duration]) {
         "  blockfall: median {ours_median:.1} µs, p99 {ours_p99:.1} µs, mean {ours_mean:.1} µs"
     );
     println!(
-        "  seed port: median {port_median:.1} µs, p99 {port_p99:.1} µs, mean {port_mean:.1} µs"
+        "  reference: median {port_median:.1} µs, p99 {port_p99:.1} µs, mean {port_mean:.1} µs"
     );
     println!(
         "  speed-up: {:.1}× at the median, {:.1}× at p99, {:.1}× on the mean",

@@ -1,13 +1,13 @@
-//! `bench -- support`: blockfall's support search (`blockfall_game::support`) against a
-//! direct port of seed 002's ([`seed_support`]), in one run, on the same generated city of
-//! about a million 1 m blocks ([`city`]): loose groups after breaking one random block, before
-//! and after the survey of every block; `would_fall` on one block; and the worst case, cutting
-//! the only support of a platform on one pillar. Each with the median, 99th percentile and
-//! mean time of both, and the speed-up.
+//! `bench -- support`: blockfall's support search (`blockfall_game::support`) against the
+//! baseline, a direct port of the original TypeScript one ([`reference_support`]), in one run,
+//! on the same generated city of about a million 1 m blocks ([`city`]): loose groups after
+//! breaking one random block, before and after the survey of every block; `would_fall` on one
+//! block; and the worst case, cutting the only support of a platform on one pillar. Each with
+//! the median, 99th percentile and mean time of both, and the speed-up.
 
 pub mod city;
 mod measure;
-pub mod seed_support;
+pub mod reference_support;
 
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ use blockfall_game::terrain::{EditStore, Field, Generator};
 use crate::bench::shared::Rng;
 use city::{build_city, build_platform};
 use measure::{break_all, cut_only_support, report, would_fall_all};
-use seed_support::{SeedStore, SeedSupport};
+use reference_support::{ReferenceStore, ReferenceSupport};
 
 /// Builds a city of about `target` blocks and a platform of `platform` blocks on one pillar,
 /// breaks `breaks` random city blocks (half before the survey, half after) and asks
@@ -48,16 +48,16 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
     );
 
     // The port's own store of the same blocks.
-    let mut seed_store = SeedStore::new();
+    let mut reference_store = ReferenceStore::new();
     let mut pairs = Vec::with_capacity(store.count());
     for (id, block) in store.iter() {
-        let seed_id = seed_store
+        let reference_id = reference_store
             .add(*block)
             .context("the port's store refused a block")?;
-        pairs.push((id, seed_id));
+        pairs.push((id, reference_id));
     }
     pairs.sort_unstable();
-    let seed_of = |id| {
+    let reference_of = |id| {
         pairs
             .binary_search_by_key(&id, |&(ours, _)| ours)
             .map(|at| pairs[at].1)
@@ -68,7 +68,7 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
             let id = city_ids[picks_rng.next_u64() as usize % city_ids.len()];
             (
                 id,
-                seed_of(id).expect("every city block is in the port's store"),
+                reference_of(id).expect("every city block is in the port's store"),
             )
         })
         .collect();
@@ -84,11 +84,11 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
 
     // Cold: nothing known yet; every search tests the ground it meets.
     let mut support = Support::new();
-    let mut seed_support = SeedSupport::new();
+    let mut reference_support = ReferenceSupport::new();
     let mut times = break_all(
         cold_picks,
         (&mut store, &mut support),
-        (&mut seed_store, &mut seed_support),
+        (&mut reference_store, &mut reference_support),
         &field,
     )?;
     let counters = support.counters();
@@ -114,7 +114,7 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
     let loose = support.survey(&store, &field, &pool);
     let survey_time = started.elapsed();
     let started = Instant::now();
-    seed_support.warm(&seed_store, &field);
+    reference_support.warm(&reference_store, &field);
     println!(
         "survey of {} blocks: {:.2} s on 2 threads ({} loose groups); the port's ground cache \
          filled in {:.2} s",
@@ -127,7 +127,7 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
     let mut times = break_all(
         warm_picks,
         (&mut store, &mut support),
-        (&mut seed_store, &mut seed_support),
+        (&mut reference_store, &mut reference_support),
         &field,
     )?;
     let counters = support.counters();
@@ -152,7 +152,7 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
     let mut times = would_fall_all(
         warm_picks,
         (&mut store, &mut support),
-        (&mut seed_store, &mut seed_support),
+        (&mut reference_store, &mut reference_support),
         &field,
     )?;
     println!(
@@ -168,9 +168,9 @@ pub fn run(target: usize, breaks: usize, platform: usize) -> anyhow::Result<()> 
 
     cut_only_support(
         pillar_top,
-        seed_of(pillar_top).expect("the pillar is in the port"),
+        reference_of(pillar_top).expect("the pillar is in the port"),
         (&mut store, &mut support),
-        (&mut seed_store, &mut seed_support),
+        (&mut reference_store, &mut reference_support),
         &field,
     )
 }

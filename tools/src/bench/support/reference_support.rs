@@ -1,15 +1,16 @@
-//! A direct port of seed 002's support search (`src/support.ts`), kept as the reference the
-//! support benchmark measures `blockfall_game::support` against. It is what the tutorial
-//! builds, written in Rust the way the TypeScript reads:
+//! A direct port of the original TypeScript support search, kept as the baseline the support
+//! benchmark compares `blockfall_game::support` against. It follows the rules of
+//! docs/support.md, written in Rust the way the TypeScript reads (the original's names in
+//! backticks):
 //!
 //! - its own store: a hash map of cells (`std`'s `HashMap`, as JavaScript's `Map`) to blocks;
 //! - `forEachTouching` with a `Set` of the blocks seen;
-//! - `LowestFirst`, the seed's binary heap ordered by height alone;
+//! - `LowestFirst`, a binary heap ordered by height alone (ties in heap order);
 //! - `looseGroups` with `Set`s of held, loose and reached blocks, made per search;
 //! - `Support` with a set of seeds, and a ground cache that every ground change clears whole.
 //!
-//! The ground test is the seed's `groundHolds`: 24 probes of the same field (with its cache of
-//! samples, as seed 000 makes it) for a 1 m block, one after another.
+//! The ground test is `groundHolds`: 24 probes of the same field blockfall asks (its cache of
+//! samples included) for a 1 m block, one after another.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,27 +18,27 @@ use blockfall_game::blocks::store::{Block, CELL};
 use blockfall_game::support::GROUND_REACH;
 use blockfall_game::terrain::{Field, Samples};
 
-/// A block of the port's store: an index into [`SeedStore::blocks`].
-pub type SeedBlock = u32;
+/// A block of the port's store: an index into [`ReferenceStore::blocks`].
+pub type ReferenceBlock = u32;
 
-/// The seed's `BlockStore`, as far as the support search uses it.
+/// The original's `BlockStore`, as far as the support search uses it.
 #[derive(Debug, Default)]
-pub struct SeedStore {
-    cells: HashMap<[i32; 3], SeedBlock>,
+pub struct ReferenceStore {
+    cells: HashMap<[i32; 3], ReferenceBlock>,
     blocks: Vec<Option<Block>>,
 }
 
-impl SeedStore {
+impl ReferenceStore {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Adds a block whose cells are free; `None` if one is taken.
-    pub fn add(&mut self, block: Block) -> Option<SeedBlock> {
+    pub fn add(&mut self, block: Block) -> Option<ReferenceBlock> {
         if block.cells().any(|cell| self.cells.contains_key(&cell)) {
             return None;
         }
-        let id = SeedBlock::try_from(self.blocks.len()).ok()?;
+        let id = ReferenceBlock::try_from(self.blocks.len()).ok()?;
         for cell in block.cells() {
             self.cells.insert(cell, id);
         }
@@ -46,7 +47,7 @@ impl SeedStore {
     }
 
     /// Takes a block out; `false` if it was not there.
-    pub fn remove(&mut self, id: SeedBlock) -> bool {
+    pub fn remove(&mut self, id: ReferenceBlock) -> bool {
         let Some(block) = self.blocks.get_mut(id as usize).and_then(Option::take) else {
             return false;
         };
@@ -57,7 +58,7 @@ impl SeedStore {
     }
 
     /// Puts a removed block back under its old id.
-    pub fn restore(&mut self, id: SeedBlock, block: Block) {
+    pub fn restore(&mut self, id: ReferenceBlock, block: Block) {
         for cell in block.cells() {
             self.cells.insert(cell, id);
         }
@@ -66,21 +67,25 @@ impl SeedStore {
         }
     }
 
-    pub fn at(&self, x: i32, y: i32, z: i32) -> Option<SeedBlock> {
+    pub fn at(&self, x: i32, y: i32, z: i32) -> Option<ReferenceBlock> {
         self.cells.get(&[x, y, z]).copied()
     }
 
-    pub fn get(&self, id: SeedBlock) -> Option<&Block> {
+    pub fn get(&self, id: ReferenceBlock) -> Option<&Block> {
         self.blocks.get(id as usize).and_then(Option::as_ref)
     }
 }
 
 /// `forEachTouching`: the blocks touching `block` by a side or an edge, each once.
-pub fn for_each_touching(store: &SeedStore, id: SeedBlock, mut visit: impl FnMut(SeedBlock)) {
+pub fn for_each_touching(
+    store: &ReferenceStore,
+    id: ReferenceBlock,
+    mut visit: impl FnMut(ReferenceBlock),
+) {
     let Some(block) = store.get(id) else {
         return;
     };
-    let mut seen: HashSet<SeedBlock> = HashSet::from([id]);
+    let mut seen: HashSet<ReferenceBlock> = HashSet::from([id]);
     let size = i32::from(block.size);
     let (x, y, z) = (block.x, block.y, block.z);
     let beside = |c: i32, low: i32| i32::from(c < low || c >= low + size);
@@ -133,25 +138,25 @@ pub fn ground_holds<S: Samples>(block: &Block, field: &Field<S>) -> bool {
     false
 }
 
-/// `LowestFirst`: the seed's binary heap of blocks, ordered by height alone.
+/// `LowestFirst`: the original's binary heap of blocks, ordered by height alone.
 struct LowestFirst<'a> {
-    store: &'a SeedStore,
-    heap: Vec<SeedBlock>,
+    store: &'a ReferenceStore,
+    heap: Vec<ReferenceBlock>,
 }
 
 impl<'a> LowestFirst<'a> {
-    fn new(store: &'a SeedStore) -> Self {
+    fn new(store: &'a ReferenceStore) -> Self {
         Self {
             store,
             heap: Vec::new(),
         }
     }
 
-    fn y(&self, id: SeedBlock) -> i32 {
+    fn y(&self, id: ReferenceBlock) -> i32 {
         self.store.get(id).map_or(i32::MAX, |block| block.y)
     }
 
-    fn push(&mut self, id: SeedBlock) {
+    fn push(&mut self, id: ReferenceBlock) {
         self.heap.push(id);
         let mut i = self.heap.len() - 1;
         while i > 0 {
@@ -164,7 +169,7 @@ impl<'a> LowestFirst<'a> {
         }
     }
 
-    fn pop(&mut self) -> Option<SeedBlock> {
+    fn pop(&mut self) -> Option<ReferenceBlock> {
         let lowest = *self.heap.first()?;
         let last = self.heap.pop()?;
         if !self.heap.is_empty() {
@@ -193,11 +198,11 @@ impl<'a> LowestFirst<'a> {
 
 /// `looseGroups`: the groups nothing holds among the seeds' groups, `gone` counted as removed.
 pub fn loose_groups(
-    store: &SeedStore,
-    mut holds: impl FnMut(SeedBlock) -> bool,
-    seeds: impl IntoIterator<Item = SeedBlock>,
-    gone: Option<SeedBlock>,
-) -> Vec<Vec<SeedBlock>> {
+    store: &ReferenceStore,
+    mut holds: impl FnMut(ReferenceBlock) -> bool,
+    seeds: impl IntoIterator<Item = ReferenceBlock>,
+    gone: Option<ReferenceBlock>,
+) -> Vec<Vec<ReferenceBlock>> {
     let mut held = HashSet::new();
     let mut loose = HashSet::new();
     let mut groups = Vec::new();
@@ -237,26 +242,26 @@ pub fn loose_groups(
     groups
 }
 
-/// The seed's `Support`: seeds noted at removals, a ground cache cleared by any ground change,
+/// The original's `Support`: seeds noted at removals, a ground cache cleared by any ground change,
 /// and the last `wouldFall` answer.
 #[derive(Debug, Default)]
-pub struct SeedSupport {
-    seeds: Vec<SeedBlock>,
-    seed_set: HashSet<SeedBlock>,
-    grounded: HashMap<SeedBlock, bool>,
+pub struct ReferenceSupport {
+    seeds: Vec<ReferenceBlock>,
+    seed_set: HashSet<ReferenceBlock>,
+    grounded: HashMap<ReferenceBlock, bool>,
     ground_revision: u64,
-    preview: Option<(SeedBlock, u64, Vec<SeedBlock>)>,
+    preview: Option<(ReferenceBlock, u64, Vec<ReferenceBlock>)>,
 }
 
-impl SeedSupport {
+impl ReferenceSupport {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// `removed`: the block is gone from the store; the blocks it touched are seeds. The seed
+    /// `removed`: the block is gone from the store; the blocks it touched are seeds. The original
     /// walks the cells around the removed block, which the store no longer knows, so the
     /// block itself is passed.
-    pub fn removed(&mut self, store: &SeedStore, id: SeedBlock, block: &Block) {
+    pub fn removed(&mut self, store: &ReferenceStore, id: ReferenceBlock, block: &Block) {
         self.grounded.remove(&id);
         let size = i32::from(block.size);
         let (x, y, z) = (block.x, block.y, block.z);
@@ -281,16 +286,16 @@ impl SeedSupport {
 
     /// Fills the ground cache for every block, the warm state the port reaches once every block
     /// has been asked about (the counterpart of `Support::survey` in the benchmark).
-    pub fn warm<S: Samples>(&mut self, store: &SeedStore, field: &Field<S>) {
+    pub fn warm<S: Samples>(&mut self, store: &ReferenceStore, field: &Field<S>) {
         for (id, block) in store.blocks.iter().enumerate() {
             if let Some(block) = block {
                 self.grounded
-                    .insert(id as SeedBlock, ground_holds(block, field));
+                    .insert(id as ReferenceBlock, ground_holds(block, field));
             }
         }
     }
 
-    /// `groundChanged`, as far as the cache goes: the seed clears every ground answer.
+    /// `groundChanged`, as far as the cache goes: the original clears every ground answer.
     pub fn ground_changed(&mut self) {
         self.grounded.clear();
         self.ground_revision += 1;
@@ -299,9 +304,9 @@ impl SeedSupport {
     /// `update`: the groups that lost their hold.
     pub fn update<S: Samples>(
         &mut self,
-        store: &SeedStore,
+        store: &ReferenceStore,
         field: &Field<S>,
-    ) -> Vec<Vec<SeedBlock>> {
+    ) -> Vec<Vec<ReferenceBlock>> {
         if self.seeds.is_empty() {
             return Vec::new();
         }
@@ -310,14 +315,14 @@ impl SeedSupport {
         self.search(store, field, seeds, None)
     }
 
-    /// `looseGroups` with the seed's `holds`: the ground's answer, kept in the cache.
+    /// `looseGroups` with the original's `holds`: the ground's answer, kept in the cache.
     fn search<S: Samples>(
         &mut self,
-        store: &SeedStore,
+        store: &ReferenceStore,
         field: &Field<S>,
-        seeds: Vec<SeedBlock>,
-        gone: Option<SeedBlock>,
-    ) -> Vec<Vec<SeedBlock>> {
+        seeds: Vec<ReferenceBlock>,
+        gone: Option<ReferenceBlock>,
+    ) -> Vec<Vec<ReferenceBlock>> {
         let grounded = &mut self.grounded;
         loose_groups(
             store,
@@ -337,11 +342,11 @@ impl SeedSupport {
     /// the store's revision).
     pub fn would_fall<S: Samples>(
         &mut self,
-        store: &SeedStore,
+        store: &ReferenceStore,
         field: &Field<S>,
-        block: SeedBlock,
+        block: ReferenceBlock,
         revision: u64,
-    ) -> Vec<SeedBlock> {
+    ) -> Vec<ReferenceBlock> {
         let revision = revision ^ (self.ground_revision << 32);
         if let Some((id, kept, falling)) = &self.preview {
             if *id == block && *kept == revision {
@@ -350,7 +355,7 @@ impl SeedSupport {
         }
         let mut seeds = Vec::new();
         for_each_touching(store, block, |other| seeds.push(other));
-        let falling: Vec<SeedBlock> = self
+        let falling: Vec<ReferenceBlock> = self
             .search(store, field, seeds, Some(block))
             .into_iter()
             .flatten()
