@@ -6,7 +6,7 @@
 //! ```text
 //!   slots:   BlockId -> Block            (generational: an id of a removed block stays dead)
 //!   cells:   [x, y, z] -> slot            (every cell of a block, for "what is here?", in
-//!                                          sparse bricks of 4³ cells: see `cell_grid`)
+//!                                          sparse bricks of 8³ cells: see `cell_grid`)
 //!   regions: chunk of 64³ cells -> ids    (the blocks whose lowest cell lies in the chunk,
 //!                                          for meshing and saving a chunk's blocks)
 //! ```
@@ -210,7 +210,7 @@ impl BlockStore {
 
     /// Calls `visit` with every filled cell of the box `low..=high` and the block filling it,
     /// much faster than asking [`BlockStore::at`] for each cell. The order is fixed (by bricks
-    /// of 4³ cells, in each z, y, x ascending) but not simply row by row.
+    /// of 8³ cells, in each z, y, x ascending) but not simply row by row.
     pub fn for_each_cell_in(
         &self,
         low: [i32; 3],
