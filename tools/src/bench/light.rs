@@ -16,7 +16,7 @@ pub fn run(chunk_count: u32) -> anyhow::Result<()> {
         chunks::classify(edits, coord) == ChunkKind::Mixed
     });
     // The game lights only the chunks whose samples hold a surface (see
-    // `StreamedTerrain::load`): the bounds above let through a few all air or all ground.
+    // `game::terrain::streaming::prepare`): the bounds above let through a few all air or all ground.
     let mut samples = Vec::new();
     let lit: Vec<_> = coords
         .iter()
