@@ -11,7 +11,7 @@
 //! threads for every call, which needs no `unsafe`, but at tens of microseconds per thread per
 //! call it ate a tenth of a physics step that takes a millisecond, and two threads were barely
 //! faster than one. Handing a borrowed job (a closure over the caller's stack) to a thread
-//! that outlives the call needs its lifetime erased, as rayon does inside: [`WorkerPool::run`]
+//! that outlives the call needs its lifetime erased, as rayon does inside: `WorkerPool::run`
 //! does that in one place, and does not return (not even by unwinding) before every worker
 //! has reported that it is done with the job, so the borrow never outlives what it borrows.
 //!

@@ -1,7 +1,7 @@
 //! blockfall's command-line tools; each is a binary under `src/bin/`:
 //! - `bench`: benchmarks whose results go to BENCHMARKS.md (frames, surface-nets, density,
 //!   light, gpu-mesh, nearest, support, physics, startup). The binary reads its command line;
-//!   the benchmarks themselves are this library's [`bench`] modules, one each.
+//!   the benchmarks themselves are this library's [`bench`](mod@bench) modules, one each.
 //! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out.
 //! - `sim`: a scene file in, a JSON-lines trace out.
 

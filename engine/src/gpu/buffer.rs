@@ -1,7 +1,7 @@
 //! Buffers: a `vk::Buffer` with its memory.
 //!
 //! Dropping a buffer is always safe: its handles go to the device's deferred destruction
-//! ([`super::deferred`]) and are destroyed once no submission that may read it is running.
+//! (`gpu::deferred`) and are destroyed once no submission that may read it is running.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

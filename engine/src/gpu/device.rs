@@ -6,7 +6,7 @@
 //!   submit #42 ──signals──▶ timeline = 42      their submit signals; "has #41 finished?" is one
 //!                                              counter read, and waiting is vkWaitSemaphores
 //! ```
-//! One counter instead of a fence per submit: deferred destruction ([`super::deferred`]),
+//! One counter instead of a fence per submit: deferred destruction (`gpu::deferred`),
 //! staging buffers and frame slots all ask the same question the same way.
 
 use std::mem::ManuallyDrop;

@@ -1,6 +1,6 @@
 //! The block mesher (docs/blocks.md): the triangles of a set of blocks, per region or per piece.
 //!
-//! Each block's [`Shape`] is scaled to the block's size and moved to its place on the grid. Its
+//! Each block's [`Shape`](super::shapes::Shape) is scaled to the block's size and moved to its place on the grid. Its
 //! cut surfaces (`inner`) are always drawn; each cube side only where no neighbour covers it, as
 //! [`covered`] decides for the collision question too (plain blocks must fill every cell beyond
 //! the side). A piece passes the store of its own blocks, so the sides between them go as well.

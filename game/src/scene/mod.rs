@@ -12,7 +12,7 @@
 //! `done` last. Frames are fixed steps of `frame_dt`; the same scene gives the same bytes on any
 //! machine and with any number of threads.
 //!
-//! - [`file`]: the scene file as JSON reads it.
+//! - [`file`](mod@file): the scene file as JSON reads it.
 //! - `validate`: checking a scene whole before it runs ([`parse`], [`block_of`]).
 //! - `error`: why a scene cannot run ([`SceneError`]).
 //! - `world`: the world of a running scene ([`SceneWorld`]): set up, events, frames.

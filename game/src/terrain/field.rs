@@ -244,7 +244,7 @@ impl<S: Samples> Field<S> {
 
     /// Every sample of the box of `size` samples from `low`, x fastest, then y, then z, into
     /// `out` (which must hold exactly that many), from this thread's own copies of the bricks
-    /// (see [`LocalBricks`]): no lock at all once a brick has been read here. A brick not all
+    /// (see `LocalBricks`): no lock at all once a brick has been read here. A brick not all
     /// worked out yet is worked out whole, a column at a time. A caller that probes many points
     /// of a small box (a body's contact points, the ground test of a block) reads its samples
     /// here once and blends them itself.

@@ -15,7 +15,7 @@
 //! `min` keeps the ground only where all three say "inside".
 //!
 //! Every term is bounded: Perlin noise of the `noise` crate is clamped to [-1, 1], and its
-//! slope is bounded (see [`PERLIN_SLOPE`]), so [`Generator::classify`] can prove a region all
+//! slope is bounded (see `PERLIN_SLOPE`), so [`Generator::classify`] can prove a region all
 //! air or all ground from a few height samples instead of sampling every point.
 
 use noise::{NoiseFn, Perlin};

@@ -18,7 +18,7 @@ use blockfall_game::blocks::store::{Block, CELL};
 use blockfall_game::support::GROUND_REACH;
 use blockfall_game::terrain::{Field, Samples};
 
-/// A block of the port's store: an index into [`ReferenceStore::blocks`].
+/// A block of the port's store: an index into `ReferenceStore::blocks`.
 pub type ReferenceBlock = u32;
 
 /// The original's `BlockStore`, as far as the support search uses it.
