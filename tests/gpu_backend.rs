@@ -179,6 +179,10 @@ fn an_object_dropped_while_its_frame_records_lives_until_the_frame_finishes() {
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
     let mut frames = FrameRing::new(&device).unwrap();
+    // Whatever earlier tests on this shared device retired is destroyed first, so the counts
+    // below see only this test's buffer (the order tests run in is not fixed).
+    device.wait_idle().unwrap();
+    assert_eq!(device.retired_objects(), 0);
     let baseline = device.memory_report().allocations;
     let (buffers_before, _) = device.resources_created();
 
