@@ -130,6 +130,9 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         return;
     };
     let before = gpu.validation_errors();
+    // What earlier tests on this shared device retired is destroyed first: its freeing during
+    // the churn would change the counts below.
+    gpu.device.wait_idle().unwrap();
     let allocations_before = gpu.device.memory_report().allocations;
     let (mut meshes, mut frames) = new_meshes(
         &gpu,
