@@ -1,21 +1,23 @@
 //! Rendering without a window: the same scene into an offscreen target, read back to a PNG.
 //! The world (the default) is loaded whole around the spawn before the first frame, so that
 //! frame N shows the same picture on every machine; later frames stream as the window does.
+//! A scripted run (`--script`) plays its frames the same way and writes its screenshots.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
-use blockfall_game::player::Controls;
 use blockfall_game::render::test_scene::{RenderTarget, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
-use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
+use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
 use crate::options::{RunOptions, RunReport};
+use crate::play::{print_lines, Play, PlayFrame};
 use crate::screenshot::write_png;
+use crate::script::Script;
 use crate::shaders::LIBRARY;
 use crate::shown::Shown;
 
@@ -30,6 +32,8 @@ pub struct HeadlessRenderer {
     pub target: OffscreenTarget,
     pub shown: Shown,
     pub frames: FrameRing,
+    /// Whose input drives the world: nobody's (the player stands still), or a script's.
+    pub play: Play,
     device: std::sync::Arc<blockfall_engine::gpu::Device>,
     width: u32,
     height: u32,
@@ -42,15 +46,14 @@ impl HeadlessRenderer {
         Self::showing(gpu, width, height, Shown::Test(Box::new(scene)))
     }
 
-    /// The world of `seed` with `radius` chunks in view; nothing loaded yet.
+    /// `world` (see [`World::generated`]); nothing loaded yet.
     pub fn with_world(
         gpu: &mut Gpu,
         width: u32,
         height: u32,
-        seed: u32,
-        radius: u32,
+        world: World,
     ) -> anyhow::Result<Self> {
-        let world = WorldRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, seed, radius)?;
+        let world = WorldRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, world)?;
         Ok(Self::showing(
             gpu,
             width,
@@ -73,6 +76,7 @@ impl HeadlessRenderer {
             target,
             shown,
             frames,
+            play: Play::new(None),
             device: gpu.device.clone(),
             width,
             height,
@@ -99,13 +103,21 @@ impl HeadlessRenderer {
     }
 
     /// Records and submits one frame of the scene at `time`, `dt` seconds after the last;
-    /// with `readback`, the frame also copies its pixels for [`HeadlessRenderer::pixels`]. The
-    /// world's player stands still (no keys held) and its terrain streams a budget per frame.
-    pub fn render(&mut self, time: f32, dt: f32, readback: bool) -> anyhow::Result<u64> {
+    /// with `readback` (or a screenshot the script asks for) the frame also copies its pixels
+    /// for [`HeadlessRenderer::pixels`]. The world plays a frame ([`Play::advance`]: without a
+    /// script the player stands still) and its terrain streams a budget per frame. Returns the
+    /// frame's number and what the frame asked for.
+    pub fn render(
+        &mut self,
+        time: f32,
+        dt: f32,
+        readback: bool,
+    ) -> anyhow::Result<(u64, PlayFrame)> {
+        let mut play = PlayFrame::default();
         if let Shown::World(world) = &mut self.shown {
-            world.step(dt, &Controls::default());
-            world.stream(&mut self.frames, LOADS_PER_FRAME)?;
+            play = self.play.advance(world, &mut self.frames, dt)?;
         }
+        let readback = readback || !play.screenshots.is_empty();
         let command_buffer = self.frames.begin()?;
         let target = RenderTarget {
             image: self.target.color.raw,
@@ -123,7 +135,11 @@ impl HeadlessRenderer {
             );
             self.frames.end_pass();
         }
-        Ok(self.frames.submit(&[], &[])?)
+        let number = self.frames.submit(&[], &[])?;
+        if let Shown::World(world) = &self.shown {
+            self.play.finish_frame(world)?;
+        }
+        Ok((number, play))
     }
 
     /// Waits for every frame and returns the pixels of the last readback.
@@ -153,6 +169,9 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
             world.meshes().resident_chunks(),
             started.elapsed().as_secs_f64()
         );
+    }
+    if let Some(scene) = &options.script {
+        return run_script_headless(renderer, gpu, scene.clone(), options, started);
     }
     let frames = options.frames.unwrap_or(1).max(1);
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
@@ -200,4 +219,62 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
     })
+}
+
+/// A scripted run headless: every frame of the script, each screenshot it asks for written
+/// when its frame has finished; the trace on stdout.
+fn run_script_headless(
+    mut renderer: HeadlessRenderer,
+    gpu: Gpu,
+    scene: blockfall_game::scene::SceneFile,
+    options: &RunOptions,
+    started: Instant,
+) -> anyhow::Result<RunReport> {
+    let script = Script::new(scene);
+    if let Shown::World(world) = &renderer.shown {
+        print_lines(&[script.first_line(&world.world)?]);
+    }
+    renderer.play = Play::new(Some(script));
+    let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
+    let mut frames = 0u64;
+    let first = Instant::now();
+    while !renderer.play.script_finished() {
+        capture.frame_starts(frames);
+        let (_, play) = renderer.render(frames as f32 * options.time_step, 0.0, false)?;
+        capture.frame_ends();
+        if !play.screenshots.is_empty() {
+            let pixels = renderer.pixels()?;
+            for path in &play.screenshots {
+                write_png(&pixels, path)?;
+            }
+        }
+        frames += 1;
+    }
+    renderer.frames.wait_all()?;
+    let elapsed = first.elapsed().as_secs_f64() * 1000.0;
+    log::info!(
+        "{frames} scripted frames in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    let report = RunReport {
+        frames,
+        mean_frame_ms: elapsed / frames.max(1) as f64,
+        pass_timings: renderer
+            .frames
+            .last_timings()
+            .iter()
+            .map(|t| (t.name.clone(), t.milliseconds))
+            .collect(),
+        validation_errors: gpu.validation_errors(),
+        last_validation_error: gpu.instance.canary().last_error(),
+        screenshot: None,
+        swapchain_extents: Vec::new(),
+        frames_per_swapchain: Vec::new(),
+        device_name: gpu.device.adapter.name.clone(),
+        captured: capture.captured(),
+    };
+    // The renderer's objects go before the device's table and uploader.
+    drop(renderer);
+    drop(gpu);
+    Ok(report)
 }

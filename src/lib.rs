@@ -5,7 +5,9 @@ pub mod capture;
 pub mod headless;
 pub mod input;
 pub mod options;
+pub mod play;
 pub mod screenshot;
+pub mod script;
 pub mod shown;
 pub mod window;
 

@@ -56,6 +56,11 @@ struct Cli {
         value_parser = clap::value_parser!(u32).range(1..=32)
     )]
     view_radius: u32,
+    /// Play a script: a `sim` scene whose events may also be input (keys, buttons, the mouse,
+    /// the view) and requests (screenshots, state lines), at its fixed frame time until its
+    /// duration; the trace goes to stdout. A bad script exits with status 2 before any frame.
+    #[arg(long, value_name = "SCRIPT.json", conflicts_with_all = ["frames", "test_scene"])]
+    script: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -65,6 +70,16 @@ fn main() -> ExitCode {
         eprintln!("error: --time-step must be a finite number of seconds, 0 or more");
         return ExitCode::from(2);
     }
+    let script = match &cli.script {
+        Some(path) => match blockfall::script::load(path) {
+            Ok(scene) => Some(scene),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let options = RunOptions {
         width: cli.width,
         height: cli.height,
@@ -83,6 +98,7 @@ fn main() -> ExitCode {
         },
         seed: cli.seed,
         view_radius: cli.view_radius,
+        script,
     };
 
     let result = if cli.headless {

@@ -38,6 +38,8 @@ pub struct RunOptions {
     pub seed: u32,
     /// Chunks (32 m) loaded around the player.
     pub view_radius: u32,
+    /// `--script`: a checked scene to play at its fixed frame time until its duration.
+    pub script: Option<blockfall_game::scene::SceneFile>,
 }
 
 impl Default for RunOptions {
@@ -56,6 +58,7 @@ impl Default for RunOptions {
             scene: SceneChoice::World,
             seed: blockfall_game::terrain::Generator::DEFAULT_SEED,
             view_radius: blockfall_game::terrain::streaming::VIEW_RADIUS,
+            script: None,
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu};
+use blockfall_engine::workers::WorkerPool;
+use blockfall_game::world::World;
 use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
@@ -27,14 +29,8 @@ impl Shown {
     ) -> anyhow::Result<Self> {
         Ok(match options.scene {
             SceneChoice::World => Self::World(Box::new(
-                WorldRenderer::new(
-                    gpu,
-                    &LIBRARY,
-                    colour_format,
-                    options.seed,
-                    options.view_radius,
-                )
-                .context("setting up the world")?,
+                WorldRenderer::new(gpu, &LIBRARY, colour_format, world_for(options)?)
+                    .context("setting up the world's renderer")?,
             )),
             SceneChoice::Test => Self::Test(Box::new(
                 TestSceneRenderer::new(gpu, &LIBRARY, colour_format, TextureStyle::Patterned)
@@ -66,5 +62,17 @@ impl Shown {
             }
         }
         Ok(())
+    }
+}
+
+/// The world a run starts with: the script's, or the generated world of the seed with the
+/// sample scene in front of the spawn; its physics and chunks on every core.
+pub fn world_for(options: &RunOptions) -> anyhow::Result<World> {
+    let pool = WorkerPool::with_available_parallelism();
+    match &options.script {
+        Some(scene) => blockfall_game::scene::world_of(scene, pool, options.view_radius)
+            .context("setting up the script's world"),
+        None => World::generated(options.seed, options.view_radius, pool)
+            .context("setting up the world"),
     }
 }

@@ -1,5 +1,7 @@
 //! The windowed run: winit's event loop, the swapchain, frames in flight; the world (or the
-//! test scene) drawn into it, with the keys and mouse of [`crate::input`].
+//! test scene) drawn into it, with the keys and mouse of [`crate::input`] (or a script's input,
+//! at the script's fixed frame time). F2 writes a screenshot of the window, F11 toggles
+//! fullscreen, Escape frees the mouse (a second Escape quits).
 //!
 //! Survives resize (the swapchain is recreated on the next frame), minimise (nothing is drawn
 //! while the window has no pixels) and out-of-date swapchains (the frame is dropped and the
@@ -10,22 +12,25 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{
-    image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, SemaphoreWait, Surface, Swapchain,
+    image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, ImageReadback, SemaphoreWait,
+    Surface, Swapchain,
 };
-use blockfall_game::player::Mode;
+use blockfall_game::input::Command;
 use blockfall_game::render::test_scene::RenderTarget;
-use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
 use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::PhysicalKey;
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
-use winit::window::{CursorGrabMode, Window, WindowId};
+use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 use crate::capture::FrameCapture;
-use crate::input::{Command, Input};
+use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
+use crate::play::{print_lines, Play};
+use crate::screenshot::write_png;
+use crate::script::Script;
 use crate::shown::Shown;
 
 /// Why no window could be opened.
@@ -71,7 +76,7 @@ struct App {
 /// Field order is drop order: GPU objects go before the window they present to.
 struct WindowState {
     shown: Shown,
-    input: Input,
+    play: Play,
     frames: FrameRing,
     swapchain: Option<Swapchain>,
     surface: Arc<Surface>,
@@ -121,35 +126,35 @@ impl ApplicationHandler for App {
                         ..
                     },
                 ..
-            } => match state.input.key(code, pressed, repeat) {
-                Some(Command::Escape) if state.input.captured => state.set_captured(false),
-                Some(Command::Escape) => event_loop.exit(),
-                Some(Command::ToggleFly) => {
-                    if let Shown::World(world) = &mut state.shown {
-                        world.world.toggle_fly();
-                    }
+            } => {
+                if let Some(button) = key_button(code) {
+                    state.play.button(button, pressed.is_pressed(), repeat);
                 }
-                Some(Command::ToggleWireframe) => {
-                    if let Shown::World(world) = &mut state.shown {
-                        let on = !world.renderer().wireframe();
-                        let on = world.renderer().set_wireframe(on);
-                        log::info!("terrain wireframe {}", if on { "on" } else { "off" });
-                    }
-                }
-                None => {}
-            },
+            }
             WindowEvent::MouseInput {
                 state: pressed,
                 button,
                 ..
-            } if state.input.button(button, pressed) => state.set_captured(true),
+            } => {
+                let Some(button) = mouse_button(button) else {
+                    return;
+                };
+                let down = pressed.is_pressed();
+                if state.play.script.is_none() && state.play.input.wants_capture(button, down) {
+                    state.set_captured(true);
+                } else {
+                    state.play.button(button, down, false);
+                }
+            }
             WindowEvent::MouseWheel { delta, .. } => {
-                state.input.wheel += match delta {
+                state.play.input.wheel_turned(match delta {
                     MouseScrollDelta::LineDelta(_, lines) => lines,
                     MouseScrollDelta::PixelDelta(pixels) => (pixels.y / 40.0) as f32,
-                };
+                });
             }
-            WindowEvent::Focused(false) => state.set_captured(false),
+            WindowEvent::Focused(false) if state.play.script.is_none() => {
+                state.set_captured(false)
+            }
             WindowEvent::Resized(_) => {
                 state.needs_recreate = true;
                 state.window.request_redraw();
@@ -157,12 +162,12 @@ impl ApplicationHandler for App {
             WindowEvent::RedrawRequested => {
                 let result = state.draw(&self.options, &mut self.report);
                 match result {
-                    Ok(()) => {
+                    Ok(quit) => {
                         let done = self
                             .options
                             .frames
                             .is_some_and(|frames| self.report.frames >= frames);
-                        if done {
+                        if done || quit || state.play.script_finished() {
                             event_loop.exit();
                         }
                     }
@@ -180,7 +185,7 @@ impl ApplicationHandler for App {
         if let (Some(state), DeviceEvent::MouseMotion { delta: (dx, dy) }) =
             (self.state.as_mut(), event)
         {
-            state.input.mouse_moved(dx, dy);
+            state.play.input.mouse_moved(dx, dy);
         }
     }
 
@@ -260,12 +265,23 @@ impl App {
                 .push((swapchain.extent.width, swapchain.extent.height));
             self.report.frames_per_swapchain.push(0);
         }
-        let shown = Shown::new(&mut gpu, &self.options, format)?;
-        let frames = FrameRing::new(&gpu.device)?;
+        let mut shown = Shown::new(&mut gpu, &self.options, format)?;
+        let mut frames = FrameRing::new(&gpu.device)?;
+        let mut play = Play::new(None);
+        if let Some(scene) = &self.options.script {
+            // A scripted run starts with every chunk in view loaded, as the headless one does.
+            if let Shown::World(world) = &mut shown {
+                world.load_all(&mut frames)?;
+                frames.wait_all()?;
+                let script = Script::new(scene.clone());
+                print_lines(&[script.first_line(&world.world)?]);
+                play = Play::new(Some(script));
+            }
+        }
         self.report.device_name = gpu.device.adapter.name.clone();
         Ok(WindowState {
             shown,
-            input: Input::default(),
+            play,
             frames,
             swapchain,
             surface,
@@ -293,8 +309,8 @@ impl WindowState {
                 log::warn!("letting the mouse go: {error}");
             }
             self.window.set_cursor_visible(true);
-            self.input.captured = false;
-            self.input.release_all();
+            self.play.input.captured = false;
+            self.play.input.release_all();
             return;
         }
         let grabbed = self
@@ -304,27 +320,42 @@ impl WindowState {
         match grabbed {
             Ok(()) => {
                 self.window.set_cursor_visible(false);
-                self.input.captured = true;
+                self.play.input.captured = true;
             }
             Err(error) => log::warn!("capturing the mouse: {error}"),
         }
     }
 
-    /// The world's frame before drawing: the player moves, the tool acts, the terrain streams.
-    fn advance_world(&mut self, dt: f32) -> anyhow::Result<()> {
-        let Shown::World(world) = &mut self.shown else {
-            return Ok(());
-        };
-        world.show_tool = self.input.captured;
-        let (yaw, pitch) = self.input.take_turn();
-        world.world.turn(yaw, pitch);
-        world.world.resize_tool(self.input.take_wheel());
-        world.step(dt, &self.input.controls);
-        if let Some((action, pressed)) = self.input.take_tool() {
-            world.hold_tool(&mut self.frames, action, dt, pressed)?;
+    /// The requests a frame of play leaves to the window. Returns true to quit.
+    fn window_commands(&mut self, commands: &[Command], screenshot: &mut bool) -> bool {
+        for command in commands {
+            match command {
+                Command::Escape if self.play.input.captured && self.play.script.is_none() => {
+                    self.set_captured(false)
+                }
+                Command::Escape => return true,
+                Command::ToggleWireframe => {
+                    if let Shown::World(world) = &mut self.shown {
+                        let on = !world.renderer().wireframe();
+                        let on = world.renderer().set_wireframe(on);
+                        self.play
+                            .say(format!("terrain wireframe {}", if on { "on" } else { "off" }));
+                    }
+                }
+                Command::Screenshot => *screenshot = true,
+                Command::ToggleDetail => self.play.show_detail = !self.play.show_detail,
+                Command::ToggleFullscreen => {
+                    let fullscreen = match self.window.fullscreen() {
+                        Some(_) => None,
+                        None => Some(Fullscreen::Borderless(None)),
+                    };
+                    self.window.set_fullscreen(fullscreen);
+                    self.needs_recreate = true;
+                }
+                _ => {}
+            }
         }
-        world.stream(&mut self.frames, LOADS_PER_FRAME)?;
-        Ok(())
+        false
     }
 
     fn recreate_swapchain(
@@ -362,24 +393,46 @@ impl WindowState {
         Ok(())
     }
 
-    fn draw(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<()> {
+    /// Plays and draws one frame; returns true when the player asked to quit.
+    fn draw(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<bool> {
         let size = self.window.inner_size();
         if size.width == 0 || size.height == 0 {
             // Minimised: nothing to present to.
-            return Ok(());
+            return Ok(false);
         }
         if self.needs_recreate || self.swapchain.is_none() {
             self.recreate_swapchain(options, report)?;
         }
         if self.swapchain.is_none() {
-            return Ok(());
+            return Ok(false);
         }
         let dt = self
             .last_frame
             .map_or(1.0 / 60.0, |last| last.elapsed().as_secs_f32());
-        self.advance_world(dt)?;
+        let mut screenshots = Vec::new();
+        let quit;
+        if let Shown::World(world) = &mut self.shown {
+            let play = self.play.advance(world, &mut self.frames, dt)?;
+            screenshots = play.screenshots;
+            let mut f2 = false;
+            quit = self.window_commands(&play.commands, &mut f2);
+            if f2 {
+                screenshots.push(screenshot_path());
+            }
+        } else {
+            // The test scene: the window's own keys still work.
+            let mut commands = Vec::new();
+            for command in self.play.take_commands() {
+                commands.push(command);
+            }
+            let mut f2 = false;
+            quit = self.window_commands(&commands, &mut f2);
+            if f2 {
+                screenshots.push(screenshot_path());
+            }
+        }
         let Some(swapchain) = self.swapchain.as_ref() else {
-            return Ok(());
+            return Ok(quit);
         };
         let command_buffer = self.frames.begin()?;
         let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
@@ -387,7 +440,7 @@ impl WindowState {
             Acquired::OutOfDate => {
                 self.frames.abandon()?;
                 self.needs_recreate = true;
-                return Ok(());
+                return Ok(quit);
             }
         };
         // Only a frame that will be presented opens a capture, so start and end always pair.
@@ -401,14 +454,30 @@ impl WindowState {
         };
         let time = self.started.elapsed().as_secs_f32();
         self.shown.record(&mut self.frames, target, time)?;
-        image::image_barrier(
-            &self.gpu.device,
-            command_buffer,
-            target.image,
-            image::full_range(swapchain.format, 1, 1),
-            ImageAccess::ColorAttachment,
-            ImageAccess::Present,
-        );
+        let readback = if screenshots.is_empty() {
+            image::image_barrier(
+                &self.gpu.device,
+                command_buffer,
+                target.image,
+                image::full_range(swapchain.format, 1, 1),
+                ImageAccess::ColorAttachment,
+                ImageAccess::Present,
+            );
+            None
+        } else {
+            let readback =
+                ImageReadback::new(&self.gpu.device, extent.width, extent.height, swapchain.format)?;
+            self.frames.begin_pass("screenshot");
+            readback.record(
+                &self.gpu.device,
+                command_buffer,
+                target.image,
+                ImageAccess::ColorAttachment,
+                ImageAccess::Present,
+            );
+            self.frames.end_pass();
+            Some(readback)
+        };
         let waits = [SemaphoreWait {
             semaphore: self.frames.acquire_semaphore(),
             stages: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
@@ -419,6 +488,17 @@ impl WindowState {
         self.capture.frame_ends();
         if stale || suboptimal {
             self.needs_recreate = true;
+        }
+        if let Some(readback) = readback {
+            self.frames.wait_all()?;
+            let pixels = readback.pixels()?;
+            for path in &screenshots {
+                write_png(&pixels, path)?;
+                self.play.say(format!("screenshot written to {}", path.display()));
+            }
+        }
+        if let Shown::World(world) = &self.shown {
+            self.play.finish_frame(world)?;
         }
 
         report.frames += 1;
@@ -443,10 +523,11 @@ impl WindowState {
             }
         }
         self.update_title(now);
-        Ok(())
+        Ok(quit)
     }
 
-    /// Twice a second, the window's title shows the frame time and the GPU time of each pass.
+    /// Twice a second, the window's title shows the frame time and the GPU time of each pass
+    /// (the HUD shows the rest).
     fn update_title(&mut self, now: Instant) {
         let since = now - self.title_updated.0;
         if since.as_secs_f64() < 0.5 {
@@ -460,30 +541,21 @@ impl WindowState {
             .iter()
             .map(|t| format!(", {} {:.2} ms GPU", t.name, t.milliseconds))
             .collect();
-        let world = match &self.shown {
-            Shown::World(world) => {
-                let mode = match world.world.player.mode {
-                    Mode::Fly => "flying",
-                    Mode::Walk if world.world.player.grounded => "walking",
-                    Mode::Walk => "in the air",
-                };
-                let help = if self.input.captured {
-                    "left dig, right build, wheel size, L wireframe, F fly, Esc free the mouse"
-                } else {
-                    "click to look around"
-                };
-                format!(
-                    " — {} chunks, {} waiting — {mode}, tool {:.1} m — {help}",
-                    world.meshes().resident_chunks(),
-                    world.world.chunks().missing(world.viewer()),
-                    world.world.tool_radius
-                )
-            }
-            Shown::Test(_) => String::new(),
-        };
         self.window.set_title(&format!(
-            "blockfall — {frame_ms:.2} ms per frame{passes}{world}"
+            "blockfall — {frame_ms:.2} ms per frame{passes}"
         ));
         self.title_updated = (now, self.frames.frame_number());
     }
+}
+
+/// Where F2 writes: `blockfall-screenshot-SECONDS-MILLIS.png` in the working folder.
+fn screenshot_path() -> std::path::PathBuf {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    std::path::PathBuf::from(format!(
+        "blockfall-screenshot-{}-{:03}.png",
+        since.as_secs(),
+        since.subsec_millis()
+    ))
 }

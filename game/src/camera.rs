@@ -53,8 +53,20 @@ impl Camera {
     /// A perspective view (70° vertical) from `eye` along `direction`, fog complete at 95% of
     /// the default view radius.
     pub fn looking(eye: Vec3, direction: Vec3, width: u32, height: u32) -> Self {
+        Self::looking_within(eye, direction, width, height, VIEW_RADIUS_CHUNKS)
+    }
+
+    /// [`Camera::looking`] with `radius` chunks loaded around the eye: the fog is complete at
+    /// 95% of that distance, so the edge of the loaded chunks is never seen.
+    pub fn looking_within(
+        eye: Vec3,
+        direction: Vec3,
+        width: u32,
+        height: u32,
+        radius: u32,
+    ) -> Self {
         let aspect = width.max(1) as f32 / height.max(1) as f32;
-        let fog_distance = FOG_END * (VIEW_RADIUS_CHUNKS * CHUNK_SIZE as u32) as f32;
+        let fog_distance = FOG_END * (radius.max(1) * CHUNK_SIZE as u32) as f32;
         let view = Mat4::look_at(eye, eye + direction, Vec3::unit_y());
         let projection = ultraviolet::projection::rh_yup::perspective_vk(
             70f32.to_radians(),

@@ -3,6 +3,7 @@
 //! - [`cell_hash`]: a fast hash for maps keyed by grid coordinates.
 //! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
 //! - [`camera`]: where the world is seen from, for the renderer and for tests.
+//! - [`input`]: the controls: keys and buttons by name, what is held, what a press asks for.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures, the streamed
 //!   chunks' meshes, the terrain pass, the test scene.
@@ -11,11 +12,12 @@
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
-//! - [`world`]: the default scene: the world, its chunks streamed around the player at the
-//!   spawn, the terrain tool.
+//! - [`world`]: the world at play, one model for the window, scripted runs and `sim`: ground,
+//!   chunks, blocks, support, pieces, the player and the tools, and the rules that tie them.
 
 pub mod blocks;
 pub mod camera;
+pub mod input;
 pub mod cell_hash;
 pub mod pieces;
 pub mod player;

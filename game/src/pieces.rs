@@ -510,6 +510,17 @@ impl Pieces {
         direction: [f32; 3],
         reach: f32,
     ) -> Option<(BodyHandle, [i32; 3])> {
+        self.aim_along(origin, direction, reach)
+            .map(|(handle, cell, _)| (handle, cell))
+    }
+
+    /// [`Pieces::aim`], with how far along the ray (meters) the rubble was met.
+    pub fn aim_along(
+        &self,
+        origin: [f32; 3],
+        direction: [f32; 3],
+        reach: f32,
+    ) -> Option<(BodyHandle, [i32; 3], f32)> {
         let length = direction.iter().map(|c| c * c).sum::<f32>().sqrt();
         if !(length.is_finite() && length > 0.0 && reach.is_finite()) {
             return None;
@@ -533,7 +544,7 @@ impl Pieces {
                     let id = piece.own.at(cell[0], cell[1], cell[2])?;
                     let block = piece.own.get(id)?;
                     (block_distance(block, local.map(|c| c as f32), |_| true).distance < 0.02)
-                        .then_some((handle, block.low()))
+                        .then_some((handle, block.low(), travelled))
                 });
             }
             travelled += surface.distance.max(0.005);
@@ -561,6 +572,61 @@ impl Pieces {
             .iter()
             .map(|block| block_distance(block, local, |_| true).distance)
             .reduce(f32::min)
+    }
+
+    /// Whether any piece, moving or at rest, reaches into the box `low..high` (meters): for
+    /// refusing a block placed into one. A piece whose sphere misses the box is skipped; for
+    /// the rest, points of the box a quarter meter apart (2 cm inside its faces) are asked
+    /// whether they lie inside the piece, and the piece's own contact points (its cells'
+    /// corners) whether they lie inside the box.
+    pub fn overlaps_box(&self, low: [f32; 3], high: [f32; 3]) -> bool {
+        const SPACING: f32 = 0.25;
+        const INSET: f32 = 0.02;
+        let axis_points = |axis: usize| {
+            let (from, to) = (low[axis] + INSET, high[axis] - INSET);
+            let steps = ((to - from) / SPACING).ceil().max(1.0) as usize;
+            (0..=steps).map(move |i| from + (to - from) * i as f32 / steps as f32)
+        };
+        self.pieces.keys().any(|&handle| {
+            let Some((piece_low, piece_high)) = self.bounds(handle) else {
+                return false;
+            };
+            let apart = (0..3).any(|axis| piece_high[axis] < low[axis] || piece_low[axis] > high[axis]);
+            if apart {
+                return false;
+            }
+            let inside_piece = axis_points(0).any(|x| {
+                axis_points(1).any(|y| {
+                    axis_points(2).any(|z| {
+                        self.distance_to(handle, [x, y, z].map(f64::from))
+                            .is_some_and(|distance| distance < 0.0)
+                    })
+                })
+            });
+            // The corners and middles of the piece's blocks, in the world.
+            let corner_inside = self.pieces.get(&handle).is_some_and(|piece| {
+                piece.blocks.iter().any(|block| {
+                    let meters = f64::from(block.size) * f64::from(CELL);
+                    let base = block.low().map(|c| f64::from(c) * f64::from(CELL));
+                    (0..9).any(|corner| {
+                        let local: [f64; 3] = std::array::from_fn(|axis| {
+                            if corner == 8 {
+                                base[axis] + meters / 2.0
+                            } else {
+                                base[axis] + meters * f64::from((corner >> axis) & 1)
+                            }
+                        });
+                        self.to_world(handle, local).is_some_and(|point| {
+                            (0..3).all(|axis| {
+                                point[axis] > f64::from(low[axis] + INSET)
+                                    && point[axis] < f64::from(high[axis] - INSET)
+                            })
+                        })
+                    })
+                })
+            });
+            inside_piece || corner_inside
+        })
     }
 }
 

@@ -41,7 +41,7 @@ pub use frame::{FrameRing, PassTiming, FRAMES_IN_FLIGHT};
 pub use image::{Image, ImageAccess, ImageDesc};
 pub use instance::{Instance, InstanceDesc};
 pub use memory::{MemoryLocation, MemoryReport};
-pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use offscreen::{ImageReadback, OffscreenTarget, RgbaImage};
 pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget};
 pub use swapchain::{Acquired, Surface, Swapchain};
 pub use upload::Uploader;

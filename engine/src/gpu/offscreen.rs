@@ -34,7 +34,125 @@ impl RgbaImage {
 /// A colour image to render into without a window, and a buffer to read it back through.
 pub struct OffscreenTarget {
     pub color: Image,
-    readback: Buffer,
+    readback: ImageReadback,
+}
+
+/// A host-visible buffer to read one 8-bit colour image back through: an offscreen target's,
+/// or a window's swapchain image for a screenshot.
+pub struct ImageReadback {
+    buffer: Buffer,
+    width: u32,
+    height: u32,
+    format: vk::Format,
+}
+
+impl ImageReadback {
+    /// A readback of a `width` × `height` image of `format` (8-bit RGBA or BGRA colour).
+    pub fn new(
+        device: &Arc<Device>,
+        width: u32,
+        height: u32,
+        format: vk::Format,
+    ) -> GpuResult<Self> {
+        if conv::bytes_per_texel(format) != Some(4)
+            || conv::aspect_of(format) != vk::ImageAspectFlags::COLOR
+        {
+            return Err(GpuError::Invalid(format!(
+                "readback of format {format:?}: only 8-bit RGBA/BGRA colour is read back"
+            )));
+        }
+        let buffer = Buffer::new(
+            device,
+            &BufferDesc {
+                name: "image readback",
+                size: u64::from(width) * u64::from(height) * 4,
+                usage: vk::BufferUsageFlags::TRANSFER_DST,
+                location: MemoryLocation::GpuToCpu,
+            },
+        )?;
+        Ok(Self {
+            buffer,
+            width,
+            height,
+            format,
+        })
+    }
+
+    /// Records the copy of `image` (its size and format as given to [`ImageReadback::new`],
+    /// made with `TRANSFER_SRC` usage, now in `current`) into the buffer, and leaves the image
+    /// in `after`. Read with [`ImageReadback::pixels`] once the frame has finished.
+    pub fn record(
+        &self,
+        device: &Device,
+        command_buffer: vk::CommandBuffer,
+        image: vk::Image,
+        current: ImageAccess,
+        after: ImageAccess,
+    ) {
+        let range = super::image::full_range(self.format, 1, 1);
+        super::image::image_barrier(
+            device,
+            command_buffer,
+            image,
+            range,
+            current,
+            ImageAccess::TransferSrc,
+        );
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(
+                vk::ImageSubresourceLayers::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .mip_level(0)
+                    .base_array_layer(0)
+                    .layer_count(1),
+            )
+            .image_extent(vk::Extent3D {
+                width: self.width,
+                height: self.height,
+                depth: 1,
+            });
+        // SAFETY: recording; the image is in TRANSFER_SRC (barrier above), of this size, and
+        // the buffer holds exactly width × height × 4 bytes.
+        unsafe {
+            device.raw.cmd_copy_image_to_buffer(
+                command_buffer,
+                image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                self.buffer.raw,
+                &[region],
+            )
+        };
+        super::image::image_barrier(
+            device,
+            command_buffer,
+            image,
+            range,
+            ImageAccess::TransferSrc,
+            after,
+        );
+        // Make the transfer's writes visible to the host read.
+        super::barrier::memory_barrier(
+            device,
+            command_buffer,
+            &[BufferAccess::TransferWrite],
+            &[BufferAccess::HostRead],
+        );
+    }
+
+    /// The pixels of the last copy, as RGBA (BGRA images are swapped).
+    pub fn pixels(&self) -> GpuResult<RgbaImage> {
+        let mut pixels = self.buffer.read::<u8>()?;
+        if conv::is_bgra(self.format) {
+            for pixel in pixels.chunks_exact_mut(4) {
+                pixel.swap(0, 2);
+            }
+        }
+        Ok(RgbaImage {
+            width: self.width,
+            height: self.height,
+            pixels,
+        })
+    }
 }
 
 impl OffscreenTarget {
@@ -65,15 +183,7 @@ impl OffscreenTarget {
                 view_type: vk::ImageViewType::TYPE_2D,
             },
         )?;
-        let readback = Buffer::new(
-            device,
-            &BufferDesc {
-                name: "offscreen readback",
-                size: width as u64 * height as u64 * 4,
-                usage: vk::BufferUsageFlags::TRANSFER_DST,
-                location: MemoryLocation::GpuToCpu,
-            },
-        )?;
+        let readback = ImageReadback::new(device, width, height, format)?;
         Ok(Self { color, readback })
     }
 
@@ -86,59 +196,18 @@ impl OffscreenTarget {
         command_buffer: vk::CommandBuffer,
         current: ImageAccess,
     ) {
-        self.color
-            .barrier(command_buffer, current, ImageAccess::TransferSrc);
-        let region = vk::BufferImageCopy::default()
-            .image_subresource(
-                vk::ImageSubresourceLayers::default()
-                    .aspect_mask(vk::ImageAspectFlags::COLOR)
-                    .mip_level(0)
-                    .base_array_layer(0)
-                    .layer_count(1),
-            )
-            .image_extent(vk::Extent3D {
-                width: self.color.width,
-                height: self.color.height,
-                depth: 1,
-            });
-        // SAFETY: recording; the image is in TRANSFER_SRC (barrier above) and the buffer holds
-        // exactly width × height × 4 bytes.
-        unsafe {
-            device.raw.cmd_copy_image_to_buffer(
-                command_buffer,
-                self.color.raw,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                self.readback.raw,
-                &[region],
-            )
-        };
-        self.color.barrier(
-            command_buffer,
-            ImageAccess::TransferSrc,
-            ImageAccess::ColorAttachment,
-        );
-        // Make the transfer's writes visible to the host read.
-        super::barrier::memory_barrier(
+        self.readback.record(
             device,
             command_buffer,
-            &[BufferAccess::TransferWrite],
-            &[BufferAccess::HostRead],
+            self.color.raw,
+            current,
+            ImageAccess::ColorAttachment,
         );
     }
 
     /// The pixels of the last readback, as RGBA (BGRA targets are swapped).
     pub fn pixels(&self) -> GpuResult<RgbaImage> {
-        let mut pixels = self.readback.read::<u8>()?;
-        if conv::is_bgra(self.color.format) {
-            for pixel in pixels.chunks_exact_mut(4) {
-                pixel.swap(0, 2);
-            }
-        }
-        Ok(RgbaImage {
-            width: self.color.width,
-            height: self.color.height,
-            pixels,
-        })
+        self.readback.pixels()
     }
 }
 

@@ -4,9 +4,8 @@
 //! window and the headless run both drive it, a frame at a time:
 //!
 //! ```text
-//!   step(dt, controls)        the player moves against the ground
-//!   edit(action)              the tool digs or builds; the world's chunks it changed are
-//!                             meshed again now, those near it lit again
+//!   frame(frames, dt, input)  the world's frame (view, tools, pieces, player); the chunks a
+//!                             dig or build changed are meshed again now, those near it lit again
 //!   stream(frames, budget)    the world's far chunks out, its nearest missing ones in
 //!   record(frames, target)    the terrain pass of the world's camera into the frame
 //! ```
@@ -16,16 +15,16 @@
 
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
 use blockfall_engine::meshing::{TerrainMeshError, TerrainMeshes};
-use blockfall_engine::workers::{WorkerError, WorkerPool};
+use blockfall_engine::workers::WorkerError;
 
 use super::chunk_meshes::{terrain_meshes, ChunkMeshes};
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
 use crate::camera::Marker;
-use crate::player::Controls;
+use crate::input::{Command, Input};
 use crate::terrain::streaming::{EditReport, StreamReport};
-use crate::terrain::EditError;
-use crate::world::{ToolAction, World};
+use crate::terrain::SampleBox;
+use crate::world::{FrameReport, World};
 
 /// What can go wrong drawing the world.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +40,6 @@ pub enum WorldRenderError {
 /// The world, its chunks' meshes and the renderer that draws them.
 pub struct WorldRenderer {
     pub world: World,
-    pool: WorkerPool,
     meshes: TerrainMeshes,
     renderer: TerrainRenderer,
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
@@ -50,24 +48,22 @@ pub struct WorldRenderer {
 }
 
 impl WorldRenderer {
-    /// The world of `seed` with `radius` chunks in view, drawn into targets of `colour_format`.
-    /// Loads nothing yet: [`WorldRenderer::load_all`] or [`WorldRenderer::stream`] do.
+    /// Draws `world` into targets of `colour_format`. Loads nothing yet:
+    /// [`WorldRenderer::load_all`] or [`WorldRenderer::stream`] do.
     pub fn new(
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
-        seed: u32,
-        radius: u32,
+        world: World,
     ) -> Result<Self, WorldRenderError> {
-        let world = World::with_view_radius(seed, radius);
-        let spawn = world.generator().spawn_point();
-        let ground = world.generator().surface_height(spawn[0], spawn[2]);
+        let feet = world.player.position;
+        let ground = world.ground().surface_height(feet.x, feet.z);
+        let ground = if ground.is_finite() { ground } else { feet.y };
         let renderer =
             TerrainRenderer::new(gpu, shaders, colour_format, TerrainLook::around(ground))?;
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let radius = world.chunks().radius();
         Ok(Self {
             world,
-            pool: WorkerPool::new(threads)?,
             meshes: terrain_meshes(&gpu.device, radius)?,
             renderer,
             show_tool: false,
@@ -87,18 +83,24 @@ impl WorldRenderer {
         &mut self.renderer
     }
 
-    pub fn pool(&self) -> &WorkerPool {
-        &self.pool
-    }
-
     /// Where the terrain is streamed around: the player's eyes.
     pub fn viewer(&self) -> [f32; 3] {
         self.world.eye().into()
     }
 
-    /// Moves the player by one frame.
-    pub fn step(&mut self, dt: f32, controls: &Controls) {
-        self.world.step(dt, controls);
+    /// One frame of the world driven by `input` and this frame's `commands` (see
+    /// [`World::frame`]); a dig or build is meshed at once, so it is in the next frame drawn.
+    /// Returns the world's report (the commands it leaves to the caller among them).
+    pub fn frame(
+        &mut self,
+        frames: &mut FrameRing,
+        dt: f32,
+        input: &mut Input,
+        commands: &[Command],
+    ) -> Result<FrameReport, WorldRenderError> {
+        let report = self.world.frame(dt, input, commands);
+        self.after_edit(frames, report.ground_changed.as_ref())?;
+        Ok(report)
     }
 
     /// Loads every chunk within the view radius of the player (the start of a run); returns
@@ -119,53 +121,41 @@ impl WorldRenderer {
             meshes: &mut self.meshes,
             frames,
         };
-        Ok(self.world.stream(&self.pool, &mut sink, budget)?)
-    }
-
-    /// The tool, held for `dt` seconds (`pressed`: just pressed), and the terrain brought up to
-    /// date. An edit the ground refuses is logged and changes nothing.
-    pub fn hold_tool(
-        &mut self,
-        frames: &mut FrameRing,
-        action: ToolAction,
-        dt: f32,
-        pressed: bool,
-    ) -> Result<EditReport, WorldRenderError> {
-        let changed = self.world.hold_tool(action, dt, pressed);
-        self.after_edit(frames, changed)
+        Ok(self.world.stream(&mut sink, budget)?)
     }
 
     /// Digs or builds a sphere of `radius` around `centre`, and brings the terrain up to date.
+    /// An edit the ground refuses is logged and changes nothing.
     pub fn edit_at(
         &mut self,
         frames: &mut FrameRing,
-        action: ToolAction,
+        dig: bool,
         centre: [f32; 3],
         radius: f32,
     ) -> Result<EditReport, WorldRenderError> {
-        let changed = self.world.edit_at(action, centre, radius);
-        self.after_edit(frames, changed)
-    }
-
-    fn after_edit(
-        &mut self,
-        frames: &mut FrameRing,
-        changed: Result<Option<crate::terrain::SampleBox>, EditError>,
-    ) -> Result<EditReport, WorldRenderError> {
-        match changed {
-            Ok(Some(changed)) => {
-                let mut sink = ChunkMeshes {
-                    meshes: &mut self.meshes,
-                    frames,
-                };
-                Ok(self.world.stream_edit(&self.pool, &mut sink, &changed)?)
-            }
-            Ok(None) => Ok(EditReport::default()),
+        match self.world.edit_at(dig, centre, radius) {
+            Ok((changed, _)) => self.after_edit(frames, changed.as_ref()),
             Err(error) => {
                 log::warn!("the terrain tool: {error}");
                 Ok(EditReport::default())
             }
         }
+    }
+
+    /// The chunks an edit changed meshed again, those near it lit again.
+    fn after_edit(
+        &mut self,
+        frames: &mut FrameRing,
+        changed: Option<&SampleBox>,
+    ) -> Result<EditReport, WorldRenderError> {
+        let Some(changed) = changed else {
+            return Ok(EditReport::default());
+        };
+        let mut sink = ChunkMeshes {
+            meshes: &mut self.meshes,
+            frames,
+        };
+        Ok(self.world.stream_edit(&mut sink, changed)?)
     }
 
     /// Records the terrain pass of the player's view into the frame being recorded.
@@ -176,9 +166,9 @@ impl WorldRenderer {
     ) -> Result<(), WorldRenderError> {
         let mut view = self.world.view(target.width, target.height);
         if self.show_tool {
-            view.marker = self.world.aim().map(|centre| Marker {
+            view.marker = self.world.ground_aim().map(|centre| Marker {
                 centre: centre.into(),
-                radius: self.world.tool_radius,
+                radius: self.world.tool.radius,
             });
         }
         self.renderer

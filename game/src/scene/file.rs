@@ -1,14 +1,20 @@
-//! The scene file of the `sim` tool: what the world holds at the start and what happens when.
-//! The format is a contract (tests and users depend on it): later features add to it, never
-//! change it. Unknown fields are errors, so a typo is never silently ignored.
+//! The scene file of the `sim` tool and of scripted runs (`blockfall --script`): what the world
+//! holds at the start and what happens when, input included. The format is a contract (tests
+//! and users depend on it): later features add to it, never change it. Unknown fields are
+//! errors, so a typo is never silently ignored.
 
 use serde::Deserialize;
+
+pub use crate::input::Button;
 
 /// A whole scene.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneFile {
-    pub terrain: TerrainSpec,
+    /// Without it, the generated world of the default seed with its sample scene in front of
+    /// the spawn point and the player there (the game's own start).
+    #[serde(default)]
+    pub terrain: Option<TerrainSpec>,
     #[serde(default)]
     pub digs: Vec<SphereSpec>,
     #[serde(default)]
@@ -82,6 +88,9 @@ pub struct PlayerSpec {
     pub feet: [f32; 3],
     #[serde(default)]
     pub yaw_degrees: f32,
+    /// Above the horizon; the view looks down for negative values.
+    #[serde(default)]
+    pub pitch_degrees: f32,
     #[serde(default)]
     pub mode: ModeSpec,
 }
@@ -111,6 +120,11 @@ const ACTIONS: &[&str] = &[
     "build",
     "would_fall",
     "break_piece",
+    "turn",
+    "wheel",
+    "look",
+    "screenshot",
+    "state",
 ];
 
 impl<'de> Deserialize<'de> for EventSpec {
@@ -149,6 +163,11 @@ impl<'de> Deserialize<'de> for EventSpec {
                         "build" => ActionSpec::Build(map.next_value()?),
                         "would_fall" => ActionSpec::WouldFall(map.next_value()?),
                         "break_piece" => ActionSpec::BreakPiece(map.next_value()?),
+                        "turn" => ActionSpec::Turn(map.next_value()?),
+                        "wheel" => ActionSpec::Wheel(map.next_value()?),
+                        "look" => ActionSpec::Look(map.next_value()?),
+                        "screenshot" => ActionSpec::Screenshot(map.next_value()?),
+                        "state" => ActionSpec::State(map.next_value()?),
                         other => return Err(M::Error::unknown_field(other, ACTIONS)),
                     };
                     if let Some(first) = &action {
@@ -177,8 +196,10 @@ impl<'de> Deserialize<'de> for EventSpec {
 /// What happens.
 #[derive(Debug, Clone)]
 pub enum ActionSpec {
-    Press(Key),
-    Release(Key),
+    /// A key or mouse button goes down, as a player's would (scenes act as if the mouse were
+    /// captured from the start: a click acts).
+    Press(Button),
+    Release(Button),
     /// Remove the block that fills this cell.
     Break([i32; 3]),
     Place(BlockSpec),
@@ -188,6 +209,25 @@ pub enum ActionSpec {
     WouldFall([i32; 3]),
     /// Break a block out of a piece: the cell is in the piece's own grid.
     BreakPiece(PieceCellSpec),
+    /// The mouse moves by (dx, dy) pixels, as if captured.
+    Turn([f32; 2]),
+    /// The wheel turns by this many notches (up is positive).
+    Wheel(f32),
+    /// The view is set directly.
+    Look(LookSpec),
+    /// A PNG of the frame (rendered runs only).
+    Screenshot(String),
+    /// A state line (`true`; `false` writes nothing).
+    State(bool),
+}
+
+/// A view: `{"yaw_degrees": 0, "pitch_degrees": -5}` (yaw 0 faces +z, 90 faces +x).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookSpec {
+    pub yaw_degrees: f32,
+    #[serde(default)]
+    pub pitch_degrees: f32,
 }
 
 /// A block of a piece: `{"piece": ID, "cell": [i, j, k]}`, the cell in the piece's own grid.
@@ -210,20 +250,11 @@ impl ActionSpec {
             ActionSpec::Build(_) => "build",
             ActionSpec::WouldFall(_) => "would_fall",
             ActionSpec::BreakPiece(_) => "break_piece",
+            ActionSpec::Turn(_) => "turn",
+            ActionSpec::Wheel(_) => "wheel",
+            ActionSpec::Look(_) => "look",
+            ActionSpec::Screenshot(_) => "screenshot",
+            ActionSpec::State(_) => "state",
         }
     }
-}
-
-/// The keys a scene can press, by their place on the keyboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum Key {
-    KeyW,
-    KeyA,
-    KeyS,
-    KeyD,
-    Space,
-    ShiftLeft,
-    KeyF,
-    KeyQ,
-    KeyE,
 }

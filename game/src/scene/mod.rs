@@ -15,22 +15,26 @@
 //! - [`file`](mod@file): the scene file as JSON reads it.
 //! - `validate`: checking a scene whole before it runs ([`parse`], [`block_of`]).
 //! - `error`: why a scene cannot run ([`SceneError`]).
-//! - `world`: the world of a running scene ([`SceneWorld`]): set up, events, frames.
-//! - `solids`: what is solid in it ([`SceneSolids`], [`WithRubble`]).
-//! - `trace`: the lines of the trace.
-//! - `run`: the frames and events in order, written as the trace ([`run()`], [`run_with_pool`]).
+//! - `setup`: the [`World`](crate::world::World) a scene starts with ([`world_of`]); the world
+//!   and its rules are the game's own (`crate::world`), shared with the window.
+//! - `events`: an event applied to the world: input, actions, a scripted run's requests
+//!   ([`apply`], [`Outcome`]).
+//! - `trace`: the lines of the trace, and a scripted run's `state` line.
+//! - `run`: the frames and events in order ([`Runner`], which a scripted run draws between),
+//!   written as the trace ([`run()`], [`run_with_pool`]).
 
 mod error;
+mod events;
 pub mod file;
 mod run;
-mod solids;
+mod setup;
 mod trace;
 mod validate;
-mod world;
 
+pub use crate::world::{SceneSolids, WithRubble};
 pub use error::SceneError;
-pub use file::{ActionSpec, BlockSpec, EventSpec, Key, SceneFile, SphereSpec, TerrainSpec};
-pub use run::{run, run_with_pool};
-pub use solids::{SceneSolids, WithRubble};
+pub use events::{apply, Outcome};
+pub use file::{ActionSpec, BlockSpec, Button, EventSpec, SceneFile, SphereSpec, TerrainSpec};
+pub use run::{run, run_with_pool, Runner};
+pub use setup::world_of;
 pub use validate::{block_of, parse, LONGEST_FRAME, LONGEST_SCENE, WORLD_CELLS};
-pub use world::SceneWorld;

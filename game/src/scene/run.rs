@@ -1,14 +1,155 @@
 //! Running a scene: its frames of `frame_dt` in order, each event applied at the first frame
-//! at or after its time, and the trace written as it goes.
+//! at or after its time, and the trace written as it goes. [`Runner`] is the loop's parts, so
+//! that a scripted run (`blockfall --script`) draws each frame between them; [`run()`] is the
+//! headless loop of the `sim` tool.
 
 use std::io::Write;
+use std::iter::Peekable;
+use std::vec::IntoIter;
 
 use blockfall_engine::workers::WorkerPool;
 
+use crate::input::{Command, Input};
+use crate::terrain::streaming::VIEW_RADIUS;
+use crate::world::World;
+
 use super::error::{invalid, SceneError};
+use super::events::{apply, Outcome};
 use super::file::SceneFile;
+use super::setup::world_of;
 use super::trace::{trace_time, DoneLine, StateLine};
-use super::world::SceneWorld;
+
+/// A scene being run, frame by frame: its events in order and the input they give. The world
+/// is the caller's ([`world_of`] sets it up), so a renderer may own it.
+pub struct Runner {
+    scene: SceneFile,
+    /// The input the events give, as if the mouse were captured from the start.
+    pub input: Input,
+    /// Commands of this frame's presses, for [`World::frame`].
+    commands: Vec<Command>,
+    pending: Peekable<IntoIter<usize>>,
+    frames: u64,
+    next_report: f64,
+}
+
+impl Runner {
+    /// The events of the checked `scene`, none applied yet.
+    pub fn new(scene: SceneFile) -> Self {
+        let mut order: Vec<usize> = (0..scene.events.len()).collect();
+        // By time; events at the same time in the order the file gives them.
+        order.sort_by(|&a, &b| {
+            scene.events[a]
+                .t
+                .total_cmp(&scene.events[b].t)
+                .then(a.cmp(&b))
+        });
+        let frames = (scene.duration / scene.frame_dt - 1e-9).ceil().max(0.0) as u64;
+        let next_report = scene.report_every;
+        Self {
+            scene,
+            input: Input {
+                captured: true,
+                ..Input::default()
+            },
+            commands: Vec::new(),
+            pending: order.into_iter().peekable(),
+            frames,
+            next_report,
+        }
+    }
+
+    /// How many frames the scene has.
+    pub fn frame_count(&self) -> u64 {
+        self.frames
+    }
+
+    /// The scene's fixed frame time, in seconds.
+    pub fn frame_dt(&self) -> f64 {
+        self.scene.frame_dt
+    }
+
+    /// The state line at t = 0.
+    pub fn first_line(&self, world: &World) -> Result<String, SceneError> {
+        Ok(serde_json::to_string(&StateLine::of(world, 0.0))?)
+    }
+
+    fn epsilon(&self) -> f64 {
+        self.scene.frame_dt * 1e-6
+    }
+
+    /// Applies the events due at the start of `frame` (all that are left at the end, when
+    /// `frame` is the frame count); their outcomes, in order.
+    pub fn events(&mut self, world: &mut World, frame: u64) -> Result<Vec<Outcome>, SceneError> {
+        let t = frame as f64 * self.scene.frame_dt;
+        let last = frame >= self.frames;
+        let epsilon = self.epsilon();
+        let mut outcomes = Vec::new();
+        while let Some(&index) = self.pending.peek() {
+            let event = &self.scene.events[index];
+            if !last && event.t > t + epsilon {
+                break;
+            }
+            self.pending.next();
+            let outcome = apply(
+                world,
+                &mut self.input,
+                &mut self.commands,
+                t,
+                &event.action,
+                &format!("events[{index}]"),
+            )?;
+            if outcome != Outcome::Nothing {
+                outcomes.push(outcome);
+            }
+        }
+        if last && !self.commands.is_empty() {
+            // Presses at the very end still act (a fly toggle shows in the last state).
+            let commands = std::mem::take(&mut self.commands);
+            for command in commands {
+                world.command(command);
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// The commands of the presses since the last frame, for [`World::frame`].
+    pub fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// The state line after `frame`, when one is due.
+    pub fn state_due(&mut self, world: &World, frame: u64) -> Result<Option<String>, SceneError> {
+        let after = (frame + 1) as f64 * self.scene.frame_dt;
+        let epsilon = self.epsilon();
+        let every = self.scene.report_every;
+        if !(every == 0.0 || after + epsilon >= self.next_report) {
+            return Ok(None);
+        }
+        if every > 0.0 {
+            while self.next_report <= after + epsilon {
+                self.next_report += every;
+            }
+        }
+        Ok(Some(serde_json::to_string(&StateLine::of(world, after))?))
+    }
+
+    /// Steps `frame` (after its events) headless: the world's frame with this frame's input;
+    /// returns the state line when one is due.
+    pub fn step(&mut self, world: &mut World, frame: u64) -> Result<Option<String>, SceneError> {
+        let commands = self.take_commands();
+        world.frame(self.scene.frame_dt as f32, &mut self.input, &commands);
+        self.state_due(world, frame)
+    }
+
+    /// The last line of the trace.
+    pub fn done_line(&self) -> Result<String, SceneError> {
+        let end = self.frames as f64 * self.scene.frame_dt;
+        Ok(serde_json::to_string(&DoneLine {
+            done: true,
+            t: trace_time(end),
+        })?)
+    }
+}
 
 /// Runs a checked scene and writes its trace.
 pub fn run(scene: &SceneFile, out: &mut dyn Write) -> Result<(), SceneError> {
@@ -20,73 +161,45 @@ pub fn run(scene: &SceneFile, out: &mut dyn Write) -> Result<(), SceneError> {
 }
 
 /// [`run()`] with the physics on `pool`: the trace is the same, byte for byte, for any pool.
+/// A screenshot event needs a renderer: `sim` refuses the scene before it runs.
 pub fn run_with_pool(
     scene: &SceneFile,
     out: &mut dyn Write,
     pool: WorkerPool,
 ) -> Result<(), SceneError> {
-    let mut world = SceneWorld::with_pool(scene, pool)?;
-    let mut order: Vec<usize> = (0..scene.events.len()).collect();
-    // By time; events at the same time in the order the file gives them.
-    order.sort_by(|&a, &b| {
-        scene.events[a]
-            .t
-            .total_cmp(&scene.events[b].t)
-            .then(a.cmp(&b))
-    });
-    let mut pending = order.into_iter().peekable();
-
-    let frames = (scene.duration / scene.frame_dt - 1e-9).ceil().max(0.0) as u64;
-    let epsilon = scene.frame_dt * 1e-6;
-    writeln!(
-        out,
-        "{}",
-        serde_json::to_string(&StateLine::of(&world, 0.0))?
-    )?;
-    let mut next_report = scene.report_every;
-    for frame in 0..frames {
-        let t = frame as f64 * scene.frame_dt;
-        while let Some(&index) = pending.peek() {
-            let event = &scene.events[index];
-            if event.t > t + epsilon {
-                break;
-            }
-            pending.next();
-            if let Some(line) = world.apply(t, &event.action, &format!("events[{index}]"))? {
-                writeln!(out, "{line}")?;
-            }
-        }
-        world.step(scene.frame_dt as f32);
-        let after = (frame + 1) as f64 * scene.frame_dt;
-        if scene.report_every == 0.0 || after + epsilon >= next_report {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&StateLine::of(&world, after))?
-            )?;
-            if scene.report_every > 0.0 {
-                while next_report <= after + epsilon {
-                    next_report += scene.report_every;
-                }
-            }
-        }
+    if let Some((index, _)) = scene
+        .events
+        .iter()
+        .enumerate()
+        .find(|(_, event)| matches!(event.action, super::ActionSpec::Screenshot(_)))
+    {
+        return Err(invalid(
+            format!("events[{index}].screenshot"),
+            "a screenshot needs a rendered run: `blockfall --script` (with or without --headless)",
+        ));
     }
-    let end = frames as f64 * scene.frame_dt;
-    // Events at the very end happen after the last frame (later ones are refused by `parse`).
-    for index in pending {
-        let event = &scene.events[index];
-        if let Some(line) = world.apply(end, &event.action, &format!("events[{index}]"))? {
+    let mut world = world_of(scene, pool, VIEW_RADIUS)?;
+    let mut runner = Runner::new(scene.clone());
+    writeln!(out, "{}", runner.first_line(&world)?)?;
+    for frame in 0..runner.frame_count() {
+        write_lines(out, runner.events(&mut world, frame)?)?;
+        if let Some(line) = runner.step(&mut world, frame)? {
             writeln!(out, "{line}")?;
         }
     }
-    writeln!(
-        out,
-        "{}",
-        serde_json::to_string(&DoneLine {
-            done: true,
-            t: trace_time(end)
-        })?
-    )?;
+    // Events at the very end happen after the last frame (later ones are refused by `parse`).
+    let end = runner.frame_count();
+    write_lines(out, runner.events(&mut world, end)?)?;
+    writeln!(out, "{}", runner.done_line()?)?;
     out.flush()?;
+    Ok(())
+}
+
+fn write_lines(out: &mut dyn Write, outcomes: Vec<Outcome>) -> Result<(), SceneError> {
+    for outcome in outcomes {
+        if let Outcome::Line(line) = outcome {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
 }

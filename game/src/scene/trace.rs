@@ -3,9 +3,8 @@
 
 use serde::Serialize;
 
-use crate::player::Mode;
-
-use super::world::SceneWorld;
+use crate::player::{Mode, Player};
+use crate::world::{AimTarget, World};
 
 /// A piece in the trace: its id (the body's slot), its blocks, mass and middle, and its motion;
 /// the orientation as a quaternion x, y, z, w.
@@ -30,6 +29,20 @@ struct PlayerLine {
     mode: &'static str,
 }
 
+impl PlayerLine {
+    fn of(player: &Player) -> Self {
+        PlayerLine {
+            feet: player.position.into(),
+            velocity: player.velocity.into(),
+            grounded: player.grounded,
+            mode: match player.mode {
+                Mode::Walk => "walk",
+                Mode::Fly => "fly",
+            },
+        }
+    }
+}
+
 #[derive(Serialize)]
 pub(super) struct StateLine {
     t: f64,
@@ -41,18 +54,10 @@ pub(super) struct StateLine {
 
 impl StateLine {
     /// The state line of `world` at `t` seconds.
-    pub(super) fn of(world: &SceneWorld, t: f64) -> StateLine {
+    pub(super) fn of(world: &World, t: f64) -> StateLine {
         StateLine {
             t: trace_time(t),
-            player: world.player.as_ref().map(|player| PlayerLine {
-                feet: player.position.into(),
-                velocity: player.velocity.into(),
-                grounded: player.grounded,
-                mode: match player.mode {
-                    Mode::Walk => "walk",
-                    Mode::Fly => "fly",
-                },
-            }),
+            player: world.embodied.then(|| PlayerLine::of(&world.player)),
             blocks: world.blocks.count(),
             pieces: world
                 .pieces
@@ -70,6 +75,87 @@ impl StateLine {
                 })
                 .collect(),
             falling: world.pieces.falling(),
+        }
+    }
+}
+
+/// The tool in a scripted run's state line.
+#[derive(Serialize)]
+struct ToolLine {
+    kind: &'static str,
+    material: &'static str,
+    /// The block size in meters.
+    size: f32,
+    /// The terrain tool's radius in meters.
+    radius: f32,
+}
+
+/// What the block tool aims at in a state line: the block's lowest cell (in the piece's own grid
+/// for rubble, with `piece`), and how many blocks would fall with it.
+#[derive(Serialize)]
+struct AimLine {
+    cell: [i32; 3],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    piece: Option<u32>,
+    would_fall: usize,
+}
+
+#[derive(Serialize)]
+struct ChunksLine {
+    loaded: usize,
+    waiting: usize,
+}
+
+/// A scripted run's `state` line: what the HUD shows, as JSON.
+#[derive(Serialize)]
+pub(super) struct ScriptStateLine {
+    t: f64,
+    player: PlayerLine,
+    yaw_degrees: f32,
+    pitch_degrees: f32,
+    tool: ToolLine,
+    aim: Option<AimLine>,
+    blocks: usize,
+    pieces: usize,
+    falling: usize,
+    chunks: ChunksLine,
+}
+
+impl ScriptStateLine {
+    pub(super) fn of(world: &World, t: f64) -> Self {
+        let aim = world.aim().and_then(|aim| match aim.target {
+            AimTarget::Block { block, .. } => Some(AimLine {
+                cell: block.low(),
+                piece: None,
+                would_fall: aim.would_fall.len(),
+            }),
+            AimTarget::Piece { handle, cell } => Some(AimLine {
+                cell,
+                piece: Some(handle.index()),
+                would_fall: 0,
+            }),
+            AimTarget::Ground => None,
+        });
+        let viewer = world.eye().into();
+        Self {
+            t: trace_time(t),
+            player: PlayerLine::of(&world.player),
+            yaw_degrees: world.yaw.to_degrees(),
+            pitch_degrees: world.pitch.to_degrees(),
+            tool: ToolLine {
+                kind: world.tool.kind.name(),
+                material: world.tool.material_name(),
+                size: world.tool.size_meters(),
+                radius: world.tool.radius,
+            },
+            aim,
+            blocks: world.blocks.count(),
+            pieces: world.pieces.len(),
+            falling: world.pieces.falling(),
+            chunks: ChunksLine {
+                loaded: world.chunks().loaded().count(),
+                waiting: world.chunks().missing(viewer),
+            },
         }
     }
 }

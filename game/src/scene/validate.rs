@@ -75,7 +75,9 @@ pub fn block_of(place: &str, spec: &BlockSpec) -> Result<Block, SceneError> {
 }
 
 fn validate(scene: &SceneFile) -> Result<(), SceneError> {
-    match scene.terrain {
+    match scene.terrain.unwrap_or(TerrainSpec::World {
+        seed: crate::terrain::Generator::DEFAULT_SEED,
+    }) {
         TerrainSpec::Flat { height } => finite("terrain.flat.height", &[height])?,
         TerrainSpec::Slope { degrees, height } => {
             finite("terrain.slope", &[degrees, height])?;
@@ -100,6 +102,7 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
     if let Some(player) = &scene.player {
         finite("player.feet", &player.feet)?;
         finite("player.yaw_degrees", &[player.yaw_degrees])?;
+        finite("player.pitch_degrees", &[player.pitch_degrees])?;
     }
     if !(scene.duration.is_finite() && (0.0..=LONGEST_SCENE).contains(&scene.duration)) {
         return Err(invalid(
@@ -145,11 +148,31 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
             }
             ActionSpec::Dig(sphere) => check_sphere(&format!("{place}.dig"), sphere)?,
             ActionSpec::Build(sphere) => check_sphere(&format!("{place}.build"), sphere)?,
+            ActionSpec::Turn(turn) => finite(&format!("{place}.turn"), turn)?,
+            ActionSpec::Wheel(notches) => {
+                finite(&format!("{place}.wheel"), &[*notches])?;
+                if notches.abs() > 1000.0 {
+                    return Err(invalid(
+                        format!("{place}.wheel"),
+                        format!("{notches} is not -1000 to 1000 notches"),
+                    ));
+                }
+            }
+            ActionSpec::Look(look) => finite(
+                &format!("{place}.look"),
+                &[look.yaw_degrees, look.pitch_degrees],
+            )?,
+            ActionSpec::Screenshot(path) => {
+                if path.is_empty() {
+                    return Err(invalid(format!("{place}.screenshot"), "an empty path"));
+                }
+            }
             ActionSpec::Press(_)
             | ActionSpec::Release(_)
             | ActionSpec::Break(_)
             | ActionSpec::WouldFall(_)
-            | ActionSpec::BreakPiece(_) => {}
+            | ActionSpec::BreakPiece(_)
+            | ActionSpec::State(_) => {}
         }
     }
     Ok(())

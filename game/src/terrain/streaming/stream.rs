@@ -119,6 +119,11 @@ impl ChunkStream {
         self.counters
     }
 
+    /// How many chunks around the viewer are kept loaded.
+    pub fn radius(&self) -> u32 {
+        self.streamer.radius()
+    }
+
     /// The chunks loaded (with or without a surface), in coordinate order.
     pub fn loaded(&self) -> impl Iterator<Item = ChunkCoord> + '_ {
         self.streamer.loaded()

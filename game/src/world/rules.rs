@@ -1,0 +1,271 @@
+//! The rules that tie the blocks, the ground, the support and the pieces together (seeds 002,
+//! 000; docs/support.md, docs/physics.md): what a break, a place or a dig sets falling, what
+//! wakes, and a frame of the pieces and the player. The scene runner's events and the tools call
+//! these, so `sim`, scripted runs and the window play by one set of rules.
+
+
+use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
+use crate::pieces::BreakPieceError;
+use crate::player::Controls;
+use crate::support::{Holder, GROUND_REACH};
+use crate::terrain::{EditError, SampleBox};
+
+use super::solids::{SceneSolids, WithRubble};
+use super::World;
+
+/// Why a block was not placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaceRefusal {
+    /// Its cells are taken by blocks, or it would reach into rubble or a falling piece.
+    Occupied,
+    /// It would reach into the walking player.
+    Player,
+}
+
+impl PlaceRefusal {
+    /// The reason as the trace names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlaceRefusal::Occupied => "occupied",
+            PlaceRefusal::Player => "player",
+        }
+    }
+}
+
+/// How many blocks an edit set falling (as pieces).
+pub type Settled = usize;
+
+impl World {
+    /// Removes the block filling `cell`; whatever it held falls. Returns whether a block was
+    /// there, and how many blocks fell with it.
+    pub fn break_cell(&mut self, cell: [i32; 3]) -> (bool, Settled) {
+        let removed = match self.blocks.at(cell[0], cell[1], cell[2]) {
+            Some(id) => self.blocks.remove(id).is_some(),
+            None => false,
+        };
+        (removed, self.settle())
+    }
+
+    /// Removes a block by id; whatever it held falls.
+    pub fn break_block(&mut self, id: BlockId) -> (bool, Settled) {
+        let removed = self.blocks.remove(id).is_some();
+        (removed, self.settle())
+    }
+
+    /// Why `block` may not be placed now, or `None` when it may: it must fit between the
+    /// blocks, stay clear of every piece (moving or at rest) and of the walking player.
+    pub fn refuse_place(&self, block: &Block) -> Option<PlaceRefusal> {
+        if !self.blocks.fits(block.x, block.y, block.z, block.size) {
+            return Some(PlaceRefusal::Occupied);
+        }
+        let meters = f32::from(block.size) * CELL;
+        let low = block.low().map(|c| c as f32 * CELL);
+        let high = low.map(|c| c + meters);
+        // Not into rubble (where its middle would be inside a resting piece) nor any piece.
+        let middle: [f32; 3] = std::array::from_fn(|axis| low[axis] + meters / 2.0);
+        if Holder::holds_at(&self.pieces.rubble(), middle) || self.pieces.overlaps_box(low, high)
+        {
+            return Some(PlaceRefusal::Occupied);
+        }
+        let clear = !self.embodied
+            || self.player.leaves_room(|point| {
+                crate::solids::block_distance_plain(block, point)
+            });
+        if !clear {
+            return Some(PlaceRefusal::Player);
+        }
+        None
+    }
+
+    /// Places `block` if [`World::refuse_place`] allows it.
+    pub fn place(&mut self, block: Block) -> Result<BlockId, PlaceRefusal> {
+        if let Some(refusal) = self.refuse_place(&block) {
+            return Err(refusal);
+        }
+        let id = self
+            .blocks
+            .add(block)
+            .map_err(|_| PlaceRefusal::Occupied)?;
+        // Adding a block holds more, never less: the support need not hear of it.
+        self.drain_store_events();
+        Ok(id)
+    }
+
+    /// Cuts or restores one edge of a block (`edge` 0..12), or toggles its slope.
+    pub fn reshape(&mut self, id: BlockId, cuts: u16, slope: bool) -> bool {
+        let done = self.blocks.reshape(id, cuts, slope).is_ok();
+        // A block's cells stay its own: nothing holds more or less.
+        self.drain_store_events();
+        done
+    }
+
+    /// Digs (`dig`) or builds a sphere of `radius` meters around `centre`; what loses its hold
+    /// falls, rubble on the changed ground wakes. Returns the samples that changed and how many
+    /// blocks fell.
+    pub fn edit_sphere(
+        &mut self,
+        dig: bool,
+        centre: [f32; 3],
+        radius: f32,
+    ) -> Result<(Option<SampleBox>, Settled), EditError> {
+        let changed = if dig {
+            self.field.dig(centre, radius)
+        } else {
+            self.field.build(centre, radius)
+        }?;
+        if let Some(changed) = &changed {
+            self.support.ground_changed(&self.blocks, changed);
+            // Rubble whose points may lie on the changed ground wakes (the blend reaches a
+            // meter from a changed sample).
+            let low = changed.low.map(|c| c as f32 - 1.0 - GROUND_REACH);
+            let high = changed.high.map(|c| c as f32 + 1.0 + GROUND_REACH);
+            for (_, low, high) in self.pieces.wake_in(low, high) {
+                self.support.solid_changed(&self.blocks, low, high);
+            }
+        }
+        let fell = self.settle();
+        Ok((changed, fell))
+    }
+
+    /// Breaks the block whose lowest cell is `cell` (in the piece's own grid) out of piece
+    /// `index`: the rest splits into the groups that still touch. Returns the new pieces.
+    pub fn break_piece_block(
+        &mut self,
+        index: u32,
+        cell: [i32; 3],
+    ) -> Result<(Vec<u32>, Settled), BreakPieceError> {
+        let handle = self
+            .pieces
+            .by_index(index)
+            .ok_or(BreakPieceError::NoPiece(index))?;
+        let bounds = self.pieces.bounds(handle);
+        let (_, made) = self.pieces.break_block(handle, cell)?;
+        let ids = made.iter().map(|handle| handle.index()).collect();
+        if let Some((low, high)) = bounds {
+            // What lay on it wakes, and the blocks it held are searched again.
+            self.support.solid_changed(&self.blocks, low, high);
+            for (_, low, high) in self.pieces.wake_in(low, high) {
+                self.support.solid_changed(&self.blocks, low, high);
+            }
+        }
+        Ok((ids, self.settle()))
+    }
+
+    /// The blocks that would fall with the block filling `cell` if it were broken.
+    pub fn would_fall_at(&mut self, cell: [i32; 3]) -> Vec<BlockId> {
+        match self.blocks.at(cell[0], cell[1], cell[2]) {
+            Some(id) => self.would_fall(id),
+            None => Vec::new(),
+        }
+    }
+
+    /// The blocks that would fall with block `id` if it were broken (the support keeps the
+    /// answer while the blocks and the ground stay the same).
+    pub fn would_fall(&mut self, id: BlockId) -> Vec<BlockId> {
+        self.support
+            .would_fall_with(&self.blocks, &self.field, id, &self.pieces.rubble())
+            .to_vec()
+    }
+
+    /// Tells the support what left the store, then every group that lost its hold leaves the
+    /// grid and falls as a piece; rubble that lay on a block that left wakes, and the blocks
+    /// it held are searched again, until nothing more changes. Returns how many blocks fell.
+    pub(super) fn settle(&mut self) -> Settled {
+        let mut fell = 0;
+        loop {
+            self.forward_removals();
+            if !self.support.pending() {
+                break;
+            }
+            let rubble = self.pieces.rubble();
+            let groups = self.support.update_with(&self.blocks, &self.field, &rubble);
+            for group in groups {
+                let blocks = group.len();
+                match self.pieces.break_off(&group, &mut self.blocks) {
+                    Ok(Some(_)) => fell += blocks,
+                    Ok(None) => {}
+                    Err(error) => {
+                        // Blocks of the store always make a valid piece; if not, they vanish
+                        // as before pieces existed rather than stopping the world.
+                        log::warn!("a loose group could not become a piece: {error}");
+                    }
+                }
+            }
+        }
+        fell
+    }
+
+    /// Tells the support which blocks left the store, and wakes the rubble lying on them.
+    fn forward_removals(&mut self) {
+        for event in self.drain_store_events() {
+            if let StoreEvent::Removed(id, block) = event {
+                self.support.removed(&self.blocks, id, &block);
+                let meters = f32::from(block.size) * CELL;
+                let low = block.low().map(|c| c as f32 * CELL - 0.05);
+                let high = low.map(|c| c + meters + 0.1);
+                for (_, low, high) in self.pieces.wake_in(low, high) {
+                    self.support.solid_changed(&self.blocks, low, high);
+                }
+            }
+        }
+    }
+
+    /// The store's events since the last call; the regions they touch are marked for meshing.
+    fn drain_store_events(&mut self) -> Vec<StoreEvent> {
+        let events: Vec<StoreEvent> = self.blocks.drain_events().collect();
+        for event in &events {
+            let (StoreEvent::Added(_, block)
+            | StoreEvent::Removed(_, block)
+            | StoreEvent::Reshaped(_, block)) = event;
+            self.mark_regions_around(block);
+        }
+        events
+    }
+
+    /// Marks the regions of every block whose drawn sides `block` may cover or uncover: blocks
+    /// whose lowest cell lies up to the largest size ([`SIZES`]) in cells below it or one beyond it, on each axis.
+    fn mark_regions_around(&mut self, block: &Block) {
+        let low = block.low();
+        let reach = i32::from(SIZES[SIZES.len() - 1]);
+        let size = i32::from(block.size);
+        let from = low.map(|c| region_of(c.saturating_sub(reach), 0, 0)[0]);
+        let to = low.map(|c| region_of(c.saturating_add(size), 0, 0)[0]);
+        for x in from[0]..=to[0] {
+            for y in from[1]..=to[1] {
+                for z in from[2]..=to[2] {
+                    self.changed_regions.insert([x, y, z]);
+                }
+            }
+        }
+    }
+
+    /// One frame of `dt` seconds: the pieces fall (in the physics' fixed steps), what came to
+    /// rest or woke is told to the support, then the player moves against the ground, the
+    /// blocks and the rubble.
+    pub fn step(&mut self, dt: f32, controls: &Controls) {
+        let solids = SceneSolids {
+            field: &self.field,
+            blocks: &self.blocks,
+        };
+        let report = self.pieces.update(f64::from(dt), &solids);
+        // Rubble that came to rest may hold blocks, rubble that woke may have held some.
+        for (_, low, high) in report.came_to_rest.iter().chain(&report.woke) {
+            self.support.solid_changed(&self.blocks, *low, *high);
+        }
+        if !report.woke.is_empty() {
+            self.settle();
+        }
+        if !self.embodied {
+            return;
+        }
+        let solids = WithRubble {
+            solids: SceneSolids {
+                field: &self.field,
+                blocks: &self.blocks,
+            },
+            rubble: self.pieces.rubble(),
+        };
+        self.player
+            .update(dt, controls, self.yaw, self.pitch, &solids);
+    }
+}

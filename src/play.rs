@@ -1,0 +1,133 @@
+//! The world's side of a frame, the same for the window and the headless run: whose input drives
+//! the world (the player's, or a script's), the world's frame and the terrain's streaming, what
+//! the HUD shows, and which requests (screenshot, wireframe, detail, fullscreen, Escape) go back
+//! to whoever presents the frame.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use blockfall_engine::gpu::FrameRing;
+use blockfall_game::input::{Button, Command, Input};
+use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
+
+use crate::script::Script;
+
+/// What a frame of play asks of the one who draws and presents it.
+#[derive(Debug, Default)]
+pub struct PlayFrame {
+    /// Write a PNG of this frame to each path.
+    pub screenshots: Vec<PathBuf>,
+    /// Requests the world leaves to the window: wireframe, screenshot (F2), detail, fullscreen,
+    /// Escape.
+    pub commands: Vec<Command>,
+}
+
+/// Input and script of a run.
+pub struct Play {
+    /// The player's input (the window's keys and mouse).
+    pub input: Input,
+    /// Commands pressed since the last frame.
+    commands: Vec<Command>,
+    pub script: Option<Script>,
+    /// F3: the HUD shows the passes and their timings.
+    pub show_detail: bool,
+    /// A message for the HUD (a screenshot written, an error), with the frames it stays.
+    pub message: Option<(String, u32)>,
+}
+
+impl Play {
+    pub fn new(script: Option<Script>) -> Self {
+        Self {
+            input: Input::default(),
+            commands: Vec::new(),
+            script,
+            show_detail: false,
+            message: None,
+        }
+    }
+
+    /// A key or button of the window. While a script plays, the player's input is ignored
+    /// (a script gives the same run every time) except for what the window itself handles.
+    pub fn button(&mut self, button: Button, down: bool, repeat: bool) {
+        let scripted = self.script.is_some();
+        if scripted && button != Button::Escape && button != Button::F11 {
+            return;
+        }
+        if let Some(command) = self.input.button(button, down, repeat) {
+            self.commands.push(command);
+        }
+    }
+
+    /// The commands pressed since the last frame, for runs without a world (the test scene).
+    pub fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// Whether a script plays and has played its last frame.
+    pub fn script_finished(&self) -> bool {
+        self.script.as_ref().is_some_and(Script::finished)
+    }
+
+    /// Shows `text` on the HUD for a few seconds (and in the log).
+    pub fn say(&mut self, text: String) {
+        log::info!("{text}");
+        self.message = Some((text, 300));
+    }
+
+    /// The world's frame before drawing: events of the script due now (their lines printed),
+    /// the world's frame with the script's or the player's input, the terrain streamed.
+    /// `dt` is the real time since the last frame; a script uses its own frame time.
+    pub fn advance(
+        &mut self,
+        world: &mut WorldRenderer,
+        frames: &mut FrameRing,
+        dt: f32,
+    ) -> anyhow::Result<PlayFrame> {
+        let mut play = PlayFrame::default();
+        let mut commands = std::mem::take(&mut self.commands);
+        let (dt, input) = match &mut self.script {
+            Some(script) => {
+                let frame = script.begin_frame(&mut world.world)?;
+                print_lines(&frame.lines);
+                play.screenshots = frame.screenshots;
+                commands.extend(frame.commands);
+                (frame.dt, script.input())
+            }
+            None => (dt, &mut self.input),
+        };
+        world.show_tool = input.captured;
+        let report = world.frame(frames, dt, input, &commands)?;
+        play.commands = report.commands;
+        world.stream(frames, LOADS_PER_FRAME)?;
+        if let Some((_, frames_left)) = &mut self.message {
+            *frames_left = frames_left.saturating_sub(1);
+            if *frames_left == 0 {
+                self.message = None;
+            }
+        }
+        Ok(play)
+    }
+
+    /// After the frame was drawn: the script's state line when one is due, `done` at its end.
+    pub fn finish_frame(&mut self, world: &WorldRenderer) -> anyhow::Result<()> {
+        if let Some(script) = &mut self.script {
+            print_lines(&script.end_frame(&world.world)?);
+        }
+        Ok(())
+    }
+}
+
+/// Prints trace lines on stdout, flushed, so a reader sees each as it happens.
+pub fn print_lines(lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in lines {
+        // A closed stdout (the reader went away) must not stop the run.
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = out.flush();
+}

@@ -1,0 +1,150 @@
+//! Scripted runs (`blockfall --script SCRIPT.json`, in the window or `--headless`): a `sim`
+//! scene whose events may also be input (keys, buttons, the mouse, the wheel, the view) and
+//! requests (a screenshot, a state line), played at the scene's fixed frame time until its
+//! `duration`. The game's own test and demo driver: the same script gives the same trace and
+//! the same pictures on the same device.
+//!
+//! Per frame: the events due are applied (their result lines printed as `sim` prints them), the
+//! world's frame runs with the script's input, the frame is drawn (and captured when a
+//! screenshot asked for it), then a state line is printed when one is due. After the last frame
+//! the events at the very end are applied and one more frame is drawn without time passing, so
+//! a screenshot at `duration` shows the end.
+
+use std::path::{Path, PathBuf};
+
+use blockfall_game::input::Command;
+use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile};
+use blockfall_game::world::World;
+use blockfall_engine::workers::WorkerPool;
+
+/// The largest script read, in bytes.
+pub const LONGEST_SCRIPT_BYTES: u64 = 64 << 20;
+
+/// Why a script cannot run: exit status 2, before any frame.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("reading the script {path}: {error}")]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("the script {path} is {bytes} bytes; scripts are at most {LONGEST_SCRIPT_BYTES}")]
+    TooLarge { path: PathBuf, bytes: u64 },
+    #[error("the script {path}: {error}")]
+    Scene { path: PathBuf, error: SceneError },
+}
+
+/// Reads and checks a script file.
+pub fn load(path: &Path) -> Result<SceneFile, ScriptError> {
+    let read = |error| ScriptError::Read {
+        path: path.to_owned(),
+        error,
+    };
+    let bytes = std::fs::metadata(path).map_err(read)?.len();
+    if bytes > LONGEST_SCRIPT_BYTES {
+        return Err(ScriptError::TooLarge {
+            path: path.to_owned(),
+            bytes,
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(read)?;
+    scene::parse(&text).map_err(|error| ScriptError::Scene {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// What a frame of the script asks for.
+#[derive(Debug, Default)]
+pub struct ScriptFrame {
+    /// Seconds the world advances this frame (0 for the closing frame).
+    pub dt: f32,
+    /// Trace lines to print before the frame is drawn.
+    pub lines: Vec<String>,
+    /// PNGs of this frame to write.
+    pub screenshots: Vec<PathBuf>,
+    /// Commands of this frame's presses.
+    pub commands: Vec<Command>,
+}
+
+/// A script being played.
+pub struct Script {
+    runner: Runner,
+    /// The next frame to play; `frame_count() + 1` frames in all (the closing one).
+    frame: u64,
+}
+
+impl Script {
+    pub fn new(scene: SceneFile) -> Self {
+        Self {
+            runner: Runner::new(scene),
+            frame: 0,
+        }
+    }
+
+    /// The world the script starts with (see `scene::world_of`), its physics on `pool`.
+    pub fn world(scene: &SceneFile, pool: WorkerPool, radius: u32) -> Result<World, SceneError> {
+        scene::world_of(scene, pool, radius)
+    }
+
+    /// The input the script gives (as if the mouse were captured from the start).
+    pub fn input(&mut self) -> &mut blockfall_game::input::Input {
+        &mut self.runner.input
+    }
+
+    /// Whether every frame has been played.
+    pub fn finished(&self) -> bool {
+        self.frame > self.runner.frame_count()
+    }
+
+    /// The trace's first line (the state at t = 0).
+    pub fn first_line(&self, world: &World) -> Result<String, SceneError> {
+        self.runner.first_line(world)
+    }
+
+    /// Applies the events due before the next frame.
+    pub fn begin_frame(&mut self, world: &mut World) -> Result<ScriptFrame, SceneError> {
+        let closing = self.frame >= self.runner.frame_count();
+        let mut frame = ScriptFrame {
+            dt: if closing {
+                0.0
+            } else {
+                self.runner.frame_dt() as f32
+            },
+            ..ScriptFrame::default()
+        };
+        let t = self.frame as f64 * self.runner.frame_dt();
+        for outcome in self.runner.events(world, self.frame)? {
+            match outcome {
+                Outcome::Line(line) => frame.lines.push(line),
+                Outcome::Screenshot(path) => {
+                    frame.lines.push(
+                        serde_json::json!({
+                            "t": (t * 1e6).round() / 1e6,
+                            "event": "screenshot",
+                            "path": path,
+                        })
+                        .to_string(),
+                    );
+                    frame.screenshots.push(PathBuf::from(path));
+                }
+                Outcome::Nothing => {}
+            }
+        }
+        frame.commands = self.runner.take_commands();
+        Ok(frame)
+    }
+
+    /// After the frame was drawn: the state line when one is due, and `done` after the closing
+    /// frame.
+    pub fn end_frame(&mut self, world: &World) -> Result<Vec<String>, SceneError> {
+        let mut lines = Vec::new();
+        if self.frame < self.runner.frame_count() {
+            lines.extend(self.runner.state_due(world, self.frame)?);
+        } else {
+            lines.push(self.runner.done_line()?);
+        }
+        self.frame += 1;
+        Ok(lines)
+    }
+}
