@@ -231,17 +231,14 @@ impl PiecesRenderer {
                     "pieces: a mesh does not fit an arena made for every piece".into(),
                 ));
             }
-            if !self.known.contains_key(&handle) {
+            self.known.entry(handle).or_insert_with(|| {
                 let (middle, radius) = bounds(&piece.mesh.positions);
-                self.known.insert(
-                    handle,
-                    Known {
-                        light: light(body.position.map(|c| c as f32)),
-                        middle,
-                        radius,
-                    },
-                );
-            }
+                Known {
+                    light: light(body.position.map(|c| c as f32)),
+                    middle,
+                    radius,
+                }
+            });
         }
         batch.submit()?;
         Ok(())
