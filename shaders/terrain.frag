@@ -6,6 +6,7 @@
 #extension GL_EXT_nonuniform_qualifier : require
 
 #include "terrain.glsl"
+#include "lighting.glsl"
 
 layout(set = 0, binding = 0) uniform sampler material_sampler;
 layout(set = 0, binding = 1) uniform texture2DArray textures[];
@@ -26,10 +27,6 @@ const float ROCK = 2.0;
 const float SAND = 3.0;
 // One texture repeat per this many meters.
 const float METERS_PER_REPEAT = 4.0;
-const vec3 SUN_COLOUR = vec3(0.9, 0.85, 0.75);
-// Toward the sun: up, to the right of the first view (which looks north, -z) and a little
-// behind it, so that the slope ahead is lit.
-const vec3 SUN_TOWARD = normalize(vec3(0.55, 0.75, 0.35));
 // Flat ground this far below the spawn's ground (give or take SAND_BLEND) is sand; from
 // GRASS_BELOW below it (give or take GRASS_BLEND) up, grass.
 const float SAND_BELOW = 14.0;
@@ -39,12 +36,6 @@ const float GRASS_BLEND = 4.0;
 // The terrain tool's marker: the ground within its sphere is tinted, its rim drawn brighter.
 const vec3 MARKER_COLOUR = vec3(1.0, 0.55, 0.15);
 const float MARKER_RIM = 0.12;
-const vec3 SKY_AMBIENT = vec3(0.28, 0.32, 0.4);
-// Deep in a cave a little light remains, so that its walls can still be made out.
-const float DARKEST = 0.04;
-// The fog starts at this fraction of the distance where it is complete (0.5 and 0.95 of the
-// view radius, docs/terrain.md).
-const float FOG_START = 0.5 / 0.95;
 
 // The terrain array; its slot is the same for the whole draw (uniform).
 #define TERRAIN_ARRAY sampler2DArray(textures[push.chunk.w], material_sampler)
@@ -84,11 +75,7 @@ void main() {
         albedo = mix(albedo, layer(ROCK, world_position, weights), rock);
     }
 
-    float open_sky = max(sky_light, DARKEST);
-    float facing = max(dot(n, SUN_TOWARD), 0.0);
-    // The sky lights upward faces more than downward ones.
-    float sky_facing = 0.75 + 0.25 * n.y;
-    vec3 light = (SUN_COLOUR * facing + SKY_AMBIENT * sky_facing) * open_sky;
+    vec3 light = sun_and_sky(n, sky_light);
     vec3 lit = albedo * light;
     if (push.marker.w > 0.0) {
         // What the tool would dig or build: the ground inside its sphere.
@@ -99,7 +86,5 @@ void main() {
         }
     }
 
-    float distance_to_eye = length(world_position - push.camera.xyz);
-    float fog = smoothstep(FOG_START * push.camera.w, push.camera.w, distance_to_eye);
-    colour = vec4(mix(lit, push.sky.rgb, fog), 1.0);
+    colour = vec4(fogged(lit, world_position, push.camera, push.sky.rgb), 1.0);
 }

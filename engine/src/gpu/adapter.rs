@@ -27,6 +27,12 @@ pub struct Adapter {
     pub sampler_anisotropy: bool,
     /// Whether `fillModeNonSolid` can be turned on (wireframe views).
     pub fill_mode_non_solid: bool,
+    /// Whether `multiDrawIndirect` can be turned on: one indirect call with a draw count above 1
+    /// (the pieces' draws).
+    pub multi_draw_indirect: bool,
+    /// Whether `drawIndirectFirstInstance` can be turned on: indirect commands with a
+    /// `firstInstance` other than 0 (a piece's transform is its instance).
+    pub draw_indirect_first_instance: bool,
     /// Vulkan 1.3 (core dynamic rendering, synchronization2, maintenance4, SPIR-V 1.6); else a
     /// 1.2 device with the KHR extensions.
     pub core13: bool,
@@ -185,6 +191,8 @@ fn inspect(
     let mut synchronization2 = vk::PhysicalDeviceSynchronization2Features::default();
     let mut sampler_anisotropy = false;
     let mut fill_mode_non_solid = false;
+    let mut multi_draw_indirect = false;
+    let mut draw_indirect_first_instance = false;
     if properties.api_version >= vk::API_VERSION_1_2 {
         let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut features12);
         if core13 {
@@ -206,6 +214,8 @@ fn inspect(
         };
         sampler_anisotropy = features2.features.sampler_anisotropy == vk::TRUE;
         fill_mode_non_solid = features2.features.fill_mode_non_solid == vk::TRUE;
+        multi_draw_indirect = features2.features.multi_draw_indirect == vk::TRUE;
+        draw_indirect_first_instance = features2.features.draw_indirect_first_instance == vk::TRUE;
     }
     let mut required: Vec<(&str, vk::Bool32)> = vec![
         ("timelineSemaphore", features12.timeline_semaphore),
@@ -307,6 +317,8 @@ fn inspect(
             limits: properties.limits,
             sampler_anisotropy,
             fill_mode_non_solid,
+            multi_draw_indirect,
+            draw_indirect_first_instance,
             core13,
         },
         missing,
@@ -331,6 +343,8 @@ mod tests {
                 limits: vk::PhysicalDeviceLimits::default(),
                 sampler_anisotropy: false,
                 fill_mode_non_solid: false,
+                multi_draw_indirect: false,
+                draw_indirect_first_instance: false,
                 core13: true,
             },
             missing: missing.iter().map(|m| m.to_string()).collect(),

@@ -114,10 +114,13 @@ impl Device {
             vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut synchronization2 =
             vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
-        // Optional features, on where the device has them: anisotropic filtering, wireframe.
+        // Optional features, on where the device has them: anisotropic filtering, wireframe,
+        // and the pieces' single indirect call (many commands, each its own first instance).
         let base_features = vk::PhysicalDeviceFeatures::default()
             .sampler_anisotropy(adapter.sampler_anisotropy)
-            .fill_mode_non_solid(adapter.fill_mode_non_solid);
+            .fill_mode_non_solid(adapter.fill_mode_non_solid)
+            .multi_draw_indirect(adapter.multi_draw_indirect)
+            .draw_indirect_first_instance(adapter.draw_indirect_first_instance);
         let mut features2 = vk::PhysicalDeviceFeatures2::default()
             .features(base_features)
             .push_next(&mut features12);

@@ -1,8 +1,12 @@
 //! What the renderer draws with: procedural material textures, the test scene, the terrain
-//! (the world's streamed chunks meshed into the engine's arenas, and the pass that draws them).
+//! (the world's streamed chunks meshed into the engine's arenas, and the pass that draws them),
+//! and the structures drawn after it into the same picture: blocks, pieces and the block tool's
+//! markers.
 
 pub mod chunk_meshes;
+pub mod frustum;
 pub mod pass;
+pub mod structures;
 pub mod target;
 pub mod terrain;
 pub mod test_scene;

@@ -1,5 +1,10 @@
 //! What a pass draws into, shared by the renderers: the colour target, a depth image kept at
-//! its size, and the start of a dynamic-rendering pass that clears both.
+//! its size, and the start of a dynamic-rendering pass that clears both (the first pass of a
+//! frame, the terrain's) or keeps both (the passes after it: blocks, pieces, markers).
+//!
+//! Both attachments are stored at the end of every pass, so a later pass loads the picture and
+//! its depth and draws into the same scene: blocks are hidden behind hills, and hills behind
+//! blocks.
 
 use std::sync::Arc;
 
@@ -35,6 +40,11 @@ impl DepthTarget {
         }
     }
 
+    /// The depth image made by the last [`DepthTarget::ensure`], if any.
+    pub fn current(&self) -> Option<&Image> {
+        self.image.as_ref()
+    }
+
     /// The depth image for a target of `width` × `height`.
     pub fn ensure(&mut self, width: u32, height: u32) -> GpuResult<&Image> {
         let fits = self
@@ -65,8 +75,9 @@ impl DepthTarget {
 }
 
 /// Starts dynamic rendering into `target`, cleared to `clear`, with `depth` cleared to 1: the
-/// layout transitions of both, the whole target as viewport and scissor. The caller binds its
-/// pipeline, draws and ends rendering.
+/// layout transitions of both, the whole target as viewport and scissor. Both are stored, for
+/// the passes that [`begin_loaded`] later. The caller binds its pipeline, draws and ends
+/// rendering.
 pub fn begin_colour_and_depth(
     device: &gpu::Device,
     command_buffer: vk::CommandBuffer,
@@ -87,10 +98,70 @@ pub fn begin_colour_and_depth(
         ImageAccess::Undefined,
         ImageAccess::DepthAttachment,
     );
+    begin(device, command_buffer, target, depth, Some(clear));
+}
+
+/// Clears `target` to `clear` and `depth` to 1 in a pass of its own that draws nothing: the
+/// start of a frame without terrain (the blocks' tests), after which [`begin_loaded`] passes
+/// draw.
+pub fn clear_colour_and_depth(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+    depth: &Image,
+    clear: [f32; 3],
+) {
+    begin_colour_and_depth(device, command_buffer, target, depth, clear);
+    // SAFETY: rendering was begun just above on this recording command buffer.
+    unsafe { device.cmd_end_rendering(command_buffer) };
+}
+
+/// Starts dynamic rendering that keeps what an earlier pass of the frame drew: `target` in
+/// colour-attachment layout and `depth` in depth-attachment layout, both loaded and stored.
+/// A barrier first makes the earlier pass's colour and depth writes visible (attachment
+/// accesses are ordered only within one rendering instance). Viewport and scissor are the
+/// whole target.
+pub fn begin_loaded(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+    depth: &Image,
+) {
+    gpu::image::image_barrier(
+        device,
+        command_buffer,
+        target.image,
+        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+        ImageAccess::ColorAttachment,
+        ImageAccess::ColorAttachment,
+    );
+    depth.barrier(
+        command_buffer,
+        ImageAccess::DepthAttachment,
+        ImageAccess::DepthAttachment,
+    );
+    begin(device, command_buffer, target, depth, None);
+}
+
+/// Begins rendering: both attachments cleared (`clear` is the colour) or both loaded; both
+/// stored.
+fn begin(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+    depth: &Image,
+    clear: Option<[f32; 3]>,
+) {
+    let load = if clear.is_some() {
+        vk::AttachmentLoadOp::CLEAR
+    } else {
+        vk::AttachmentLoadOp::LOAD
+    };
+    let clear = clear.unwrap_or([0.0; 3]);
     let colour_attachment = [vk::RenderingAttachmentInfo::default()
         .image_view(target.view)
         .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .load_op(load)
         .store_op(vk::AttachmentStoreOp::STORE)
         .clear_value(vk::ClearValue {
             color: vk::ClearColorValue {
@@ -100,8 +171,8 @@ pub fn begin_colour_and_depth(
     let depth_attachment = vk::RenderingAttachmentInfo::default()
         .image_view(depth.view)
         .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .load_op(load)
+        .store_op(vk::AttachmentStoreOp::STORE)
         .clear_value(vk::ClearValue {
             depth_stencil: vk::ClearDepthStencilValue {
                 depth: 1.0,

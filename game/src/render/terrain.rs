@@ -38,8 +38,9 @@ use blockfall_engine::gpu::{
 };
 use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, LIGHT_BYTES, VERTEX_BYTES};
 use blockfall_engine::meshing::TerrainMeshes;
-use ultraviolet::{Vec3, Vec4};
+use ultraviolet::Vec3;
 
+use super::frustum::Frustum;
 use super::pass::bindless_pass;
 use super::target::{DepthTarget, RenderTarget, DEPTH_FORMAT};
 use super::textures::{linear_to_srgb, terrain_array};
@@ -254,6 +255,13 @@ impl TerrainRenderer {
         self.wireframe_on
     }
 
+    /// The depth image the last [`TerrainRenderer::record`] drew into and stored (`None` before
+    /// the first frame): the passes after the terrain's test against it and write into it
+    /// (`super::target::begin_loaded`). It is in depth-attachment layout after the pass.
+    pub fn depth(&self) -> Option<&Image> {
+        self.depth.current()
+    }
+
     /// Indirect draws recorded in the last frame: one per resident chunk in view.
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame
@@ -266,7 +274,8 @@ impl TerrainRenderer {
 
     /// Records the terrain pass ("terrain", labelled and timed) into the frame being recorded:
     /// the target goes from undefined to colour attachment, cleared to the sky, and is left as
-    /// a colour attachment. Also records `meshes`' pending draw-slot clears before drawing.
+    /// a colour attachment; the depth image ([`TerrainRenderer::depth`]) is cleared, written and
+    /// stored for the passes after this one. Also records `meshes`' pending draw-slot clears before drawing.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
@@ -291,7 +300,7 @@ impl TerrainRenderer {
         let frustum = Frustum::of(view);
         let mut chunks: Vec<_> = meshes
             .chunks()
-            .filter(|(key, _)| frustum.may_see(*key))
+            .filter(|(key, _)| may_see_chunk(&frustum, *key))
             .map(|(key, chunk)| (distance_squared(view.eye, key), key, chunk))
             .collect();
         chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.slot.cmp(&b.2.slot)));
@@ -347,46 +356,11 @@ impl TerrainRenderer {
     }
 }
 
-/// The view's frustum as six planes (`a·p + d ≥ 0` inside) and its fog distance, for culling
-/// whole chunks.
-struct Frustum {
-    planes: [Vec4; 6],
-    eye: Vec3,
-    fog_distance: f32,
-}
-
-impl Frustum {
-    fn of(view: &Camera) -> Self {
-        // Rows of the view-projection (ultraviolet stores columns); Vulkan's clip volume is
-        // -w ≤ x, y ≤ w and 0 ≤ z ≤ w.
-        let m = view.view_projection;
-        let row = |r: usize| Vec4::new(m.cols[0][r], m.cols[1][r], m.cols[2][r], m.cols[3][r]);
-        let (x, y, z, w) = (row(0), row(1), row(2), row(3));
-        Self {
-            planes: [w + x, w - x, w + y, w - y, z, w - z],
-            eye: view.eye,
-            fog_distance: view.fog_distance,
-        }
-    }
-
-    /// Whether any part of chunk `key`'s box (its padded grid, where its vertices lie) may be
-    /// seen: inside every plane and nearer than the complete fog.
-    fn may_see(&self, key: [i32; 3]) -> bool {
-        let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
-        let low = Vec3::new(ox as f32, oy as f32, oz as f32);
-        let high = low + Vec3::broadcast(CHUNK_SIZE as f32 + 1.0);
-        let inside_all = self.planes.iter().all(|plane| {
-            // The corner furthest along the plane's normal.
-            let corner = Vec3::new(
-                if plane.x >= 0.0 { high.x } else { low.x },
-                if plane.y >= 0.0 { high.y } else { low.y },
-                if plane.z >= 0.0 { high.z } else { low.z },
-            );
-            plane.x * corner.x + plane.y * corner.y + plane.z * corner.z + plane.w >= 0.0
-        });
-        let nearest = self.eye.clamped(low, high);
-        inside_all && (nearest - self.eye).mag() <= self.fog_distance
-    }
+/// Whether any part of chunk `key`'s box (its padded grid, where its vertices lie) may be seen.
+fn may_see_chunk(frustum: &Frustum, key: [i32; 3]) -> bool {
+    let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+    let low = Vec3::new(ox as f32, oy as f32, oz as f32);
+    frustum.may_see_box(low, low + Vec3::broadcast(CHUNK_SIZE as f32 + 1.0))
 }
 
 /// The squared distance from `eye` to the middle of chunk `key`.
@@ -427,12 +401,15 @@ mod tests {
         let eye = Vec3::new(16.0, 16.0, 16.0);
         let view = Camera::looking(eye, -Vec3::unit_z(), 1280, 720);
         let frustum = Frustum::of(&view);
-        assert!(frustum.may_see([0, 0, 0]), "the chunk around the eye");
-        assert!(frustum.may_see([0, 0, -3]), "ahead");
-        assert!(!frustum.may_see([0, 0, 3]), "behind");
-        assert!(!frustum.may_see([5, 0, -1]), "far to the side");
-        assert!(!frustum.may_see([0, 0, -9]), "beyond the fog");
-        assert!(!frustum.may_see([0, 6, -2]), "high above the view");
+        assert!(
+            may_see_chunk(&frustum, [0, 0, 0]),
+            "the chunk around the eye"
+        );
+        assert!(may_see_chunk(&frustum, [0, 0, -3]), "ahead");
+        assert!(!may_see_chunk(&frustum, [0, 0, 3]), "behind");
+        assert!(!may_see_chunk(&frustum, [5, 0, -1]), "far to the side");
+        assert!(!may_see_chunk(&frustum, [0, 0, -9]), "beyond the fog");
+        assert!(!may_see_chunk(&frustum, [0, 6, -2]), "high above the view");
     }
 
     #[test]

@@ -1,0 +1,315 @@
+//! The block store on screen, pass `"blocks"`: the block mesher's mesh of each region (64³
+//! cells, 32 m a side) kept in a [`MeshArena`], drawn with the materials' array, lit by the sun
+//! and the sky light baked into each vertex on the CPU, and fogged like the terrain.
+//!
+//! * **Which regions**: the caller says which regions changed ([`BlocksRenderer::update`]). A
+//!   block added, removed or reshaped changes the covered sides of its neighbours too, so the
+//!   caller passes the regions of every cell next to the block's (the block's region and, when
+//!   the block touches a region's side, the region beyond it). A region left with no blocks
+//!   frees its ranges. [`BlocksRenderer::rebuild_all`] meshes every region at the start.
+//! * **Light**: one sky light per vertex from the caller's light function (`World::light_at`),
+//!   0 to 1, baked when the region is meshed: a region is meshed again when the terrain's light
+//!   around it changes only if the caller passes it.
+//! * **Room**: 256 Ki vertices (10 MiB) and 512 Ki indices (2 MiB) at first, about 10 000 plain
+//!   1 m blocks in the open; when full, an arena twice the size of what is needed is made and
+//!   every region meshed into it again.
+//! * **Draws**: one `vkCmdDrawIndexed` per region in view (frustum and complete-fog culled like
+//!   the terrain's chunks), nearest first.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::{
+    self, memory_barrier, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout,
+    ShaderLibrary,
+};
+use ultraviolet::Vec3;
+
+use super::mesh_arena::MeshArena;
+use super::{solid_pipeline, vertices_of, BlockMaterials, StructurePush};
+use crate::blocks::mesher::{mesh_region, BlockMesh};
+use crate::blocks::store::{region_of, BlockStore, CELL, REGION_CELLS};
+use crate::camera::Camera;
+use crate::render::frustum::Frustum;
+use crate::render::pass::bindless_pass;
+use crate::render::target::{begin_loaded, RenderTarget};
+
+/// The name of the frame pass (label and timing).
+pub const PASS_NAME: &str = "blocks";
+
+/// Vertices and indices of the first arena.
+const FIRST_VERTICES: u64 = 256 << 10;
+const FIRST_INDICES: u64 = 512 << 10;
+/// A block's low cell is in its region; the block reaches this many meters beyond the region's
+/// high side at most (a 2 m block).
+const REACH_BEYOND_REGION: f32 = 2.0;
+
+/// Draws the block store's regions.
+pub struct BlocksRenderer {
+    device: Arc<gpu::Device>,
+    layout: PipelineLayout,
+    pipeline: Pipeline,
+    materials: Arc<BlockMaterials>,
+    bindless_set: vk::DescriptorSet,
+    arena: MeshArena<[i32; 3]>,
+    /// The mesher's scratch, kept between regions.
+    mesh: BlockMesh,
+    draws_last_frame: u32,
+    triangles_last_frame: u64,
+}
+
+impl BlocksRenderer {
+    /// The pipeline and the first arena; `colour_format` is the target's format.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+        materials: &Arc<BlockMaterials>,
+    ) -> GpuResult<Self> {
+        let pass = bindless_pass::<StructurePush>(gpu, shaders, "blocks", "blocks")?;
+        let pipeline = solid_pipeline(
+            gpu,
+            &pass.layout,
+            "blocks",
+            &pass.vertex,
+            &pass.fragment,
+            colour_format,
+            None,
+        )?;
+        Ok(Self {
+            device: gpu.device.clone(),
+            layout: pass.layout,
+            pipeline,
+            materials: materials.clone(),
+            bindless_set: gpu.bindless.set,
+            arena: MeshArena::new(&gpu.device, "blocks", FIRST_VERTICES, FIRST_INDICES)?,
+            mesh: BlockMesh::new(),
+            draws_last_frame: 0,
+            triangles_last_frame: 0,
+        })
+    }
+
+    /// Meshes exactly `regions` of `store` again (each vertex lit by `light` at its position)
+    /// and uploads them; a region without blocks frees its ranges. Call it between frames
+    /// (before `FrameRing::begin`): the copies are submitted at once and the frame recorded
+    /// next draws them. The caller passes the neighbouring regions of a changed block too (its
+    /// neighbours' covered sides change with it).
+    pub fn update(
+        &mut self,
+        gpu: &mut Gpu,
+        store: &BlockStore,
+        regions: impl IntoIterator<Item = [i32; 3]>,
+        light: &dyn Fn([f32; 3]) -> f32,
+    ) -> GpuResult<()> {
+        let regions: BTreeSet<[i32; 3]> = regions.into_iter().collect();
+        let mut batch = gpu.uploader.begin("blocks: regions");
+        let mut fitted = true;
+        for region in &regions {
+            self.mesh.clear();
+            mesh_region(store, *region, &mut self.mesh);
+            let vertices = vertices_of(&self.mesh, |i| light(self.mesh.positions[i]));
+            if !self
+                .arena
+                .put(&mut batch, *region, &vertices, &self.mesh.indices)?
+            {
+                fitted = false;
+                break;
+            }
+        }
+        batch.submit()?;
+        if !fitted {
+            // No room: every region into an arena twice the size of what they need.
+            self.rebuild(gpu, store, light, 2)?;
+        }
+        Ok(())
+    }
+
+    /// Meshes every region of `store` anew (the start of a run, or after a new store).
+    pub fn rebuild_all(
+        &mut self,
+        gpu: &mut Gpu,
+        store: &BlockStore,
+        light: &dyn Fn([f32; 3]) -> f32,
+    ) -> GpuResult<()> {
+        self.rebuild(gpu, store, light, 1)
+    }
+
+    /// Every region meshed into the arena, made anew (with room for `growth` times what the
+    /// regions need, at least the first arena's) when they do not fit the present one.
+    fn rebuild(
+        &mut self,
+        gpu: &mut Gpu,
+        store: &BlockStore,
+        light: &dyn Fn([f32; 3]) -> f32,
+        growth: u64,
+    ) -> GpuResult<()> {
+        let regions: BTreeSet<[i32; 3]> = store
+            .iter()
+            .map(|(_, block)| region_of(block.x, block.y, block.z))
+            .collect();
+        let mut meshes = Vec::with_capacity(regions.len());
+        for region in regions {
+            self.mesh.clear();
+            mesh_region(store, region, &mut self.mesh);
+            let vertices = vertices_of(&self.mesh, |i| light(self.mesh.positions[i]));
+            meshes.push((region, vertices, self.mesh.indices.clone()));
+        }
+        let vertices: u64 = meshes.iter().map(|(_, v, _)| v.len() as u64).sum();
+        let indices: u64 = meshes.iter().map(|(_, _, i)| i.len() as u64).sum();
+        let (vertex_capacity, index_capacity) = self.arena.capacity();
+        if growth > 1 || vertices > vertex_capacity || indices > index_capacity {
+            let vertex_capacity = (vertices * growth.max(2)).max(FIRST_VERTICES);
+            let index_capacity = (indices * growth.max(2)).max(FIRST_INDICES);
+            log::info!(
+                "blocks: a new arena of {vertex_capacity} vertices and {index_capacity} indices \
+                 for {} regions",
+                meshes.len()
+            );
+            // The old arena's buffers are retired until the frames that drew them have run.
+            self.arena = MeshArena::new(&self.device, "blocks", vertex_capacity, index_capacity)?;
+        } else {
+            let keys: Vec<[i32; 3]> = self.arena.iter().map(|(key, _)| *key).collect();
+            for key in keys {
+                self.arena.remove(&key);
+            }
+            // The ranges just freed may still be read by the last frame: wait for it, so that
+            // everything fits again.
+            self.device.wait_for(self.device.last_submitted())?;
+        }
+        let mut batch = gpu.uploader.begin("blocks: every region");
+        for (region, vertices, indices) in &meshes {
+            if !self.arena.put(&mut batch, *region, vertices, indices)? {
+                return Err(gpu::GpuError::Invalid(format!(
+                    "blocks: region {region:?} does not fit an arena made for every region"
+                )));
+            }
+        }
+        batch.submit()?;
+        Ok(())
+    }
+
+    /// Regions with a mesh on the GPU.
+    pub fn resident_regions(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Draws recorded in the last frame: one per region in view.
+    pub fn draws_last_frame(&self) -> u32 {
+        self.draws_last_frame
+    }
+
+    /// Triangles those draws held.
+    pub fn triangles_last_frame(&self) -> u64 {
+        self.triangles_last_frame
+    }
+
+    /// Records the blocks pass ("blocks", labelled and timed) into the frame being recorded:
+    /// `target` and `depth` are loaded as an earlier pass of the frame left them (colour and
+    /// depth attachment layouts) and stored.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        depth: &Image,
+        view: &Camera,
+    ) -> GpuResult<()> {
+        let device = self.device.clone();
+        let command_buffer = frames.command_buffer();
+        frames.begin_pass(PASS_NAME);
+        // The uploads' copies (earlier submissions) before the vertex and index reads.
+        memory_barrier(
+            &device,
+            command_buffer,
+            &[BufferAccess::TransferWrite],
+            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
+        );
+        begin_loaded(&device, command_buffer, &target, depth);
+        let frustum = Frustum::of(view);
+        let mut regions: Vec<_> = self
+            .arena
+            .iter()
+            .filter(|(region, _)| {
+                let (low, high) = region_box(**region);
+                frustum.may_see_box(low, high)
+            })
+            .map(|(region, range)| {
+                let (low, high) = region_box(*region);
+                let middle = (low + high) * 0.5;
+                ((middle - view.eye).mag_sq(), *region, *range)
+            })
+            .collect();
+        // Nearest first, for early depth; ties by region, so the order is the same every run.
+        regions.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let push = StructurePush::new(view, self.materials.slot());
+        // SAFETY: the frame is recording inside the rendering begun above; the pipeline,
+        // layout, arena buffers and texture live as long as `self` (a replaced arena's buffers
+        // are retired until this frame has run). Every draw reads a range the arena gave out.
+        unsafe {
+            self.pipeline.bind(command_buffer);
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout.raw,
+                0,
+                &[self.bindless_set],
+                &[],
+            );
+            self.layout.push(command_buffer, &push);
+            device.raw.cmd_bind_vertex_buffers(
+                command_buffer,
+                0,
+                &[self.arena.vertex_buffer().raw],
+                &[0],
+            );
+            device.raw.cmd_bind_index_buffer(
+                command_buffer,
+                self.arena.index_buffer().raw,
+                0,
+                vk::IndexType::UINT32,
+            );
+            for (_, _, range) in &regions {
+                device.raw.cmd_draw_indexed(
+                    command_buffer,
+                    range.index_count(),
+                    1,
+                    range.first_index(),
+                    range.vertex_offset(),
+                    0,
+                );
+            }
+            device.cmd_end_rendering(command_buffer);
+        }
+        self.draws_last_frame = regions.len() as u32;
+        self.triangles_last_frame = regions
+            .iter()
+            .map(|(_, _, range)| u64::from(range.index_count() / 3))
+            .sum();
+        frames.end_pass();
+        Ok(())
+    }
+}
+
+/// The box a region's blocks may fill, in meters: its 32 m cube, and up to 2 m beyond its high
+/// sides (a block's low cell is in the region, the rest may not be).
+fn region_box(region: [i32; 3]) -> (Vec3, Vec3) {
+    let size = REGION_CELLS as f32 * CELL;
+    let low = Vec3::new(
+        region[0] as f32 * size,
+        region[1] as f32 * size,
+        region[2] as f32 * size,
+    );
+    (low, low + Vec3::broadcast(size + REACH_BEYOND_REGION))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_region_box_holds_its_blocks_and_their_reach() {
+        let (low, high) = region_box([1, -1, 0]);
+        assert_eq!(low, Vec3::new(32.0, -32.0, 0.0));
+        assert_eq!(high, Vec3::new(66.0, 2.0, 34.0));
+    }
+}

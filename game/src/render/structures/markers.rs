@@ -1,0 +1,431 @@
+//! The block tool's markers, pass `"markers"`, unlit and see-through over the picture:
+//!
+//! * **ghost**: the block to be placed, a box of its size at its cells, orange `#f97316` where
+//!   it fits and red `#ef4444` where it does not, at alpha 0.35 (front faces only, so each pixel
+//!   is blended once);
+//! * **outline**: the aimed block's 12 edges as lines, 2 cm outside the block, near black;
+//! * **would-fall tint**: the blocks that would fall, meshed by the block mesher, in orange at
+//!   alpha 0.5 over their own surfaces: each vertex moved 2 cm toward the eye so that the tint
+//!   wins the depth test (`LESS_OR_EQUAL`) against the surfaces it covers, with no depth write.
+//!
+//! Ghost and outline are 60 vertices written each frame into a host-visible buffer of the frame
+//! in flight. The tint is meshed again only when its list of blocks or the store's revision
+//! changes, into a host-visible buffer of its own (the old one retired until the frames that
+//! read it have run).
+
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
+use blockfall_engine::gpu::{
+    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image,
+    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+};
+
+use crate::blocks::mesher::{mesh_blocks, BlockMesh};
+use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
+use crate::camera::Camera;
+use crate::render::target::{begin_loaded, RenderTarget, DEPTH_FORMAT};
+use crate::render::textures::srgb_to_linear;
+
+/// The name of the frame pass (label and timing).
+pub const PASS_NAME: &str = "markers";
+
+/// The ghost where the block fits, and the tint: `#f97316`.
+pub const FITS: [u8; 3] = [0xf9, 0x73, 0x16];
+/// The ghost where the block does not fit: `#ef4444`.
+pub const BLOCKED: [u8; 3] = [0xef, 0x44, 0x44];
+/// The ghost's opacity.
+pub const GHOST_ALPHA: f32 = 0.35;
+/// The would-fall tint's opacity.
+pub const TINT_ALPHA: f32 = 0.5;
+/// The outline's colour (linear) and opacity.
+const OUTLINE: [f32; 4] = [0.02, 0.02, 0.02, 0.9];
+/// How far the outline lies outside the block, in meters.
+const OUTLINE_MARGIN: f32 = 0.02;
+/// How far the tint's vertices are moved toward the eye, in meters.
+const TINT_TOWARD_EYE: f32 = 0.02;
+/// Vertices of the ghost (12 triangles) and of the outline (12 lines).
+const GHOST_VERTICES: usize = 36;
+const OUTLINE_VERTICES: usize = 24;
+
+/// What the markers show this frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MarkerView {
+    /// The block to be placed, and whether it fits where it would go.
+    pub ghost: Option<(Block, bool)>,
+    /// The aimed block.
+    pub outline: Option<Block>,
+    /// The blocks that would fall (ids in the store passed to the record).
+    pub tint: Vec<BlockId>,
+}
+
+/// One marker vertex (`markers.vert`): 28 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MarkerVertex {
+    pub position: [f32; 3],
+    /// Linear rgb and alpha.
+    pub colour: [f32; 4],
+}
+
+/// The push constants of `markers.vert` (`shaders/markers.glsl`): 80 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MarkerPush {
+    pub view_projection: [f32; 16],
+    /// xyz: the eye; w: how far vertices move toward it.
+    pub eye: [f32; 4],
+}
+
+/// The tint's mesh, and what it was made from.
+struct Tint {
+    buffer: Buffer,
+    vertices: u32,
+    ids: Vec<BlockId>,
+    revision: u64,
+}
+
+/// Draws the markers.
+pub struct MarkersRenderer {
+    device: Arc<gpu::Device>,
+    layout: PipelineLayout,
+    /// Blended triangles, back faces culled, depth tested, not written.
+    surfaces: Pipeline,
+    /// Blended lines, depth tested, not written.
+    lines: Pipeline,
+    /// Ghost then outline vertices, one buffer per frame in flight.
+    per_frame: Vec<Buffer>,
+    tint: Option<Tint>,
+    mesh: BlockMesh,
+    draws_last_frame: u32,
+}
+
+impl MarkersRenderer {
+    /// The pipelines and the per-frame buffers; `colour_format` is the target's format.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+    ) -> GpuResult<Self> {
+        let device = gpu.device.clone();
+        let target = device.shader_target();
+        let vertex = shaders.get("markers.vert", target)?;
+        let fragment = shaders.get("markers.frag", target)?;
+        let layout = PipelineLayout::new(
+            &device,
+            "markers",
+            &[],
+            std::mem::size_of::<MarkerPush>() as u32,
+            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+        )?;
+        let bindings = [vertex_binding(
+            0,
+            std::mem::size_of::<MarkerVertex>(),
+            vk::VertexInputRate::VERTEX,
+        )];
+        let attributes = [
+            vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
+            vertex_attribute(1, 0, vk::Format::R32G32B32A32_SFLOAT, 12),
+        ];
+        let colour_formats = [colour_format];
+        let pipeline = |name: &str, topology, cull_mode| {
+            Pipeline::graphics(
+                &device,
+                &layout,
+                &GraphicsPipelineDesc {
+                    name,
+                    vertex: &vertex,
+                    fragment: &fragment,
+                    vertex_bindings: &bindings,
+                    vertex_attributes: &attributes,
+                    topology,
+                    cull_mode,
+                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                    polygon_mode: vk::PolygonMode::FILL,
+                    color_formats: &colour_formats,
+                    depth_format: Some(DEPTH_FORMAT),
+                    depth_write: false,
+                    blend: true,
+                },
+            )
+        };
+        let surfaces = pipeline(
+            "markers: surfaces",
+            vk::PrimitiveTopology::TRIANGLE_LIST,
+            vk::CullModeFlags::BACK,
+        )?;
+        let lines = pipeline(
+            "markers: lines",
+            vk::PrimitiveTopology::LINE_LIST,
+            vk::CullModeFlags::NONE,
+        )?;
+        let per_frame = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
+                Buffer::new(
+                    &device,
+                    &BufferDesc {
+                        name: &format!("markers: ghost and outline, frame {slot}"),
+                        size: ((GHOST_VERTICES + OUTLINE_VERTICES)
+                            * std::mem::size_of::<MarkerVertex>())
+                            as u64,
+                        usage: vk::BufferUsageFlags::VERTEX_BUFFER,
+                        location: MemoryLocation::CpuToGpu,
+                    },
+                )
+            })
+            .collect::<GpuResult<Vec<_>>>()?;
+        Ok(Self {
+            device,
+            layout,
+            surfaces,
+            lines,
+            per_frame,
+            tint: None,
+            mesh: BlockMesh::new(),
+            draws_last_frame: 0,
+        })
+    }
+
+    /// Draw calls recorded in the last frame (at most three).
+    pub fn draws_last_frame(&self) -> u32 {
+        self.draws_last_frame
+    }
+
+    /// Records the markers pass ("markers", labelled and timed) into the frame being recorded,
+    /// loading and storing `target` and `depth` as the blocks' pass does. `store` holds the
+    /// tinted blocks.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        depth: &Image,
+        view: &Camera,
+        store: &BlockStore,
+        markers: &MarkerView,
+    ) -> GpuResult<()> {
+        let device = self.device.clone();
+        let command_buffer = frames.command_buffer();
+        self.update_tint(store, &markers.tint)?;
+
+        let mut vertices = Vec::with_capacity(GHOST_VERTICES + OUTLINE_VERTICES);
+        if let Some((block, fits)) = markers.ghost {
+            let colour = linear(if fits { FITS } else { BLOCKED }, GHOST_ALPHA);
+            let (low, high) = block_box(&block, 0.0);
+            push_box(&mut vertices, low, high, colour);
+        }
+        let ghost_vertices = vertices.len() as u32;
+        if let Some(block) = markers.outline {
+            let (low, high) = block_box(&block, OUTLINE_MARGIN);
+            push_edges(&mut vertices, low, high, OUTLINE);
+        }
+        let outline_vertices = vertices.len() as u32 - ghost_vertices;
+        let slot = (frames.frame_number() % FRAMES_IN_FLIGHT as u64) as usize;
+        self.per_frame[slot].write(0, &vertices)?;
+
+        frames.begin_pass(PASS_NAME);
+        begin_loaded(&device, command_buffer, &target, depth);
+        let mut view_projection = [0.0; 16];
+        view_projection.copy_from_slice(view.view_projection.as_slice());
+        let push = |toward_eye: f32| MarkerPush {
+            view_projection,
+            eye: [view.eye.x, view.eye.y, view.eye.z, toward_eye],
+        };
+        let mut draws = 0;
+        // SAFETY: the frame is recording inside the rendering begun above; the pipelines,
+        // layout and buffers live as long as `self` (a replaced tint buffer is retired until
+        // this frame has run), and the frame ring waited for this slot's last frame before
+        // `begin`, so the host write above touches nothing the GPU reads. Every draw stays
+        // within the vertices written.
+        unsafe {
+            if let Some(tint) = &self.tint {
+                self.surfaces.bind(command_buffer);
+                self.layout.push(command_buffer, &push(TINT_TOWARD_EYE));
+                device
+                    .raw
+                    .cmd_bind_vertex_buffers(command_buffer, 0, &[tint.buffer.raw], &[0]);
+                device.raw.cmd_draw(command_buffer, tint.vertices, 1, 0, 0);
+                draws += 1;
+            }
+            if ghost_vertices > 0 || outline_vertices > 0 {
+                device.raw.cmd_bind_vertex_buffers(
+                    command_buffer,
+                    0,
+                    &[self.per_frame[slot].raw],
+                    &[0],
+                );
+            }
+            if ghost_vertices > 0 {
+                self.surfaces.bind(command_buffer);
+                self.layout.push(command_buffer, &push(0.0));
+                device.raw.cmd_draw(command_buffer, ghost_vertices, 1, 0, 0);
+                draws += 1;
+            }
+            if outline_vertices > 0 {
+                self.lines.bind(command_buffer);
+                self.layout.push(command_buffer, &push(0.0));
+                device
+                    .raw
+                    .cmd_draw(command_buffer, outline_vertices, 1, ghost_vertices, 0);
+                draws += 1;
+            }
+            device.cmd_end_rendering(command_buffer);
+        }
+        self.draws_last_frame = draws;
+        frames.end_pass();
+        Ok(())
+    }
+
+    /// Meshes the tint again when its blocks or the store changed.
+    fn update_tint(&mut self, store: &BlockStore, ids: &[BlockId]) -> GpuResult<()> {
+        let same = self
+            .tint
+            .as_ref()
+            .is_some_and(|tint| tint.ids == ids && tint.revision == store.revision());
+        if same || (ids.is_empty() && self.tint.is_none()) {
+            return Ok(());
+        }
+        // Dropping the old buffer retires it until the frames that read it have run.
+        self.tint = None;
+        self.mesh.clear();
+        mesh_blocks(store, ids.iter().copied(), &mut self.mesh);
+        if self.mesh.is_empty() {
+            return Ok(());
+        }
+        let colour = linear(FITS, TINT_ALPHA);
+        let vertices: Vec<MarkerVertex> = self
+            .mesh
+            .indices
+            .iter()
+            .map(|&index| MarkerVertex {
+                position: self.mesh.positions[index as usize],
+                colour,
+            })
+            .collect();
+        let mut buffer = Buffer::new(
+            &self.device,
+            &BufferDesc {
+                name: "markers: would-fall tint",
+                size: (vertices.len() * std::mem::size_of::<MarkerVertex>()) as u64,
+                usage: vk::BufferUsageFlags::VERTEX_BUFFER,
+                location: MemoryLocation::CpuToGpu,
+            },
+        )?;
+        buffer.write(0, &vertices)?;
+        self.tint = Some(Tint {
+            buffer,
+            vertices: vertices.len() as u32,
+            ids: ids.to_vec(),
+            revision: store.revision(),
+        });
+        Ok(())
+    }
+}
+
+/// An sRGB colour as linear rgb with `alpha`.
+fn linear(srgb: [u8; 3], alpha: f32) -> [f32; 4] {
+    let [r, g, b] = srgb.map(srgb_to_linear);
+    [r, g, b, alpha]
+}
+
+/// The box of `block`'s cells in meters, `margin` larger on every side.
+fn block_box(block: &Block, margin: f32) -> ([f32; 3], [f32; 3]) {
+    let size = f32::from(block.size) * CELL;
+    let low = block.low().map(|c| c as f32 * CELL - margin);
+    (low, low.map(|c| c + size + 2.0 * margin))
+}
+
+/// The 12 triangles of the box from `low` to `high`, counter-clockwise from outside.
+fn push_box(out: &mut Vec<MarkerVertex>, low: [f32; 3], high: [f32; 3], colour: [f32; 4]) {
+    let corner = |i: usize| {
+        [
+            if i & 1 != 0 { high[0] } else { low[0] },
+            if i & 2 != 0 { high[1] } else { low[1] },
+            if i & 4 != 0 { high[2] } else { low[2] },
+        ]
+    };
+    // Each side's corners (bit 0: x, bit 1: y, bit 2: z), counter-clockwise from outside.
+    const SIDES: [[usize; 4]; 6] = [
+        [0, 4, 6, 2], // -x
+        [1, 3, 7, 5], // +x
+        [0, 1, 5, 4], // -y
+        [2, 6, 7, 3], // +y
+        [0, 2, 3, 1], // -z
+        [4, 5, 7, 6], // +z
+    ];
+    for side in SIDES {
+        for i in [0, 1, 2, 0, 2, 3] {
+            out.push(MarkerVertex {
+                position: corner(side[i]),
+                colour,
+            });
+        }
+    }
+}
+
+/// The 12 edges of the box from `low` to `high`, as line-list pairs.
+fn push_edges(out: &mut Vec<MarkerVertex>, low: [f32; 3], high: [f32; 3], colour: [f32; 4]) {
+    let corner = |i: usize| {
+        [
+            if i & 1 != 0 { high[0] } else { low[0] },
+            if i & 2 != 0 { high[1] } else { low[1] },
+            if i & 4 != 0 { high[2] } else { low[2] },
+        ]
+    };
+    for a in 0..8usize {
+        for bit in [1, 2, 4] {
+            if a & bit == 0 {
+                for position in [corner(a), corner(a | bit)] {
+                    out.push(MarkerVertex { position, colour });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    #[test]
+    fn the_ghost_box_faces_outward_and_the_outline_has_twelve_edges() {
+        let mut vertices = Vec::new();
+        push_box(&mut vertices, [0.0; 3], [1.0; 3], [1.0; 4]);
+        assert_eq!(vertices.len(), GHOST_VERTICES);
+        for triangle in vertices.chunks_exact(3) {
+            let [a, b, c] = [0, 1, 2].map(|i| triangle[i].position);
+            let normal = cross(
+                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+            );
+            let middle = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0 - 0.5);
+            let outward: f32 = (0..3).map(|k| normal[k] * middle[k]).sum();
+            assert!(outward > 0.0, "{triangle:?} faces inward");
+        }
+        let mut lines = Vec::new();
+        push_edges(&mut lines, [0.0; 3], [1.0; 3], OUTLINE);
+        assert_eq!(lines.len(), OUTLINE_VERTICES);
+        for pair in lines.chunks_exact(2) {
+            let differing = (0..3)
+                .filter(|&k| pair[0].position[k] != pair[1].position[k])
+                .count();
+            assert_eq!(differing, 1, "an edge runs along one axis");
+        }
+    }
+
+    #[test]
+    fn the_outline_box_is_two_centimetres_outside_the_block() {
+        let block = Block::new(2, 0, -4, 2, 0, 0, false).unwrap();
+        let (low, high) = block_box(&block, OUTLINE_MARGIN);
+        assert_eq!(low, [0.98, -0.02, -2.02]);
+        assert!((high[0] - 2.02).abs() < 1e-6 && (high[2] + 0.98).abs() < 1e-6);
+    }
+}

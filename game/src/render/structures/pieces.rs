@@ -1,0 +1,472 @@
+//! The loose pieces on screen, pass `"pieces"`: each piece's mesh (in its own frame: the grid
+//! positions its blocks had) uploaded once into a [`MeshArena`] when its body is first seen,
+//! freed when the body is gone, and drawn under the body's transform
+//! `world = R(orientation) · (local − centre) + position`.
+//!
+//! * **Transforms**: one [`PieceInstance`] per drawn piece (48 bytes: orientation, position and
+//!   light, centre) written each frame into a host-visible buffer of that frame in flight, read
+//!   as an instance-rate vertex stream; a draw's `firstInstance` picks the piece's element.
+//! * **Draws**: one `vkCmdDrawIndexedIndirect` for every piece in view, from a host-visible
+//!   buffer of draw commands of the frame in flight (one command per piece, its mesh's range and
+//!   `firstInstance` = its index in the transforms), where the device has `multiDrawIndirect`
+//!   and `drawIndirectFirstInstance` (lavapipe and the desktop drivers do); elsewhere one
+//!   `vkCmdDrawIndexed` per piece. Hundreds of pieces cost one call.
+//! * **Culling**: a piece whose bounding sphere (its mesh's box about the turned middle) is
+//!   outside the frustum or in the complete fog is left out of the commands.
+//! * **Light**: one sky light per piece, the light where it broke off: the caller's light at the
+//!   body's position when its handle is first seen, kept for the piece's life.
+//! * **Room**: 64 Ki vertices and 128 Ki indices at first (about 2700 plain blocks in pieces);
+//!   when full, an arena twice the size of what is needed, every piece put into it again.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::pipeline::vertex_attribute;
+use blockfall_engine::gpu::{
+    self, memory_barrier, Buffer, BufferAccess, BufferDesc, FrameRing, Gpu, GpuResult, Image,
+    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+};
+use blockfall_engine::physics::{BodyHandle, BodyView};
+use ultraviolet::Vec3;
+
+use super::mesh_arena::MeshArena;
+use super::{solid_pipeline, vertices_of, BlockMaterials, StructurePush};
+use crate::camera::Camera;
+use crate::pieces::Pieces;
+use crate::render::frustum::Frustum;
+use crate::render::pass::bindless_pass;
+use crate::render::target::{begin_loaded, RenderTarget};
+
+/// The name of the frame pass (label and timing).
+pub const PASS_NAME: &str = "pieces";
+
+/// Vertices and indices of the first arena.
+const FIRST_VERTICES: u64 = 64 << 10;
+const FIRST_INDICES: u64 = 128 << 10;
+/// Pieces the first per-frame buffers hold; they double when more are drawn.
+const FIRST_PIECES: u64 = 256;
+/// Bytes of a `VkDrawIndexedIndirectCommand`.
+const COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
+
+/// One piece's body for `pieces.vert` (instance locations 5 to 7): 48 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PieceInstance {
+    /// The body's orientation, a unit quaternion `[x, y, z, w]`.
+    pub rotation: [f32; 4],
+    /// xyz: the body's middle in the world; w: the piece's sky light.
+    pub position_light: [f32; 4],
+    /// xyz: the body's middle in its own frame; w unused.
+    pub centre: [f32; 4],
+}
+
+impl PieceInstance {
+    fn of(body: &BodyView, light: f32) -> Self {
+        let [x, y, z, w] = body.orientation.map(|c| c as f32);
+        let [px, py, pz] = body.position.map(|c| c as f32);
+        let [cx, cy, cz] = body.center.map(|c| c as f32);
+        Self {
+            rotation: [x, y, z, w],
+            position_light: [px, py, pz, light],
+            centre: [cx, cy, cz, 0.0],
+        }
+    }
+}
+
+/// What is kept of a piece besides its mesh.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    /// Its sky light, from where it broke off.
+    light: f32,
+    /// The middle of its mesh's box, in its own frame, and the box's half diagonal.
+    middle: Vec3,
+    radius: f32,
+}
+
+/// The host-visible buffers of one frame in flight.
+struct FrameBuffers {
+    instances: Buffer,
+    commands: Buffer,
+    /// Pieces they hold.
+    capacity: u64,
+}
+
+/// Draws the pieces.
+pub struct PiecesRenderer {
+    device: Arc<gpu::Device>,
+    layout: PipelineLayout,
+    pipeline: Pipeline,
+    materials: Arc<BlockMaterials>,
+    bindless_set: vk::DescriptorSet,
+    arena: MeshArena<BodyHandle>,
+    known: HashMap<BodyHandle, Known>,
+    frames: Vec<Option<FrameBuffers>>,
+    /// `multiDrawIndirect` and `drawIndirectFirstInstance` are on: one call for every piece.
+    indirect: bool,
+    draws_last_frame: u32,
+    pieces_last_frame: u32,
+}
+
+impl PiecesRenderer {
+    /// The pipeline and the first arena; `colour_format` is the target's format.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+        materials: &Arc<BlockMaterials>,
+    ) -> GpuResult<Self> {
+        let pass = bindless_pass::<StructurePush>(gpu, shaders, "blocks", "pieces")?;
+        let vertex = shaders.get("pieces.vert", gpu.device.shader_target())?;
+        let instance_attributes = [
+            vertex_attribute(5, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
+            vertex_attribute(6, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
+            vertex_attribute(7, 1, vk::Format::R32G32B32A32_SFLOAT, 32),
+        ];
+        let pipeline = solid_pipeline(
+            gpu,
+            &pass.layout,
+            "pieces",
+            &vertex,
+            &pass.fragment,
+            colour_format,
+            Some((std::mem::size_of::<PieceInstance>(), &instance_attributes)),
+        )?;
+        let adapter = &gpu.device.adapter;
+        let indirect = adapter.multi_draw_indirect && adapter.draw_indirect_first_instance;
+        if !indirect {
+            log::warn!(
+                "pieces: {} lacks multiDrawIndirect or drawIndirectFirstInstance; one draw per \
+                 piece",
+                adapter.name
+            );
+        }
+        Ok(Self {
+            device: gpu.device.clone(),
+            layout: pass.layout,
+            pipeline,
+            materials: materials.clone(),
+            bindless_set: gpu.bindless.set,
+            arena: MeshArena::new(&gpu.device, "pieces", FIRST_VERTICES, FIRST_INDICES)?,
+            known: HashMap::new(),
+            frames: (0..FRAMES_IN_FLIGHT).map(|_| None).collect(),
+            indirect,
+            draws_last_frame: 0,
+            pieces_last_frame: 0,
+        })
+    }
+
+    /// Brings the meshes up to date with `pieces`: the mesh of every body not seen before is
+    /// uploaded (and its light taken: `light` at its position), those of bodies gone are freed.
+    /// Call it between frames (before `FrameRing::begin`); a piece not yet uploaded is not
+    /// drawn.
+    pub fn update(
+        &mut self,
+        gpu: &mut Gpu,
+        pieces: &Pieces,
+        light: &dyn Fn([f32; 3]) -> f32,
+    ) -> GpuResult<()> {
+        let alive: BTreeSet<BodyHandle> = pieces.iter().map(|(handle, _, _)| handle).collect();
+        let gone: Vec<BodyHandle> = self
+            .known
+            .keys()
+            .filter(|handle| !alive.contains(handle))
+            .copied()
+            .collect();
+        for handle in gone {
+            self.known.remove(&handle);
+            self.arena.remove(&handle);
+        }
+        let mut batch = gpu.uploader.begin("pieces: meshes");
+        let mut fitted = true;
+        for (handle, piece, body) in pieces.iter() {
+            if self.known.contains_key(&handle) {
+                continue;
+            }
+            let vertices = vertices_of(&piece.mesh, |_| 1.0);
+            if !self
+                .arena
+                .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
+            {
+                fitted = false;
+                break;
+            }
+            let (middle, radius) = bounds(&piece.mesh.positions);
+            self.known.insert(
+                handle,
+                Known {
+                    light: light(body.position.map(|c| c as f32)),
+                    middle,
+                    radius,
+                },
+            );
+        }
+        batch.submit()?;
+        if fitted {
+            return Ok(());
+        }
+        // No room: every piece into an arena twice the size of what they need.
+        let (vertices, indices) = pieces.iter().fold((0, 0), |(v, i), (_, piece, _)| {
+            (
+                v + piece.mesh.vertex_count() as u64,
+                i + piece.mesh.indices.len() as u64,
+            )
+        });
+        let vertex_capacity = (vertices * 2).max(FIRST_VERTICES);
+        let index_capacity = (indices * 2).max(FIRST_INDICES);
+        log::info!(
+            "pieces: a new arena of {vertex_capacity} vertices and {index_capacity} indices for \
+             {} pieces",
+            pieces.len()
+        );
+        self.arena = MeshArena::new(&self.device, "pieces", vertex_capacity, index_capacity)?;
+        let mut batch = gpu.uploader.begin("pieces: every mesh");
+        for (handle, piece, body) in pieces.iter() {
+            let vertices = vertices_of(&piece.mesh, |_| 1.0);
+            if !self
+                .arena
+                .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
+            {
+                return Err(gpu::GpuError::Invalid(
+                    "pieces: a mesh does not fit an arena made for every piece".into(),
+                ));
+            }
+            self.known.entry(handle).or_insert_with(|| {
+                let (middle, radius) = bounds(&piece.mesh.positions);
+                Known {
+                    light: light(body.position.map(|c| c as f32)),
+                    middle,
+                    radius,
+                }
+            });
+        }
+        batch.submit()?;
+        Ok(())
+    }
+
+    /// Pieces with a mesh on the GPU.
+    pub fn resident_pieces(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// The light a piece is drawn with, once seen by [`PiecesRenderer::update`].
+    pub fn light_of(&self, handle: BodyHandle) -> Option<f32> {
+        self.known.get(&handle).map(|known| known.light)
+    }
+
+    /// Draw calls recorded in the last frame: 1 (or 0 with no piece in view) where the device
+    /// draws indirect, else one per piece in view.
+    pub fn draws_last_frame(&self) -> u32 {
+        self.draws_last_frame
+    }
+
+    /// Pieces drawn in the last frame.
+    pub fn pieces_last_frame(&self) -> u32 {
+        self.pieces_last_frame
+    }
+
+    /// Records the pieces pass ("pieces", labelled and timed) into the frame being recorded,
+    /// loading and storing `target` and `depth` as [`super::BlocksRenderer::record`] does.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        depth: &Image,
+        view: &Camera,
+        pieces: &Pieces,
+    ) -> GpuResult<()> {
+        let device = self.device.clone();
+        let command_buffer = frames.command_buffer();
+        let frustum = Frustum::of(view);
+        let mut instances = Vec::new();
+        let mut commands = Vec::new();
+        for (handle, _, body) in pieces.iter() {
+            let (Some(known), Some(range)) = (self.known.get(&handle), self.arena.get(&handle))
+            else {
+                continue;
+            };
+            let instance = PieceInstance::of(&body, known.light);
+            let [cx, cy, cz, _] = instance.centre;
+            let [px, py, pz, _] = instance.position_light;
+            let middle = turn(instance.rotation, known.middle - Vec3::new(cx, cy, cz))
+                + Vec3::new(px, py, pz);
+            if !frustum.may_see_sphere(middle, known.radius) {
+                continue;
+            }
+            // A `VkDrawIndexedIndirectCommand`: indexCount, instanceCount, firstIndex,
+            // vertexOffset (as its bits), firstInstance.
+            commands.push([
+                range.index_count(),
+                1,
+                range.first_index(),
+                range.vertex_offset() as u32,
+                instances.len() as u32,
+            ]);
+            instances.push(instance);
+        }
+        let slot = (frames.frame_number() % FRAMES_IN_FLIGHT as u64) as usize;
+        let buffers = self.frame_buffers(slot, instances.len() as u64)?;
+        buffers.instances.write(0, &instances)?;
+        buffers.commands.write(0, &commands)?;
+        let (instance_buffer, command_buffer_raw) = (buffers.instances.raw, buffers.commands.raw);
+
+        frames.begin_pass(PASS_NAME);
+        memory_barrier(
+            &device,
+            command_buffer,
+            &[BufferAccess::TransferWrite],
+            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
+        );
+        begin_loaded(&device, command_buffer, &target, depth);
+        let push = StructurePush::new(view, self.materials.slot());
+        let draws;
+        // SAFETY: the frame is recording inside the rendering begun above; the pipeline,
+        // layout, arena and this frame's buffers live as long as `self` (replaced ones are
+        // retired until this frame has run), and the frame ring waited for this slot's last
+        // frame before `begin`, so the host writes above touch nothing the GPU reads. Every
+        // command reads a range the arena gave out and an instance written above; the indirect
+        // call is made only where multiDrawIndirect and drawIndirectFirstInstance are on.
+        unsafe {
+            self.pipeline.bind(command_buffer);
+            device.raw.cmd_bind_descriptor_sets(
+                command_buffer,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout.raw,
+                0,
+                &[self.bindless_set],
+                &[],
+            );
+            self.layout.push(command_buffer, &push);
+            device.raw.cmd_bind_vertex_buffers(
+                command_buffer,
+                0,
+                &[self.arena.vertex_buffer().raw, instance_buffer],
+                &[0, 0],
+            );
+            device.raw.cmd_bind_index_buffer(
+                command_buffer,
+                self.arena.index_buffer().raw,
+                0,
+                vk::IndexType::UINT32,
+            );
+            if commands.is_empty() {
+                draws = 0;
+            } else if self.indirect {
+                device.raw.cmd_draw_indexed_indirect(
+                    command_buffer,
+                    command_buffer_raw,
+                    0,
+                    commands.len() as u32,
+                    COMMAND_BYTES as u32,
+                );
+                draws = 1;
+            } else {
+                for &[index_count, _, first_index, vertex_offset, first_instance] in &commands {
+                    device.raw.cmd_draw_indexed(
+                        command_buffer,
+                        index_count,
+                        1,
+                        first_index,
+                        vertex_offset as i32,
+                        first_instance,
+                    );
+                }
+                draws = commands.len() as u32;
+            }
+            device.cmd_end_rendering(command_buffer);
+        }
+        self.draws_last_frame = draws;
+        self.pieces_last_frame = commands.len() as u32;
+        frames.end_pass();
+        Ok(())
+    }
+
+    /// The buffers of frame slot `slot`, holding at least `pieces` pieces (made anew, twice as
+    /// large, when they do not).
+    fn frame_buffers(&mut self, slot: usize, pieces: u64) -> GpuResult<&mut FrameBuffers> {
+        let fits = self.frames[slot]
+            .as_ref()
+            .is_some_and(|buffers| buffers.capacity >= pieces);
+        if !fits {
+            let capacity = pieces.next_power_of_two().max(FIRST_PIECES);
+            let instances = Buffer::new(
+                &self.device,
+                &BufferDesc {
+                    name: &format!("pieces: transforms, frame {slot}"),
+                    size: capacity * std::mem::size_of::<PieceInstance>() as u64,
+                    usage: vk::BufferUsageFlags::VERTEX_BUFFER,
+                    location: MemoryLocation::CpuToGpu,
+                },
+            )?;
+            let commands = Buffer::new(
+                &self.device,
+                &BufferDesc {
+                    name: &format!("pieces: draw commands, frame {slot}"),
+                    size: capacity * COMMAND_BYTES,
+                    usage: vk::BufferUsageFlags::INDIRECT_BUFFER,
+                    location: MemoryLocation::CpuToGpu,
+                },
+            )?;
+            // The old buffers' drop retires them until the frames that read them have run.
+            self.frames[slot] = Some(FrameBuffers {
+                instances,
+                commands,
+                capacity,
+            });
+        }
+        self.frames[slot]
+            .as_mut()
+            .ok_or_else(|| gpu::GpuError::Invalid("pieces: frame buffers missing".into()))
+    }
+}
+
+/// `v` turned by the unit quaternion `q` (`[x, y, z, w]`), as `pieces.vert` turns it.
+fn turn(q: [f32; 4], v: Vec3) -> Vec3 {
+    let axis = Vec3::new(q[0], q[1], q[2]);
+    let t = 2.0 * axis.cross(v);
+    v + q[3] * t + axis.cross(t)
+}
+
+/// The middle of the box around `positions` and its half diagonal.
+fn bounds(positions: &[[f32; 3]]) -> (Vec3, f32) {
+    let mut low = Vec3::broadcast(f32::MAX);
+    let mut high = Vec3::broadcast(f32::MIN);
+    for &[x, y, z] in positions {
+        let p = Vec3::new(x, y, z);
+        low = low.min_by_component(p);
+        high = high.max_by_component(p);
+    }
+    if positions.is_empty() {
+        return (Vec3::zero(), 0.0);
+    }
+    ((low + high) * 0.5, (high - low).mag() * 0.5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instances_and_commands_have_the_shaders_layout() {
+        assert_eq!(std::mem::size_of::<PieceInstance>(), 48);
+        assert_eq!(COMMAND_BYTES, 20);
+    }
+
+    #[test]
+    fn a_quarter_turn_about_y_takes_x_to_minus_z() {
+        let half = std::f32::consts::FRAC_PI_4;
+        let q = [0.0, half.sin(), 0.0, half.cos()];
+        let turned = turn(q, Vec3::unit_x());
+        assert!(
+            (turned - Vec3::new(0.0, 0.0, -1.0)).mag() < 1e-6,
+            "{turned:?}"
+        );
+    }
+
+    #[test]
+    fn bounds_are_the_box_middle_and_half_diagonal() {
+        let (middle, radius) = bounds(&[[0.0, 0.0, 0.0], [2.0, 2.0, 1.0]]);
+        assert_eq!(middle, Vec3::new(1.0, 1.0, 0.5));
+        assert!((radius - 1.5).abs() < 1e-6);
+    }
+}
