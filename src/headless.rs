@@ -109,13 +109,14 @@ impl HeadlessRenderer {
     /// frame's number and what the frame asked for.
     pub fn render(
         &mut self,
+        gpu: &mut Gpu,
         time: f32,
         dt: f32,
         readback: bool,
     ) -> anyhow::Result<(u64, PlayFrame)> {
         let mut play = PlayFrame::default();
         if let Shown::World(world) = &mut self.shown {
-            play = self.play.advance(world, &mut self.frames, dt)?;
+            play = self.play.advance(gpu, world, &mut self.frames, dt)?;
         }
         let readback = readback || !play.screenshots.is_empty();
         let command_buffer = self.frames.begin()?;
@@ -180,6 +181,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         frame_starts.push(Instant::now());
         capture.frame_starts(frame);
         renderer.render(
+            &mut gpu,
             frame as f32 * options.time_step,
             options.time_step,
             frame + 1 == frames,
@@ -225,7 +227,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
 /// when its frame has finished; the trace on stdout.
 fn run_script_headless(
     mut renderer: HeadlessRenderer,
-    gpu: Gpu,
+    mut gpu: Gpu,
     scene: blockfall_game::scene::SceneFile,
     options: &RunOptions,
     started: Instant,
@@ -240,7 +242,7 @@ fn run_script_headless(
     let first = Instant::now();
     while !renderer.play.script_finished() {
         capture.frame_starts(frames);
-        let (_, play) = renderer.render(frames as f32 * options.time_step, 0.0, false)?;
+        let (_, play) = renderer.render(&mut gpu, frames as f32 * options.time_step, 0.0, false)?;
         capture.frame_ends();
         if !play.screenshots.is_empty() {
             let pixels = renderer.pixels()?;

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use blockfall_engine::gpu::FrameRing;
+use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_game::input::{Button, Command, Input};
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
@@ -76,10 +76,12 @@ impl Play {
     }
 
     /// The world's frame before drawing: events of the script due now (their lines printed),
-    /// the world's frame with the script's or the player's input, the terrain streamed.
+    /// the world's frame with the script's or the player's input, the terrain streamed, the
+    /// blocks' and pieces' meshes brought up to date (call it before the frame is begun).
     /// `dt` is the real time since the last frame; a script uses its own frame time.
     pub fn advance(
         &mut self,
+        gpu: &mut Gpu,
         world: &mut WorldRenderer,
         frames: &mut FrameRing,
         dt: f32,
@@ -100,6 +102,7 @@ impl Play {
         let report = world.frame(frames, dt, input, &commands)?;
         play.commands = report.commands;
         world.stream(frames, LOADS_PER_FRAME)?;
+        world.sync(gpu)?;
         if let Some((_, frames_left)) = &mut self.message {
             *frames_left = frames_left.saturating_sub(1);
             if *frames_left == 0 {

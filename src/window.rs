@@ -412,7 +412,7 @@ impl WindowState {
         let mut screenshots = Vec::new();
         let quit;
         if let Shown::World(world) = &mut self.shown {
-            let play = self.play.advance(world, &mut self.frames, dt)?;
+            let play = self.play.advance(&mut self.gpu, world, &mut self.frames, dt)?;
             screenshots = play.screenshots;
             let mut f2 = false;
             quit = self.window_commands(&play.commands, &mut f2);

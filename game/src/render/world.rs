@@ -1,13 +1,18 @@
-//! The default scene on screen: the [`World`] (ground, player, tool, and the chunks streamed
-//! around the player's eyes, prepared on the workers), its chunks meshed into the engine's
-//! arenas ([`ChunkMeshes`]) and drawn with the terrain material ([`TerrainRenderer`]). The
-//! window and the headless run both drive it, a frame at a time:
+//! The world on screen: the [`World`] (ground, blocks, pieces, player, tools, and the chunks
+//! streamed around the player's eyes, prepared on the workers), its chunks meshed into the
+//! engine's arenas ([`ChunkMeshes`]) and drawn with the terrain material ([`TerrainRenderer`]),
+//! then its blocks ([`BlocksRenderer`]), its pieces ([`PiecesRenderer`]) and the block tool's
+//! markers ([`MarkersRenderer`]) into the same picture. The window and the headless run both
+//! drive it, a frame at a time:
 //!
 //! ```text
 //!   frame(frames, dt, input)  the world's frame (view, tools, pieces, player); the chunks a
 //!                             dig or build changed are meshed again now, those near it lit again
 //!   stream(frames, budget)    the world's far chunks out, its nearest missing ones in
-//!   record(frames, target)    the terrain pass of the world's camera into the frame
+//!   sync(gpu)                 the block regions that changed meshed again, new pieces'
+//!                             meshes uploaded (before the frame is begun)
+//!   record(frames, target)    the terrain, blocks, pieces and markers passes of the world's
+//!                             camera into the frame
 //! ```
 //!
 //! Streaming and edits submit their own meshing work on the frame ring before the frame that
@@ -18,13 +23,17 @@ use blockfall_engine::meshing::{TerrainMeshError, TerrainMeshes};
 use blockfall_engine::workers::WorkerError;
 
 use super::chunk_meshes::{terrain_meshes, ChunkMeshes};
+use super::structures::blocks::BlocksRenderer;
+use super::structures::markers::{MarkerView, MarkersRenderer};
+use super::structures::pieces::PiecesRenderer;
+use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
 use crate::camera::Marker;
 use crate::input::{Command, Input};
 use crate::terrain::streaming::{EditReport, StreamReport};
 use crate::terrain::SampleBox;
-use crate::world::{FrameReport, World};
+use crate::world::{AimTarget, FrameReport, World};
 
 /// What can go wrong drawing the world.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +51,13 @@ pub struct WorldRenderer {
     pub world: World,
     meshes: TerrainMeshes,
     renderer: TerrainRenderer,
+    blocks: BlocksRenderer,
+    pieces: PiecesRenderer,
+    markers: MarkersRenderer,
+    /// Whether the blocks were meshed once (the first [`WorldRenderer::sync`] meshes all).
+    blocks_meshed: bool,
+    /// Block regions to mesh again because the chunks under them were loaded (their light).
+    relit_regions: Vec<[i32; 3]>,
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
     /// captured); off by default, so headless pictures show the world alone.
     pub show_tool: bool,
@@ -62,10 +78,16 @@ impl WorldRenderer {
         let renderer =
             TerrainRenderer::new(gpu, shaders, colour_format, TerrainLook::around(ground))?;
         let radius = world.chunks().radius();
+        let materials = BlockMaterials::new(gpu)?;
         Ok(Self {
             world,
             meshes: terrain_meshes(&gpu.device, radius)?,
             renderer,
+            blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials)?,
+            pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials)?,
+            markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
+            blocks_meshed: false,
+            relit_regions: Vec::new(),
             show_tool: false,
         })
     }
@@ -121,7 +143,52 @@ impl WorldRenderer {
             meshes: &mut self.meshes,
             frames,
         };
-        Ok(self.world.stream(&mut sink, budget)?)
+        let report = self.world.stream(&mut sink, budget)?;
+        // Blocks over a chunk that just came in were lit before its light was known. A block
+        // region is as large as a chunk (64 cells of 0.5 m, 32 m) and aligned with it.
+        for coord in &report.loaded {
+            let region = [coord.x, coord.y, coord.z];
+            if self.world.blocks.in_region(region).next().is_some() {
+                self.relit_regions.push(region);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Brings the blocks' and pieces' meshes up to date with the world: the regions that
+    /// changed (or whose light came in) meshed again, new pieces uploaded, gone ones freed.
+    /// Call it before the frame that draws them is begun (the uploads are submitted at once).
+    pub fn sync(&mut self, gpu: &mut Gpu) -> Result<(), WorldRenderError> {
+        let mut changed: Vec<[i32; 3]> = self.world.take_changed_regions().into_iter().collect();
+        let world = &self.world;
+        let light = |point: [f32; 3]| world.light_at(point);
+        if !self.blocks_meshed {
+            self.blocks.rebuild_all(gpu, &world.blocks, &light)?;
+            self.blocks_meshed = true;
+        } else {
+            changed.extend(self.relit_regions.drain(..));
+            if !changed.is_empty() {
+                self.blocks.update(gpu, &world.blocks, changed, &light)?;
+            }
+        }
+        self.relit_regions.clear();
+        self.pieces.update(gpu, &world.pieces, &light)?;
+        Ok(())
+    }
+
+    /// The blocks' renderer (draw counts, resident regions).
+    pub fn blocks(&self) -> &BlocksRenderer {
+        &self.blocks
+    }
+
+    /// The pieces' renderer (draw counts, resident pieces).
+    pub fn pieces(&self) -> &PiecesRenderer {
+        &self.pieces
+    }
+
+    /// The markers' renderer.
+    pub fn markers(&self) -> &MarkersRenderer {
+        &self.markers
     }
 
     /// Digs or builds a sphere of `radius` around `centre`, and brings the terrain up to date.
@@ -173,6 +240,35 @@ impl WorldRenderer {
         }
         self.renderer
             .record(frames, target, &mut self.meshes, &view)?;
+        let Some(depth) = self.renderer.depth() else {
+            return Ok(());
+        };
+        self.blocks.record(frames, target, depth, &view)?;
+        self.pieces
+            .record(frames, target, depth, &view, &self.world.pieces)?;
+        let markers = if self.show_tool {
+            self.marker_view()
+        } else {
+            MarkerView::default()
+        };
+        self.markers
+            .record(frames, target, depth, &view, &self.world.blocks, &markers)?;
         Ok(())
+    }
+
+    /// The block tool's markers for what the view aims at: the ghost of the block to place,
+    /// the aimed block's outline and the tint over what would fall with it.
+    pub fn marker_view(&self) -> MarkerView {
+        let Some(aim) = self.world.aim() else {
+            return MarkerView::default();
+        };
+        MarkerView {
+            ghost: aim.placement.map(|p| (p.block, p.fits())),
+            outline: match aim.target {
+                AimTarget::Block { block, .. } => Some(block),
+                _ => None,
+            },
+            tint: aim.would_fall.clone(),
+        }
     }
 }
