@@ -2,6 +2,7 @@
 //! (the world's streamed chunks meshed into the engine's arenas, and the pass that draws them).
 
 pub mod chunk_meshes;
+pub mod hud;
 pub mod pass;
 pub mod target;
 pub mod terrain;
