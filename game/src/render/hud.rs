@@ -56,7 +56,7 @@ pub const PASS_NAME: &str = "hud";
 /// Text size in points (pixels at a scale of 1).
 pub const TEXT_SIZE: f32 = 14.0;
 /// The panel behind the text: near black, mostly opaque (premultiplied, as egui paints).
-pub const PANEL: Color32 = Color32::from_rgba_premultiplied(8, 10, 14, 200);
+pub const PANEL: Color32 = Color32::from_rgba_premultiplied(6, 8, 12, 215);
 /// The main lines.
 pub const TEXT: Color32 = Color32::from_rgb(235, 235, 230);
 /// The detail lines, a little dimmer.
@@ -330,6 +330,10 @@ impl HudRenderer {
                 let whole = match delta.pos {
                     None => part.clone(),
                     Some(pos) => {
+                        log::debug!(
+                            "hud: egui texture {id:?}: {:?} at {pos:?}, uploaded whole",
+                            part.size
+                        );
                         let whole = self.images.get_mut(&id).ok_or_else(|| {
                             GpuError::Invalid(format!(
                                 "egui updated texture {id:?} before setting it"
