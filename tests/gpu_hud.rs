@@ -130,7 +130,7 @@ fn assert_hud_pixels(image: &RgbaImage, hud: &Hud) {
     let rows = hud.lines.len() + hud.detail.len() + 2;
     eprintln!("panel: (8, 8) to ({right}, {bottom}), {rows} text rows");
     assert!(
-        right >= 150 && right < WIDTH * 2 / 3,
+        (150..WIDTH * 2 / 3).contains(&right),
         "panel right edge at {right}"
     );
     assert!(
