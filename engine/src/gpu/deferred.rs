@@ -42,6 +42,26 @@ pub(crate) enum Retired {
         layout: vk::DescriptorSetLayout,
     },
     Sampler(vk::Sampler),
+    /// Another library's object that destroys its handles when dropped
+    /// (`Device::retire_object`).
+    Object(RetiredObject),
+}
+
+/// An object kept whole until the GPU is done with it, then dropped (its `Drop` does the work).
+pub(crate) struct RetiredObject {
+    _object: Box<dyn Send>,
+}
+
+impl RetiredObject {
+    pub(crate) fn new(object: Box<dyn Send>) -> Self {
+        Self { _object: object }
+    }
+}
+
+impl std::fmt::Debug for RetiredObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RetiredObject")
+    }
 }
 
 /// The queue of retired objects, keyed by timeline value, and the recordings still open.

@@ -18,7 +18,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::adapter::Adapter;
-use super::deferred::{DeferredQueue, Retired};
+use super::deferred::{DeferredQueue, Retired, RetiredObject};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::Instance;
 use super::pipeline::ShaderTarget;
@@ -54,7 +54,9 @@ pub struct Device {
     /// On a Vulkan 1.2 device, the KHR entry points of what 1.3 has in its core.
     extension_commands: Option<ExtensionCommands>,
     queue: Mutex<vk::Queue>,
-    pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
+    /// Shared (see [`Device::shared_allocator`]); dropped after the retired objects, before the
+    /// device.
+    pub(crate) allocator: ManuallyDrop<Arc<Mutex<Allocator>>>,
     timeline: vk::Semaphore,
     last_submitted: AtomicU64,
     /// Dropped objects the GPU may still use, destroyed once the timeline passes their key.
@@ -193,7 +195,7 @@ impl Device {
             debug_utils,
             extension_commands,
             queue: Mutex::new(queue),
-            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            allocator: ManuallyDrop::new(Arc::new(Mutex::new(allocator))),
             timeline,
             last_submitted: AtomicU64::new(0),
             deferred: Mutex::new(DeferredQueue::default()),
@@ -307,6 +309,25 @@ impl Device {
         Ok(())
     }
 
+    /// The allocator, for a library that allocates through gpu-allocator itself (the HUD's
+    /// egui-ash-renderer): its memory then comes from the same blocks and shows in
+    /// [`Device::memory_report`]. A holder must let go of its clone before the device drops
+    /// (the device holds its allocator's last reference when it frees its memory); handing the
+    /// holder to [`Device::retire_object`] does that.
+    pub fn shared_allocator(&self) -> Arc<Mutex<Allocator>> {
+        Arc::clone(&self.allocator)
+    }
+
+    /// Keeps `object` until no submission that may use it is still running, then drops it: for
+    /// objects of other libraries that destroy their Vulkan handles in their own `Drop` (the
+    /// HUD's egui renderer). Keyed like every retired object (`gpu::deferred`), so it is safe
+    /// even while a frame that recorded commands using it is still being recorded. Its `Drop`
+    /// runs on whichever thread frees finished objects (a submit, a frame start, `wait_idle`),
+    /// or when the device drops, before the allocator and the device go.
+    pub fn retire_object<T: Send + 'static>(&self, object: T) {
+        self.retire(Retired::Object(RetiredObject::new(Box::new(object))));
+    }
+
     /// Takes the handles of a dropped object; they are destroyed once no submission that may use
     /// them is still running. Every GPU object's `Drop` comes here.
     pub(crate) fn retire(&self, retired: Retired) {
@@ -380,6 +401,7 @@ impl Device {
                     self.raw.destroy_descriptor_set_layout(layout, None);
                 }
                 Retired::Sampler(sampler) => self.raw.destroy_sampler(sampler, None),
+                Retired::Object(object) => drop(object),
             }
         }
     }
@@ -497,7 +519,16 @@ impl Drop for Device {
                 self.destroy_retired(retired);
             }
             self.raw.destroy_semaphore(self.timeline, None);
-            // The allocator frees its memory blocks through the device, so it goes first.
+            // The allocator frees its memory blocks through the device, so it goes first. A
+            // clone still held elsewhere would free them after the device: say so.
+            let holders = Arc::strong_count(&self.allocator);
+            if holders > 1 {
+                log::error!(
+                    "the device drops while {} other holders of its allocator remain; their \
+                     memory outlives the device",
+                    holders - 1
+                );
+            }
             ManuallyDrop::drop(&mut self.allocator);
             self.raw.destroy_device(None);
         }

@@ -52,6 +52,8 @@ pub struct FrameRing {
     /// Held from `begin` to `submit` or `abandon`: a frame is being recorded (and deferred
     /// destruction keeps what is dropped meanwhile until the frame has run).
     recording: Option<Recording>,
+    /// Recordings begun so far (submitted, abandoned, or the one open now).
+    recordings_begun: u64,
     frame_number: u64,
     last_timings: Vec<PassTiming>,
 }
@@ -107,6 +109,7 @@ impl FrameRing {
             frames,
             current: 0,
             recording: None,
+            recordings_begun: 0,
             frame_number: 0,
             last_timings: Vec::new(),
         })
@@ -150,7 +153,17 @@ impl FrameRing {
                 .vk("vkBeginCommandBuffer(frame)")?;
         }
         self.recording = Some(device.begin_recording());
+        self.recordings_begun += 1;
         Ok(frame.command_buffer)
+    }
+
+    /// Which recording is open: a number that every `begin` raises (so a frame abandoned and
+    /// begun again is a new recording, though its frame number stays), or `None` between
+    /// `submit`/`abandon` and the next `begin`. Renderers that keep per-use state tell "in
+    /// this frame" from "in an earlier frame" by it: an earlier recording has been submitted
+    /// or abandoned, so [`Device::last_submitted`] now covers whatever it used.
+    pub fn recording(&self) -> Option<u64> {
+        self.recording.as_ref().map(|_| self.recordings_begun)
     }
 
     /// The command buffer of the frame being recorded.

@@ -1,10 +1,11 @@
 //! What the renderer draws with: procedural material textures, the test scene, the terrain
 //! (the world's streamed chunks meshed into the engine's arenas, and the pass that draws them),
-//! and the structures drawn after it into the same picture: blocks, pieces and the block tool's
-//! markers.
+//! the structures drawn after it into the same picture (blocks, pieces and the block tool's
+//! markers), and the HUD over everything.
 
 pub mod chunk_meshes;
 pub mod frustum;
+pub mod hud;
 pub mod pass;
 pub mod structures;
 pub mod target;

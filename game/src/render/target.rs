@@ -207,3 +207,55 @@ fn begin(
         device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
     }
 }
+
+/// Starts dynamic rendering into `target` over what earlier passes of the frame drew there
+/// (colour loaded and stored, no depth), for overlays such as the HUD: a barrier orders the
+/// earlier passes' colour writes before this pass's blending, and the target stays a colour
+/// attachment. The target must be a colour attachment already (an earlier pass of this frame
+/// began it). Sets the whole target as viewport and scissor; the caller draws and ends
+/// rendering.
+pub fn begin_colour_load(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+) {
+    gpu::image::image_barrier(
+        device,
+        command_buffer,
+        target.image,
+        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+        ImageAccess::ColorAttachment,
+        ImageAccess::ColorAttachment,
+    );
+    let colour_attachment = [vk::RenderingAttachmentInfo::default()
+        .image_view(target.view)
+        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .load_op(vk::AttachmentLoadOp::LOAD)
+        .store_op(vk::AttachmentStoreOp::STORE)];
+    let area = vk::Rect2D {
+        offset: vk::Offset2D { x: 0, y: 0 },
+        extent: vk::Extent2D {
+            width: target.width,
+            height: target.height,
+        },
+    };
+    let rendering = vk::RenderingInfo::default()
+        .render_area(area)
+        .layer_count(1)
+        .color_attachments(&colour_attachment);
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: target.width as f32,
+        height: target.height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    // SAFETY: the caller's command buffer is recording; the target's view lives until its frame
+    // finishes, and the barrier above left it in COLOR_ATTACHMENT_OPTIMAL.
+    unsafe {
+        device.cmd_begin_rendering(command_buffer, &rendering);
+        device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
+        device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
+    }
+}
