@@ -15,6 +15,7 @@ use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
 use crate::options::{RunOptions, RunReport};
+use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
 use crate::screenshot::write_png;
 use crate::script::Script;
@@ -34,6 +35,12 @@ pub struct HeadlessRenderer {
     pub frames: FrameRing,
     /// Whose input drives the world: nobody's (the player stands still), or a script's.
     pub play: Play,
+    /// When the last frame began.
+    last_frame: Option<Instant>,
+    /// The HUD, when the run shows one.
+    pub overlay: Option<Overlay>,
+    /// The CPU times of the last frame, for the HUD.
+    pub times: CpuTimes,
     device: std::sync::Arc<blockfall_engine::gpu::Device>,
     width: u32,
     height: u32,
@@ -77,6 +84,9 @@ impl HeadlessRenderer {
             shown,
             frames,
             play: Play::new(None),
+            overlay: None,
+            last_frame: None,
+            times: CpuTimes::default(),
             device: gpu.device.clone(),
             width,
             height,
@@ -114,10 +124,17 @@ impl HeadlessRenderer {
         dt: f32,
         readback: bool,
     ) -> anyhow::Result<(u64, PlayFrame)> {
+        let started = Instant::now();
         let mut play = PlayFrame::default();
         if let Shown::World(world) = &mut self.shown {
             play = self.play.advance(gpu, world, &mut self.frames, dt)?;
         }
+        for command in &play.commands {
+            if *command == blockfall_game::input::Command::ToggleDetail {
+                self.play.show_detail = !self.play.show_detail;
+            }
+        }
+        let played = Instant::now();
         let readback = readback || !play.screenshots.is_empty();
         let command_buffer = self.frames.begin()?;
         let target = RenderTarget {
@@ -127,6 +144,16 @@ impl HeadlessRenderer {
             height: self.height,
         };
         self.shown.record(&mut self.frames, target, time)?;
+        if let Some(overlay) = &mut self.overlay {
+            let hud = hud_text(&self.play, &self.shown, &self.frames, self.times);
+            let input = blockfall_game::render::hud::HudRenderer::raw_input(
+                self.width,
+                self.height,
+                1.0,
+            );
+            overlay.record(&mut self.frames, target, input, &hud)?;
+        }
+        let recorded = Instant::now();
         if readback {
             self.frames.begin_pass("readback");
             self.target.record_readback(
@@ -137,6 +164,14 @@ impl HeadlessRenderer {
             self.frames.end_pass();
         }
         let number = self.frames.submit(&[], &[])?;
+        self.times = CpuTimes {
+            frame: self
+                .last_frame
+                .map_or(0.0, |last| (started - last).as_secs_f64() * 1000.0),
+            play: (played - started).as_secs_f64() * 1000.0,
+            record: (recorded - played).as_secs_f64() * 1000.0,
+        };
+        self.last_frame = Some(started);
         if let Shown::World(world) = &self.shown {
             self.play.finish_frame(world)?;
         }
@@ -160,6 +195,9 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     })?;
     let mut renderer =
         HeadlessRenderer::for_run(&mut gpu, options).context("setting up the headless renderer")?;
+    if options.hud {
+        renderer.overlay = Some(Overlay::new(&gpu.device, OFFSCREEN_FORMAT)?);
+    }
     let started = Instant::now();
     let loaded = renderer.load_world()?;
     if let Some(world) = renderer.shown.world() {

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod headless;
 pub mod input;
 pub mod options;
+pub mod overlay;
 pub mod play;
 pub mod screenshot;
 pub mod script;

@@ -56,6 +56,9 @@ struct Cli {
         value_parser = clap::value_parser!(u32).range(1..=32)
     )]
     view_radius: u32,
+    /// Leave the HUD out of the picture.
+    #[arg(long)]
+    no_hud: bool,
     /// Play a script: a `sim` scene whose events may also be input (keys, buttons, the mouse,
     /// the view) and requests (screenshots, state lines), at its fixed frame time until its
     /// duration; the trace goes to stdout. A bad script exits with status 2 before any frame.
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         seed: cli.seed,
         view_radius: cli.view_radius,
         script,
+        hud: !cli.no_hud,
     };
 
     let result = if cli.headless {

@@ -38,6 +38,8 @@ pub struct RunOptions {
     pub seed: u32,
     /// Chunks (32 m) loaded around the player.
     pub view_radius: u32,
+    /// The HUD over the picture (on by default; `--no-hud`).
+    pub hud: bool,
     /// `--script`: a checked scene to play at its fixed frame time until its duration.
     pub script: Option<blockfall_game::scene::SceneFile>,
 }
@@ -59,6 +61,7 @@ impl Default for RunOptions {
             seed: blockfall_game::terrain::Generator::DEFAULT_SEED,
             view_radius: blockfall_game::terrain::streaming::VIEW_RADIUS,
             script: None,
+            hud: true,
         }
     }
 }

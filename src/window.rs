@@ -28,6 +28,7 @@ use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 use crate::capture::FrameCapture;
 use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
+use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play};
 use crate::screenshot::write_png;
 use crate::script::Script;
@@ -77,6 +78,9 @@ struct App {
 struct WindowState {
     shown: Shown,
     play: Play,
+    /// The HUD and egui's view of the window (its size and scale).
+    overlay: Option<(Overlay, egui_winit::State)>,
+    times: CpuTimes,
     frames: FrameRing,
     swapchain: Option<Swapchain>,
     surface: Arc<Surface>,
@@ -115,6 +119,10 @@ impl ApplicationHandler for App {
         let Some(state) = self.state.as_mut() else {
             return;
         };
+        if let Some((_, egui_state)) = &mut state.overlay {
+            // egui learns of size and scale changes; the HUD takes no input of its own.
+            let _ = egui_state.on_window_event(&state.window, &event);
+        }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::KeyboardInput {
@@ -279,9 +287,25 @@ impl App {
             }
         }
         self.report.device_name = gpu.device.adapter.name.clone();
+        let overlay = if self.options.hud {
+            let overlay = Overlay::new(&gpu.device, format)?;
+            let egui_state = egui_winit::State::new(
+                overlay.context().clone(),
+                egui::ViewportId::ROOT,
+                &window,
+                Some(window.scale_factor() as f32),
+                None,
+                None,
+            );
+            Some((overlay, egui_state))
+        } else {
+            None
+        };
         Ok(WindowState {
             shown,
             play,
+            overlay,
+            times: CpuTimes::default(),
             frames,
             swapchain,
             surface,
@@ -409,6 +433,7 @@ impl WindowState {
         let dt = self
             .last_frame
             .map_or(1.0 / 60.0, |last| last.elapsed().as_secs_f32());
+        let started = Instant::now();
         let mut screenshots = Vec::new();
         let quit;
         if let Shown::World(world) = &mut self.shown {
@@ -431,6 +456,7 @@ impl WindowState {
                 screenshots.push(screenshot_path());
             }
         }
+        let played = Instant::now();
         let Some(swapchain) = self.swapchain.as_ref() else {
             return Ok(quit);
         };
@@ -454,6 +480,12 @@ impl WindowState {
         };
         let time = self.started.elapsed().as_secs_f32();
         self.shown.record(&mut self.frames, target, time)?;
+        if let Some((overlay, egui_state)) = &mut self.overlay {
+            let hud = hud_text(&self.play, &self.shown, &self.frames, self.times);
+            let input = egui_state.take_egui_input(&self.window);
+            overlay.record(&mut self.frames, target, input, &hud)?;
+        }
+        let recorded = Instant::now();
         let readback = if screenshots.is_empty() {
             image::image_barrier(
                 &self.gpu.device,
@@ -506,6 +538,13 @@ impl WindowState {
             *presented += 1;
         }
         let now = Instant::now();
+        self.times = CpuTimes {
+            frame: self
+                .last_frame
+                .map_or(0.0, |last| (now - last).as_secs_f64() * 1000.0),
+            play: (played - started).as_secs_f64() * 1000.0,
+            record: (recorded - played).as_secs_f64() * 1000.0,
+        };
         if let Some(last) = self.last_frame.replace(now) {
             self.frame_time_total += (now - last).as_secs_f64() * 1000.0;
             self.frame_time_count += 1;

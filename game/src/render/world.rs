@@ -176,6 +176,11 @@ impl WorldRenderer {
         Ok(())
     }
 
+    /// Terrain draws recorded in the last frame.
+    pub fn terrain_draws(&self) -> u32 {
+        self.renderer.draws_last_frame()
+    }
+
     /// The blocks' renderer (draw counts, resident regions).
     pub fn blocks(&self) -> &BlocksRenderer {
         &self.blocks

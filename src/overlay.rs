@@ -1,0 +1,161 @@
+//! The HUD of a run: what it says (the player's mode and place, the tool, the blocks, the
+//! preview, what is falling, the chunks, the frame's times; F3 adds every pass's GPU time and
+//! the draw counts; a help line for the tool in hand) and the renderer that draws it over the
+//! frame in its own pass ("hud").
+
+use std::sync::Arc;
+
+use blockfall_engine::gpu::{vk, Device, FrameRing};
+use blockfall_game::player::Mode;
+use blockfall_game::render::hud::{Hud, HudError, HudRenderer};
+use blockfall_game::render::test_scene::RenderTarget;
+use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::world::ToolKind;
+
+use crate::play::Play;
+use crate::shown::Shown;
+
+/// The CPU side of a frame, in milliseconds: playing the world's frame, and recording.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuTimes {
+    /// Wall-clock time between frames.
+    pub frame: f64,
+    /// The world's frame, streaming and mesh uploads.
+    pub play: f64,
+    /// Recording the frame's passes.
+    pub record: f64,
+}
+
+/// The HUD and what it says.
+pub struct Overlay {
+    renderer: HudRenderer,
+}
+
+impl Overlay {
+    pub fn new(device: &Arc<Device>, colour_format: vk::Format) -> Result<Self, HudError> {
+        Ok(Self {
+            renderer: HudRenderer::new(device, colour_format)?,
+        })
+    }
+
+    /// The egui context, for the window's egui-winit state.
+    pub fn context(&self) -> &egui::Context {
+        self.renderer.context()
+    }
+
+    /// Records the HUD pass over what the frame drew so far; `raw_input` from egui-winit in the
+    /// window, [`HudRenderer::raw_input`] headless.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        raw_input: egui::RawInput,
+        hud: &Hud,
+    ) -> Result<(), HudError> {
+        self.renderer.record(frames, target, raw_input, hud)
+    }
+}
+
+/// What the HUD says this frame.
+pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes) -> Hud {
+    let mut hud = Hud {
+        show_detail: play.show_detail,
+        message: play.message.as_ref().map(|(text, _)| text.clone()),
+        ..Hud::default()
+    };
+    let timings = frames.last_timings();
+    let gpu_total: f64 = timings.iter().map(|t| t.milliseconds).sum();
+    hud.lines.push(format!(
+        "{:.1} ms a frame · CPU {:.2} ms (play {:.2}, record {:.2}) · GPU {:.2} ms",
+        times.frame,
+        times.play + times.record,
+        times.play,
+        times.record,
+        gpu_total
+    ));
+    if let Shown::World(world) = shown {
+        world_lines(&mut hud, world, play);
+    }
+    for timing in timings {
+        hud.detail
+            .push(format!("{:<10} {:7.3} ms GPU", timing.name, timing.milliseconds));
+    }
+    hud.help = help_line(play, shown);
+    hud
+}
+
+fn world_lines(hud: &mut Hud, renderer: &WorldRenderer, play: &Play) {
+    let world = &renderer.world;
+    let mode = match world.player.mode {
+        Mode::Fly => "flying",
+        Mode::Walk if world.player.grounded => "walking",
+        Mode::Walk => "in the air",
+    };
+    let feet = world.player.position;
+    hud.lines.push(format!(
+        "{mode} at ({:.1}, {:.1}, {:.1}) · facing {:.0}°",
+        feet.x,
+        feet.y,
+        feet.z,
+        world.yaw.to_degrees()
+    ));
+    let tool = &world.tool;
+    hud.lines.push(match tool.kind {
+        ToolKind::Blocks => format!(
+            "Blocks: {}, {} m, {} placed",
+            tool.material_name(),
+            tool.size_meters(),
+            world.blocks.count()
+        ),
+        ToolKind::Terrain => format!("Terrain: sphere of {:.1} m", tool.radius),
+    });
+    if let Some(aim) = world.aim() {
+        if !aim.would_fall.is_empty() {
+            hud.lines
+                .push(format!("Breaking this drops {} more", aim.would_fall.len()));
+        }
+    }
+    let falling = world.pieces.falling();
+    let resting = world.pieces.len() - falling;
+    if falling > 0 || resting > 0 {
+        hud.lines
+            .push(format!("{falling} falling, {resting} at rest"));
+    }
+    let viewer = renderer.viewer();
+    hud.lines.push(format!(
+        "chunks: {} loaded, {} waiting",
+        renderer.meshes().resident_chunks(),
+        world.chunks().missing(viewer)
+    ));
+    hud.detail.push(format!(
+        "draws: terrain {}, blocks {} ({} regions), pieces {} ({} pieces)",
+        renderer.terrain_draws(),
+        renderer.blocks().draws_last_frame(),
+        renderer.blocks().resident_regions(),
+        renderer.pieces().draws_last_frame(),
+        renderer.pieces().pieces_last_frame(),
+    ));
+    if play.script.is_some() {
+        hud.detail.push("scripted run".into());
+    }
+}
+
+fn help_line(play: &Play, shown: &Shown) -> String {
+    let Shown::World(world) = shown else {
+        return "F2 screenshot · F3 detail · F11 fullscreen · Esc quit".into();
+    };
+    if play.script.is_none() && !play.input.captured {
+        return "Click to play · Esc quits".into();
+    }
+    match world.world.tool.kind {
+        ToolKind::Blocks => {
+            "WASD walk · Space jump · F fly · left break · right place · wheel/1–6 material · \
+             , . size · C chisel · Shift+C slope · T terrain · F2 shot · F3 detail · Esc"
+        }
+        ToolKind::Terrain => {
+            "WASD walk · Space jump · F fly · left dig · right build · wheel size · \
+             T blocks · L wireframe · F2 shot · F3 detail · Esc"
+        }
+    }
+    .into()
+}
