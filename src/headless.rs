@@ -137,6 +137,8 @@ impl HeadlessRenderer {
         let played = Instant::now();
         let readback = readback || !play.screenshots.is_empty();
         let command_buffer = self.frames.begin()?;
+        // Recording starts once the frame's slot is free (begin waits for its last use).
+        let begun = Instant::now();
         let target = RenderTarget {
             image: self.target.color.raw,
             view: self.target.color.view,
@@ -169,7 +171,7 @@ impl HeadlessRenderer {
                 .last_frame
                 .map_or(0.0, |last| (started - last).as_secs_f64() * 1000.0),
             play: (played - started).as_secs_f64() * 1000.0,
-            record: (recorded - played).as_secs_f64() * 1000.0,
+            record: (recorded - begun).as_secs_f64() * 1000.0,
         };
         self.last_frame = Some(started);
         if let Shown::World(world) = &self.shown {

@@ -149,12 +149,15 @@ fn help_line(play: &Play, shown: &Shown) -> String {
     }
     match world.world.tool.kind {
         ToolKind::Blocks => {
-            "WASD walk · Space jump · F fly · left break · right place · wheel/1–6 material · \
-             , . size · C chisel · Shift+C slope · T terrain · F2 shot · F3 detail · Esc"
+            "left break · right place · wheel or 1–6 material · , . size · C chisel · \
+             Shift+C slope · T terrain tool\n\
+             WASD walk · Shift run · Space jump · F fly (Q/E) · F2 screenshot · F3 detail · \
+             F11 fullscreen · Esc free the mouse"
         }
         ToolKind::Terrain => {
-            "WASD walk · Space jump · F fly · left dig · right build · wheel size · \
-             T blocks · L wireframe · F2 shot · F3 detail · Esc"
+            "left dig · right build · wheel size · T block tool · L wireframe\n\
+             WASD walk · Shift run · Space jump · F fly (Q/E) · F2 screenshot · F3 detail · \
+             F11 fullscreen · Esc free the mouse"
         }
     }
     .into()

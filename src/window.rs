@@ -461,6 +461,8 @@ impl WindowState {
             return Ok(quit);
         };
         let command_buffer = self.frames.begin()?;
+        // Recording starts once the frame's slot is free (begin waits for its last use).
+        let begun = Instant::now();
         let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
             Acquired::Image { index, suboptimal } => (index, suboptimal),
             Acquired::OutOfDate => {
@@ -543,7 +545,7 @@ impl WindowState {
                 .last_frame
                 .map_or(0.0, |last| (now - last).as_secs_f64() * 1000.0),
             play: (played - started).as_secs_f64() * 1000.0,
-            record: (recorded - played).as_secs_f64() * 1000.0,
+            record: (recorded - begun).as_secs_f64() * 1000.0,
         };
         if let Some(last) = self.last_frame.replace(now) {
             self.frame_time_total += (now - last).as_secs_f64() * 1000.0;

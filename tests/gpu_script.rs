@@ -1,0 +1,236 @@
+//! Scripted runs (`blockfall --script`, headless): a tower of four blocks on flat ground, the
+//! second aimed at (the state line's preview count and the orange tint over the two upper
+//! blocks in a screenshot), broken with the left button; the piece falls, comes to rest on the
+//! lowest block, and is drawn where the physics put it. Validation is on: any error fails the
+//! run. A bad script exits 2 before any frame.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use blockfall_game::camera::Camera;
+use serde_json::Value;
+use ultraviolet::Vec3;
+
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 480;
+/// The player's eye: feet at (0, 0, −10) m, 1.65 m up, looking along +z (far enough that the
+/// tower stands below the HUD's panel in the top-left corner).
+const EYE: [f32; 3] = [0.0, 1.65, -10.0];
+/// Looking at the middle of the second block's front face (z = 0, y = 1 m).
+const PITCH_DEGREES: f32 = -3.72;
+
+fn skip_gpu() -> bool {
+    std::env::var("BLOCKFALL_SKIP_GPU").is_ok_and(|v| v == "1")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blockfall-script-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(script: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_blockfall"))
+        .args([
+            "--headless",
+            "--validation",
+            "--view-radius",
+            "2",
+            "--width",
+            &WIDTH.to_string(),
+            "--height",
+            &HEIGHT.to_string(),
+            "--script",
+            script.to_str().unwrap(),
+        ])
+        .output()
+        .expect("the blockfall binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+struct Png {
+    width: u32,
+    bytes: Vec<u8>,
+}
+
+impl Png {
+    fn read(path: &Path) -> Png {
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut bytes = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut bytes).unwrap();
+        assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
+        Png {
+            width: info.width,
+            bytes,
+        }
+    }
+
+    /// The pixel where a world point lands in the player's view.
+    fn at(&self, view: &Camera, point: [f32; 3]) -> [u8; 3] {
+        let (x, y) = view
+            .project(Vec3::from(point), WIDTH, HEIGHT)
+            .expect("in front of the eye");
+        let i = ((y as u32 * self.width + x as u32) * 4) as usize;
+        [self.bytes[i], self.bytes[i + 1], self.bytes[i + 2]]
+    }
+}
+
+fn view() -> Camera {
+    let pitch = PITCH_DEGREES.to_radians();
+    let direction = Vec3::new(0.0, pitch.sin(), pitch.cos());
+    Camera::looking_within(Vec3::from(EYE), direction, WIDTH, HEIGHT, 2)
+}
+
+/// Orange: the tint (#f97316 at half opacity) over a block.
+fn orange(p: [u8; 3]) -> bool {
+    p[0] > 140 && i32::from(p[0]) - i32::from(p[1]) > 40 && p[1] > p[2]
+}
+
+fn sky(p: [u8; 3]) -> bool {
+    p[2] > p[0] && p[2] > p[1] && p[2] > 180
+}
+
+#[test]
+fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_there() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("tower");
+    let aim_png = dir.join("aim.png");
+    let rest_png = dir.join("rest.png");
+    let script = dir.join("tower.json");
+    let blocks: Vec<String> = (0..4)
+        .map(|i| {
+            let material = ["Stone", "Bricks", "Planks", "Planks"][i];
+            format!(
+                r#"{{"t": 0, "place": {{"cell": [-1, {}, 0], "material": "{material}"}}}}"#,
+                2 * i as i32 - 1
+            )
+        })
+        .collect();
+    std::fs::write(
+        &script,
+        format!(
+            r#"{{"terrain": {{"flat": {{"height": 0.0}}}},
+                "player": {{"feet": [0.0, 0.0, -10.0]}},
+                "duration": 4.0, "report_every": 0.5,
+                "events": [{},
+                  {{"t": 0.1, "look": {{"yaw_degrees": 0, "pitch_degrees": {PITCH_DEGREES}}}}},
+                  {{"t": 0.2, "state": true}},
+                  {{"t": 0.2, "screenshot": {:?}}},
+                  {{"t": 0.5, "press": "MouseLeft"}}, {{"t": 0.55, "release": "MouseLeft"}},
+                  {{"t": 4.0, "state": true}},
+                  {{"t": 4.0, "screenshot": {:?}}}]}}"#,
+            blocks.join(", "),
+            aim_png.to_str().unwrap(),
+            rest_png.to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let output = run(&script);
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let lines: Vec<Value> = text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is JSON"))
+        .collect();
+
+    // Four placed, all standing.
+    let placed = lines.iter().filter(|l| l["event"] == "place").count();
+    assert_eq!(placed, 4);
+    assert!(lines
+        .iter()
+        .filter(|l| l["event"] == "place")
+        .all(|l| l["placed"] == true));
+
+    // Aiming at the second: two would fall.
+    let states: Vec<&Value> = lines.iter().filter(|l| l.get("yaw_degrees").is_some()).collect();
+    assert_eq!(states.len(), 2, "{lines:?}");
+    let aimed = states[0];
+    assert_eq!(aimed["aim"]["cell"], serde_json::json!([-1, 1, 0]), "{aimed}");
+    assert_eq!(aimed["aim"]["would_fall"], 2);
+    assert_eq!(aimed["tool"]["kind"], "blocks");
+    assert_eq!(aimed["blocks"], 4);
+
+    // The tint over the two upper blocks, not over the lowest one.
+    let view = view();
+    let image = Png::read(&aim_png);
+    for y in [2.0, 3.0] {
+        let p = image.at(&view, [0.0, y, 0.0]);
+        assert!(orange(p), "the block at {y} m is tinted: {p:?}");
+    }
+    let lowest = image.at(&view, [0.0, 0.3, 0.0]);
+    assert!(!orange(lowest) && !sky(lowest), "the lowest block: {lowest:?}");
+
+    // Broken: the two above fell as one piece onto the lowest block and rest there.
+    let broke = lines
+        .iter()
+        .find(|l| l["event"].is_null() && l["pieces"].as_array().is_some_and(|p| !p.is_empty()))
+        .expect("a piece appears");
+    assert_eq!(broke["blocks"], 1, "{broke}");
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l["pieces"].is_array())
+        .unwrap();
+    let piece = &last["pieces"][0];
+    assert_eq!(piece["blocks"], 2);
+    assert_eq!(piece["resting"], true, "{last}");
+    let middle: Vec<f32> = piece["center_of_mass"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    // On the lowest block's top (0.5 m): two 1 m blocks of planks, their middle a meter above it.
+    assert!((middle[1] - 1.5).abs() < 0.15, "{middle:?}");
+    assert!(middle[0].abs() < 0.3 && (middle[2] - 0.5).abs() < 0.3, "{middle:?}");
+    assert_eq!(states[1]["pieces"], 1);
+    assert_eq!(states[1]["falling"], 0);
+
+    // Drawn where the physics put it: the piece's middle is a block, above it the sky where the
+    // top block stood.
+    let image = Png::read(&rest_png);
+    let drawn = image.at(&view, [middle[0], middle[1], middle[2] - 0.5]);
+    assert!(!sky(drawn), "the piece at its middle: {drawn:?}");
+    let above = image.at(&view, [0.0, 3.2, 0.0]);
+    assert!(sky(above), "nothing left where the top block stood: {above:?}");
+
+    // Every pass of the frame, the HUD's among them, was timed.
+    let stderr = text(&output.stderr);
+    for pass in ["terrain", "blocks", "pieces", "markers", "hud"] {
+        assert!(stderr.contains(&format!(", {pass} ")), "{pass} in {stderr}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_bad_script_exits_2_naming_the_place_before_any_frame() {
+    let dir = scratch("bad");
+    let script = dir.join("bad.json");
+    std::fs::write(
+        &script,
+        r#"{"duration": 1, "events": [{"t": 0.5, "press": "KeyZ"}]}"#,
+    )
+    .unwrap();
+    let output = run(&script);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("KeyZ"), "{stderr}");
+    assert!(stderr.contains("events[0]") || stderr.contains("line 1"), "{stderr}");
+    assert!(text(&output.stdout).is_empty(), "no trace");
+
+    std::fs::write(&script, r#"{"duration": 1, "frame_dt": 0}"#).unwrap();
+    let output = run(&script);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("frame_dt"));
+
+    let output = run(&dir.join("missing.json"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("missing.json"));
+    std::fs::remove_dir_all(dir).ok();
+}
