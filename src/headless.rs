@@ -148,11 +148,8 @@ impl HeadlessRenderer {
         self.shown.record(&mut self.frames, target, time)?;
         if let Some(overlay) = &mut self.overlay {
             let hud = hud_text(&self.play, &self.shown, &self.frames, self.times);
-            let input = blockfall_game::render::hud::HudRenderer::raw_input(
-                self.width,
-                self.height,
-                1.0,
-            );
+            let input =
+                blockfall_game::render::hud::HudRenderer::raw_input(self.width, self.height, 1.0);
             overlay.record(&mut self.frames, target, input, &hud)?;
         }
         let recorded = Instant::now();

@@ -77,8 +77,10 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
         world_lines(&mut hud, world, play);
     }
     for timing in timings {
-        hud.detail
-            .push(format!("{:<10} {:7.3} ms GPU", timing.name, timing.milliseconds));
+        hud.detail.push(format!(
+            "{:<10} {:7.3} ms GPU",
+            timing.name, timing.milliseconds
+        ));
     }
     hud.help = help_line(play, shown);
     hud

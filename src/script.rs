@@ -12,10 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
+use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Command;
 use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile};
 use blockfall_game::world::World;
-use blockfall_engine::workers::WorkerPool;
 
 /// The largest script read, in bytes.
 pub const LONGEST_SCRIPT_BYTES: u64 = 64 << 20;

@@ -4,10 +4,10 @@
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu};
 use blockfall_engine::workers::WorkerPool;
-use blockfall_game::world::World;
 use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::world::World;
 
 use crate::options::{RunOptions, SceneChoice};
 use crate::shaders::LIBRARY;

@@ -160,9 +160,7 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::PixelDelta(pixels) => (pixels.y / 40.0) as f32,
                 });
             }
-            WindowEvent::Focused(false) if state.play.script.is_none() => {
-                state.set_captured(false)
-            }
+            WindowEvent::Focused(false) if state.play.script.is_none() => state.set_captured(false),
             WindowEvent::Resized(_) => {
                 state.needs_recreate = true;
                 state.window.request_redraw();
@@ -362,8 +360,10 @@ impl WindowState {
                     if let Shown::World(world) = &mut self.shown {
                         let on = !world.renderer().wireframe();
                         let on = world.renderer().set_wireframe(on);
-                        self.play
-                            .say(format!("terrain wireframe {}", if on { "on" } else { "off" }));
+                        self.play.say(format!(
+                            "terrain wireframe {}",
+                            if on { "on" } else { "off" }
+                        ));
                     }
                 }
                 Command::Screenshot => *screenshot = true,
@@ -437,7 +437,9 @@ impl WindowState {
         let mut screenshots = Vec::new();
         let quit;
         if let Shown::World(world) = &mut self.shown {
-            let play = self.play.advance(&mut self.gpu, world, &mut self.frames, dt)?;
+            let play = self
+                .play
+                .advance(&mut self.gpu, world, &mut self.frames, dt)?;
             screenshots = play.screenshots;
             let mut f2 = false;
             quit = self.window_commands(&play.commands, &mut f2);
@@ -499,8 +501,12 @@ impl WindowState {
             );
             None
         } else {
-            let readback =
-                ImageReadback::new(&self.gpu.device, extent.width, extent.height, swapchain.format)?;
+            let readback = ImageReadback::new(
+                &self.gpu.device,
+                extent.width,
+                extent.height,
+                swapchain.format,
+            )?;
             self.frames.begin_pass("screenshot");
             readback.record(
                 &self.gpu.device,
@@ -528,7 +534,8 @@ impl WindowState {
             let pixels = readback.pixels()?;
             for path in &screenshots {
                 write_png(&pixels, path)?;
-                self.play.say(format!("screenshot written to {}", path.display()));
+                self.play
+                    .say(format!("screenshot written to {}", path.display()));
             }
         }
         if let Shown::World(world) = &self.shown {
@@ -582,9 +589,8 @@ impl WindowState {
             .iter()
             .map(|t| format!(", {} {:.2} ms GPU", t.name, t.milliseconds))
             .collect();
-        self.window.set_title(&format!(
-            "blockfall — {frame_ms:.2} ms per frame{passes}"
-        ));
+        self.window
+            .set_title(&format!("blockfall — {frame_ms:.2} ms per frame{passes}"));
         self.title_updated = (now, self.frames.frame_number());
     }
 }

@@ -148,10 +148,17 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         .all(|l| l["placed"] == true));
 
     // Aiming at the second: two would fall.
-    let states: Vec<&Value> = lines.iter().filter(|l| l.get("yaw_degrees").is_some()).collect();
+    let states: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l.get("yaw_degrees").is_some())
+        .collect();
     assert_eq!(states.len(), 2, "{lines:?}");
     let aimed = states[0];
-    assert_eq!(aimed["aim"]["cell"], serde_json::json!([-1, 1, 0]), "{aimed}");
+    assert_eq!(
+        aimed["aim"]["cell"],
+        serde_json::json!([-1, 1, 0]),
+        "{aimed}"
+    );
     assert_eq!(aimed["aim"]["would_fall"], 2);
     assert_eq!(aimed["tool"]["kind"], "blocks");
     assert_eq!(aimed["blocks"], 4);
@@ -164,7 +171,10 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         assert!(orange(p), "the block at {y} m is tinted: {p:?}");
     }
     let lowest = image.at(&view, [0.0, 0.3, 0.0]);
-    assert!(!orange(lowest) && !sky(lowest), "the lowest block: {lowest:?}");
+    assert!(
+        !orange(lowest) && !sky(lowest),
+        "the lowest block: {lowest:?}"
+    );
 
     // Broken: the two above fell as one piece onto the lowest block and rest there.
     let broke = lines
@@ -172,11 +182,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         .find(|l| l["event"].is_null() && l["pieces"].as_array().is_some_and(|p| !p.is_empty()))
         .expect("a piece appears");
     assert_eq!(broke["blocks"], 1, "{broke}");
-    let last = lines
-        .iter()
-        .rev()
-        .find(|l| l["pieces"].is_array())
-        .unwrap();
+    let last = lines.iter().rev().find(|l| l["pieces"].is_array()).unwrap();
     let piece = &last["pieces"][0];
     assert_eq!(piece["blocks"], 2);
     assert_eq!(piece["resting"], true, "{last}");
@@ -188,7 +194,10 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         .collect();
     // On the lowest block's top (0.5 m): two 1 m blocks of planks, their middle a meter above it.
     assert!((middle[1] - 1.5).abs() < 0.15, "{middle:?}");
-    assert!(middle[0].abs() < 0.3 && (middle[2] - 0.5).abs() < 0.3, "{middle:?}");
+    assert!(
+        middle[0].abs() < 0.3 && (middle[2] - 0.5).abs() < 0.3,
+        "{middle:?}"
+    );
     assert_eq!(states[1]["pieces"], 1);
     assert_eq!(states[1]["falling"], 0);
 
@@ -198,7 +207,10 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
     let drawn = image.at(&view, [middle[0], middle[1], middle[2] - 0.5]);
     assert!(!sky(drawn), "the piece at its middle: {drawn:?}");
     let above = image.at(&view, [0.0, 3.2, 0.0]);
-    assert!(sky(above), "nothing left where the top block stood: {above:?}");
+    assert!(
+        sky(above),
+        "nothing left where the top block stood: {above:?}"
+    );
 
     // Every pass of the frame, the HUD's among them, was timed.
     let stderr = text(&output.stderr);
@@ -221,7 +233,10 @@ fn a_bad_script_exits_2_naming_the_place_before_any_frame() {
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("KeyZ"), "{stderr}");
-    assert!(stderr.contains("events[0]") || stderr.contains("line 1"), "{stderr}");
+    assert!(
+        stderr.contains("events[0]") || stderr.contains("line 1"),
+        "{stderr}"
+    );
     assert!(text(&output.stdout).is_empty(), "no trace");
 
     std::fs::write(&script, r#"{"duration": 1, "frame_dt": 0}"#).unwrap();

@@ -86,7 +86,11 @@ fn a_script_plays_in_the_window_through_a_resize() {
         (400, 300),
         "the window's size after the resize"
     );
-    let names: Vec<&str> = report.pass_timings.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = report
+        .pass_timings
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
     for pass in ["terrain", "blocks", "pieces", "markers", "hud"] {
         assert!(names.contains(&pass), "{pass} in {names:?}");
     }

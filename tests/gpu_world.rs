@@ -15,11 +15,12 @@ use std::collections::BTreeSet;
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
 use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+use blockfall_engine::workers::WorkerPool;
 use blockfall_game::player::{Controls, Mode};
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
-use blockfall_game::world::ToolAction;
+use blockfall_game::world::{ToolKind, World};
 
 use common::assert_no_validation_errors;
 
@@ -31,8 +32,10 @@ const RADIUS: u32 = 2;
 /// A headless world with every chunk in view loaded and the player hovering (flying, no keys)
 /// at the spawn, so that nothing moves between frames but what the test does.
 fn loaded_world(gpu: &mut Gpu) -> HeadlessRenderer {
-    let mut renderer =
-        HeadlessRenderer::with_world(gpu, WIDTH, HEIGHT, Generator::DEFAULT_SEED, RADIUS).unwrap();
+    // The ground alone (no sample scene) and the terrain tool in hand.
+    let mut ground = World::at_spawn(Generator::DEFAULT_SEED, RADIUS, WorkerPool::new(1).unwrap());
+    ground.tool.kind = ToolKind::Terrain;
+    let mut renderer = HeadlessRenderer::with_world(gpu, WIDTH, HEIGHT, ground).unwrap();
     world(&mut renderer).world.player.mode = Mode::Fly;
     let loaded = renderer.load_world().unwrap();
     assert!(loaded > 0);
@@ -49,8 +52,8 @@ fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mu
         .expect("a headless renderer of the world")
 }
 
-fn frame(renderer: &mut HeadlessRenderer) -> RgbaImage {
-    renderer.render(0.0, 1.0 / 60.0, true).unwrap();
+fn frame(gpu: &mut Gpu, renderer: &mut HeadlessRenderer) -> RgbaImage {
+    renderer.render(gpu, 0.0, 1.0 / 60.0, true).unwrap();
     renderer.pixels().unwrap()
 }
 
@@ -84,11 +87,8 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     let resident_before: Vec<_> = world.meshes_mut().chunks().collect();
 
     // A dig at a chunk corner near the spawn reaches the padded grids of several chunks.
-    let spawn = world.world.generator().spawn_point();
-    let ground = world
-        .world
-        .generator()
-        .surface_height(spawn[0], spawn[2] - 8.0);
+    let spawn = generator().spawn_point();
+    let ground = generator().surface_height(spawn[0], spawn[2] - 8.0);
     let centre = [
         (spawn[0] / 32.0).round() * 32.0,
         ground,
@@ -96,12 +96,12 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     ];
     let centre = [
         centre[0],
-        world.world.generator().surface_height(centre[0], centre[2]),
+        generator().surface_height(centre[0], centre[2]),
         centre[2],
     ];
     let (world, frames) = world_and_frames(&mut renderer);
     let counters = world.world.chunks().counters();
-    let report = world.edit_at(frames, ToolAction::Dig, centre, 3.0).unwrap();
+    let report = world.edit_at(frames, true, centre, 3.0).unwrap();
     frames.wait_all().unwrap();
     let changed = {
         // Worked out apart from the streamer: the loaded chunks whose padded grid now differs
@@ -196,9 +196,9 @@ fn the_frame_after_a_dig_shows_the_hole() {
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
     world(&mut renderer).world.pitch = (-25f32).to_radians();
-    let before = frame(&mut renderer);
+    let before = frame(&mut gpu, &mut renderer);
     let world = world(&mut renderer);
-    let aim = world.world.aim().expect("the view meets the ground");
+    let aim = world.world.ground_aim().expect("the view meets the ground");
     let view = world.world.view(WIDTH, HEIGHT);
     let (px, py) = view.project(aim.into(), WIDTH, HEIGHT).unwrap();
     assert!((px - WIDTH as f32 / 2.0).abs() < 1.0 && (py - HEIGHT as f32 / 2.0).abs() < 1.0);
@@ -206,13 +206,13 @@ fn the_frame_after_a_dig_shows_the_hole() {
     let reach = (ultraviolet::Vec3::from(aim) - eye).mag();
 
     let (world, frames) = world_and_frames(&mut renderer);
-    let report = world.edit_at(frames, ToolAction::Dig, aim, 2.5).unwrap();
+    let report = world.edit_at(frames, true, aim, 2.5).unwrap();
     assert!(!report.remeshed.is_empty());
-    let deeper = world.world.aim().expect("the hole's floor");
+    let deeper = world.world.ground_aim().expect("the hole's floor");
     let deeper_reach = (ultraviolet::Vec3::from(deeper) - eye).mag();
     assert!(deeper_reach > reach + 1.0, "{deeper_reach} vs {reach}");
 
-    let after = frame(&mut renderer);
+    let after = frame(&mut gpu, &mut renderer);
     let dir = std::env::temp_dir().join(format!("blockfall-world-{}", std::process::id()));
     blockfall::screenshot::write_png(&before, &dir.join("before-dig.png")).unwrap();
     blockfall::screenshot::write_png(&after, &dir.join("after-dig.png")).unwrap();
@@ -302,22 +302,27 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
         }
         // Level flight; the tool aims down at the ground.
         world.world.pitch = 0.0;
-        world.step(1.0 / 60.0, &fly);
+        world.world.step(1.0 / 60.0, &fly);
         world.world.pitch = (-30f32).to_radians();
         if frame_number % 25 == 0 {
-            let action = if frame_number % 50 == 0 {
-                ToolAction::Dig
-            } else {
-                ToolAction::Build
-            };
+            let dig = frame_number % 50 == 0;
             let (world, frames) = world_and_frames(&mut renderer);
-            let report = world.hold_tool(frames, action, 1.0, true).unwrap();
+            let Some(aim) = world.world.ground_aim() else {
+                continue;
+            };
+            let radius = world.world.tool.radius;
+            let report = world.edit_at(frames, dig, aim, radius).unwrap();
             if !report.remeshed.is_empty() {
                 edits += 1;
             }
         }
         renderer
-            .render(frame_number as f32 / 60.0, 0.0, frame_number == 299)
+            .render(
+                &mut gpu,
+                frame_number as f32 / 60.0,
+                0.0,
+                frame_number == 299,
+            )
             .unwrap();
     }
     let image = renderer.pixels().unwrap();
@@ -356,7 +361,7 @@ fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
     let world = world(&mut renderer);
-    let generator = world.world.generator().clone();
+    let generator = generator();
     let spawn = generator.spawn_point();
     assert_eq!(
         world.world.light_at([spawn[0], spawn[1] + 3.0, spawn[2]]),
@@ -411,19 +416,19 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
     world(&mut renderer).world.pitch = (-25f32).to_radians();
-    let plain = frame(&mut renderer);
+    let plain = frame(&mut gpu, &mut renderer);
     world(&mut renderer).show_tool = true;
-    let marked = frame(&mut renderer);
+    let marked = frame(&mut gpu, &mut renderer);
     world(&mut renderer).show_tool = false;
-    let plain_again = frame(&mut renderer);
+    let plain_again = frame(&mut gpu, &mut renderer);
     assert_eq!(
         plain.pixels, plain_again.pixels,
         "the marker leaves no trace"
     );
 
     let world = world(&mut renderer);
-    let aim = world.world.aim().expect("the view meets the ground");
-    let radius = world.world.tool_radius;
+    let aim = world.world.ground_aim().expect("the view meets the ground");
+    let radius = world.world.tool.radius;
     let view = world.world.view(WIDTH, HEIGHT);
     let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
     let (p, m) = (plain.pixel(cx, cy).unwrap(), marked.pixel(cx, cy).unwrap());
@@ -462,4 +467,9 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
     assert!(changed > 50, "{changed} pixels marked");
     drop(renderer);
     assert_no_validation_errors(&gpu, before_errors);
+}
+
+/// The generated world's own generator, for its spawn point and heights.
+fn generator() -> Generator {
+    Generator::new(Generator::DEFAULT_SEED)
 }

@@ -173,8 +173,7 @@ impl Input {
     /// Whether pressing `button` now should capture the mouse (a click while it is free: the
     /// click captures and does not act).
     pub fn wants_capture(&self, button: Button, down: bool) -> bool {
-        down && !self.captured
-            && matches!(button, Button::MouseLeft | Button::MouseRight)
+        down && !self.captured && matches!(button, Button::MouseLeft | Button::MouseRight)
     }
 
     /// The mouse moved by `(dx, dy)` pixels; it turns the view only while captured.
@@ -251,7 +250,10 @@ mod tests {
     #[test]
     fn shift_c_toggles_the_slope_and_c_alone_chisels() {
         let mut input = Input::default();
-        assert_eq!(input.button(Button::KeyC, true, false), Some(Command::Chisel));
+        assert_eq!(
+            input.button(Button::KeyC, true, false),
+            Some(Command::Chisel)
+        );
         input.button(Button::ShiftLeft, true, false);
         assert_eq!(
             input.button(Button::KeyC, true, false),

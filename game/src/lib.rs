@@ -17,8 +17,8 @@
 
 pub mod blocks;
 pub mod camera;
-pub mod input;
 pub mod cell_hash;
+pub mod input;
 pub mod pieces;
 pub mod player;
 pub mod render;

@@ -591,7 +591,8 @@ impl Pieces {
             let Some((piece_low, piece_high)) = self.bounds(handle) else {
                 return false;
             };
-            let apart = (0..3).any(|axis| piece_high[axis] < low[axis] || piece_low[axis] > high[axis]);
+            let apart =
+                (0..3).any(|axis| piece_high[axis] < low[axis] || piece_low[axis] > high[axis]);
             if apart {
                 return false;
             }

@@ -179,7 +179,7 @@ pub fn render_scene(
     let before = gpu.validation_errors();
     let mut renderer = HeadlessRenderer::new(gpu, width, height, style).unwrap();
     for frame in 0..frames {
-        renderer.render(0.0, 0.0, frame + 1 == frames).unwrap();
+        renderer.render(gpu, 0.0, 0.0, frame + 1 == frames).unwrap();
     }
     let image = renderer.pixels().unwrap();
     let Shown::Test(scene) = &renderer.shown else {

@@ -166,7 +166,7 @@ impl WorldRenderer {
             self.blocks.rebuild_all(gpu, &world.blocks, &light)?;
             self.blocks_meshed = true;
         } else {
-            changed.extend(self.relit_regions.drain(..));
+            changed.append(&mut self.relit_regions);
             if !changed.is_empty() {
                 self.blocks.update(gpu, &world.blocks, changed, &light)?;
             }

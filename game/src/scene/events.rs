@@ -56,9 +56,9 @@ pub fn apply(
         ActionSpec::Screenshot(path) => return Ok(Outcome::Screenshot(path.clone())),
         ActionSpec::State(false) => return Ok(Outcome::Nothing),
         ActionSpec::State(true) => {
-            return Ok(Outcome::Line(serde_json::to_string(
-                &ScriptStateLine::of(world, t),
-            )?))
+            return Ok(Outcome::Line(serde_json::to_string(&ScriptStateLine::of(
+                world, t,
+            ))?))
         }
         ActionSpec::Break(cell) => {
             let (removed, fell) = world.break_cell(*cell);

@@ -94,25 +94,32 @@ impl World {
         if let Some((distance, id, normal)) = self.block_along(eye, direction, BLOCK_REACH) {
             let block = *self.blocks.get(id)?;
             let point = eye + direction * distance;
-            best = Some((distance, AimTarget::Block { id, block }, point.into(), normal));
+            best = Some((
+                distance,
+                AimTarget::Block { id, block },
+                point.into(),
+                normal,
+            ));
         }
         let reach = best.as_ref().map_or(BLOCK_REACH, |b| b.0);
         if let Some((handle, cell, distance)) =
-            self.pieces
-                .aim_along(eye.into(), direction.into(), reach)
+            self.pieces.aim_along(eye.into(), direction.into(), reach)
         {
             let point = eye + direction * distance;
-            let normal = self
-                .pieces_normal(point)
-                .unwrap_or(-direction);
-            best = Some((distance, AimTarget::Piece { handle, cell }, point.into(), normal));
+            let normal = self.pieces_normal(point).unwrap_or(-direction);
+            best = Some((
+                distance,
+                AimTarget::Piece { handle, cell },
+                point.into(),
+                normal,
+            ));
         }
         let reach = best.as_ref().map_or(BLOCK_REACH, |b| b.0);
         if let Some(point) = super::ground_along(&self.field, eye, direction, reach) {
             let distance = (Vec3::from(point) - eye).mag();
             let probe = self.field.probe(point[0], point[1], point[2]);
             let mut normal = -Vec3::from(probe.gradient);
-            if !(normal.mag_sq() > 1e-12) {
+            if normal.mag_sq().is_nan() || normal.mag_sq() <= 1e-12 {
                 normal = Vec3::unit_y();
             }
             if best.as_ref().is_none_or(|b| distance < b.0) {
@@ -121,10 +128,12 @@ impl World {
         }
         let (_, target, point, normal) = best?;
         let side = dominant_side(normal);
-        let placement = self.placement_at(&target, point, side).map(|block| Placement {
-            block,
-            refusal: self.refuse_place(&block),
-        });
+        let placement = self
+            .placement_at(&target, point, side)
+            .map(|block| Placement {
+                block,
+                refusal: self.refuse_place(&block),
+            });
         let would_fall = match target {
             AimTarget::Block { id, .. } => self.would_fall(id),
             _ => Vec::new(),
@@ -275,7 +284,11 @@ pub(crate) fn nearest_edge(block: &Block, point: [f32; 3], side: usize) -> usize
             q[a] > 0.5
         }
     };
-    let (u, v) = if axis < cross { (axis, cross) } else { (cross, axis) };
+    let (u, v) = if axis < cross {
+        (axis, cross)
+    } else {
+        (cross, axis)
+    };
     4 * along + usize::from(high(u)) + 2 * usize::from(high(v))
 }
 

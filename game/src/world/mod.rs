@@ -117,6 +117,19 @@ impl World {
     /// [`Generator::first_view_target`] and a little down, the sample scene [`SAMPLE_AHEAD`]
     /// meters ahead, chunks streamed `radius` chunks around the player, the physics on `pool`.
     pub fn generated(seed: u32, radius: u32, pool: WorkerPool) -> Result<Self, WorldError> {
+        let mut world = Self::at_spawn(seed, radius, pool);
+        let spawn = world.player.position;
+        let yaw = world.yaw;
+        world.build_sample(
+            spawn.x + SAMPLE_AHEAD * yaw.sin(),
+            spawn.z + SAMPLE_AHEAD * yaw.cos(),
+        )?;
+        world.survey();
+        Ok(world)
+    }
+
+    /// [`World::generated`] without the sample scene: the ground alone, the player at the spawn.
+    pub fn at_spawn(seed: u32, radius: u32, pool: WorkerPool) -> Self {
         let generator = Arc::new(Generator::new(seed));
         let spawn = generator.spawn_point();
         let [tx, _, tz] = generator.first_view_target();
@@ -127,16 +140,8 @@ impl World {
             std::f32::consts::PI
         };
         let mut world = Self::on(generator, radius, pool);
-        world.player = Player::new(spawn);
-        world.embodied = true;
-        world.yaw = yaw;
-        world.pitch = FIRST_PITCH_DEGREES.to_radians();
-        world.build_sample(
-            spawn[0] + SAMPLE_AHEAD * yaw.sin(),
-            spawn[2] + SAMPLE_AHEAD * yaw.cos(),
-        )?;
-        world.survey();
-        Ok(world)
+        world.place_player(spawn, false, yaw, FIRST_PITCH_DEGREES.to_radians());
+        world
     }
 
     /// An empty world on `ground`: no blocks, no player (see [`World::place_player`]), looking

@@ -3,7 +3,6 @@
 //! wakes, and a frame of the pieces and the player. The scene runner's events and the tools call
 //! these, so `sim`, scripted runs and the window play by one set of rules.
 
-
 use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
 use crate::pieces::BreakPieceError;
 use crate::player::Controls;
@@ -63,14 +62,13 @@ impl World {
         let high = low.map(|c| c + meters);
         // Not into rubble (where its middle would be inside a resting piece) nor any piece.
         let middle: [f32; 3] = std::array::from_fn(|axis| low[axis] + meters / 2.0);
-        if Holder::holds_at(&self.pieces.rubble(), middle) || self.pieces.overlaps_box(low, high)
-        {
+        if Holder::holds_at(&self.pieces.rubble(), middle) || self.pieces.overlaps_box(low, high) {
             return Some(PlaceRefusal::Occupied);
         }
         let clear = !self.embodied
-            || self.player.leaves_room(|point| {
-                crate::solids::block_distance_plain(block, point)
-            });
+            || self
+                .player
+                .leaves_room(|point| crate::solids::block_distance_plain(block, point));
         if !clear {
             return Some(PlaceRefusal::Player);
         }
@@ -82,10 +80,7 @@ impl World {
         if let Some(refusal) = self.refuse_place(&block) {
             return Err(refusal);
         }
-        let id = self
-            .blocks
-            .add(block)
-            .map_err(|_| PlaceRefusal::Occupied)?;
+        let id = self.blocks.add(block).map_err(|_| PlaceRefusal::Occupied)?;
         // Adding a block holds more, never less: the support need not hear of it.
         self.drain_store_events();
         Ok(id)

@@ -43,7 +43,7 @@ fn the_first_view_looks_north_and_down_from_the_spawn_onto_the_sample_scene() {
         })
         .count();
     assert!(ahead > 5, "{ahead} blocks in view");
-    assert_eq!(world.take_changed_regions().is_empty(), false);
+    assert!(!world.take_changed_regions().is_empty());
     assert!(world.take_changed_regions().is_empty(), "taken");
 }
 
@@ -74,7 +74,10 @@ fn a_held_tool_repeats_and_a_mound_never_buries_the_player() {
     let mut world = generated();
     world.command(Command::SwitchTool);
     world.pitch = (-60f32).to_radians();
-    assert!(world.hold_tool(ToolButton::Primary, 0.016, true).0.is_some());
+    assert!(world
+        .hold_tool(ToolButton::Primary, 0.016, true)
+        .0
+        .is_some());
     assert!(world
         .hold_tool(ToolButton::Primary, 0.016, false)
         .0
@@ -95,7 +98,10 @@ fn bad_input_changes_nothing() {
     world.turn(f32::NAN, 1.0);
     world.look(f32::INFINITY, 0.0);
     world.tool_wheel(f32::INFINITY);
-    assert_eq!((world.yaw, world.pitch, world.tool), (yaw, pitch, Tool::default()));
+    assert_eq!(
+        (world.yaw, world.pitch, world.tool),
+        (yaw, pitch, Tool::default())
+    );
     world.turn(0.0, 10.0);
     assert!(world.pitch <= PITCH_LIMIT_DEGREES.to_radians());
     world.command(Command::SwitchTool);
@@ -135,17 +141,29 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
     assert_eq!(aim.side, 3, "on top");
     let ghost = aim.placement.unwrap();
     assert!(ghost.fits(), "{ghost:?}");
-    assert_eq!(ghost.block.y, -1, "the block holds the met cell, in the ground by up to a cell");
+    assert_eq!(
+        ghost.block.y, -1,
+        "the block holds the met cell, in the ground by up to a cell"
+    );
     let mut input = Input {
         captured: true,
         ..Input::default()
     };
     input.button(Button::MouseRight, true, false);
     world.frame(1.0 / 60.0, &mut input, &[]);
-    assert_eq!(world.blocks.count(), 1, "{:?} {:?}", world.aim(), world.player.position);
+    assert_eq!(
+        world.blocks.count(),
+        1,
+        "{:?} {:?}",
+        world.aim(),
+        world.player.position
+    );
     assert!(world.take_changed_regions().contains(&[0, -1, 0]));
     // The view meets the block's front now; looking at its top, the next goes on it.
-    assert!(matches!(world.aim().unwrap().target, AimTarget::Block { .. }));
+    assert!(matches!(
+        world.aim().unwrap().target,
+        AimTarget::Block { .. }
+    ));
     assert_eq!(world.aim().unwrap().side, 4, "its −z side");
     world.look(0.0, -((EYES - 0.5) / 3.0).atan().to_degrees());
     world.update_aim();
@@ -153,7 +171,10 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
     assert!(matches!(aim.target, AimTarget::Block { .. }));
     let on_top = aim.placement.unwrap();
     assert_eq!(on_top.block.y, ghost.block.y + 2);
-    assert_eq!((on_top.block.x, on_top.block.z), (ghost.block.x, ghost.block.z));
+    assert_eq!(
+        (on_top.block.x, on_top.block.z),
+        (ghost.block.x, ghost.block.z)
+    );
     input.button(Button::MouseRight, false, false);
     input.button(Button::MouseRight, true, false);
     world.frame(1.0 / 60.0, &mut input, &[]);

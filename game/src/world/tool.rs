@@ -119,8 +119,7 @@ impl World {
             ToolKind::Blocks => {
                 let count = MATERIALS.len() as i64;
                 let steps = -(notches.round() as i64).clamp(-count, count);
-                self.tool.material =
-                    (self.tool.material as i64 + steps).rem_euclid(count) as usize;
+                self.tool.material = (self.tool.material as i64 + steps).rem_euclid(count) as usize;
             }
             ToolKind::Terrain => {
                 self.tool.radius = (self.tool.radius + notches * TOOL_RADIUS_STEP)

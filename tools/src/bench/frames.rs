@@ -22,14 +22,14 @@ pub fn run(frames: u32, width: u32, height: u32, preferred: Option<usize>) -> an
     let setup_ms = setup.elapsed().as_secs_f64() * 1000.0;
 
     // Warm-up: pipeline compilation and first-use costs.
-    renderer.render(0.0, 1.0 / 60.0, false)?;
+    renderer.render(&mut gpu, 0.0, 1.0 / 60.0, false)?;
     renderer.pixels()?;
 
     let mut spans = Vec::with_capacity(frames as usize);
     let mut gpu_scene = Vec::with_capacity(frames as usize);
     let mut last = Instant::now();
     for frame in 0..frames {
-        renderer.render(frame as f32 / 60.0, 1.0 / 60.0, false)?;
+        renderer.render(&mut gpu, frame as f32 / 60.0, 1.0 / 60.0, false)?;
         let now = Instant::now();
         spans.push((now - last).as_secs_f64() * 1000.0);
         last = now;

@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
+use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::Generator;
+use blockfall_game::world::World;
 
 use crate::bench::shared::{bench_gpu, median};
 
@@ -23,9 +25,13 @@ pub fn run(
     let mut gpu = bench_gpu(preferred)?;
     let device_seconds = started.elapsed().as_secs_f64();
     let setup = Instant::now();
-    let mut renderer =
-        HeadlessRenderer::with_world(&mut gpu, width, height, Generator::DEFAULT_SEED, radius)
-            .context("setting up the world")?;
+    let world = World::generated(
+        Generator::DEFAULT_SEED,
+        radius,
+        WorkerPool::with_available_parallelism(),
+    )?;
+    let mut renderer = HeadlessRenderer::with_world(&mut gpu, width, height, world)
+        .context("setting up the world")?;
     let setup_seconds = setup.elapsed().as_secs_f64();
     let load = Instant::now();
     let loaded = renderer.load_world()?;
@@ -33,7 +39,7 @@ pub fn run(
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     let counters = world.world.chunks().counters();
     let resident = world.meshes().resident_chunks();
-    let threads = world.pool().threads();
+    let threads = world.world.pool().threads();
 
     println!("device: {}", gpu.device.adapter.name);
     println!("view radius {radius} chunks; worker threads {threads}");
@@ -56,12 +62,12 @@ pub fn run(
     );
 
     // Frames: the first pays for pipeline warm-up.
-    renderer.render(0.0, 0.0, false)?;
+    renderer.render(&mut gpu, 0.0, 0.0, false)?;
     let mut frame_times = Vec::with_capacity(frames as usize);
     let mut gpu_times = Vec::with_capacity(frames as usize);
     for frame in 0..frames {
         let start = Instant::now();
-        renderer.render(frame as f32 / 60.0, 0.0, false)?;
+        renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         frame_times.push(start.elapsed().as_secs_f64() * 1000.0);
         if let Some(timing) = renderer
             .frames
