@@ -244,6 +244,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     Ok(RunReport {
         frames,
         mean_frame_ms,
+        mean_cpu_ms: (renderer.times.play, renderer.times.record),
         pass_timings: renderer
             .frames
             .last_timings()
@@ -276,11 +277,14 @@ fn run_script_headless(
     renderer.play = Play::new(Some(script));
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frames = 0u64;
+    let mut cpu = (0.0, 0.0);
     let first = Instant::now();
     while !renderer.play.script_finished() {
         capture.frame_starts(frames);
         let (_, play) = renderer.render(&mut gpu, frames as f32 * options.time_step, 0.0, false)?;
         capture.frame_ends();
+        cpu.0 += renderer.times.play;
+        cpu.1 += renderer.times.record;
         if !play.screenshots.is_empty() {
             let pixels = renderer.pixels()?;
             for path in &play.screenshots {
@@ -298,6 +302,7 @@ fn run_script_headless(
     let report = RunReport {
         frames,
         mean_frame_ms: elapsed / frames.max(1) as f64,
+        mean_cpu_ms: (cpu.0 / frames.max(1) as f64, cpu.1 / frames.max(1) as f64),
         pass_timings: renderer
             .frames
             .last_timings()

@@ -88,6 +88,10 @@ impl Play {
     ) -> anyhow::Result<PlayFrame> {
         let mut play = PlayFrame::default();
         let mut commands = std::mem::take(&mut self.commands);
+        if self.script.is_some() {
+            // A script plays as if the mouse were captured: the tool's markers show.
+            world.show_tool = true;
+        }
         let (dt, input) = match &mut self.script {
             Some(script) => {
                 let frame = script.begin_frame(&mut world.world)?;
@@ -98,7 +102,6 @@ impl Play {
             }
             None => (dt, &mut self.input),
         };
-        world.show_tool = input.captured;
         let report = world.frame(frames, dt, input, &commands)?;
         play.commands = report.commands;
         world.stream(frames, LOADS_PER_FRAME)?;

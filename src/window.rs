@@ -437,6 +437,8 @@ impl WindowState {
         let mut screenshots = Vec::new();
         let quit;
         if let Shown::World(world) = &mut self.shown {
+            // The tool's markers show while the mouse is captured (the player is aiming).
+            world.show_tool = self.play.input.captured;
             let play = self
                 .play
                 .advance(&mut self.gpu, world, &mut self.frames, dt)?;

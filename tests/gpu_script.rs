@@ -101,6 +101,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         return;
     }
     let dir = scratch("tower");
+    let placed_png = dir.join("placed.png");
     let aim_png = dir.join("aim.png");
     let rest_png = dir.join("rest.png");
     let script = dir.join("tower.json");
@@ -120,6 +121,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
                 "player": {{"feet": [0.0, 0.0, -10.0]}},
                 "duration": 4.0, "report_every": 0.5,
                 "events": [{},
+                  {{"t": 0, "screenshot": {:?}}},
                   {{"t": 0.1, "look": {{"yaw_degrees": 0, "pitch_degrees": {PITCH_DEGREES}}}}},
                   {{"t": 0.2, "state": true}},
                   {{"t": 0.2, "screenshot": {:?}}},
@@ -127,6 +129,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
                   {{"t": 4.0, "state": true}},
                   {{"t": 4.0, "screenshot": {:?}}}]}}"#,
             blocks.join(", "),
+            placed_png.to_str().unwrap(),
             aim_png.to_str().unwrap(),
             rest_png.to_str().unwrap(),
         ),
@@ -146,6 +149,16 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         .iter()
         .filter(|l| l["event"] == "place")
         .all(|l| l["placed"] == true));
+
+    // Placed blocks are drawn in the frame that placed them.
+    let level = Camera::looking_within(Vec3::from(EYE), Vec3::unit_z(), WIDTH, HEIGHT, 2);
+    let image = Png::read(&placed_png);
+    for y in [0.25, 1.0, 2.0, 3.0] {
+        let p = image.at(&level, [0.0, y, 0.0]);
+        assert!(!sky(p), "the block at {y} m is drawn at once: {p:?}");
+    }
+    let beside = image.at(&level, [2.0, 3.0, 0.0]);
+    assert!(sky(beside), "sky beside the tower: {beside:?}");
 
     // Aiming at the second: two would fall.
     let states: Vec<&Value> = lines

@@ -77,10 +77,12 @@ impl World {
         self.aim.as_ref()
     }
 
-    /// Works out what the view aims at (the block tool) for the markers, the HUD and the
-    /// buttons. Called by every frame and command; call it after changing the view by hand.
+    /// Works out what the view aims at (the block tool, a player present) for the markers, the
+    /// HUD and the buttons. Called by every frame and command; call it after changing the view
+    /// by hand.
     pub fn update_aim(&mut self) {
-        self.aim = if self.tool.kind == super::ToolKind::Blocks {
+        // Without a player nobody aims (a scene's world with no player).
+        self.aim = if self.embodied && self.tool.kind == super::ToolKind::Blocks {
             self.trace_aim()
         } else {
             None
