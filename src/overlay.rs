@@ -151,15 +151,14 @@ fn help_line(play: &Play, shown: &Shown) -> String {
     }
     match world.world.tool.kind {
         ToolKind::Blocks => {
-            "left break · right place · wheel or 1–6 material · , . size · C chisel · \
-             Shift+C slope · T terrain tool\n\
-             WASD walk · Shift run · Space jump · F fly (Q/E) · F2 screenshot · F3 detail · \
-             F11 fullscreen · Esc free the mouse"
+            "left break · right place · wheel or 1–6 material · , . size\n\
+             C chisel · Shift+C slope · T terrain tool · F fly (Q/E down/up)\n\
+             F2 screenshot · F3 detail · F11 fullscreen · Esc free the mouse"
         }
         ToolKind::Terrain => {
             "left dig · right build · wheel size · T block tool · L wireframe\n\
-             WASD walk · Shift run · Space jump · F fly (Q/E) · F2 screenshot · F3 detail · \
-             F11 fullscreen · Esc free the mouse"
+             WASD walk · Shift run · Space jump · F fly (Q/E down/up)\n\
+             F2 screenshot · F3 detail · F11 fullscreen · Esc free the mouse"
         }
     }
     .into()

@@ -95,6 +95,8 @@ struct WindowState {
     title_updated: (Instant, u64),
     frame_time_total: f64,
     frame_time_count: u64,
+    /// Sums of the CPU times to play and to record, over the frames drawn.
+    cpu_total: (f64, f64, u64),
     window: Arc<Window>,
 }
 
@@ -218,6 +220,10 @@ impl ApplicationHandler for App {
                 .iter()
                 .map(|t| (t.name.clone(), t.milliseconds))
                 .collect();
+            let (play, record, count) = state.cpu_total;
+            if count > 0 {
+                self.report.mean_cpu_ms = (play / count as f64, record / count as f64);
+            }
             if state.frame_time_count > 0 {
                 self.report.mean_frame_ms = state.frame_time_total / state.frame_time_count as f64;
             }
@@ -317,6 +323,7 @@ impl App {
             title_updated: (Instant::now(), 0),
             frame_time_total: 0.0,
             frame_time_count: 0,
+            cpu_total: (0.0, 0.0, 0),
             window,
         })
     }
@@ -556,6 +563,9 @@ impl WindowState {
             play: (played - started).as_secs_f64() * 1000.0,
             record: (recorded - begun).as_secs_f64() * 1000.0,
         };
+        self.cpu_total.0 += self.times.play;
+        self.cpu_total.1 += self.times.record;
+        self.cpu_total.2 += 1;
         if let Some(last) = self.last_frame.replace(now) {
             self.frame_time_total += (now - last).as_secs_f64() * 1000.0;
             self.frame_time_count += 1;
