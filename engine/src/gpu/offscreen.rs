@@ -163,13 +163,8 @@ impl OffscreenTarget {
         height: u32,
         format: vk::Format,
     ) -> GpuResult<Self> {
-        if conv::bytes_per_texel(format) != Some(4)
-            || conv::aspect_of(format) != vk::ImageAspectFlags::COLOR
-        {
-            return Err(GpuError::Invalid(format!(
-                "offscreen target format {format:?}: only 8-bit RGBA/BGRA colour is read back"
-            )));
-        }
+        // Checks the format first: only 8-bit RGBA/BGRA colour is read back.
+        let readback = ImageReadback::new(device, width, height, format)?;
         let color = Image::new(
             device,
             &ImageDesc {
@@ -183,7 +178,6 @@ impl OffscreenTarget {
                 view_type: vk::ImageViewType::TYPE_2D,
             },
         )?;
-        let readback = ImageReadback::new(device, width, height, format)?;
         Ok(Self { color, readback })
     }
 

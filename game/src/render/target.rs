@@ -98,7 +98,7 @@ pub fn begin_colour_and_depth(
         ImageAccess::Undefined,
         ImageAccess::DepthAttachment,
     );
-    begin(device, command_buffer, target, depth, Some(clear));
+    begin(device, command_buffer, target, Some(depth), Some(clear));
 }
 
 /// Clears `target` to `clear` and `depth` to 1 in a pass of its own that draws nothing: the
@@ -140,16 +140,16 @@ pub fn begin_loaded(
         ImageAccess::DepthAttachment,
         ImageAccess::DepthAttachment,
     );
-    begin(device, command_buffer, target, depth, None);
+    begin(device, command_buffer, target, Some(depth), None);
 }
 
-/// Begins rendering: both attachments cleared (`clear` is the colour) or both loaded; both
-/// stored.
+/// Begins rendering into the colour target and, when given, the depth image: cleared (`clear`
+/// is the colour) or loaded, and stored; the whole target as viewport and scissor.
 fn begin(
     device: &gpu::Device,
     command_buffer: vk::CommandBuffer,
     target: &RenderTarget,
-    depth: &Image,
+    depth: Option<&Image>,
     clear: Option<[f32; 3]>,
 ) {
     let load = if clear.is_some() {
@@ -168,17 +168,19 @@ fn begin(
                 float32: [clear[0], clear[1], clear[2], 1.0],
             },
         })];
-    let depth_attachment = vk::RenderingAttachmentInfo::default()
-        .image_view(depth.view)
-        .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
-        .load_op(load)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue {
-            depth_stencil: vk::ClearDepthStencilValue {
-                depth: 1.0,
-                stencil: 0,
-            },
-        });
+    let depth_attachment = depth.map(|depth| {
+        vk::RenderingAttachmentInfo::default()
+            .image_view(depth.view)
+            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            .load_op(load)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            })
+    });
     let area = vk::Rect2D {
         offset: vk::Offset2D { x: 0, y: 0 },
         extent: vk::Extent2D {
@@ -186,11 +188,13 @@ fn begin(
             height: target.height,
         },
     };
-    let rendering = vk::RenderingInfo::default()
+    let mut rendering = vk::RenderingInfo::default()
         .render_area(area)
         .layer_count(1)
-        .color_attachments(&colour_attachment)
-        .depth_attachment(&depth_attachment);
+        .color_attachments(&colour_attachment);
+    if let Some(depth_attachment) = &depth_attachment {
+        rendering = rendering.depth_attachment(depth_attachment);
+    }
     let viewport = vk::Viewport {
         x: 0.0,
         y: 0.0,
@@ -227,35 +231,5 @@ pub fn begin_colour_load(
         ImageAccess::ColorAttachment,
         ImageAccess::ColorAttachment,
     );
-    let colour_attachment = [vk::RenderingAttachmentInfo::default()
-        .image_view(target.view)
-        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::LOAD)
-        .store_op(vk::AttachmentStoreOp::STORE)];
-    let area = vk::Rect2D {
-        offset: vk::Offset2D { x: 0, y: 0 },
-        extent: vk::Extent2D {
-            width: target.width,
-            height: target.height,
-        },
-    };
-    let rendering = vk::RenderingInfo::default()
-        .render_area(area)
-        .layer_count(1)
-        .color_attachments(&colour_attachment);
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: target.width as f32,
-        height: target.height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    // SAFETY: the caller's command buffer is recording; the target's view lives until its frame
-    // finishes, and the barrier above left it in COLOR_ATTACHMENT_OPTIMAL.
-    unsafe {
-        device.cmd_begin_rendering(command_buffer, &rendering);
-        device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
-        device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
-    }
+    begin(device, command_buffer, target, None, None);
 }
