@@ -1,7 +1,8 @@
 //! The HUD of a run: what it says (the player's mode and place, the tool, the blocks, the
 //! preview, what is falling, the chunks, the frame's times; F3 adds every pass's GPU time and
 //! the draw counts; a help line for the tool in hand) and the renderer that draws it over the
-//! frame in its own pass ("hud").
+//! frame in its own pass ("hud"). A scripted run shows its own clock instead of the machine's
+//! times, so that the same script gives the same pictures.
 
 use std::sync::Arc;
 
@@ -64,29 +65,39 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
         ..Hud::default()
     };
     let timings = frames.last_timings();
-    let gpu_total: f64 = timings.iter().map(|t| t.milliseconds).sum();
-    hud.lines.push(format!(
-        "{:.1} ms a frame · CPU {:.2} ms (play {:.2}, record {:.2}) · GPU {:.2} ms",
-        times.frame,
-        times.play + times.record,
-        times.play,
-        times.record,
-        gpu_total
-    ));
-    if let Shown::World(world) = shown {
-        world_lines(&mut hud, world, play);
+    match &play.script {
+        // A scripted run's pictures are the same every time: its clock, not the machine's.
+        Some(script) => {
+            let (t, duration) = script.clock();
+            hud.lines
+                .push(format!("scripted run: t {t:.2} s of {duration:.2} s"));
+        }
+        None => {
+            let gpu_total: f64 = timings.iter().map(|t| t.milliseconds).sum();
+            hud.lines.push(format!(
+                "{:.1} ms a frame · CPU {:.2} ms (play {:.2}, record {:.2}) · GPU {:.2} ms",
+                times.frame,
+                times.play + times.record,
+                times.play,
+                times.record,
+                gpu_total
+            ));
+            for timing in timings {
+                hud.detail.push(format!(
+                    "{:<10} {:7.3} ms GPU",
+                    timing.name, timing.milliseconds
+                ));
+            }
+        }
     }
-    for timing in timings {
-        hud.detail.push(format!(
-            "{:<10} {:7.3} ms GPU",
-            timing.name, timing.milliseconds
-        ));
+    if let Shown::World(world) = shown {
+        world_lines(&mut hud, world);
     }
     hud.help = help_line(play, shown);
     hud
 }
 
-fn world_lines(hud: &mut Hud, renderer: &WorldRenderer, play: &Play) {
+fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
     let world = &renderer.world;
     let mode = match world.player.mode {
         Mode::Fly => "flying",
@@ -137,9 +148,6 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer, play: &Play) {
         renderer.pieces().draws_last_frame(),
         renderer.pieces().pieces_last_frame(),
     ));
-    if play.script.is_some() {
-        hud.detail.push("scripted run".into());
-    }
 }
 
 fn help_line(play: &Play, shown: &Shown) -> String {

@@ -92,6 +92,15 @@ impl Script {
         &mut self.runner.input
     }
 
+    /// The script's clock at the next frame, and its duration, in seconds.
+    pub fn clock(&self) -> (f64, f64) {
+        let dt = self.runner.frame_dt();
+        (
+            self.frame as f64 * dt,
+            self.runner.frame_count() as f64 * dt,
+        )
+    }
+
     /// Whether every frame has been played.
     pub fn finished(&self) -> bool {
         self.frame > self.runner.frame_count()
