@@ -114,11 +114,18 @@ fn main() -> ExitCode {
                     .screenshot
                     .clone()
                     .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
-                eprintln!(
-                    "{error}; rendering the scene headless to {} instead (use --headless to ask \
-                     for that directly)",
-                    path.display()
-                );
+                if options.script.is_some() {
+                    eprintln!(
+                        "{error}; playing the script headless instead (use --headless to ask for \
+                         that directly)"
+                    );
+                } else {
+                    eprintln!(
+                        "{error}; rendering the scene headless to {} instead (use --headless to \
+                         ask for that directly)",
+                        path.display()
+                    );
+                }
                 run_headless(&RunOptions {
                     screenshot: Some(path),
                     ..options.clone()
