@@ -161,7 +161,9 @@ impl WorldRenderer {
     pub fn sync(&mut self, gpu: &mut Gpu) -> Result<(), WorldRenderError> {
         let mut changed: Vec<[i32; 3]> = self.world.take_changed_regions().into_iter().collect();
         let world = &self.world;
-        let light = |point: [f32; 3]| world.light_at(point);
+        // Many points at once: chunks without a kept light grid are lit once, not per vertex.
+        let sampler = world.light_sampler();
+        let light = |point: [f32; 3]| sampler.light_at(point);
         if !self.blocks_meshed {
             self.blocks.rebuild_all(gpu, &world.blocks, &light)?;
             self.blocks_meshed = true;

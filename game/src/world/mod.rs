@@ -40,7 +40,9 @@ use crate::pieces::Pieces;
 use crate::player::{Player, EYES};
 use crate::sample::SampleError;
 use crate::support::Support;
-use crate::terrain::streaming::{ChunkSink, ChunkStream, EditReport, StreamReport, VIEW_RADIUS};
+use crate::terrain::streaming::{
+    ChunkSink, ChunkStream, EditReport, LightSampler, StreamReport, VIEW_RADIUS,
+};
 use crate::terrain::{EditError, EditStore, Field, Generator, Ground, SampleBox, Samples};
 
 pub use aim::{Aim, AimTarget, Placement, BLOCK_REACH};
@@ -307,6 +309,11 @@ impl World {
     /// The sky light at a point, as the terrain there is lit (for blocks and pieces).
     pub fn light_at(&self, point: [f32; 3]) -> f32 {
         self.chunks.light_at(self.field.edits(), point)
+    }
+
+    /// The sky light at many points at once (see [`LightSampler`]).
+    pub fn light_sampler(&self) -> LightSampler<'_, dyn Ground> {
+        self.chunks.sampler(self.field.edits())
     }
 
     /// The block regions changed since the last call (a block added, removed or reshaped, and

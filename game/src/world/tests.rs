@@ -277,3 +277,20 @@ fn c_chisels_the_aimed_edge_and_shift_c_toggles_the_slope() {
     assert!(world.blocks.get(id).unwrap().slope);
     assert!(!world.take_changed_regions().is_empty());
 }
+
+#[test]
+fn the_light_sampler_answers_as_light_at_without_lighting_a_chunk_per_point() {
+    // Over flat ground the chunk above the surface keeps no light grid: each `light_at` there
+    // lights the chunk anew; the sampler lights it once and answers the same.
+    let world = flat(0.0);
+    let sampler = world.light_sampler();
+    for point in [
+        [0.5, 0.75, 3.0],
+        [1.25, 0.25, 4.5],
+        [-3.0, 2.0, 8.0],
+        [0.0, -2.0, 0.0],
+    ] {
+        assert_eq!(sampler.light_at(point), world.light_at(point), "{point:?}");
+    }
+    assert_eq!(sampler.light_at([f32::NAN, 0.0, 0.0]), 0.0);
+}

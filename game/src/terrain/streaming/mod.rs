@@ -28,6 +28,6 @@ pub mod stream;
 
 pub use plan::{StreamPlan, Streamer, VIEW_RADIUS};
 pub use stream::{
-    ChunkSink, ChunkStream, EditReport, MeshFailure, StreamCounters, StreamReport, SurfaceChunk,
-    LOADS_PER_FRAME,
+    ChunkSink, ChunkStream, EditReport, LightSampler, MeshFailure, StreamCounters, StreamReport,
+    SurfaceChunk, LOADS_PER_FRAME,
 };

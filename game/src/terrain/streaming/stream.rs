@@ -5,6 +5,7 @@
 //! meshed again, the ones whose light it may have changed (within [`MARGIN`] samples) are only
 //! lit again.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -95,6 +96,34 @@ pub struct StreamCounters {
     /// Wall time in the sink's meshing (on the GPU, the waits for each batch's counts
     /// included).
     pub mesh_time: Duration,
+}
+
+/// The sky light at many points: [`ChunkStream::light_at`], with the grids of chunks that keep
+/// none (no surface in them: open air over flat ground, say) worked out once each and kept for
+/// the sampler's life. One such grid costs about as much as lighting a chunk (a millisecond or
+/// more), so asking it per vertex of a block region would cost seconds.
+pub struct LightSampler<'a, G: Ground + ?Sized> {
+    stream: &'a ChunkStream,
+    edits: &'a EditStore<G>,
+    made: RefCell<HashMap<ChunkCoord, LightGrid>>,
+}
+
+impl<G: Ground + ?Sized> LightSampler<'_, G> {
+    /// The sky light at `point`, as [`ChunkStream::light_at`] gives it.
+    pub fn light_at(&self, point: [f32; 3]) -> f32 {
+        if !point.iter().all(|c| c.is_finite()) {
+            return 0.0;
+        }
+        let coord = ChunkCoord::containing(point);
+        if let Some(grid) = self.stream.lights.get(&coord) {
+            return grid.light_at(point);
+        }
+        self.made
+            .borrow_mut()
+            .entry(coord)
+            .or_insert_with(|| light_grid(self.edits, coord))
+            .light_at(point)
+    }
 }
 
 /// The chunks around the viewer and the sky light of those with a surface.
@@ -219,6 +248,19 @@ impl ChunkStream {
         match self.lights.get(&coord) {
             Some(grid) => grid.light_at(point),
             None => light_grid(edits, coord).light_at(point),
+        }
+    }
+
+    /// A [`LightSampler`] for asking the light at many points (a block region's vertices): the
+    /// grid of a chunk without a kept one is worked out once for the sampler, not per point.
+    pub fn sampler<'a, G: Ground + ?Sized>(
+        &'a self,
+        edits: &'a EditStore<G>,
+    ) -> LightSampler<'a, G> {
+        LightSampler {
+            stream: self,
+            edits,
+            made: RefCell::new(HashMap::new()),
         }
     }
 
