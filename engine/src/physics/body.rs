@@ -38,7 +38,9 @@ pub struct BodyDesc {
 
 /// Names a body for as long as it exists. A handle of a removed body stays stale even when
 /// its slot is reused: the generation differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct BodyHandle {
     index: u32,
     generation: u32,
@@ -279,6 +281,36 @@ impl Bodies {
             .filter_map(|slot| slot.dense.map(|dense| dense as usize))
     }
 
+    /// No bodies, and free slots of these generations (for [`Bodies::insert_in`]).
+    pub fn with_generations(generations: &[u32]) -> Self {
+        Self {
+            slots: generations
+                .iter()
+                .map(|&generation| Slot {
+                    generation,
+                    dense: None,
+                })
+                .collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The generation of every slot, used or free.
+    pub fn generations(&self) -> Vec<u32> {
+        self.slots.iter().map(|slot| slot.generation).collect()
+    }
+
+    /// The free slots, reused from the back.
+    pub fn free_slots(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Replaces the list of free slots (restoring a saved state: the caller checked that
+    /// they are free and distinct).
+    pub fn set_free(&mut self, free: Vec<u32>) {
+        self.free = free;
+    }
+
     /// Adds a body with its middle at `properties.center`: its own frame is the world's.
     pub fn insert(
         &mut self,
@@ -289,7 +321,6 @@ impl Bodies {
         if self.len() >= limit || self.offsets.len() + points.len() >= limit {
             return Err(PhysicsError::TooManyBodies(limit));
         }
-        let dense = self.len() as u32;
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
@@ -300,12 +331,28 @@ impl Bodies {
                 (self.slots.len() - 1) as u32
             }
         };
-        let slot = &mut self.slots[index as usize];
+        let dense = self.insert_in(index, properties, points)?;
+        Ok(self.handle(dense))
+    }
+
+    /// [`Bodies::insert`] into a given free slot (which must exist); the new dense index.
+    pub fn insert_in(
+        &mut self,
+        index: u32,
+        properties: MassProperties,
+        points: &[[f64; 3]],
+    ) -> Result<usize, PhysicsError> {
+        let limit = u32::MAX as usize - 1;
+        if self.len() >= limit || self.offsets.len() + points.len() >= limit {
+            return Err(PhysicsError::TooManyBodies(limit));
+        }
+        let dense = self.len() as u32;
+        let slot = self
+            .slots
+            .get_mut(index as usize)
+            .filter(|slot| slot.dense.is_none())
+            .ok_or_else(|| PhysicsError::BadState(format!("slot {index} is not free")))?;
         slot.dense = Some(dense);
-        let handle = BodyHandle {
-            index,
-            generation: slot.generation,
-        };
         let start = self.offsets.len() as u32;
         let mut radius = 0.0f64;
         // Stored octant by octant about the middle (in the given order within one), each
@@ -380,7 +427,7 @@ impl Bodies {
         self.still.push(0.0);
         self.age.push(0.0);
         self.touching.push(0);
-        Ok(handle)
+        Ok(dense as usize)
     }
 
     /// Removes a body: the last body moves into its dense place, its points leave the shared

@@ -37,6 +37,11 @@ pub enum PhysicsError {
     /// `PhysicsWorld`.
     #[error("{0:?} is no body of this world (removed, fallen out, or never added)")]
     StaleHandle(BodyHandle),
+    /// A saved state does not hold together (see [`PhysicsWorld::restore`]).
+    ///
+    /// [`PhysicsWorld::restore`]: super::PhysicsWorld::restore
+    #[error("the saved physics state is inconsistent: {0}")]
+    BadState(String),
     /// More bodies than a handle can count.
     #[error("too many bodies: at most {0} can exist at once")]
     TooManyBodies(usize),

@@ -87,6 +87,7 @@ mod error;
 mod islands;
 mod math;
 mod rows;
+mod state;
 mod step;
 mod tuning;
 mod world;
@@ -98,6 +99,7 @@ mod testing;
 
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
 pub use error::PhysicsError;
+pub use state::{BodyState, PhysicsState};
 pub use tuning::{
     BOTTOM, BOUNCE, BOUNCE_SPEED, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_PUSH,
     MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,

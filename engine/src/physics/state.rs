@@ -1,0 +1,287 @@
+//! The state of a [`PhysicsWorld`] as plain data, to save it and to carry on from it exactly.
+//!
+//! A step is a function of the bodies' moving state (where, how turned, how fast, resting and
+//! its clocks), of their dense order (the order every serial part of the step walks) and of the
+//! time not yet stepped; everything else a body holds (mass, inertia, points, clusters) follows
+//! from its [`BodyDesc`], and the step's buffers are rebuilt every step. So a [`PhysicsState`]
+//! keeps those and the handle table (generations and free slots, so that later bodies get the
+//! handles they would have got), and [`PhysicsWorld::restore`] rebuilds the rest from the
+//! descriptions: stepping the restored world gives the same bits as stepping the original.
+
+use serde::{Deserialize, Serialize};
+
+use super::body::{Bodies, BodyDesc, BodyHandle, MassProperties};
+use super::error::PhysicsError;
+use super::math::{self, Quaternion, Vector};
+use super::tuning::STEP;
+use super::world::PhysicsWorld;
+use crate::workers::WorkerPool;
+
+/// What a step changes of one body.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BodyState {
+    pub handle: BodyHandle,
+    /// Where the middle is in the world.
+    pub position: [f64; 3],
+    /// `[x, y, z, w]`, unit length.
+    pub orientation: [f64; 4],
+    pub velocity: [f64; 3],
+    /// World frame, radians per second.
+    pub spin: [f64; 3],
+    pub resting: bool,
+    /// Seconds it has been touching and slow.
+    pub still: f64,
+    /// Seconds since it was added or woken.
+    pub age: f64,
+    /// Contacts that touched it in its last step.
+    pub touching: u32,
+}
+
+/// A whole [`PhysicsWorld`]'s state: see the [module documentation](self).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhysicsState {
+    /// Seconds given to [`PhysicsWorld::advance`] and not yet stepped, in `[0, STEP)`.
+    pub time: f64,
+    /// The generation of every slot of the handle table, used or free.
+    pub generations: Vec<u32>,
+    /// Free slots, in the order they are reused from the back.
+    pub free: Vec<u32>,
+    /// The bodies in dense order.
+    pub bodies: Vec<BodyState>,
+}
+
+impl PhysicsWorld {
+    /// The state to save: see [`PhysicsState`].
+    pub fn state(&self) -> PhysicsState {
+        let bodies = &self.bodies;
+        PhysicsState {
+            time: self.time,
+            generations: bodies.generations(),
+            free: bodies.free_slots().to_vec(),
+            bodies: (0..bodies.len())
+                .map(|dense| BodyState {
+                    handle: bodies.handle(dense),
+                    position: bodies.position[dense],
+                    orientation: bodies.orientation[dense],
+                    velocity: bodies.velocity[dense],
+                    spin: bodies.spin[dense],
+                    resting: bodies.resting[dense],
+                    still: bodies.still[dense],
+                    age: bodies.age[dense],
+                    touching: bodies.touching[dense],
+                })
+                .collect(),
+        }
+    }
+
+    /// A world in `state`, each body built from its description in `descs` (the same order as
+    /// `state.bodies`: the description the body was added with). Refuses a state that does
+    /// not hold together: a handle table whose slots are used twice or out of range, a value
+    /// that is not finite, an orientation that is not of unit length, a time outside a step.
+    pub fn restore(
+        pool: WorkerPool,
+        state: &PhysicsState,
+        descs: &[BodyDesc],
+    ) -> Result<Self, PhysicsError> {
+        let bad = |reason: String| Err(PhysicsError::BadState(reason));
+        if !(state.time.is_finite() && (0.0..STEP).contains(&state.time)) {
+            return bad(format!(
+                "the time not yet stepped, {}, is not in [0, {STEP})",
+                state.time
+            ));
+        }
+        if descs.len() != state.bodies.len() {
+            return bad(format!(
+                "{} bodies but {} descriptions",
+                state.bodies.len(),
+                descs.len()
+            ));
+        }
+        let slots = state.generations.len();
+        let mut used = vec![false; slots];
+        for (dense, body) in state.bodies.iter().enumerate() {
+            let slot = body.handle.index() as usize;
+            if slot >= slots || used[slot] {
+                return bad(format!(
+                    "body {dense} is in slot {slot}, which is out of range or taken"
+                ));
+            }
+            used[slot] = true;
+            if state.generations[slot] != body.handle.generation() {
+                return bad(format!("body {dense}'s handle has the wrong generation"));
+            }
+            check_body(dense, body)?;
+        }
+        for &slot in &state.free {
+            let slot = slot as usize;
+            if slot >= slots || used[slot] {
+                return bad(format!(
+                    "free slot {slot} is out of range, taken or listed twice"
+                ));
+            }
+            used[slot] = true;
+        }
+        let mut world = PhysicsWorld::new(pool);
+        world.time = state.time;
+        world.bodies = Bodies::with_generations(&state.generations);
+        for (body, desc) in state.bodies.iter().zip(descs) {
+            let properties = MassProperties::of(desc)?;
+            let dense = world
+                .bodies
+                .insert_in(body.handle.index(), properties, &desc.points)?;
+            let bodies = &mut world.bodies;
+            bodies.position[dense] = body.position;
+            bodies.orientation[dense] = body.orientation;
+            bodies.velocity[dense] = body.velocity;
+            bodies.spin[dense] = body.spin;
+            bodies.resting[dense] = body.resting;
+            bodies.still[dense] = body.still;
+            bodies.age[dense] = body.age;
+            bodies.touching[dense] = body.touching;
+        }
+        world.bodies.set_free(state.free.clone());
+        Ok(world)
+    }
+}
+
+fn check_body(dense: usize, body: &BodyState) -> Result<(), PhysicsError> {
+    let vectors: [(&str, Vector); 3] = [
+        ("position", body.position),
+        ("velocity", body.velocity),
+        ("spin", body.spin),
+    ];
+    for (field, value) in vectors {
+        if !math::finite(value) {
+            return Err(PhysicsError::BadState(format!(
+                "body {dense}'s {field} {value:?} is not finite"
+            )));
+        }
+    }
+    let turn: Quaternion = body.orientation;
+    let length: f64 = turn.iter().map(|value| value * value).sum::<f64>().sqrt();
+    if !(length.is_finite() && (length - 1.0).abs() < 1e-6) {
+        return Err(PhysicsError::BadState(format!(
+            "body {dense}'s orientation {turn:?} is not of unit length"
+        )));
+    }
+    if !(body.still.is_finite() && body.still >= 0.0 && body.age.is_finite() && body.age >= 0.0) {
+        return Err(PhysicsError::BadState(format!(
+            "body {dense}'s clocks ({}, {}) are not finite seconds",
+            body.still, body.age
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{block_box, block_box_extent, cube, Boxes, Ground};
+    use super::*;
+
+    /// Cubes dropped on each other and on the ground, some removed on the way so that the
+    /// dense order and the free slots are shuffled.
+    fn pile(pool: WorkerPool) -> (PhysicsWorld, Vec<BodyDesc>, Boxes) {
+        let mut physics = PhysicsWorld::new(pool);
+        let mut descs = Vec::new();
+        let mut shapes = Boxes::default();
+        for i in 0..9 {
+            let low = [
+                (i % 3) as f64 * 0.7,
+                1.0 + i as f64 * 1.1,
+                (i / 3) as f64 * 0.4,
+            ];
+            let blocks = [1 + i % 2, 1, 1];
+            let desc = if i % 2 == 0 {
+                cube(low)
+            } else {
+                block_box(low, blocks, 1.0)
+            };
+            let handle = physics.add(&desc).expect("a body");
+            shapes
+                .boxes
+                .insert(handle, block_box_extent(low, blocks, 1.0));
+            descs.push((handle, desc));
+        }
+        for gone in [2, 5] {
+            let (handle, _) = descs[gone];
+            physics.remove(handle).expect("a live body");
+        }
+        descs.retain(|(handle, _)| physics.body(*handle).is_some());
+        let ground = Ground { height: 0.0 };
+        physics.advance(STEP * 40.5, &ground, &shapes);
+        // The descriptions in dense order, as a caller keeping them by handle would give them.
+        let state = physics.state();
+        let by_dense = state
+            .bodies
+            .iter()
+            .map(|body| {
+                descs
+                    .iter()
+                    .find(|(handle, _)| *handle == body.handle)
+                    .map(|(_, desc)| desc.clone())
+                    .expect("every body has its description")
+            })
+            .collect();
+        (physics, by_dense, shapes)
+    }
+
+    #[test]
+    fn a_restored_world_steps_to_the_same_bits_as_the_original() {
+        let (mut original, descs, shapes) = pile(WorkerPool::new(2).expect("threads"));
+        let state = original.state();
+        let mut restored =
+            PhysicsWorld::restore(WorkerPool::new(1).expect("threads"), &state, &descs)
+                .expect("a consistent state");
+        assert_eq!(
+            restored.state(),
+            state,
+            "the state survives a restore whole"
+        );
+        assert_eq!(restored.state_hash(), original.state_hash());
+        let ground = Ground { height: 0.0 };
+        for _ in 0..90 {
+            original.advance(STEP * 0.75, &ground, &shapes);
+            restored.advance(STEP * 0.75, &ground, &shapes);
+        }
+        assert_eq!(restored.state(), original.state());
+        // Later bodies get the same handles in both.
+        let desc = cube([5.0, 3.0, 5.0]);
+        assert_eq!(
+            original.add(&desc).expect("a body"),
+            restored.add(&desc).expect("a body")
+        );
+    }
+
+    #[test]
+    fn an_inconsistent_state_is_refused() {
+        let (physics, descs, _) = pile(WorkerPool::new(1).expect("threads"));
+        let state = physics.state();
+        let pool = || WorkerPool::new(1).expect("threads");
+        let mut cases: Vec<(&str, PhysicsState)> = Vec::new();
+        let mut twice = state.clone();
+        twice.bodies[1].handle = twice.bodies[0].handle;
+        cases.push(("slot", twice));
+        let mut free_used = state.clone();
+        free_used.free.push(state.bodies[0].handle.index());
+        cases.push(("free slot", free_used));
+        let mut nan = state.clone();
+        nan.bodies[0].velocity[1] = f64::NAN;
+        cases.push(("not finite", nan));
+        let mut long = state.clone();
+        long.bodies[0].orientation = [0.0, 0.0, 0.0, 2.0];
+        cases.push(("unit length", long));
+        let mut late = state.clone();
+        late.time = STEP;
+        cases.push(("time", late));
+        let mut out = state.clone();
+        out.generations.truncate(1);
+        cases.push(("out of range", out));
+        for (expected, case) in cases {
+            let error = PhysicsWorld::restore(pool(), &case, &descs)
+                .expect_err("an inconsistent state")
+                .to_string();
+            assert!(error.contains(expected), "{error:?} lacks {expected:?}");
+        }
+        assert!(PhysicsWorld::restore(pool(), &state, &descs[1..]).is_err());
+    }
+}
