@@ -21,6 +21,7 @@ use crate::screenshot::write_png;
 use crate::script::Script;
 use crate::shaders::LIBRARY;
 use crate::shown::Shown;
+use blockfall_game::scene::Start;
 
 /// Where the PNG goes when no path is given.
 pub const DEFAULT_SCREENSHOT: &str = "blockfall-headless.png";
@@ -35,6 +36,8 @@ pub struct HeadlessRenderer {
     pub frames: FrameRing,
     /// Whose input drives the world: nobody's (the player stands still), or a script's.
     pub play: Play,
+    /// Where a script's clock starts (a save's, when its scene starts from one).
+    pub start: Start,
     /// When the last frame began.
     last_frame: Option<Instant>,
     /// The HUD, when the run shows one.
@@ -71,8 +74,10 @@ impl HeadlessRenderer {
 
     /// What `options` ask for: the world (nothing loaded yet) or the test scene.
     pub fn for_run(gpu: &mut Gpu, options: &RunOptions) -> anyhow::Result<Self> {
-        let shown = Shown::new(gpu, options, OFFSCREEN_FORMAT)?;
-        Ok(Self::showing(gpu, options.width, options.height, shown)?)
+        let (shown, start) = Shown::new(gpu, options, OFFSCREEN_FORMAT)?;
+        let mut renderer = Self::showing(gpu, options.width, options.height, shown)?;
+        renderer.start = start;
+        Ok(renderer)
     }
 
     /// Renders `shown` into a new offscreen target of `width` × `height`.
@@ -84,6 +89,7 @@ impl HeadlessRenderer {
             shown,
             frames,
             play: Play::new(None),
+            start: Start::default(),
             overlay: None,
             last_frame: None,
             times: CpuTimes::default(),
@@ -270,7 +276,7 @@ fn run_script_headless(
     options: &RunOptions,
     started: Instant,
 ) -> anyhow::Result<RunReport> {
-    let script = Script::new(scene);
+    let script = Script::new(scene, &renderer.start);
     if let Shown::World(world) = &renderer.shown {
         print_lines(&[script.first_line(&world.world)?]);
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Command;
-use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile};
+use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile, Start};
 use blockfall_game::world::World;
 
 /// The largest script read, in bytes.
@@ -75,15 +75,21 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn new(scene: SceneFile) -> Self {
+    /// The script of `scene`, its clock starting at `start` (see `scene::world_of`).
+    pub fn new(scene: SceneFile, start: &Start) -> Self {
         Self {
-            runner: Runner::new(scene),
+            runner: Runner::new(scene, start),
             frame: 0,
         }
     }
 
-    /// The world the script starts with (see `scene::world_of`), its physics on `pool`.
-    pub fn world(scene: &SceneFile, pool: WorkerPool, radius: u32) -> Result<World, SceneError> {
+    /// The world the script starts with (see `scene::world_of`), its physics on `pool`, and
+    /// where its clock starts.
+    pub fn world(
+        scene: &SceneFile,
+        pool: WorkerPool,
+        radius: u32,
+    ) -> Result<(World, Start), SceneError> {
         scene::world_of(scene, pool, radius)
     }
 
@@ -94,10 +100,9 @@ impl Script {
 
     /// The script's clock at the next frame, and its duration, in seconds.
     pub fn clock(&self) -> (f64, f64) {
-        let dt = self.runner.frame_dt();
         (
-            self.frame as f64 * dt,
-            self.runner.frame_count() as f64 * dt,
+            self.runner.time_of(self.frame),
+            self.runner.time_of(self.runner.frame_count()),
         )
     }
 
@@ -122,7 +127,7 @@ impl Script {
             },
             ..ScriptFrame::default()
         };
-        let t = self.frame as f64 * self.runner.frame_dt();
+        let t = self.runner.time_of(self.frame);
         for outcome in self.runner.events(world, self.frame)? {
             match outcome {
                 Outcome::Line(line) => frame.lines.push(line),

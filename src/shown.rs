@@ -7,6 +7,7 @@ use blockfall_engine::workers::WorkerPool;
 use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
+use blockfall_game::scene::Start;
 use blockfall_game::world::World;
 
 use crate::options::{RunOptions, SceneChoice};
@@ -21,21 +22,27 @@ pub enum Shown {
 }
 
 impl Shown {
-    /// The scene `options` ask for, drawn into targets of `colour_format`.
+    /// The scene `options` ask for, drawn into targets of `colour_format`, and where a
+    /// script's clock starts (a save's, when the script starts from one).
     pub fn new(
         gpu: &mut Gpu,
         options: &RunOptions,
         colour_format: vk::Format,
-    ) -> anyhow::Result<Self> {
+    ) -> anyhow::Result<(Self, Start)> {
         Ok(match options.scene {
-            SceneChoice::World => Self::World(Box::new(
-                WorldRenderer::new(gpu, &LIBRARY, colour_format, world_for(options)?)
-                    .context("setting up the world's renderer")?,
-            )),
-            SceneChoice::Test => Self::Test(Box::new(
-                TestSceneRenderer::new(gpu, &LIBRARY, colour_format, TextureStyle::Patterned)
-                    .context("setting up the test scene")?,
-            )),
+            SceneChoice::World => {
+                let (world, start) = world_for(options)?;
+                let renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
+                    .context("setting up the world's renderer")?;
+                (Self::World(Box::new(renderer)), start)
+            }
+            SceneChoice::Test => (
+                Self::Test(Box::new(
+                    TestSceneRenderer::new(gpu, &LIBRARY, colour_format, TextureStyle::Patterned)
+                        .context("setting up the test scene")?,
+                )),
+                Start::default(),
+            ),
         })
     }
 
@@ -67,12 +74,15 @@ impl Shown {
 
 /// The world a run starts with: the script's, or the generated world of the seed with the
 /// sample scene in front of the spawn; its physics and chunks on every core.
-pub fn world_for(options: &RunOptions) -> anyhow::Result<World> {
+pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
     let pool = WorkerPool::with_available_parallelism();
     match &options.script {
         Some(scene) => blockfall_game::scene::world_of(scene, pool, options.view_radius)
             .context("setting up the script's world"),
-        None => World::generated(options.seed, options.view_radius, pool)
-            .context("setting up the world"),
+        None => Ok((
+            World::generated(options.seed, options.view_radius, pool)
+                .context("setting up the world")?,
+            Start::default(),
+        )),
     }
 }

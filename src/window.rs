@@ -277,7 +277,7 @@ impl App {
                 .push((swapchain.extent.width, swapchain.extent.height));
             self.report.frames_per_swapchain.push(0);
         }
-        let mut shown = Shown::new(&mut gpu, &self.options, format)?;
+        let (mut shown, start) = Shown::new(&mut gpu, &self.options, format)?;
         let mut frames = FrameRing::new(&gpu.device)?;
         let mut play = Play::new(None);
         if let Some(scene) = &self.options.script {
@@ -285,7 +285,7 @@ impl App {
             if let Shown::World(world) = &mut shown {
                 world.load_all(&mut frames)?;
                 frames.wait_all()?;
-                let script = Script::new(scene.clone());
+                let script = Script::new(scene.clone(), &start);
                 print_lines(&[script.first_line(&world.world)?]);
                 play = Play::new(Some(script));
             }

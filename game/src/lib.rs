@@ -23,6 +23,7 @@ pub mod pieces;
 pub mod player;
 pub mod render;
 pub mod sample;
+pub mod save;
 pub mod scene;
 pub mod solids;
 pub mod support;

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use blockfall_engine::collision::{Solid, Surface};
 use blockfall_engine::physics::{
-    BodyDesc, BodyHandle, BodyShape, BodyView, Part, PhysicsError, PhysicsWorld, StepReport,
+    BodyDesc, BodyHandle, BodyShape, BodyView, Part, PhysicsError, PhysicsState, PhysicsWorld,
+    StepReport,
 };
 use blockfall_engine::workers::WorkerPool;
 
@@ -27,6 +28,8 @@ pub enum PieceError {
     Overlap(String),
     #[error("the piece's body was refused: {0}")]
     Body(#[from] PhysicsError),
+    #[error("the saved pieces do not hold together: {0}")]
+    Saved(String),
 }
 
 /// A block's part of a body: mass = density × the shape's volume × size³, its middle at the
@@ -172,6 +175,39 @@ pub struct Piece {
     pub contact_points: usize,
 }
 
+impl Piece {
+    /// A piece of `blocks` (in their places in the grid) and the description of its body:
+    /// parts and contact points.
+    fn of(blocks: Vec<Block>) -> Result<(Piece, BodyDesc), PieceError> {
+        if blocks.is_empty() {
+            return Err(PieceError::Empty);
+        }
+        let mut own = BlockStore::new();
+        let mut ids = Vec::with_capacity(blocks.len());
+        for block in &blocks {
+            ids.push(
+                own.add(*block)
+                    .map_err(|error| PieceError::Overlap(error.to_string()))?,
+            );
+        }
+        own.drain_events().for_each(drop);
+        let points = contact_points(&blocks, &own);
+        let desc = BodyDesc {
+            parts: blocks.iter().map(part_of).collect(),
+            points,
+        };
+        let mut mesh = BlockMesh::new();
+        mesh_blocks(&own, ids, &mut mesh);
+        let piece = Piece {
+            blocks,
+            own,
+            mesh,
+            contact_points: desc.points.len(),
+        };
+        Ok((piece, desc))
+    }
+}
+
 /// The pieces that broke off, falling or at rest, and the physics that moves them.
 #[derive(Debug)]
 pub struct Pieces {
@@ -203,36 +239,63 @@ impl Pieces {
     /// their own store and mesh. The blocks are not taken from any store: see
     /// [`Pieces::break_off`].
     pub fn add(&mut self, blocks: Vec<Block>) -> Result<BodyHandle, PieceError> {
-        if blocks.is_empty() {
-            return Err(PieceError::Empty);
-        }
-        let mut own = BlockStore::new();
-        let mut ids = Vec::with_capacity(blocks.len());
-        for block in &blocks {
-            ids.push(
-                own.add(*block)
-                    .map_err(|error| PieceError::Overlap(error.to_string()))?,
-            );
-        }
-        own.drain_events().for_each(drop);
-        let points = contact_points(&blocks, &own);
-        let desc = BodyDesc {
-            parts: blocks.iter().map(part_of).collect(),
-            points,
-        };
+        let (piece, desc) = Piece::of(blocks)?;
         let handle = self.physics.add(&desc)?;
-        let mut mesh = BlockMesh::new();
-        mesh_blocks(&own, ids, &mut mesh);
-        self.pieces.insert(
-            handle,
-            Piece {
-                blocks,
-                own,
-                mesh,
-                contact_points: desc.points.len(),
-            },
-        );
+        self.pieces.insert(handle, piece);
         Ok(handle)
+    }
+
+    /// What a save keeps: every piece's blocks, by handle, and the physics' state.
+    pub fn state(&self) -> (Vec<(BodyHandle, &[Block])>, PhysicsState) {
+        let blocks = self
+            .pieces
+            .iter()
+            .map(|(&handle, piece)| (handle, piece.blocks.as_slice()))
+            .collect();
+        (blocks, self.physics.state())
+    }
+
+    /// Pieces of these blocks in this physics state (from [`Pieces::state`]): every body of
+    /// the state needs its piece's blocks and every piece its body.
+    pub fn restore(
+        pool: WorkerPool,
+        pieces: Vec<(BodyHandle, Vec<Block>)>,
+        physics: &PhysicsState,
+    ) -> Result<Self, PieceError> {
+        let mut built = BTreeMap::new();
+        let mut by_handle = BTreeMap::new();
+        for (handle, blocks) in pieces {
+            let (piece, desc) = Piece::of(blocks)?;
+            if built.insert(handle, piece).is_some() {
+                return Err(PieceError::Saved(format!(
+                    "piece {} is listed twice",
+                    handle.index()
+                )));
+            }
+            by_handle.insert(handle, desc);
+        }
+        let descs: Vec<BodyDesc> = physics
+            .bodies
+            .iter()
+            .map(|body| {
+                by_handle.remove(&body.handle).ok_or_else(|| {
+                    PieceError::Saved(format!(
+                        "body {} has no piece (or two bodies share it)",
+                        body.handle.index()
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        if let Some(handle) = by_handle.keys().next() {
+            return Err(PieceError::Saved(format!(
+                "piece {} has no body",
+                handle.index()
+            )));
+        }
+        Ok(Self {
+            physics: PhysicsWorld::restore(pool, physics, &descs)?,
+            pieces: built,
+        })
     }
 
     /// A loose group leaves `store` and falls as one piece. Ids no longer in the store are

@@ -47,7 +47,7 @@ pub enum Mode {
 }
 
 /// The keys that move the player, as held this frame (W A S D, Space, Shift, Q, E).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Controls {
     pub forward: bool,
     pub back: bool,

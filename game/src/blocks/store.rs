@@ -52,7 +52,7 @@ pub enum BlockError {
 }
 
 /// One block: a cube of cells, its material and how its edges are cut.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Block {
     /// The lowest cell on each axis.
     pub x: i32,
@@ -290,6 +290,56 @@ impl BlockStore {
         self.revision += 1;
         self.events.push_back(StoreEvent::Added(id, block));
         Ok(id)
+    }
+
+    /// Every slot in order: its generation and its block, if one lives there (with
+    /// [`BlockStore::free_slots`], what a save keeps to give later blocks the same ids).
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = (u32, Option<&Block>)> + '_ {
+        self.slots
+            .iter()
+            .map(|slot| (slot.generation, slot.block.as_ref()))
+    }
+
+    /// The free slots, reused from the back.
+    pub fn free_slots(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// A store of these slots (generation and block, as [`BlockStore::slots`] lists them) and
+    /// free slots, each block checked and placed as [`BlockStore::add`] would, no events
+    /// queued. Refuses a bad block, two blocks in one cell, and a free slot that holds a block,
+    /// is out of range or is listed twice.
+    pub fn restore(
+        slots: impl IntoIterator<Item = (u32, Option<Block>)>,
+        free: Vec<u32>,
+    ) -> Result<BlockStore, String> {
+        let mut store = BlockStore::new();
+        for (index, (generation, block)) in slots.into_iter().enumerate() {
+            let index = u32::try_from(index).map_err(|_| "too many block slots".to_string())?;
+            store.slots.push(Slot {
+                generation,
+                block: None,
+            });
+            if let Some(block) = block {
+                store.free.push(index);
+                store
+                    .add(block)
+                    .map_err(|error| format!("block slot {index}: {error}"))?;
+            }
+        }
+        let mut listed = vec![false; store.slots.len()];
+        for &index in &free {
+            let slot = store.slots.get(index as usize);
+            if slot.is_none_or(|slot| slot.block.is_some()) || listed[index as usize] {
+                return Err(format!(
+                    "free block slot {index} holds a block, is out of range or is listed twice"
+                ));
+            }
+            listed[index as usize] = true;
+        }
+        store.free = free;
+        store.events.clear();
+        Ok(store)
     }
 
     /// Takes a block out; `None` if the id is stale.

@@ -31,8 +31,23 @@ pub fn apply(
     action: &ActionSpec,
     place: &str,
 ) -> Result<Outcome, SceneError> {
+    let clock = t;
     let t = trace_time(t);
     let line = match action {
+        ActionSpec::Save(path) => {
+            let (bytes, error) = match world.save(clock, input).write(path) {
+                Ok(bytes) => (Some(bytes), None),
+                Err(error) => (None, Some(error.to_string())),
+            };
+            EventLine {
+                t,
+                event: "save",
+                path: Some(path.display().to_string()),
+                bytes,
+                error,
+                ..EventLine::default()
+            }
+        }
         ActionSpec::Press(button) | ActionSpec::Release(button) => {
             let down = matches!(action, ActionSpec::Press(_));
             if let Some(command) = input.button(*button, down, false) {

@@ -11,6 +11,10 @@ pub use crate::input::Button;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneFile {
+    /// A save to start from (`crate::save`): its world, its clock and what it held. The other
+    /// keys add to it; `terrain` may not be given with it.
+    #[serde(default)]
+    pub world_file: Option<std::path::PathBuf>,
     /// Without it, the generated world of the default seed with its sample scene in front of
     /// the spawn point and the player there (the game's own start).
     #[serde(default)]
@@ -125,6 +129,7 @@ const ACTIONS: &[&str] = &[
     "look",
     "screenshot",
     "state",
+    "save",
 ];
 
 impl<'de> Deserialize<'de> for EventSpec {
@@ -168,6 +173,7 @@ impl<'de> Deserialize<'de> for EventSpec {
                         "look" => ActionSpec::Look(map.next_value()?),
                         "screenshot" => ActionSpec::Screenshot(map.next_value()?),
                         "state" => ActionSpec::State(map.next_value()?),
+                        "save" => ActionSpec::Save(map.next_value()?),
                         other => return Err(M::Error::unknown_field(other, ACTIONS)),
                     };
                     if let Some(first) = &action {
@@ -219,6 +225,8 @@ pub enum ActionSpec {
     Screenshot(String),
     /// A state line (`true`; `false` writes nothing).
     State(bool),
+    /// The world saved to this file, with the scene's clock and what is held.
+    Save(std::path::PathBuf),
 }
 
 /// A view: `{"yaw_degrees": 0, "pitch_degrees": -5}` (yaw 0 faces +z, 90 faces +x).
@@ -255,6 +263,7 @@ impl ActionSpec {
             ActionSpec::Look(_) => "look",
             ActionSpec::Screenshot(_) => "screenshot",
             ActionSpec::State(_) => "state",
+            ActionSpec::Save(_) => "save",
         }
     }
 }

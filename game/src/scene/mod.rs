@@ -36,5 +36,5 @@ pub use error::SceneError;
 pub use events::{apply, Outcome};
 pub use file::{ActionSpec, BlockSpec, Button, EventSpec, SceneFile, SphereSpec, TerrainSpec};
 pub use run::{run, run_with_pool, Runner};
-pub use setup::world_of;
+pub use setup::{world_of, Start};
 pub use validate::{block_of, parse, LONGEST_FRAME, LONGEST_SCENE, WORLD_CELLS};

@@ -16,7 +16,7 @@ use crate::world::World;
 use super::error::{invalid, SceneError};
 use super::events::{apply, Outcome};
 use super::file::SceneFile;
-use super::setup::world_of;
+use super::setup::{world_of, Start};
 use super::trace::{trace_time, DoneLine, StateLine};
 
 /// A scene being run, frame by frame: its events in order and the input they give. The world
@@ -28,13 +28,17 @@ pub struct Runner {
     /// Commands of this frame's presses, for [`World::frame`].
     commands: Vec<Command>,
     pending: Peekable<IntoIter<usize>>,
+    /// The clock at the first frame (0, or a save's).
+    start: f64,
     frames: u64,
-    next_report: f64,
+    /// The next state line is due at `reports · report_every`.
+    reports: u64,
 }
 
 impl Runner {
-    /// The events of the checked `scene`, none applied yet.
-    pub fn new(scene: SceneFile) -> Self {
+    /// The events of the checked `scene`, none applied yet, its clock starting at `start`
+    /// (see [`world_of`]) with what was held then held.
+    pub fn new(scene: SceneFile, start: &Start) -> Self {
         let mut order: Vec<usize> = (0..scene.events.len()).collect();
         // By time; events at the same time in the order the file gives them.
         order.sort_by(|&a, &b| {
@@ -43,19 +47,35 @@ impl Runner {
                 .total_cmp(&scene.events[b].t)
                 .then(a.cmp(&b))
         });
-        let frames = (scene.duration / scene.frame_dt - 1e-9).ceil().max(0.0) as u64;
-        let next_report = scene.report_every;
+        let frames = ((scene.duration - start.clock) / scene.frame_dt - 1e-9)
+            .ceil()
+            .max(0.0) as u64;
+        let mut input = Input {
+            captured: true,
+            ..Input::default()
+        };
+        start.held.hold(&mut input);
+        let epsilon = scene.frame_dt * 1e-6;
+        // The first report after the start (every frame when `report_every` is 0).
+        let reports = if scene.report_every > 0.0 {
+            ((start.clock + epsilon) / scene.report_every).floor() as u64 + 1
+        } else {
+            0
+        };
         Self {
             scene,
-            input: Input {
-                captured: true,
-                ..Input::default()
-            },
+            input,
             commands: Vec::new(),
             pending: order.into_iter().peekable(),
+            start: start.clock,
             frames,
-            next_report,
+            reports,
         }
+    }
+
+    /// The scene's clock at the start of `frame` (counted from this run's first).
+    pub fn time_of(&self, frame: u64) -> f64 {
+        self.start + frame as f64 * self.scene.frame_dt
     }
 
     /// How many frames the scene has.
@@ -68,9 +88,9 @@ impl Runner {
         self.scene.frame_dt
     }
 
-    /// The state line at t = 0.
+    /// The state line at the start.
     pub fn first_line(&self, world: &World) -> Result<String, SceneError> {
-        Ok(serde_json::to_string(&StateLine::of(world, 0.0))?)
+        Ok(serde_json::to_string(&StateLine::of(world, self.start))?)
     }
 
     fn epsilon(&self) -> f64 {
@@ -80,7 +100,7 @@ impl Runner {
     /// Applies the events due at the start of `frame` (all that are left at the end, when
     /// `frame` is the frame count); their outcomes, in order.
     pub fn events(&mut self, world: &mut World, frame: u64) -> Result<Vec<Outcome>, SceneError> {
-        let t = frame as f64 * self.scene.frame_dt;
+        let t = self.time_of(frame);
         let last = frame >= self.frames;
         let epsilon = self.epsilon();
         let mut outcomes = Vec::new();
@@ -119,15 +139,16 @@ impl Runner {
 
     /// The state line after `frame`, when one is due.
     pub fn state_due(&mut self, world: &World, frame: u64) -> Result<Option<String>, SceneError> {
-        let after = (frame + 1) as f64 * self.scene.frame_dt;
+        let after = self.time_of(frame + 1);
         let epsilon = self.epsilon();
         let every = self.scene.report_every;
-        if !(every == 0.0 || after + epsilon >= self.next_report) {
+        let due = |reports: u64| reports as f64 * every <= after + epsilon;
+        if !(every == 0.0 || due(self.reports)) {
             return Ok(None);
         }
         if every > 0.0 {
-            while self.next_report <= after + epsilon {
-                self.next_report += every;
+            while due(self.reports) {
+                self.reports += 1;
             }
         }
         Ok(Some(serde_json::to_string(&StateLine::of(world, after))?))
@@ -143,7 +164,7 @@ impl Runner {
 
     /// The last line of the trace.
     pub fn done_line(&self) -> Result<String, SceneError> {
-        let end = self.frames as f64 * self.scene.frame_dt;
+        let end = self.time_of(self.frames);
         Ok(serde_json::to_string(&DoneLine {
             done: true,
             t: trace_time(end),
@@ -178,8 +199,8 @@ pub fn run_with_pool(
             "a screenshot needs a rendered run: `blockfall --script` (with or without --headless)",
         ));
     }
-    let mut world = world_of(scene, pool, VIEW_RADIUS)?;
-    let mut runner = Runner::new(scene.clone());
+    let (mut world, start) = world_of(scene, pool, VIEW_RADIUS)?;
+    let mut runner = Runner::new(scene.clone(), &start);
     writeln!(out, "{}", runner.first_line(&world)?)?;
     for frame in 0..runner.frame_count() {
         write_lines(out, runner.events(&mut world, frame)?)?;

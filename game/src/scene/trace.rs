@@ -192,6 +192,13 @@ pub(super) struct EventLine {
     /// The pieces it split into.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) pieces: Option<Vec<u32>>,
+    /// Where a save went, and how many bytes it has (or why it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) error: Option<String>,
 }
 
 #[derive(Serialize)]

@@ -75,6 +75,17 @@ pub fn block_of(place: &str, spec: &BlockSpec) -> Result<Block, SceneError> {
 }
 
 fn validate(scene: &SceneFile) -> Result<(), SceneError> {
+    if let Some(path) = &scene.world_file {
+        if scene.terrain.is_some() {
+            return Err(invalid(
+                "terrain",
+                "a scene that starts from a world_file has the save's ground: leave terrain out",
+            ));
+        }
+        if path.as_os_str().is_empty() {
+            return Err(invalid("world_file", "an empty path"));
+        }
+    }
     match scene.terrain.unwrap_or(TerrainSpec::World {
         seed: crate::terrain::Generator::DEFAULT_SEED,
     }) {
@@ -165,6 +176,11 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
             ActionSpec::Screenshot(path) => {
                 if path.is_empty() {
                     return Err(invalid(format!("{place}.screenshot"), "an empty path"));
+                }
+            }
+            ActionSpec::Save(path) => {
+                if path.as_os_str().is_empty() {
+                    return Err(invalid(format!("{place}.save"), "an empty path"));
                 }
             }
             ActionSpec::Press(_)

@@ -79,6 +79,14 @@ enum Direction {
     Build,
 }
 
+/// An edited brick as plain data: the brick's coordinate (its samples from `BRICK ·
+/// brick`) and its [`BRICK`]³ offsets in [`QUANTUM`]s, x fastest, then y, then z.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EditedBrick {
+    pub brick: [i32; 3],
+    pub offsets: Vec<i64>,
+}
+
 /// One brick's offsets, in [`QUANTUM`]s, and how many are not zero.
 #[derive(Debug, Clone)]
 struct Brick {
@@ -116,6 +124,56 @@ impl<G: Ground + ?Sized> EditStore<G> {
             0 => generated,
             offset => apply(generated, offset),
         }
+    }
+
+    /// Every edited brick, ordered by its coordinate: what a save keeps of the edits.
+    pub fn edited(&self) -> Vec<EditedBrick> {
+        let mut bricks: Vec<EditedBrick> = self
+            .bricks
+            .iter()
+            .map(|(&brick, found)| EditedBrick {
+                brick,
+                offsets: found.offsets.to_vec(),
+            })
+            .collect();
+        bricks.sort_unstable_by_key(|edited| edited.brick);
+        bricks
+    }
+
+    /// The ground `generator` with the edits of `bricks` (from [`EditStore::edited`]). Refuses
+    /// a brick without [`BRICK`]³ offsets, one whose samples are beyond what an `i32` holds,
+    /// and one given twice; a brick of zero offsets is no edit and is left out.
+    pub fn with_edits(generator: Arc<G>, bricks: Vec<EditedBrick>) -> Result<Self, String> {
+        let mut store = Self::new(generator);
+        let reach = i32::MAX / BRICK;
+        for (index, edited) in bricks.into_iter().enumerate() {
+            let offsets: Box<[i64; BRICK_VOLUME]> =
+                edited.offsets.into_boxed_slice().try_into().map_err(|_| {
+                    format!("edited brick {index} does not hold {BRICK_VOLUME} offsets")
+                })?;
+            if edited
+                .brick
+                .iter()
+                .any(|value| !(-reach..reach).contains(value))
+            {
+                return Err(format!(
+                    "edited brick {index} at {:?} lies beyond the world",
+                    edited.brick
+                ));
+            }
+            let count = offsets.iter().filter(|offset| **offset != 0).count();
+            if count == 0 {
+                continue;
+            }
+            let brick = Brick {
+                offsets,
+                edited: count,
+            };
+            if store.bricks.insert(edited.brick, brick).is_some() {
+                return Err(format!("the brick at {:?} is edited twice", edited.brick));
+            }
+        }
+        Ok(store)
     }
 
     /// Digs a smooth bowl of `radius` meters around `centre`; the box of samples whose value

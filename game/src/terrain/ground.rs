@@ -2,8 +2,31 @@
 //! `sim` tool's flat and sloped terrains). The edits, the field and the chunks work on any.
 
 use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use super::generator::{ChunkKind, Generator};
+
+/// Which ground, as data: what a save keeps to make the same ground again.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum GroundKind {
+    /// The generated world of a seed.
+    Generated { seed: u32 },
+    /// A [`PlaneGround`].
+    Plane { height: f32, slope: f32 },
+}
+
+impl GroundKind {
+    /// The ground this describes; `None` for a plane with a height or slope that is not finite.
+    pub fn ground(&self) -> Option<Arc<dyn Ground>> {
+        match *self {
+            GroundKind::Generated { seed } => Some(Arc::new(Generator::new(seed))),
+            GroundKind::Plane { height, slope } => (height.is_finite() && slope.is_finite())
+                .then(|| Arc::new(PlaneGround { height, slope }) as Arc<dyn Ground>),
+        }
+    }
+}
 
 /// Unedited ground: a density at whole meters, positive inside.
 pub trait Ground: Send + Sync + Debug {
@@ -32,9 +55,16 @@ pub trait Ground: Send + Sync + Debug {
     fn classify(&self, _low: [i32; 3], _high: [i32; 3]) -> ChunkKind {
         ChunkKind::Mixed
     }
+
+    /// What makes this ground again.
+    fn kind(&self) -> GroundKind;
 }
 
 impl Ground for Generator {
+    fn kind(&self) -> GroundKind {
+        GroundKind::Generated { seed: self.seed() }
+    }
+
     fn density(&self, x: i32, y: i32, z: i32) -> f32 {
         Generator::density(self, x, y, z)
     }
@@ -77,6 +107,13 @@ impl PlaneGround {
 }
 
 impl Ground for PlaneGround {
+    fn kind(&self) -> GroundKind {
+        GroundKind::Plane {
+            height: self.height,
+            slope: self.slope,
+        }
+    }
+
     fn density(&self, x: i32, y: i32, _z: i32) -> f32 {
         self.height + self.slope * x as f32 - y as f32
     }

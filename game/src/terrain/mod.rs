@@ -22,7 +22,7 @@ pub mod light;
 pub mod streaming;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};
-pub use edits::{EditError, EditStore, SampleBox};
+pub use edits::{EditError, EditStore, EditedBrick, SampleBox};
 pub use field::{Field, Probe, SampleWindow, Samples};
 pub use generator::{ChunkKind, Generator};
-pub use ground::{Ground, PlaneGround};
+pub use ground::{Ground, GroundKind, PlaneGround};

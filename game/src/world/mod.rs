@@ -24,6 +24,7 @@
 
 mod aim;
 mod rules;
+mod saved;
 pub mod solids;
 mod tool;
 

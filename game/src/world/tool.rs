@@ -55,7 +55,7 @@ pub struct Tool {
     /// The terrain tool's radius, in meters.
     pub radius: f32,
     /// Seconds until a held button acts again.
-    wait: f32,
+    pub(super) wait: f32,
 }
 
 impl Default for Tool {

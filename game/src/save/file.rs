@@ -1,0 +1,222 @@
+//! The save file's bytes: a header that says what the file is, a checksum, and the compressed
+//! body; written so that a crash or a kill at any moment leaves the old file or the new one,
+//! whole.
+//!
+//! ```text
+//!   offset  size  what
+//!   0       16    MAGIC, "blockfall world" and a newline
+//!   16      4     format version, little-endian u32 (FORMAT_VERSION)
+//!   20      4     CRC-32 (IEEE) of everything after it, little-endian
+//!   24      8     the body's length before compression, little-endian u64
+//!   32      ...   the body: postcard-encoded `WorldSave`, LZ4 block-compressed
+//! ```
+//!
+//! Reading checks in that order, so a file is refused with the first thing wrong with it:
+//! not a save, made by a newer blockfall, cut short, damaged (checksum), then whatever the
+//! decoding finds.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::SaveError;
+
+/// The first bytes of every save.
+pub const MAGIC: [u8; 16] = *b"blockfall world\n";
+/// The version of the format this blockfall writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// The header's size: magic, version, checksum, body length.
+pub const HEADER: usize = 32;
+/// The largest save file read, and the largest body decompressed: far above any world that
+/// fits in memory once loaded, low enough that a bad length cannot exhaust it.
+pub const LARGEST: u64 = 1 << 30;
+
+/// The whole file for a body (already encoded): header, checksum, compressed body.
+pub fn wrap(body: &[u8]) -> Vec<u8> {
+    let compressed = lz4_flex::block::compress(body);
+    let mut rest = Vec::with_capacity(8 + compressed.len());
+    rest.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    rest.extend_from_slice(&compressed);
+    let mut file = Vec::with_capacity(HEADER + compressed.len());
+    file.extend_from_slice(&MAGIC);
+    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    file.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
+    file.extend_from_slice(&rest);
+    file
+}
+
+/// The body of a save file's bytes, checked and decompressed.
+pub fn unwrap(file: &[u8]) -> Result<Vec<u8>, SaveError> {
+    if file.len() < MAGIC.len() || file[..MAGIC.len()] != MAGIC {
+        return Err(SaveError::NotASave);
+    }
+    let word = |at: usize| -> Option<[u8; 4]> { file.get(at..at + 4)?.try_into().ok() };
+    let version = word(16)
+        .map(u32::from_le_bytes)
+        .ok_or(SaveError::Truncated {
+            length: file.len() as u64,
+        })?;
+    if version > FORMAT_VERSION {
+        return Err(SaveError::Newer { version });
+    }
+    if version == 0 {
+        return Err(SaveError::Damaged(
+            "its format version is 0, which no blockfall wrote".into(),
+        ));
+    }
+    let stored = word(20)
+        .map(u32::from_le_bytes)
+        .ok_or(SaveError::Truncated {
+            length: file.len() as u64,
+        })?;
+    let rest = &file[24.min(file.len())..];
+    let length = rest
+        .get(..8)
+        .and_then(|bytes| bytes.try_into().ok())
+        .map(u64::from_le_bytes)
+        .ok_or(SaveError::Truncated {
+            length: file.len() as u64,
+        })?;
+    let computed = crc32fast::hash(rest);
+    if computed != stored {
+        // Most often a file cut short: an LZ4 block ends with literals, so say which it is
+        // when the body cannot be whole.
+        return Err(SaveError::Damaged(format!(
+            "its checksum does not match (stored {stored:08x}, computed {computed:08x}): the \
+             file was cut short or changed after it was written"
+        )));
+    }
+    if length > LARGEST {
+        return Err(SaveError::Damaged(format!(
+            "its body would be {length} bytes, more than the {LARGEST} a save may hold"
+        )));
+    }
+    let body = lz4_flex::block::decompress(&rest[8..], length as usize)
+        .map_err(|error| SaveError::Damaged(format!("its body does not decompress: {error}")))?;
+    if body.len() as u64 != length {
+        return Err(SaveError::Damaged(format!(
+            "its body decompresses to {} bytes, not the {length} its header gives",
+            body.len()
+        )));
+    }
+    Ok(body)
+}
+
+/// Reads a whole file of at most [`LARGEST`] bytes (a larger one is refused before it is
+/// read).
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, SaveError> {
+    let io = |source| SaveError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(LARGEST + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > LARGEST {
+        return Err(SaveError::TooLarge {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` to `path` so that the file at `path` is, at any moment, either what it was
+/// or `bytes`, whole: a temporary file in the same folder is written, flushed and synced, then
+/// renamed over `path`, and the folder synced so the rename itself is kept. The folder is made
+/// when missing. A temporary file left by a killed writer is written over by the next save.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
+    let io = |source| SaveError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&folder).map_err(io)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| io(std::io::Error::other("the path names no file")))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(name);
+    temporary_name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = folder.join(temporary_name);
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temporary)?;
+        file.write_all(bytes)?;
+        file.flush()?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temporary, path)?;
+        sync_folder(&folder)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written.map_err(io)
+}
+
+/// Makes a rename in `folder` durable (on Unix; elsewhere renames are kept by the system).
+fn sync_folder(folder: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(folder)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = folder;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapped_body_unwraps_to_itself() {
+        let body: Vec<u8> = (0..5000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let file = wrap(&body);
+        assert_eq!(&file[..16], &MAGIC);
+        assert_eq!(unwrap(&file).expect("a whole file"), body);
+        assert_eq!(unwrap(&wrap(&[])).expect("an empty body"), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn each_kind_of_bad_file_is_refused_for_its_own_reason() {
+        let file = wrap(b"a body that is long enough to be compressed, compressed, compressed");
+        let reason = |bytes: &[u8]| unwrap(bytes).expect_err("a bad file").to_string();
+        assert!(reason(b"{\"duration\": 1}").contains("not a blockfall save"));
+        assert!(reason(&[]).contains("not a blockfall save"));
+        let mut newer = file.clone();
+        newer[16..20].copy_from_slice(&2u32.to_le_bytes());
+        assert!(reason(&newer).contains("newer blockfall"));
+        assert!(reason(&file[..18]).contains("cut short"));
+        assert!(reason(&file[..file.len() - 1]).contains("checksum"));
+        let mut flipped = file.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x40;
+        assert!(reason(&flipped).contains("checksum"));
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_and_leaves_no_temporary() {
+        let folder = std::env::temp_dir().join(format!("blockfall-atomic-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&folder);
+        let path = folder.join("deeper").join("world.blockfall");
+        write_atomic(&path, b"first").expect("written");
+        write_atomic(&path, b"second").expect("written");
+        assert_eq!(fs::read(&path).expect("read"), b"second");
+        let left: Vec<_> = fs::read_dir(path.parent().expect("a folder"))
+            .expect("listed")
+            .map(|entry| entry.expect("an entry").file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("world.blockfall")]);
+        assert_eq!(read_limited(&path).expect("read"), b"second");
+        fs::remove_dir_all(&folder).expect("cleaned up");
+    }
+}

@@ -1,0 +1,155 @@
+//! Saved worlds: everything needed to carry on exactly where a world was, in one file
+//! (docs/saves.md).
+//!
+//! A [`WorldSave`] holds the ground (its seed or its plane), the ground's edits, every block
+//! (cell, size, material, cuts, slope) with the block store's ids, every piece's blocks and its
+//! body's state (position, orientation, velocity, spin, resting and its clocks, in the
+//! physics' own order), the player (feet, velocity, mode, view), the tools, what is held, and
+//! the clock. Loading it and stepping gives the same bits as never having saved: the physics is
+//! a function of that state alone (`blockfall_engine::physics::PhysicsState`).
+//!
+//! - `file`: the bytes on disk (header, checksum, LZ4), the limited read and the atomic write.
+//! - `columns`: the blocks of the world, column by column, for a small file.
+//! - [`World::save`](crate::world::World::save) and
+//!   [`World::from_save`](crate::world::World::from_save) turn a world into a save and back.
+//!
+//! ```text
+//!   World ──save(clock, held)──▶ WorldSave ──encode──▶ bytes ──write_atomic──▶ file
+//!   file ──read_limited──▶ bytes ──decode──▶ WorldSave ──World::from_save──▶ World
+//! ```
+
+mod columns;
+mod file;
+
+use std::path::{Path, PathBuf};
+
+use blockfall_engine::physics::{BodyHandle, PhysicsState};
+use serde::{Deserialize, Serialize};
+
+use crate::blocks::store::Block;
+use crate::player::Controls;
+use crate::terrain::{EditedBrick, GroundKind};
+
+pub use columns::BlockColumns;
+pub use file::{read_limited, write_atomic, FORMAT_VERSION, LARGEST, MAGIC};
+
+/// The extension of save files.
+pub const EXTENSION: &str = "blockfall";
+
+/// Why a save could not be read, written or used. A refused load changes nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("not a blockfall save (it does not begin with the save's magic bytes)")]
+    NotASave,
+    #[error(
+        "made by a newer blockfall: its format is version {version}, this blockfall reads up \
+         to version {FORMAT_VERSION}"
+    )]
+    Newer { version: u32 },
+    #[error("the file was cut short: {length} bytes are not even a whole header")]
+    Truncated { length: u64 },
+    #[error("the save is damaged: {0}")]
+    Damaged(String),
+    #[error("the save does not hold together: {0}")]
+    Inconsistent(String),
+    #[error("{path}: larger than the {LARGEST} bytes a save may be", path = path.display())]
+    TooLarge { path: PathBuf },
+    #[error("{path}: {source}", path = path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The player as saved.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlayer {
+    pub feet: [f32; 3],
+    pub velocity: [f32; 3],
+    pub grounded: bool,
+    pub flying: bool,
+    /// Whether the player takes part (a scene without one has none).
+    pub embodied: bool,
+    /// Radians about the vertical (0 faces +z) and above the horizon.
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+/// The tools as saved.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SavedTool {
+    /// The terrain tool is in hand (else the block tool).
+    pub terrain: bool,
+    pub material: u8,
+    pub size: u8,
+    pub radius: f32,
+    /// Seconds until a held button acts again.
+    pub wait: f32,
+}
+
+/// What was held down when the world was saved: a scene carries on with it; the window, whose
+/// keys are the player's own, leaves it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SavedInput {
+    pub controls: Controls,
+    /// The tool's button: primary (break, dig) or not, and whether it just went down.
+    pub tool: Option<(bool, bool)>,
+}
+
+/// A piece: its body's handle (the trace's `id` is its index) and its blocks, in their places
+/// in the grid (the piece's own frame).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPiece {
+    pub handle: BodyHandle,
+    pub blocks: Vec<Block>,
+}
+
+/// A whole world as data: see the [module documentation](self).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorldSave {
+    /// Seconds of play when it was saved: a scene's clock carries on from it.
+    pub clock: f64,
+    pub ground: GroundKind,
+    /// The ground's edited bricks, by coordinate.
+    pub edits: Vec<EditedBrick>,
+    pub blocks: BlockColumns,
+    pub pieces: Vec<SavedPiece>,
+    pub physics: PhysicsState,
+    pub player: SavedPlayer,
+    pub tool: SavedTool,
+    pub held: SavedInput,
+}
+
+impl WorldSave {
+    /// The file's bytes: header, checksum, compressed body. The same save gives the same bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let body = postcard::to_stdvec(self).expect("a world save always serialises");
+        file::wrap(&body)
+    }
+
+    /// A save from a file's bytes, refused with the first thing wrong with them.
+    pub fn decode(bytes: &[u8]) -> Result<WorldSave, SaveError> {
+        let body = file::unwrap(bytes)?;
+        let (save, rest) = postcard::take_from_bytes::<WorldSave>(&body)
+            .map_err(|error| SaveError::Damaged(format!("its body does not decode: {error}")))?;
+        if !rest.is_empty() {
+            return Err(SaveError::Damaged(format!(
+                "{} bytes follow the world in its body",
+                rest.len()
+            )));
+        }
+        Ok(save)
+    }
+
+    /// Reads and decodes a save file.
+    pub fn read(path: &Path) -> Result<WorldSave, SaveError> {
+        Self::decode(&read_limited(path)?)
+    }
+
+    /// Encodes and writes a save file atomically ([`write_atomic`]); the bytes written.
+    pub fn write(&self, path: &Path) -> Result<u64, SaveError> {
+        let bytes = self.encode();
+        write_atomic(path, &bytes)?;
+        Ok(bytes.len() as u64)
+    }
+}
