@@ -7,6 +7,7 @@ pub mod input;
 pub mod options;
 pub mod overlay;
 pub mod play;
+pub mod saves;
 pub mod screenshot;
 pub mod script;
 pub mod shown;

@@ -64,6 +64,12 @@ struct Cli {
     /// duration; the trace goes to stdout. A bad script exits with status 2 before any frame.
     #[arg(long, value_name = "SCRIPT.json", conflicts_with_all = ["frames", "test_scene"])]
     script: Option<PathBuf>,
+    /// Open this save (or create it, from `--seed`, when missing); the game saves there every
+    /// 5 minutes and
+    /// when it closes, and F5 / F9 save and load it. Without it, F5 / F9 use
+    /// `worlds/world.blockfall` in the platform's data folder.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["script", "test_scene"])]
+    world: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -102,6 +108,7 @@ fn main() -> ExitCode {
         seed: cli.seed,
         view_radius: cli.view_radius,
         script,
+        world: cli.world.clone(),
         hud: !cli.no_hud,
     };
 

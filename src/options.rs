@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub hud: bool,
     /// `--script`: a checked scene to play at its fixed frame time until its duration.
     pub script: Option<blockfall_game::scene::SceneFile>,
+    /// `--world PATH`: the save to open (or create), and to save to.
+    pub world: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -61,6 +63,7 @@ impl Default for RunOptions {
             seed: blockfall_game::terrain::Generator::DEFAULT_SEED,
             view_radius: blockfall_game::terrain::streaming::VIEW_RADIUS,
             script: None,
+            world: None,
             hud: true,
         }
     }

@@ -30,9 +30,12 @@ use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play};
+use crate::saves::Saves;
 use crate::screenshot::write_png;
 use crate::script::Script;
+use crate::shaders::LIBRARY;
 use crate::shown::Shown;
+use blockfall_game::render::world::WorldRenderer;
 
 /// Why no window could be opened.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +81,8 @@ struct App {
 struct WindowState {
     shown: Shown,
     play: Play,
+    /// F5, F9, `--world` and its autosaves.
+    saves: Saves,
     /// The HUD and egui's view of the window (its size and scale).
     overlay: Option<(Overlay, egui_winit::State)>,
     times: CpuTimes,
@@ -209,6 +214,10 @@ impl ApplicationHandler for App {
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(mut state) = self.state.take() {
+            if state.saves.autosave && state.play.script.is_none() {
+                // `--world`: the game saves there when it closes.
+                state.save_world();
+            }
             if let Err(error) = state.frames.wait_all() {
                 log::error!("waiting for the last frames: {error}");
             }
@@ -280,6 +289,7 @@ impl App {
         let (mut shown, start) = Shown::new(&mut gpu, &self.options, format)?;
         let mut frames = FrameRing::new(&gpu.device)?;
         let mut play = Play::new(None);
+        let saves = Saves::new(self.options.world.as_deref(), start.clock);
         if let Some(scene) = &self.options.script {
             // A scripted run starts with every chunk in view loaded, as the headless one does.
             if let Shown::World(world) = &mut shown {
@@ -305,9 +315,10 @@ impl App {
         } else {
             None
         };
-        Ok(WindowState {
+        let mut state = WindowState {
             shown,
             play,
+            saves,
             overlay,
             times: CpuTimes::default(),
             frames,
@@ -325,7 +336,14 @@ impl App {
             frame_time_count: 0,
             cpu_total: (0.0, 0.0, 0),
             window,
-        })
+        };
+        // `--world PATH` for a file that is not there yet: the new world is saved there now.
+        if let Some(path) = &self.options.world {
+            if !path.exists() && self.options.script.is_none() {
+                state.save_world();
+            }
+        }
+        Ok(state)
     }
 }
 
@@ -355,14 +373,66 @@ impl WindowState {
         }
     }
 
+    /// F5, an autosave, the end of a `--world` run: the world saved, the HUD told how it went.
+    fn save_world(&mut self) {
+        let Shown::World(renderer) = &self.shown else {
+            return;
+        };
+        match self.saves.save(&renderer.world) {
+            Ok(said) => self.play.say(said),
+            Err(said) => {
+                log::error!("{said}");
+                self.play.say(said);
+            }
+        }
+    }
+
+    /// F9: the last save replaces the world; a save that cannot be loaded leaves the world as
+    /// it was and the HUD says why.
+    fn load_world(&mut self) -> anyhow::Result<()> {
+        let Shown::World(renderer) = &mut self.shown else {
+            return Ok(());
+        };
+        let pool = renderer.world.pool().clone();
+        let radius = renderer.world.chunks().radius();
+        let world = match self.saves.load(pool, radius) {
+            Ok(world) => world,
+            Err(said) => {
+                log::warn!("{said}");
+                self.play.say(said);
+                return Ok(());
+            }
+        };
+        // The old world's meshes may still be read by frames in flight.
+        self.frames.wait_all()?;
+        let show_tool = renderer.show_tool;
+        let mut loaded = WorldRenderer::new(&mut self.gpu, &LIBRARY, self.colour_format, world)
+            .context("setting up the loaded world's renderer")?;
+        loaded.show_tool = show_tool;
+        loaded.world.fov_degrees = renderer.world.fov_degrees;
+        **renderer = loaded;
+        let path = self
+            .saves
+            .path
+            .as_ref()
+            .map(|path| path.display().to_string());
+        self.play
+            .say(format!("loaded {}", path.unwrap_or_default()));
+        Ok(())
+    }
+
     /// The requests a frame of play leaves to the window. Returns true to quit.
-    fn window_commands(&mut self, commands: &[Command], screenshot: &mut bool) -> bool {
+    fn window_commands(
+        &mut self,
+        commands: &[Command],
+        screenshot: &mut bool,
+    ) -> anyhow::Result<bool> {
         for command in commands {
             match command {
                 Command::Escape if self.play.input.captured && self.play.script.is_none() => {
                     self.set_captured(false)
                 }
-                Command::Escape => return true,
+                Command::Escape => return Ok(true),
                 Command::ToggleWireframe => {
                     if let Shown::World(world) = &mut self.shown {
                         let on = !world.renderer().wireframe();
@@ -374,6 +444,8 @@ impl WindowState {
                     }
                 }
                 Command::Screenshot => *screenshot = true,
+                Command::Save => self.save_world(),
+                Command::Load => self.load_world()?,
                 Command::ToggleDetail => self.play.show_detail = !self.play.show_detail,
                 Command::ToggleFullscreen => {
                     let fullscreen = match self.window.fullscreen() {
@@ -386,7 +458,7 @@ impl WindowState {
                 _ => {}
             }
         }
-        false
+        Ok(false)
     }
 
     fn recreate_swapchain(
@@ -451,7 +523,10 @@ impl WindowState {
                 .advance(&mut self.gpu, world, &mut self.frames, dt)?;
             screenshots = play.screenshots;
             let mut f2 = false;
-            quit = self.window_commands(&play.commands, &mut f2);
+            if self.play.script.is_none() && self.saves.played(dt) {
+                self.save_world();
+            }
+            quit = self.window_commands(&play.commands, &mut f2)?;
             if f2 {
                 screenshots.push(screenshot_path());
             }
@@ -462,7 +537,7 @@ impl WindowState {
                 commands.push(command);
             }
             let mut f2 = false;
-            quit = self.window_commands(&commands, &mut f2);
+            quit = self.window_commands(&commands, &mut f2)?;
             if f2 {
                 screenshots.push(screenshot_path());
             }

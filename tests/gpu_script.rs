@@ -83,7 +83,7 @@ impl Png {
 fn view() -> Camera {
     let pitch = PITCH_DEGREES.to_radians();
     let direction = Vec3::new(0.0, pitch.sin(), pitch.cos());
-    Camera::looking_within(Vec3::from(EYE), direction, WIDTH, HEIGHT, 2)
+    Camera::looking_within(Vec3::from(EYE), direction, WIDTH, HEIGHT, 2, 70.0)
 }
 
 /// Orange: the tint (#f97316 at half opacity) over a block.
@@ -151,7 +151,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         .all(|l| l["placed"] == true));
 
     // Placed blocks are drawn in the frame that placed them.
-    let level = Camera::looking_within(Vec3::from(EYE), Vec3::unit_z(), WIDTH, HEIGHT, 2);
+    let level = Camera::looking_within(Vec3::from(EYE), Vec3::unit_z(), WIDTH, HEIGHT, 2, 70.0);
     let image = Png::read(&placed_png);
     for y in [0.25, 1.0, 2.0, 3.0] {
         let p = image.at(&level, [0.0, y, 0.0]);
@@ -239,13 +239,13 @@ fn a_bad_script_exits_2_naming_the_place_before_any_frame() {
     let script = dir.join("bad.json");
     std::fs::write(
         &script,
-        r#"{"duration": 1, "events": [{"t": 0.5, "press": "KeyZ"}]}"#,
+        r#"{"duration": 1, "events": [{"t": 0.5, "press": "KeyZZ"}]}"#,
     )
     .unwrap();
     let output = run(&script);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("KeyZ"), "{stderr}");
+    assert!(stderr.contains("KeyZZ"), "{stderr}");
     assert!(
         stderr.contains("events[0]") || stderr.contains("line 1"),
         "{stderr}"

@@ -141,8 +141,8 @@ fn bad_scenes_are_clear_errors() {
         ),
         (
             r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,
-               "events": [{"t": 0.5, "press": "KeyZ"}]}"#,
-            "KeyZ",
+               "events": [{"t": 0.5, "press": "KeyZZ"}]}"#,
+            "KeyZZ",
         ),
         (
             r#"{"terrain": {"flat": {"height": 0}}, "duration": 1,

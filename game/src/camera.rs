@@ -14,6 +14,8 @@ pub const VIEW_RADIUS_CHUNKS: u32 = 8;
 /// Where the fog is complete, as a fraction of the view radius (docs/terrain.md): just before
 /// the edge of the loaded chunks.
 pub const FOG_END: f32 = 0.95;
+/// The default field of view: vertical, in degrees.
+pub const FIELD_OF_VIEW_DEGREES: f32 = 70.0;
 
 /// The terrain tool's sphere, shown on the ground it would dig or build.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,26 +52,40 @@ impl Camera {
         Self::looking(eye, direction, width, height)
     }
 
-    /// A perspective view (70° vertical) from `eye` along `direction`, fog complete at 95% of
-    /// the default view radius.
+    /// A perspective view ([`FIELD_OF_VIEW_DEGREES`], 70° vertical) from `eye` along
+    /// `direction`, fog complete at 95% of the default view radius.
     pub fn looking(eye: Vec3, direction: Vec3, width: u32, height: u32) -> Self {
-        Self::looking_within(eye, direction, width, height, VIEW_RADIUS_CHUNKS)
+        Self::looking_within(
+            eye,
+            direction,
+            width,
+            height,
+            VIEW_RADIUS_CHUNKS,
+            FIELD_OF_VIEW_DEGREES,
+        )
     }
 
-    /// [`Camera::looking`] with `radius` chunks loaded around the eye: the fog is complete at
-    /// 95% of that distance, so the edge of the loaded chunks is never seen.
+    /// [`Camera::looking`] with `radius` chunks loaded around the eye and a vertical field of
+    /// view of `fov_degrees` (kept within 1°–179°; not finite: the default): the fog is
+    /// complete at 95% of that distance, so the edge of the loaded chunks is never seen.
     pub fn looking_within(
         eye: Vec3,
         direction: Vec3,
         width: u32,
         height: u32,
         radius: u32,
+        fov_degrees: f32,
     ) -> Self {
+        let fov_degrees = if fov_degrees.is_finite() {
+            fov_degrees.clamp(1.0, 179.0)
+        } else {
+            FIELD_OF_VIEW_DEGREES
+        };
         let aspect = width.max(1) as f32 / height.max(1) as f32;
         let fog_distance = FOG_END * (radius.max(1) * CHUNK_SIZE as u32) as f32;
         let view = Mat4::look_at(eye, eye + direction, Vec3::unit_y());
         let projection = ultraviolet::projection::rh_yup::perspective_vk(
-            70f32.to_radians(),
+            fov_degrees.to_radians(),
             aspect,
             0.1,
             fog_distance * 1.5,

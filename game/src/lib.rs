@@ -9,6 +9,8 @@
 //!   chunks' meshes, the terrain pass, the test scene.
 //! - [`sample`]: the sample scene: pillar, pyramid, beam, ball, table (docs/support.md).
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
+//! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
+//!   the saves live.
 //! - [`solids`]: the nearest surface of everything solid.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
@@ -25,6 +27,7 @@ pub mod render;
 pub mod sample;
 pub mod save;
 pub mod scene;
+pub mod settings;
 pub mod solids;
 pub mod support;
 pub mod terrain;

@@ -35,7 +35,7 @@ use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use crate::blocks::store::{Block, BlockError, BlockStore};
-use crate::camera::Camera;
+use crate::camera::{Camera, FIELD_OF_VIEW_DEGREES};
 use crate::input::{Command, Input};
 use crate::pieces::Pieces;
 use crate::player::{Player, EYES};
@@ -109,6 +109,8 @@ pub struct World {
     /// Radians above the horizon.
     pub pitch: f32,
     pub tool: Tool,
+    /// The view's vertical field of view, in degrees (the player's setting; 70 by default).
+    pub fov_degrees: f32,
     /// What the view aims at, as of the last [`World::frame`] or [`World::update_aim`].
     aim: Option<Aim>,
     /// Block regions whose meshes are out of date, for the renderer.
@@ -165,6 +167,7 @@ impl World {
             yaw: 0.0,
             pitch: 0.0,
             tool: Tool::default(),
+            fov_degrees: FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
         }
@@ -268,7 +271,8 @@ impl World {
         )
     }
 
-    /// The camera for a `width`×`height` image, its fog at the streamed radius.
+    /// The camera for a `width`×`height` image, its fog at the streamed radius, its field of
+    /// view [`World::fov_degrees`].
     pub fn view(&self, width: u32, height: u32) -> Camera {
         Camera::looking_within(
             self.eye(),
@@ -276,6 +280,7 @@ impl World {
             width,
             height,
             self.chunks.radius(),
+            self.fov_degrees,
         )
     }
 
@@ -374,7 +379,7 @@ impl World {
     }
 
     /// A command the world handles (fly, the tools); returns false for those it leaves to the
-    /// window (screenshot, wireframe, HUD, fullscreen, Escape).
+    /// window (screenshot, wireframe, HUD, fullscreen, Escape, save, load).
     pub fn command(&mut self, command: Command) -> bool {
         match command {
             Command::ToggleFly => self.toggle_fly(),
@@ -391,7 +396,9 @@ impl World {
             | Command::Screenshot
             | Command::ToggleDetail
             | Command::ToggleFullscreen
-            | Command::Escape => return false,
+            | Command::Escape
+            | Command::Save
+            | Command::Load => return false,
         }
         self.update_aim();
         true

@@ -62,7 +62,9 @@ impl World {
     }
 
     /// The world of a save, its chunks streamed `radius` chunks around the player, its physics
-    /// on `pool`; the support surveys it as after any set-up. Refuses a save that does not hold
+    /// on `pool`. The support starts empty and learns each block's hold when it is first asked:
+    /// its answers are a function of the blocks and the ground, so they are the same as if it had
+    /// surveyed (and a load of a million blocks does not wait for the survey). Refuses a save that does not hold
     /// together (a block in another's cell, a piece without a body, a value out of range), so
     /// that a loaded world is one the game could have made.
     pub fn from_save(save: WorldSave, pool: WorkerPool, radius: u32) -> Result<Self, SaveError> {
@@ -97,10 +99,16 @@ impl World {
             yaw: save.player.yaw,
             pitch: save.player.pitch,
             tool,
+            // A setting of the one who plays, not of the world: the window sets its own.
+            fov_degrees: crate::camera::FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
         };
-        world.survey();
+        world.changed_regions = world
+            .blocks
+            .iter()
+            .map(|(_, block)| super::region_of_block(block))
+            .collect();
         world.update_aim();
         Ok(world)
     }

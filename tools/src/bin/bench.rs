@@ -25,6 +25,8 @@
 //! - `bench -- startup [--radius N] [--frames N] [--width W] [--height H] [--gpu N]`: every
 //!   chunk within the view radius of the spawn loaded, lit and meshed on the GPU, then the
 //!   world's frame time.
+//! - `bench -- saves [--digs N] [--blocks N]`: save and load times and file sizes of the
+//!   default world after digs and of a generated city of about a million blocks.
 
 use blockfall_tools::bench;
 use clap::{Parser, Subcommand};
@@ -75,6 +77,15 @@ enum Benchmark {
         /// Blocks of the platform that stands on one pillar (the worst case).
         #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(100..))]
         platform: u32,
+    },
+    /// Saving and loading: the default world after digs, and a generated city.
+    Saves {
+        /// Digs of the terrain tool's sphere around the spawn point.
+        #[arg(long, default_value_t = 100)]
+        digs: u32,
+        /// About how many blocks the city has.
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u32).range(1000..))]
+        blocks: u32,
     },
     /// Falling pieces: blockfall's physics core against rapier3d, on 1 and 2 threads.
     Physics {
@@ -172,5 +183,6 @@ fn main() -> anyhow::Result<()> {
             breaks,
             platform,
         } => bench::support::run(blocks as usize, breaks as usize, platform as usize),
+        Benchmark::Saves { digs, blocks } => bench::saves::run(digs as usize, blocks as usize),
     }
 }

@@ -1,0 +1,453 @@
+//! The player's settings: `settings.ron` (RON) in the platform's config folder
+//! ([`default_path`]; `--settings PATH` names another), with the key bindings of every control
+//! ([`Bindings`]), the mouse's sensitivity and invert, the field of view, the view radius, vsync,
+//! the window's size and fullscreen, and the HUD.
+//!
+//! [`load`] never refuses: a missing file is written with the defaults; a broken one (bad
+//! syntax, an unknown key, a value out of its range, an unknown button or action, a button bound
+//! to two actions, invalid UTF-8, over [`MAX_BYTES`]) is kept aside as `settings.ron.bad` (the
+//! file's name + `.bad`), the defaults are written in its place and used, and the problem names
+//! the line: `settings.ron line 7: window width 90000 is not between 16 and 8192`. Keys left
+//! out take their defaults. Ranges are checked while the file is read, so the error carries the
+//! value's place.
+//!
+//! Scenes and scripts never read the settings: they use the default bindings and view, so a
+//! script means the same on every machine.
+
+use std::fmt::Display;
+use std::fs::{self, File};
+use std::io::{self, Read as _, Write as _};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use directories::ProjectDirs;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::camera::FIELD_OF_VIEW_DEGREES;
+use crate::input::{Bindings, Input, Look};
+use crate::terrain::streaming::VIEW_RADIUS;
+
+/// The settings file's name in the config folder.
+pub const FILE_NAME: &str = "settings.ron";
+/// A settings file larger than this is broken (it is not read whole).
+pub const MAX_BYTES: u64 = 1 << 20;
+/// The window's width and height, in pixels (as `--width`, `--height`).
+pub const WINDOW_SIZE: RangeInclusive<u32> = 16..=8192;
+/// Chunks loaded around the player (as `--view-radius`).
+pub const VIEW_RADIUS_RANGE: RangeInclusive<u32> = 1..=32;
+/// The vertical field of view, in degrees.
+pub const FIELD_OF_VIEW_RANGE: RangeInclusive<f32> = 30.0..=120.0;
+/// The mouse's sensitivity, a multiple of [`crate::input::MOUSE_RADIANS_PER_PIXEL`].
+pub const SENSITIVITY_RANGE: RangeInclusive<f32> = 0.05..=20.0;
+
+/// The player's settings, as `settings.ron` holds them (its keys are the field names).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// The window's width in pixels, 16–8192 (`--width` wins over it).
+    #[serde(deserialize_with = "window_width")]
+    pub width: u32,
+    /// The window's height in pixels, 16–8192 (`--height` wins over it).
+    #[serde(deserialize_with = "window_height")]
+    pub height: u32,
+    /// Start fullscreen (F11 toggles it).
+    pub fullscreen: bool,
+    /// Wait for the display to present (`--no-vsync` wins over it).
+    pub vsync: bool,
+    /// The HUD over the picture (`--no-hud` wins over it).
+    pub hud: bool,
+    /// Chunks of 32 m loaded around the player, 1–32 (`--view-radius` wins over it).
+    #[serde(deserialize_with = "view_radius")]
+    pub view_radius: u32,
+    /// The vertical field of view in degrees, 30–120.
+    #[serde(deserialize_with = "field_of_view")]
+    pub fov_degrees: f32,
+    /// A multiple of the default turn per pixel, 0.05–20.
+    #[serde(deserialize_with = "mouse_sensitivity")]
+    pub mouse_sensitivity: f32,
+    /// Moving the mouse up looks down.
+    pub invert_mouse_y: bool,
+    /// Each action's buttons.
+    pub bindings: Bindings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            width: 1280,
+            height: 720,
+            fullscreen: false,
+            vsync: true,
+            hud: true,
+            view_radius: VIEW_RADIUS,
+            fov_degrees: FIELD_OF_VIEW_DEGREES,
+            mouse_sensitivity: 1.0,
+            invert_mouse_y: false,
+            bindings: Bindings::default(),
+        }
+    }
+}
+
+fn in_range<'de, D, T>(deserializer: D, what: &str, range: RangeInclusive<T>) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + PartialOrd + Display,
+{
+    let value = T::deserialize(deserializer)?;
+    if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(D::Error::custom(format!(
+            "{what} {value} is not between {} and {}",
+            range.start(),
+            range.end()
+        )))
+    }
+}
+
+fn window_width<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    in_range(deserializer, "window width", WINDOW_SIZE)
+}
+
+fn window_height<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    in_range(deserializer, "window height", WINDOW_SIZE)
+}
+
+fn view_radius<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    in_range(deserializer, "view radius", VIEW_RADIUS_RANGE)
+}
+
+fn field_of_view<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    in_range(deserializer, "field of view", FIELD_OF_VIEW_RANGE)
+}
+
+fn mouse_sensitivity<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    in_range(deserializer, "mouse sensitivity", SENSITIVITY_RANGE)
+}
+
+/// What is wrong with a settings file: the file's name, the line (when the problem has one)
+/// and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", line.map(|line| format!(" line {line}")).unwrap_or_default())]
+pub struct SettingsError {
+    /// The file's name (`settings.ron`).
+    pub file: String,
+    /// The line, counting from 1.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// Comments written above the keys of a new file (after four spaces of indent, the key).
+const KEY_NOTES: &[(&str, &str)] = &[
+    ("width", "window size in pixels, 16-8192 (--width and --height win over it)"),
+    ("fullscreen", "start fullscreen (F11 toggles it)"),
+    ("vsync", "wait for the display (--no-vsync wins over it)"),
+    ("hud", "the HUD at the top left (--no-hud wins over it)"),
+    (
+        "view_radius",
+        "chunks of 32 m loaded around the player, 1-32 (--view-radius wins over it)",
+    ),
+    ("fov_degrees", "vertical field of view in degrees, 30-120"),
+    (
+        "mouse_sensitivity",
+        "a multiple of the default turn per pixel, 0.05-20",
+    ),
+    ("invert_mouse_y", "moving the mouse up looks down"),
+    (
+        "bindings",
+        "each action's keys and buttons, by winit's KeyCode names: KeyA-KeyZ, Digit0-Digit9,\n    \
+         // F1-F12, ArrowUp/Down/Left/Right, Space, Enter, Tab, Backspace, Escape, ShiftLeft/Right,\n    \
+         // ControlLeft/Right, AltLeft/Right, Comma, Period, Slash, Semicolon, Quote,\n    \
+         // BracketLeft/Right, Minus, Equal, Backquote, Backslash, Numpad0-Numpad9; and\n    \
+         // MouseLeft, MouseRight, MouseMiddle. A button does one thing; an action left out\n    \
+         // keeps its default buttons that no other action took; []: unbound.",
+    ),
+];
+
+impl Settings {
+    /// The settings in `text`, the contents of a file named `file` (for the messages).
+    pub fn from_ron(text: &str, file: &str) -> Result<Self, SettingsError> {
+        ron::from_str(text).map_err(|error| SettingsError {
+            file: file.to_owned(),
+            line: Some(error.span.start.line),
+            message: describe(&error.code),
+        })
+    }
+
+    /// The settings in `bytes` (UTF-8), the contents of a file named `file`.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, SettingsError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::from_ron(text, file),
+            Err(error) => {
+                let valid = &bytes[..error.valid_up_to()];
+                Err(SettingsError {
+                    file: file.to_owned(),
+                    line: Some(1 + valid.iter().filter(|&&b| b == b'\n').count()),
+                    message: "the file is not UTF-8 text".into(),
+                })
+            }
+        }
+    }
+
+    /// The settings as a file: a header, then RON, with a note above the keys.
+    pub fn to_ron(&self) -> String {
+        let config = ron::ser::PrettyConfig::new()
+            .indentor("    ")
+            .new_line("\n")
+            .compact_arrays(true);
+        let body = ron::ser::to_string_pretty(self, config)
+            .expect("settings are plain values, always serialisable");
+        let mut text = String::from(
+            "// blockfall's settings (README, \"Settings\"). A key left out takes its default. A\n\
+             // broken file is kept aside as settings.ron.bad, and the defaults are used.\n",
+        );
+        for line in body.lines() {
+            for (key, note) in KEY_NOTES {
+                if line
+                    .strip_prefix("    ")
+                    .and_then(|rest| rest.strip_prefix(key))
+                    .is_some_and(|rest| rest.starts_with(':'))
+                {
+                    text.push_str("    // ");
+                    text.push_str(note);
+                    text.push('\n');
+                }
+            }
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Writes the settings to `path` safely: a temporary file in the same folder, flushed and
+    /// synced, renamed over `path` (the folder made first if missing, synced after).
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        write_atomically(path, self.to_ron().as_bytes())
+    }
+
+    /// How the mouse turns the view.
+    pub fn look(&self) -> Look {
+        Look {
+            sensitivity: self.mouse_sensitivity,
+            invert_y: self.invert_mouse_y,
+        }
+    }
+
+    /// The player's input: these bindings and this look, nothing held.
+    pub fn input(&self) -> Input {
+        Input::new(self.bindings, self.look())
+    }
+}
+
+/// ron's error in the words of the settings.
+fn describe(error: &ron::Error) -> String {
+    match error {
+        ron::Error::Message(message) => message.clone(),
+        ron::Error::NoSuchStructField {
+            expected, found, ..
+        } => format!(
+            "unknown setting `{found}` (the settings: {})",
+            expected.join(", ")
+        ),
+        ron::Error::DuplicateStructField { field, .. } => format!("`{field}` is set twice"),
+        ron::Error::NoSuchEnumVariant {
+            found,
+            outer: Some(outer),
+            ..
+        } if outer == "Button" => format!(
+            "unknown button `{found}` (winit's KeyCode names, e.g. KeyW, Digit1, F5, Space, \
+             ShiftLeft, or MouseLeft)"
+        ),
+        ron::Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer: Some(outer),
+        } if outer == "Action" => format!(
+            "unknown action `{found}` (the actions: {})",
+            expected.join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The platform's folders of blockfall (`ProjectDirs::from("", "", "blockfall")`), if the
+/// platform has a home folder.
+fn project_dirs() -> Option<ProjectDirs> {
+    ProjectDirs::from("", "", "blockfall")
+}
+
+/// The platform's config folder of blockfall (Linux: `$XDG_CONFIG_HOME/blockfall` or
+/// `~/.config/blockfall`), where `settings.ron` lives.
+pub fn config_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.config_dir().to_path_buf())
+}
+
+/// The platform's data folder of blockfall (Linux: `$XDG_DATA_HOME/blockfall` or
+/// `~/.local/share/blockfall`), where saved worlds go (`worlds/NAME.blockfall`).
+pub fn data_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.data_dir().to_path_buf())
+}
+
+/// `settings.ron` in [`config_dir`].
+pub fn default_path() -> Option<PathBuf> {
+    config_dir().map(|dir| dir.join(FILE_NAME))
+}
+
+/// Where a broken settings file is kept: its full name + `.bad`, in the same folder.
+pub fn bad_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map_or_else(|| FILE_NAME.into(), |name| name.to_os_string());
+    name.push(".bad");
+    path.with_file_name(name)
+}
+
+/// What [`load`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The settings to use: the file's, or the defaults.
+    pub settings: Settings,
+    /// The file.
+    pub path: PathBuf,
+    /// Whether the defaults were written to it (it was missing or broken).
+    pub wrote_defaults: bool,
+    /// What went wrong, for the log and the HUD: the broken file's line and what is wrong
+    /// there and where it was kept, or why the file could not be read or written.
+    pub problem: Option<String>,
+}
+
+/// Why a file's bytes were not read.
+enum Unread {
+    Missing,
+    TooLarge,
+    Failed(io::Error),
+}
+
+/// The file's bytes, at most [`MAX_BYTES`].
+fn read_capped(path: &Path) -> Result<Vec<u8>, Unread> {
+    let file = File::open(path).map_err(|error| match error.kind() {
+        io::ErrorKind::NotFound => Unread::Missing,
+        _ => Unread::Failed(error),
+    })?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Failed)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(Unread::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// The settings of the file at `path`; never fails. Missing: the defaults, written there.
+/// Broken: the file renamed to [`bad_path`], the defaults written in its place and used, and
+/// [`Loaded::problem`] says which line and what. Unreadable (not a file, no permission): the
+/// defaults, nothing written.
+pub fn load(path: &Path) -> Loaded {
+    let file = path.file_name().map_or_else(
+        || FILE_NAME.into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let mut loaded = Loaded {
+        settings: Settings::default(),
+        path: path.to_path_buf(),
+        wrote_defaults: false,
+        problem: None,
+    };
+    let broken = match read_capped(path) {
+        Ok(bytes) => match Settings::from_bytes(&bytes, &file) {
+            Ok(settings) => {
+                loaded.settings = settings;
+                return loaded;
+            }
+            Err(error) => error,
+        },
+        Err(Unread::Missing) => {
+            match loaded.settings.write(path) {
+                Ok(()) => loaded.wrote_defaults = true,
+                Err(error) => {
+                    loaded.problem = Some(format!(
+                        "{}: writing the default settings: {error}; the defaults are used",
+                        path.display()
+                    ))
+                }
+            }
+            return loaded;
+        }
+        Err(Unread::TooLarge) => SettingsError {
+            file,
+            line: None,
+            message: format!("larger than {} KiB, not read", MAX_BYTES / 1024),
+        },
+        Err(Unread::Failed(error)) => {
+            loaded.problem = Some(format!(
+                "{}: {error}; the default settings are used",
+                path.display()
+            ));
+            return loaded;
+        }
+    };
+    let bad = bad_path(path);
+    let mut problem = broken.to_string();
+    match fs::rename(path, &bad) {
+        Ok(()) => {
+            problem.push_str(&format!("; the file is kept as {}", bad.display()));
+            match loaded.settings.write(path) {
+                Ok(()) => {
+                    loaded.wrote_defaults = true;
+                    problem.push_str(", and the defaults are written and used");
+                }
+                Err(error) => {
+                    problem.push_str(&format!(
+                        "; writing the defaults: {error}; the defaults are used"
+                    ));
+                }
+            }
+        }
+        Err(error) => problem.push_str(&format!(
+            "; it could not be kept aside as {} ({error}), so it is left as it is; the \
+             defaults are used",
+            bad.display()
+        )),
+    }
+    loaded.problem = Some(problem);
+    loaded
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder: written, flushed and
+/// synced, then renamed over `path`; the folder is made if missing and synced after (where the
+/// platform allows), so `path` holds either the old bytes or the new ones, whole.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&folder)?;
+    let mut name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?
+        .to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let temporary = folder.join(name);
+    let written = (|| {
+        let mut file = File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.flush()?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written?;
+    // The rename itself is durable once the folder is synced (not possible everywhere).
+    if let Ok(folder) = File::open(&folder) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,388 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::input::{Action, Button};
+
+/// A fresh folder of its own under the system's temporary folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("blockfall-settings-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Settings with every field other than the default's.
+fn every_field_changed() -> Settings {
+    let mut bindings = Bindings::default();
+    bindings.unbind(Button::KeyF);
+    bindings.bind(Button::KeyG, Action::Fly).unwrap();
+    bindings.unbind(Button::ArrowUp);
+    bindings.bind(Button::Numpad8, Action::Forward).unwrap();
+    bindings.unbind(Button::F5);
+    bindings.bind(Button::F6, Action::Save).unwrap();
+    bindings.unbind(Button::MouseLeft);
+    bindings
+        .bind(Button::MouseMiddle, Action::BreakOrDig)
+        .unwrap();
+    bindings.unbind(Button::Space);
+    let settings = Settings {
+        width: 1919,
+        height: 17,
+        fullscreen: true,
+        vsync: false,
+        hud: false,
+        view_radius: 31,
+        fov_degrees: 101.123_45,
+        mouse_sensitivity: 0.123_456_79,
+        invert_mouse_y: true,
+        bindings,
+    };
+    let defaults = Settings::default();
+    assert!(settings.width != defaults.width && settings.height != defaults.height);
+    assert!(settings.fullscreen != defaults.fullscreen && settings.vsync != defaults.vsync);
+    assert!(settings.hud != defaults.hud && settings.view_radius != defaults.view_radius);
+    assert!(settings.fov_degrees != defaults.fov_degrees);
+    assert!(settings.mouse_sensitivity != defaults.mouse_sensitivity);
+    assert!(settings.invert_mouse_y != defaults.invert_mouse_y);
+    assert!(settings.bindings != defaults.bindings);
+    settings
+}
+
+#[test]
+fn the_defaults_written_and_read_are_the_defaults() {
+    let text = Settings::default().to_ron();
+    assert_eq!(
+        Settings::from_ron(&text, FILE_NAME),
+        Ok(Settings::default())
+    );
+    // The file says what its keys are and names every action.
+    assert!(text.contains("    width: 1280,\n"), "{text}");
+    assert!(text.contains("fov_degrees: 70.0"), "{text}");
+    assert!(text.contains("forward: [KeyW, ArrowUp],"), "{text}");
+    assert!(
+        text.contains("save: [F5],") && text.contains("load: [F9],"),
+        "{text}"
+    );
+    for &action in Action::ALL {
+        assert!(text.contains(&format!("        {action}: [")), "{action}");
+    }
+}
+
+#[test]
+fn settings_with_every_field_changed_come_back_equal() {
+    let dir = scratch("round-trip");
+    let path = dir.join(FILE_NAME);
+    let settings = every_field_changed();
+    settings.write(&path).unwrap();
+    let loaded = load(&path);
+    assert_eq!(loaded.problem, None);
+    assert!(!loaded.wrote_defaults);
+    assert_eq!(loaded.settings, settings);
+    assert_eq!(loaded.settings.bindings.action(Button::Space), None);
+    assert_eq!(
+        loaded.settings.bindings.action(Button::KeyG),
+        Some(Action::Fly)
+    );
+    // Writing it again gives the same bytes.
+    let bytes = fs::read(&path).unwrap();
+    assert_eq!(bytes, loaded.settings.to_ron().as_bytes());
+    let look = loaded.settings.look();
+    assert_eq!(look.sensitivity, 0.123_456_79);
+    assert!(look.invert_y);
+    let input = loaded.settings.input();
+    assert_eq!(input.bindings, settings.bindings);
+    assert_eq!(input.look, look);
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_missing_file_is_written_with_the_defaults() {
+    let dir = scratch("missing");
+    // The folder too may be missing (a first start).
+    let path = dir.join("config").join(FILE_NAME);
+    let loaded = load(&path);
+    assert_eq!(loaded.settings, Settings::default());
+    assert_eq!(loaded.problem, None);
+    assert!(loaded.wrote_defaults);
+    assert_eq!(loaded.path, path);
+    let text = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        Settings::from_ron(&text, FILE_NAME),
+        Ok(Settings::default())
+    );
+    assert_eq!(
+        files_in(&dir.join("config")),
+        [FILE_NAME],
+        "no temporary file left"
+    );
+    // Read again: the same, nothing written.
+    let again = load(&path);
+    assert_eq!(again.settings, Settings::default());
+    assert!(!again.wrote_defaults);
+    fs::remove_dir_all(dir).ok();
+}
+
+/// Loads `bytes` as `settings.ron` and checks the rule of a broken file: the defaults are used
+/// and written, the problem names `line` and says `what`, the bad bytes are kept whole in
+/// `settings.ron.bad`. Returns the problem.
+fn broken(name: &str, bytes: &[u8], line: Option<usize>, what: &str) -> String {
+    let dir = scratch(name);
+    let path = dir.join(FILE_NAME);
+    fs::write(&path, bytes).unwrap();
+    let loaded = load(&path);
+    assert_eq!(loaded.settings, Settings::default(), "{name}");
+    assert!(loaded.wrote_defaults, "{name}");
+    let problem = loaded.problem.expect(name);
+    match line {
+        Some(line) => assert!(
+            problem.starts_with(&format!("settings.ron line {line}: ")),
+            "{name}: {problem}"
+        ),
+        None => assert!(problem.starts_with("settings.ron: "), "{name}: {problem}"),
+    }
+    assert!(problem.contains(what), "{name}: {problem}");
+    assert!(problem.contains("settings.ron.bad"), "{name}: {problem}");
+    assert_eq!(
+        fs::read(dir.join("settings.ron.bad")).unwrap(),
+        bytes,
+        "{name}"
+    );
+    let now = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        Settings::from_ron(&now, FILE_NAME),
+        Ok(Settings::default()),
+        "{name}"
+    );
+    assert_eq!(
+        files_in(&dir),
+        ["settings.ron", "settings.ron.bad"],
+        "{name}"
+    );
+    // The next start reads the defaults without a word.
+    assert_eq!(load(&path).problem, None, "{name}");
+    fs::remove_dir_all(dir).ok();
+    problem
+}
+
+#[test]
+fn a_value_out_of_its_range_names_the_line_and_the_range() {
+    let text = "// mine\n\
+                (\n\
+                \x20   fullscreen: false,\n\
+                \x20   vsync: true,\n\
+                \x20   hud: true,\n\
+                \n\
+                \x20   width: 90000,\n\
+                \x20   height: 720,\n\
+                )\n";
+    let problem = broken("width", text.as_bytes(), Some(7), "");
+    assert!(
+        problem.starts_with(
+            "settings.ron line 7: window width 90000 is not between 16 and 8192; the file is \
+             kept as "
+        ),
+        "{problem}"
+    );
+    broken(
+        "height",
+        b"(\n    height: 8,\n)\n",
+        Some(2),
+        "window height 8 is not between 16 and 8192",
+    );
+    broken(
+        "radius",
+        b"(\n    width: 640,\n    view_radius: 0,\n)\n",
+        Some(3),
+        "view radius 0 is not between 1 and 32",
+    );
+    broken(
+        "fov",
+        b"(\n\n    fov_degrees: 150.5,\n)",
+        Some(3),
+        "field of view 150.5 is not between 30 and 120",
+    );
+    broken(
+        "sensitivity",
+        b"(mouse_sensitivity: 0.01)",
+        Some(1),
+        "mouse sensitivity 0.01 is not between 0.05 and 20",
+    );
+    broken(
+        "nan",
+        b"(\n    mouse_sensitivity: NaN,\n)",
+        Some(2),
+        "mouse sensitivity NaN is not between",
+    );
+    broken(
+        "negative",
+        b"(\n    width: 1280,\n    height: -720,\n)",
+        Some(3),
+        "",
+    );
+    broken("type", b"(\n    vsync: 1,\n)", Some(2), "");
+}
+
+#[test]
+fn bad_syntax_names_the_line() {
+    broken(
+        "comma",
+        b"(\n    width: 1280\n    height: 720,\n)\n",
+        Some(3),
+        "comma",
+    );
+    broken("unclosed", b"(\n    width: 1280,\n", Some(2), "end");
+    broken("empty", b"", Some(1), "");
+    broken("garbage", b"(width: 1280) trailing", Some(1), "");
+    broken(
+        "utf-8",
+        b"(\n    width: 1280,\n    // \xff\xfe\n)",
+        Some(3),
+        "not UTF-8",
+    );
+}
+
+#[test]
+fn an_unknown_key_names_the_line_and_the_known_keys() {
+    broken(
+        "unknown-key",
+        b"(\n    width: 1280,\n    field_of_view: 90,\n)",
+        Some(3),
+        "unknown setting `field_of_view` (the settings: width, height",
+    );
+    broken(
+        "twice",
+        b"(\n    width: 1280,\n    width: 1024,\n)",
+        Some(3),
+        "`width` is set twice",
+    );
+}
+
+#[test]
+fn an_unknown_button_or_action_names_the_line() {
+    broken(
+        "button",
+        b"(\n    bindings: {\n        jump: [Space],\n        fly: [KeyF, KeyFF],\n    },\n)",
+        Some(4),
+        "unknown button `KeyFF`",
+    );
+    broken(
+        "action",
+        b"(\n    bindings: {\n        jump: [Space],\n        teleport: [KeyP],\n    },\n)",
+        Some(4),
+        "unknown action `teleport` (the actions: forward, back",
+    );
+}
+
+#[test]
+fn a_button_bound_to_two_actions_names_the_line() {
+    broken(
+        "two-actions",
+        b"(\n    bindings: {\n        save: [F5],\n        jump: [Space],\n        load: [F9, F5],\n    },\n)",
+        Some(5),
+        "F5 is bound to both save and load",
+    );
+    broken(
+        "listed-twice",
+        b"(\n    bindings: {\n        save: [F5],\n        save: [F6],\n    },\n)",
+        Some(4),
+        "save is listed twice",
+    );
+}
+
+#[test]
+fn a_file_over_the_limit_is_broken_and_not_read_whole() {
+    let mut bytes = b"(\n    width: 1280,\n".to_vec();
+    bytes.resize(MAX_BYTES as usize + 10, b' ');
+    let problem = broken("huge", &bytes, None, "larger than 1024 KiB");
+    assert!(!problem.contains("line"), "{problem}");
+}
+
+#[test]
+fn keys_left_out_take_their_defaults() {
+    let settings = Settings::from_ron("(fov_degrees: 90)", FILE_NAME).unwrap();
+    assert_eq!(
+        settings,
+        Settings {
+            fov_degrees: 90.0,
+            ..Settings::default()
+        }
+    );
+    assert_eq!(Settings::from_ron("()", FILE_NAME), Ok(Settings::default()));
+    // A whole number where a fraction may be, and the struct's name.
+    let settings = Settings::from_ron("Settings(mouse_sensitivity: 2)", FILE_NAME).unwrap();
+    assert_eq!(settings.mouse_sensitivity, 2.0);
+    // An action left out keeps the defaults no listed action took; [] unbinds.
+    let text = "(bindings: {fly: [KeyW, KeyG], jump: []})";
+    let bindings = Settings::from_ron(text, FILE_NAME).unwrap().bindings;
+    assert_eq!(bindings.action(Button::KeyW), Some(Action::Fly));
+    assert_eq!(bindings.action(Button::KeyF), None);
+    assert_eq!(bindings.action(Button::Space), None);
+    assert_eq!(bindings.buttons(Action::Forward), [Button::ArrowUp]);
+    assert_eq!(bindings.action(Button::KeyT), Some(Action::SwitchTool));
+}
+
+#[test]
+fn a_path_that_cannot_be_read_is_left_alone_and_the_defaults_used() {
+    let dir = scratch("unreadable");
+    // A folder where the file should be.
+    let path = dir.join(FILE_NAME);
+    fs::create_dir(&path).unwrap();
+    let loaded = load(&path);
+    assert_eq!(loaded.settings, Settings::default());
+    assert!(!loaded.wrote_defaults);
+    assert!(loaded.problem.is_some());
+    assert!(path.is_dir(), "left as it was");
+    assert_eq!(files_in(&dir), [FILE_NAME]);
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn writing_replaces_the_file_whole_and_leaves_no_temporary_file() {
+    let dir = scratch("atomic");
+    let path = dir.join("mine.ron");
+    write_atomically(&path, b"old").unwrap();
+    write_atomically(&path, b"new").unwrap();
+    assert_eq!(fs::read(&path).unwrap(), b"new");
+    assert_eq!(files_in(&dir), ["mine.ron"]);
+    // A file of another name is kept aside under its own name.
+    fs::write(&path, b"(width: 5)").unwrap();
+    let loaded = load(&path);
+    assert!(
+        loaded
+            .problem
+            .as_deref()
+            .is_some_and(|problem| problem.starts_with("mine.ron line 1: window width 5")),
+        "{loaded:?}"
+    );
+    assert_eq!(files_in(&dir), ["mine.ron", "mine.ron.bad"]);
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn the_folders_are_blockfalls() {
+    assert_eq!(
+        bad_path(Path::new("/a/settings.ron")),
+        Path::new("/a/settings.ron.bad")
+    );
+    assert_eq!(bad_path(Path::new("mine.ron")), Path::new("mine.ron.bad"));
+    // Where the platform has a home (every test machine does), the files live in folders of
+    // blockfall's own.
+    if let Some(config) = config_dir() {
+        assert!(config.ends_with("blockfall"), "{}", config.display());
+        assert_eq!(default_path(), Some(config.join(FILE_NAME)));
+    }
+    if let Some(data) = data_dir() {
+        assert!(data.ends_with("blockfall"), "{}", data.display());
+    }
+}
