@@ -66,13 +66,18 @@ impl Shown {
 }
 
 /// The world a run starts with: the script's, or the generated world of the seed with the
-/// sample scene in front of the spawn; its physics and chunks on every core.
+/// sample scene in front of the spawn, seen with the player's field of view; its physics and
+/// chunks on every core. A script's world keeps the default view, as `sim`'s does.
 pub fn world_for(options: &RunOptions) -> anyhow::Result<World> {
     let pool = WorkerPool::with_available_parallelism();
     match &options.script {
         Some(scene) => blockfall_game::scene::world_of(scene, pool, options.view_radius)
             .context("setting up the script's world"),
-        None => World::generated(options.seed, options.view_radius, pool)
-            .context("setting up the world"),
+        None => {
+            let mut world = World::generated(options.seed, options.view_radius, pool)
+                .context("setting up the world")?;
+            world.fov_degrees = options.fov_degrees;
+            Ok(world)
+        }
     }
 }
