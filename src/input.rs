@@ -1,48 +1,50 @@
 //! The window's keys and buttons, named as the game names them ([`Button`]): winit's physical
-//! key codes and mouse buttons mapped onto the controls of `blockfall_game::input`, so the window,
-//! scripted runs and `sim` scenes share one table of what each control does.
+//! key codes and mouse buttons mapped onto the buttons of `blockfall_game::input`, so the window,
+//! scripted runs and `sim` scenes share one set of names, and the player's bindings
+//! (`settings.ron`) say what each does.
 
-pub use blockfall_game::input::{Button, Command, Input, ToolButton, MOUSE_RADIANS_PER_PIXEL};
+pub use blockfall_game::input::{
+    Action, Bindings, Button, Command, Input, Look, ToolButton, MOUSE_RADIANS_PER_PIXEL,
+};
 use winit::event::MouseButton;
 use winit::keyboard::KeyCode;
 
-/// The game's name for a key, by its place on the keyboard; `None` for keys it does not use.
-pub fn key_button(code: KeyCode) -> Option<Button> {
-    Some(match code {
-        KeyCode::KeyW => Button::KeyW,
-        KeyCode::KeyA => Button::KeyA,
-        KeyCode::KeyS => Button::KeyS,
-        KeyCode::KeyD => Button::KeyD,
-        KeyCode::KeyQ => Button::KeyQ,
-        KeyCode::KeyE => Button::KeyE,
-        KeyCode::KeyF => Button::KeyF,
-        KeyCode::KeyT => Button::KeyT,
-        KeyCode::KeyC => Button::KeyC,
-        KeyCode::KeyL => Button::KeyL,
-        KeyCode::Space => Button::Space,
-        KeyCode::ShiftLeft => Button::ShiftLeft,
-        KeyCode::ShiftRight => Button::ShiftRight,
-        KeyCode::ArrowUp => Button::ArrowUp,
-        KeyCode::ArrowDown => Button::ArrowDown,
-        KeyCode::ArrowLeft => Button::ArrowLeft,
-        KeyCode::ArrowRight => Button::ArrowRight,
-        KeyCode::Digit1 => Button::Digit1,
-        KeyCode::Digit2 => Button::Digit2,
-        KeyCode::Digit3 => Button::Digit3,
-        KeyCode::Digit4 => Button::Digit4,
-        KeyCode::Digit5 => Button::Digit5,
-        KeyCode::Digit6 => Button::Digit6,
-        KeyCode::Comma => Button::Comma,
-        KeyCode::Period => Button::Period,
-        KeyCode::Escape => Button::Escape,
-        KeyCode::F2 => Button::F2,
-        KeyCode::F3 => Button::F3,
-        KeyCode::F11 => Button::F11,
-        _ => return None,
-    })
+/// The key codes and buttons of the same names, both ways.
+macro_rules! same_names {
+    ($($name:ident)*) => {
+        /// The game's name for a key, by its place on the keyboard; `None` for keys it does not
+        /// know.
+        pub fn key_button(code: KeyCode) -> Option<Button> {
+            match code {
+                $(KeyCode::$name => Some(Button::$name),)*
+                _ => None,
+            }
+        }
+
+        /// The key code of a button; `None` for the mouse's.
+        pub fn key_code(button: Button) -> Option<KeyCode> {
+            match button {
+                $(Button::$name => Some(KeyCode::$name),)*
+                _ => None,
+            }
+        }
+    };
 }
 
-/// The game's name for a mouse button; `None` for the ones it does not use.
+same_names! {
+    KeyA KeyB KeyC KeyD KeyE KeyF KeyG KeyH KeyI KeyJ KeyK KeyL KeyM
+    KeyN KeyO KeyP KeyQ KeyR KeyS KeyT KeyU KeyV KeyW KeyX KeyY KeyZ
+    Digit0 Digit1 Digit2 Digit3 Digit4 Digit5 Digit6 Digit7 Digit8 Digit9
+    F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12
+    ArrowUp ArrowDown ArrowLeft ArrowRight
+    Space Enter Tab Backspace Escape
+    ShiftLeft ShiftRight ControlLeft ControlRight AltLeft AltRight
+    Comma Period Slash Semicolon Quote BracketLeft BracketRight Minus Equal
+    Backquote Backslash
+    Numpad0 Numpad1 Numpad2 Numpad3 Numpad4 Numpad5 Numpad6 Numpad7 Numpad8 Numpad9
+}
+
+/// The game's name for a mouse button; `None` for the ones it does not know.
 pub fn mouse_button(button: MouseButton) -> Option<Button> {
     match button {
         MouseButton::Left => Some(Button::MouseLeft),
@@ -57,20 +59,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_key_the_game_names_maps_from_its_key_code() {
+    fn every_button_maps_from_the_key_code_or_mouse_button_of_its_name() {
         // The names are winit's: a script's "KeyW" is the key the window reads as KeyW.
-        for (code, name) in [
-            (KeyCode::KeyW, "KeyW"),
-            (KeyCode::Digit6, "Digit6"),
-            (KeyCode::Comma, "Comma"),
-            (KeyCode::F11, "F11"),
-            (KeyCode::ShiftRight, "ShiftRight"),
-        ] {
-            let button = key_button(code).unwrap();
-            assert_eq!(format!("{button:?}"), name);
-            assert_eq!(format!("{code:?}"), name);
+        for &button in Button::ALL {
+            match button {
+                Button::MouseLeft | Button::MouseRight | Button::MouseMiddle => {
+                    assert_eq!(key_code(button), None);
+                }
+                _ => {
+                    let code = key_code(button).unwrap_or_else(|| panic!("{button:?}"));
+                    assert_eq!(format!("{code:?}"), format!("{button:?}"));
+                    assert_eq!(key_button(code), Some(button));
+                }
+            }
         }
-        assert_eq!(key_button(KeyCode::KeyZ), None);
+        assert_eq!(key_button(KeyCode::Pause), None);
+        assert_eq!(key_button(KeyCode::NumpadAdd), None);
         assert_eq!(mouse_button(MouseButton::Left), Some(Button::MouseLeft));
+        assert_eq!(mouse_button(MouseButton::Right), Some(Button::MouseRight));
+        assert_eq!(mouse_button(MouseButton::Middle), Some(Button::MouseMiddle));
+        assert_eq!(mouse_button(MouseButton::Back), None);
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
-use blockfall::options::{RunOptions, RunReport, SceneChoice};
+use blockfall::options::{settings_path, Overrides, RunOptions, RunReport, SceneChoice};
 use blockfall::window::{run_windowed, NoDisplay};
 use clap::Parser;
 
@@ -21,12 +21,12 @@ struct Cli {
     /// Where the headless render writes its PNG [default: blockfall-headless.png].
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
-    /// Width of the window or the offscreen image, in pixels.
-    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(16..=8192))]
-    width: u32,
-    /// Height of the window or the offscreen image, in pixels.
-    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(16..=8192))]
-    height: u32,
+    /// Width of the window or the offscreen image, in pixels [default: the settings', 1280].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    width: Option<u32>,
+    /// Height of the window or the offscreen image, in pixels [default: the settings', 720].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    height: Option<u32>,
     /// Turn on the Khronos validation layer; any validation error fails the run.
     #[arg(long)]
     validation: bool,
@@ -48,17 +48,21 @@ struct Cli {
     /// The world's seed.
     #[arg(long, default_value_t = blockfall_game::terrain::Generator::DEFAULT_SEED)]
     seed: u32,
-    /// Chunks of 32 m loaded around the player.
+    /// Chunks of 32 m loaded around the player [default: the settings', 8].
     #[arg(
         long,
         value_name = "CHUNKS",
-        default_value_t = blockfall_game::terrain::streaming::VIEW_RADIUS,
         value_parser = clap::value_parser!(u32).range(1..=32)
     )]
-    view_radius: u32,
+    view_radius: Option<u32>,
     /// Leave the HUD out of the picture.
     #[arg(long)]
     no_hud: bool,
+    /// Read the player's settings from this file (written with the defaults when missing)
+    /// instead of settings.ron in the config folder. Headless and scripted runs read settings
+    /// only when this is given. The flags above still win over it.
+    #[arg(long, value_name = "PATH")]
+    settings: Option<PathBuf>,
     /// Play a script: a `sim` scene whose events may also be input (keys, buttons, the mouse,
     /// the view) and requests (screenshots, state lines), at its fixed frame time until its
     /// duration; the trace goes to stdout. A bad script exits with status 2 before any frame.
@@ -89,16 +93,13 @@ fn main() -> ExitCode {
         },
         None => None,
     };
-    let options = RunOptions {
-        width: cli.width,
-        height: cli.height,
+    let mut options = RunOptions {
         frames: cli.frames,
         screenshot: cli.screenshot.clone(),
         validation: cli.validation,
         gpu: cli.gpu,
         renderdoc_capture_frame: cli.renderdoc_capture_frame,
         time_step: cli.time_step,
-        vsync: !cli.no_vsync,
         resize_after: None,
         scene: if cli.test_scene {
             SceneChoice::Test
@@ -106,11 +107,24 @@ fn main() -> ExitCode {
             SceneChoice::World
         },
         seed: cli.seed,
-        view_radius: cli.view_radius,
         script,
         world: cli.world.clone(),
-        hud: !cli.no_hud,
+        ..RunOptions::default()
     };
+    // The player's settings, then the flags given.
+    let settings = settings_path(cli.settings.as_deref(), cli.headless, cli.script.is_some());
+    if let Some(path) = settings {
+        if let Some(problem) = options.load_settings(&path) {
+            eprintln!("warning: {problem}");
+        }
+    }
+    options.apply_overrides(&Overrides {
+        width: cli.width,
+        height: cli.height,
+        view_radius: cli.view_radius,
+        no_vsync: cli.no_vsync,
+        no_hud: cli.no_hud,
+    });
 
     let result = if cli.headless {
         run_headless(&options)

@@ -1,6 +1,9 @@
 //! What a run is asked to do, shared by the window and the headless renderer.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use blockfall_game::input::{Bindings, Look};
+use blockfall_game::settings::{self, Settings};
 
 /// What a run shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,6 +47,18 @@ pub struct RunOptions {
     pub script: Option<blockfall_game::scene::SceneFile>,
     /// `--world PATH`: the save to open (or create), and to save to.
     pub world: Option<PathBuf>,
+    /// Open the window fullscreen (borderless).
+    pub fullscreen: bool,
+    /// The view's vertical field of view, in degrees (70 by default).
+    pub fov_degrees: f32,
+    /// What the player's buttons do (a script's input always uses the defaults).
+    pub bindings: Bindings,
+    /// How the player's mouse turns the view (a script's input always uses the default).
+    pub look: Look,
+    /// The settings file this run read, if any (the HUD says where it is).
+    pub settings_file: Option<PathBuf>,
+    /// What was wrong with it (the HUD shows it for a while at the start).
+    pub settings_problem: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -65,7 +80,84 @@ impl Default for RunOptions {
             script: None,
             world: None,
             hud: true,
+            fullscreen: false,
+            fov_degrees: blockfall_game::camera::FIELD_OF_VIEW_DEGREES,
+            bindings: Bindings::default(),
+            look: Look::default(),
+            settings_file: None,
+            settings_problem: None,
         }
+    }
+}
+
+/// The flags of the command line that the settings file also sets: those given win over it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub view_radius: Option<u32>,
+    /// `--no-vsync` (not given: the settings say).
+    pub no_vsync: bool,
+    /// `--no-hud` (not given: the settings say).
+    pub no_hud: bool,
+}
+
+impl RunOptions {
+    /// Takes what the player's settings say: the window's size, fullscreen, vsync, the HUD, the
+    /// view radius, the field of view, the bindings and the mouse.
+    pub fn apply_settings(&mut self, settings: &Settings) {
+        self.width = settings.width;
+        self.height = settings.height;
+        self.fullscreen = settings.fullscreen;
+        self.vsync = settings.vsync;
+        self.hud = settings.hud;
+        self.view_radius = settings.view_radius;
+        self.fov_degrees = settings.fov_degrees;
+        self.bindings = settings.bindings;
+        self.look = settings.look();
+    }
+
+    /// Takes the flags that were given (after [`RunOptions::apply_settings`]: flags win).
+    pub fn apply_overrides(&mut self, flags: &Overrides) {
+        if let Some(width) = flags.width {
+            self.width = width;
+        }
+        if let Some(height) = flags.height {
+            self.height = height;
+        }
+        if let Some(radius) = flags.view_radius {
+            self.view_radius = radius;
+        }
+        if flags.no_vsync {
+            self.vsync = false;
+        }
+        if flags.no_hud {
+            self.hud = false;
+        }
+    }
+
+    /// Loads the settings at `path` (never fails: see [`settings::load`]), takes them, and
+    /// remembers the file and its problem; returns the problem to report.
+    pub fn load_settings(&mut self, path: &Path) -> Option<String> {
+        let loaded = settings::load(path);
+        if loaded.wrote_defaults && loaded.problem.is_none() {
+            log::info!("wrote the default settings to {}", path.display());
+        }
+        self.apply_settings(&loaded.settings);
+        self.settings_file = Some(loaded.path);
+        self.settings_problem = loaded.problem.clone();
+        loaded.problem
+    }
+}
+
+/// Which settings file a run reads: the one `--settings` names; else, for the player's windowed
+/// play, `settings.ron` in the platform's config folder; none for headless and scripted runs,
+/// which stay the same on every machine (and never write into the config folder).
+pub fn settings_path(explicit: Option<&Path>, headless: bool, scripted: bool) -> Option<PathBuf> {
+    match explicit {
+        Some(path) => Some(path.to_path_buf()),
+        None if headless || scripted => None,
+        None => settings::default_path(),
     }
 }
 
@@ -91,4 +183,87 @@ pub struct RunReport {
     pub device_name: String,
     /// Whether a RenderDoc capture was made.
     pub captured: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use blockfall_game::input::{Action, Button};
+
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("blockfall-options-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn headless_and_scripted_runs_read_no_settings_unless_named() {
+        assert_eq!(settings_path(None, true, false), None);
+        assert_eq!(settings_path(None, false, true), None);
+        assert_eq!(settings_path(None, true, true), None);
+        let named = Path::new("/somewhere/mine.ron");
+        for (headless, scripted) in [(false, false), (true, false), (false, true)] {
+            assert_eq!(
+                settings_path(Some(named), headless, scripted).as_deref(),
+                Some(named)
+            );
+        }
+        assert_eq!(settings_path(None, false, false), settings::default_path());
+    }
+
+    #[test]
+    fn the_settings_apply_and_the_flags_given_win() {
+        let dir = scratch("merge");
+        let path = dir.join("settings.ron");
+        let mut mine = Settings {
+            width: 800,
+            height: 600,
+            fullscreen: true,
+            vsync: true,
+            hud: true,
+            view_radius: 4,
+            fov_degrees: 90.0,
+            mouse_sensitivity: 0.5,
+            invert_mouse_y: true,
+            ..Settings::default()
+        };
+        mine.bindings.unbind(Button::KeyF);
+        mine.bindings.bind(Button::KeyG, Action::Fly).unwrap();
+        mine.write(&path).unwrap();
+
+        let mut options = RunOptions::default();
+        assert_eq!(options.load_settings(&path), None);
+        options.apply_overrides(&Overrides::default());
+        assert_eq!((options.width, options.height), (800, 600));
+        assert!(options.fullscreen && options.vsync && options.hud);
+        assert_eq!(options.view_radius, 4);
+        assert_eq!(options.fov_degrees, 90.0);
+        assert_eq!(options.bindings.action(Button::KeyG), Some(Action::Fly));
+        assert_eq!(options.look.sensitivity, 0.5);
+        assert!(options.look.invert_y);
+        assert_eq!(options.settings_file.as_deref(), Some(path.as_path()));
+
+        options.apply_overrides(&Overrides {
+            width: Some(320),
+            height: Some(200),
+            view_radius: Some(2),
+            no_vsync: true,
+            no_hud: true,
+        });
+        assert_eq!((options.width, options.height), (320, 200));
+        assert_eq!(options.view_radius, 2);
+        assert!(!options.vsync && !options.hud);
+
+        // A broken file: the defaults, and the problem to report.
+        std::fs::write(&path, "(\n    width: 90000,\n)\n").unwrap();
+        let mut options = RunOptions::default();
+        let problem = options.load_settings(&path).expect("a problem");
+        assert!(problem.contains("line 2"), "{problem}");
+        assert_eq!(options.settings_problem.as_deref(), Some(problem.as_str()));
+        assert_eq!(options.width, 1280);
+        std::fs::remove_dir_all(dir).ok();
+    }
 }

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use blockfall_engine::gpu::{vk, Device, FrameRing};
+use blockfall_game::input::Action;
 use blockfall_game::player::Mode;
 use blockfall_game::render::hud::{Hud, HudError, HudRenderer};
 use blockfall_game::render::test_scene::RenderTarget;
@@ -151,23 +152,70 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
 }
 
 fn help_line(play: &Play, shown: &Shown) -> String {
+    // The keys as the player bound them (a script's input has the defaults).
+    let bindings = &play.input.bindings;
+    let key = |action| bindings.label(action);
+    let window = format!(
+        "{} screenshot · {} detail · {} fullscreen",
+        key(Action::Screenshot),
+        key(Action::Detail),
+        key(Action::Fullscreen)
+    );
     let Shown::World(world) = shown else {
-        return "F2 screenshot · F3 detail · F11 fullscreen · Esc quit".into();
+        return format!("{window} · {} quit", key(Action::Escape));
     };
     if play.script.is_none() && !play.input.captured {
-        return "Click to play · Esc quits".into();
+        let mut help = format!(
+            "Click to play · {} quits · {} save · {} load",
+            key(Action::Escape),
+            key(Action::Save),
+            key(Action::Load)
+        );
+        if let Some(path) = &play.settings_file {
+            help.push_str(&format!("\nkeys and settings: {}", path.display()));
+        }
+        return help;
     }
+    let fly = format!(
+        "{} fly ({}/{} down/up)",
+        key(Action::Fly),
+        key(Action::Down),
+        key(Action::Up)
+    );
+    let last = format!(
+        "{window} · {} save · {} load · {} free the mouse",
+        key(Action::Save),
+        key(Action::Load),
+        key(Action::Escape)
+    );
     match world.world.tool.kind {
-        ToolKind::Blocks => {
-            "left break · right place · wheel or 1–6 material · , . size\n\
-             C chisel · Shift+C slope · T terrain tool · F fly (Q/E down/up)\n\
-             F2 screenshot · F3 detail · F11 fullscreen · Esc free the mouse"
-        }
-        ToolKind::Terrain => {
-            "left dig · right build · wheel size · T block tool · L wireframe\n\
-             WASD walk · Shift run · Space jump · F fly (Q/E down/up)\n\
-             F2 screenshot · F3 detail · F11 fullscreen · Esc free the mouse"
-        }
+        ToolKind::Blocks => format!(
+            "{} break · {} place · wheel or {}–{} material · {} {} size\n\
+             {} chisel · {}+{} slope · {} terrain tool · {fly}\n{last}",
+            key(Action::BreakOrDig),
+            key(Action::PlaceOrBuild),
+            key(Action::Material1),
+            key(Action::Material6),
+            key(Action::Smaller),
+            key(Action::Larger),
+            key(Action::Chisel),
+            key(Action::Run),
+            key(Action::Chisel),
+            key(Action::SwitchTool),
+        ),
+        ToolKind::Terrain => format!(
+            "{} dig · {} build · wheel size · {} block tool · {} wireframe\n\
+             {}{}{}{} walk · {} run · {} jump · {fly}\n{last}",
+            key(Action::BreakOrDig),
+            key(Action::PlaceOrBuild),
+            key(Action::SwitchTool),
+            key(Action::Wireframe),
+            key(Action::Forward),
+            key(Action::Left),
+            key(Action::Back),
+            key(Action::Right),
+            key(Action::Run),
+            key(Action::Jump),
+        ),
     }
-    .into()
 }

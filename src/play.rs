@@ -11,6 +11,7 @@ use blockfall_game::input::{Button, Command, Input};
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
 
+use crate::options::RunOptions;
 use crate::script::Script;
 
 /// What a frame of play asks of the one who draws and presents it.
@@ -34,6 +35,8 @@ pub struct Play {
     pub show_detail: bool,
     /// A message for the HUD (a screenshot written, an error), with the frames it stays.
     pub message: Option<(String, u32)>,
+    /// The player's settings file, if the run read one (the HUD says where it is).
+    pub settings_file: Option<PathBuf>,
 }
 
 impl Play {
@@ -44,7 +47,21 @@ impl Play {
             script,
             show_detail: false,
             message: None,
+            settings_file: None,
         }
+    }
+
+    /// The player's play, no script: the input with the player's bindings and mouse
+    /// (`options.bindings`, `options.look`), the settings file for the HUD, and what was wrong
+    /// with it said on the HUD.
+    pub fn for_player(options: &RunOptions) -> Self {
+        let mut play = Self::new(None);
+        play.input = Input::new(options.bindings, options.look);
+        play.settings_file = options.settings_file.clone();
+        if let Some(problem) = &options.settings_problem {
+            play.say(problem.clone());
+        }
+        play
     }
 
     /// A key or button of the window. While a script plays, the player's input is ignored

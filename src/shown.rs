@@ -73,31 +73,35 @@ impl Shown {
 }
 
 /// The world a run starts with: the script's, the save of `--world`, or the generated world of
-/// the seed with the sample scene in front of the spawn; its physics and chunks on every core;
-/// and where its clock starts.
+/// the seed with the sample scene in front of the spawn, seen with the player's field of view
+/// (a script's world keeps the default view, as `sim`'s does); its physics and chunks on every
+/// core; and where its clock starts.
 pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
     let pool = WorkerPool::with_available_parallelism();
     match &options.script {
         Some(scene) => blockfall_game::scene::world_of(scene, pool, options.view_radius)
             .context("setting up the script's world"),
-        None => match &options.world {
-            // `--world PATH`: the save when there is one (refused whole when it is bad, so
-            // that nothing overwrites it), else a new world that the window saves there.
-            Some(path) if path.exists() => {
-                let (world, clock) = crate::saves::load_world(path, pool, options.view_radius)?;
-                Ok((
-                    world,
-                    Start {
-                        clock,
-                        ..Start::default()
-                    },
-                ))
-            }
-            _ => Ok((
-                World::generated(options.seed, options.view_radius, pool)
-                    .context("setting up the world")?,
-                Start::default(),
-            )),
-        },
+        None => {
+            let (mut world, clock) = match &options.world {
+                // `--world PATH`: the save when there is one (refused whole when it is bad, so
+                // that nothing overwrites it), else a new world that the window saves there.
+                Some(path) if path.exists() => {
+                    crate::saves::load_world(path, pool, options.view_radius)?
+                }
+                _ => (
+                    World::generated(options.seed, options.view_radius, pool)
+                        .context("setting up the world")?,
+                    0.0,
+                ),
+            };
+            world.fov_degrees = options.fov_degrees;
+            Ok((
+                world,
+                Start {
+                    clock,
+                    ..Start::default()
+                },
+            ))
+        }
     }
 }

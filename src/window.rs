@@ -245,7 +245,12 @@ impl App {
     fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<WindowState> {
         let attributes = Window::default_attributes()
             .with_title("blockfall")
-            .with_inner_size(LogicalSize::new(self.options.width, self.options.height));
+            .with_inner_size(LogicalSize::new(self.options.width, self.options.height))
+            .with_fullscreen(
+                self.options
+                    .fullscreen
+                    .then_some(Fullscreen::Borderless(None)),
+            );
         let window = Arc::new(
             event_loop
                 .create_window(attributes)
@@ -288,7 +293,7 @@ impl App {
         }
         let (mut shown, start) = Shown::new(&mut gpu, &self.options, format)?;
         let mut frames = FrameRing::new(&gpu.device)?;
-        let mut play = Play::new(None);
+        let mut play = Play::for_player(&self.options);
         let saves = Saves::new(self.options.world.as_deref(), start.clock);
         if let Some(scene) = &self.options.script {
             // A scripted run starts with every chunk in view loaded, as the headless one does.

@@ -6,6 +6,11 @@ use std::process::{Command, Output};
 fn blockfall(args: &[&str], env: &[(&str, &str)], remove: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_blockfall"));
     command.args(args);
+    // A windowed run reads (and, when missing, writes) the player's settings in the config
+    // folder: tests keep theirs in a folder of their own, never the real one.
+    let home = scratch("xdg");
+    command.env("XDG_CONFIG_HOME", home.join("config"));
+    command.env("XDG_DATA_HOME", home.join("data"));
     for (key, value) in env {
         command.env(key, value);
     }
@@ -164,6 +169,10 @@ fn without_a_display_it_says_so_and_renders_headless() {
     assert!(stderr.contains("headless"), "{stderr}");
     assert_eq!(text(&output.stdout).trim(), path.to_str().unwrap());
     assert_eq!(png_size(&path), (160, 90));
+    // The player's windowed play read its settings: missing, they were written (in the tests'
+    // own config folder); the flags won over them.
+    let settings = scratch("xdg").join("config/blockfall/settings.ron");
+    assert!(settings.exists(), "{}", settings.display());
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -255,4 +264,75 @@ fn bad_arguments_are_refused_before_touching_the_gpu() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(stderr.contains("error"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn settings_named_by_flag_are_read_the_flags_win_and_a_broken_file_is_kept_aside() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("settings");
+    let settings = dir.join("mine.ron");
+    let path = dir.join("frame.png");
+    std::fs::write(
+        &settings,
+        "(width: 96, height: 64, view_radius: 1, hud: false)\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--headless",
+            "--settings",
+            settings.to_str().unwrap(),
+            "--screenshot",
+            path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        blockfall(&args, &[], &[])
+    };
+    let output = run(&[]);
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    assert_eq!(png_size(&path), (96, 64), "the file's size");
+    let output = run(&["--width", "80"]);
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    assert_eq!(png_size(&path), (80, 64), "the flag wins");
+
+    let broken = "(\n    width: 96,\n    height: 90000,\n)\n";
+    std::fs::write(&settings, broken).unwrap();
+    let output = run(&["--width", "48", "--height", "32", "--view-radius", "1"]);
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("mine.ron line 3: window height 90000 is not between 16 and 8192"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(png_size(&path), (48, 32));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine.ron.bad")).unwrap(),
+        broken
+    );
+    let defaults = std::fs::read_to_string(&settings).unwrap();
+    assert!(defaults.contains("width: 1280,"), "{defaults}");
+
+    // Headless runs without --settings read none (nor write one).
+    let config = dir.join("config");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--width",
+            "32",
+            "--height",
+            "32",
+            "--view-radius",
+            "1",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+        &[],
+    );
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    assert!(!config.exists(), "nothing written into the config folder");
+    std::fs::remove_dir_all(dir).ok();
 }
