@@ -20,6 +20,7 @@
 pub mod blocks;
 pub mod camera;
 pub mod cell_hash;
+pub mod files;
 pub mod input;
 pub mod pieces;
 pub mod player;

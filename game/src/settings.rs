@@ -15,8 +15,8 @@
 //! script means the same on every machine.
 
 use std::fmt::Display;
-use std::fs::{self, File};
-use std::io::{self, Read as _, Write as _};
+use std::fs;
+use std::io;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
@@ -223,7 +223,7 @@ impl Settings {
     /// Writes the settings to `path` safely: a temporary file in the same folder, flushed and
     /// synced, renamed over `path` (the folder made first if missing, synced after).
     pub fn write(&self, path: &Path) -> io::Result<()> {
-        write_atomically(path, self.to_ron().as_bytes())
+        crate::files::write_atomically(path, self.to_ron().as_bytes())
     }
 
     /// How the mouse turns the view.
@@ -326,18 +326,12 @@ enum Unread {
 
 /// The file's bytes, at most [`MAX_BYTES`].
 fn read_capped(path: &Path) -> Result<Vec<u8>, Unread> {
-    let file = File::open(path).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => Unread::Missing,
-        _ => Unread::Failed(error),
-    })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Unread::Failed)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(Unread::TooLarge);
-    }
-    Ok(bytes)
+    crate::files::read_at_most(path, MAX_BYTES)
+        .map_err(|error| match error.kind() {
+            io::ErrorKind::NotFound => Unread::Missing,
+            _ => Unread::Failed(error),
+        })?
+        .ok_or(Unread::TooLarge)
 }
 
 /// The settings of the file at `path`; never fails. Missing: the defaults, written there.
@@ -413,40 +407,6 @@ pub fn load(path: &Path) -> Loaded {
     }
     loaded.problem = Some(problem);
     loaded
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder: written, flushed and
-/// synced, then renamed over `path`; the folder is made if missing and synced after (where the
-/// platform allows), so `path` holds either the old bytes or the new ones, whole.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let folder = match path.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&folder)?;
-    let mut name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?
-        .to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = folder.join(name);
-    let written = (|| {
-        let mut file = File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.flush()?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written?;
-    // The rename itself is durable once the folder is synced (not possible everywhere).
-    if let Ok(folder) = File::open(&folder) {
-        let _ = folder.sync_all();
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -15,9 +15,7 @@
 //! not a save, made by a newer blockfall, cut short, damaged (checksum), then whatever the
 //! decoding finds.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::SaveError;
 
@@ -102,75 +100,25 @@ pub fn unwrap(file: &[u8]) -> Result<Vec<u8>, SaveError> {
     Ok(body)
 }
 
-/// Reads a whole file of at most [`LARGEST`] bytes (a larger one is refused before it is
-/// read).
+/// Reads a whole file of at most [`LARGEST`] bytes (a larger one is refused unread).
 pub fn read_limited(path: &Path) -> Result<Vec<u8>, SaveError> {
-    let io = |source| SaveError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.take(LARGEST + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > LARGEST {
-        return Err(SaveError::TooLarge {
+    crate::files::read_at_most(path, LARGEST)
+        .map_err(|source| SaveError::Io {
             path: path.to_path_buf(),
-        });
-    }
-    Ok(bytes)
+            source,
+        })?
+        .ok_or_else(|| SaveError::TooLarge {
+            path: path.to_path_buf(),
+        })
 }
 
-/// Writes `bytes` to `path` so that the file at `path` is, at any moment, either what it was
-/// or `bytes`, whole: a temporary file in the same folder is written, flushed and synced, then
-/// renamed over `path`, and the folder synced so the rename itself is kept. The folder is made
-/// when missing. A temporary file left by a killed writer is written over by the next save.
+/// Writes a save so that a crash at any moment leaves the old file or the new one, whole
+/// ([`crate::files::write_atomically`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
-    let io = |source| SaveError::Io {
+    crate::files::write_atomically(path, bytes).map_err(|source| SaveError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let folder = match path.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&folder).map_err(io)?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| io(std::io::Error::other("the path names no file")))?;
-    let mut temporary_name = std::ffi::OsString::from(".");
-    temporary_name.push(name);
-    temporary_name.push(format!(".{}.tmp", std::process::id()));
-    let temporary = folder.join(temporary_name);
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temporary)?;
-        file.write_all(bytes)?;
-        file.flush()?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temporary, path)?;
-        sync_folder(&folder)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written.map_err(io)
-}
-
-/// Makes a rename in `folder` durable (on Unix; elsewhere renames are kept by the system).
-fn sync_folder(folder: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(folder)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = folder;
-        Ok(())
-    }
+    })
 }
 
 #[cfg(test)]
@@ -201,22 +149,5 @@ mod tests {
         let last = flipped.len() - 1;
         flipped[last] ^= 0x40;
         assert!(reason(&flipped).contains("checksum"));
-    }
-
-    #[test]
-    fn an_atomic_write_replaces_the_file_and_leaves_no_temporary() {
-        let folder = std::env::temp_dir().join(format!("blockfall-atomic-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&folder);
-        let path = folder.join("deeper").join("world.blockfall");
-        write_atomic(&path, b"first").expect("written");
-        write_atomic(&path, b"second").expect("written");
-        assert_eq!(fs::read(&path).expect("read"), b"second");
-        let left: Vec<_> = fs::read_dir(path.parent().expect("a folder"))
-            .expect("listed")
-            .map(|entry| entry.expect("an entry").file_name())
-            .collect();
-        assert_eq!(left, vec![std::ffi::OsString::from("world.blockfall")]);
-        assert_eq!(read_limited(&path).expect("read"), b"second");
-        fs::remove_dir_all(&folder).expect("cleaned up");
     }
 }

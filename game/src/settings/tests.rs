@@ -351,9 +351,13 @@ fn a_path_that_cannot_be_read_is_left_alone_and_the_defaults_used() {
 fn writing_replaces_the_file_whole_and_leaves_no_temporary_file() {
     let dir = scratch("atomic");
     let path = dir.join("mine.ron");
-    write_atomically(&path, b"old").unwrap();
-    write_atomically(&path, b"new").unwrap();
-    assert_eq!(fs::read(&path).unwrap(), b"new");
+    Settings::default().write(&path).unwrap();
+    let changed = Settings {
+        hud: false,
+        ..Settings::default()
+    };
+    changed.write(&path).unwrap();
+    assert_eq!(load(&path).settings, changed);
     assert_eq!(files_in(&dir), ["mine.ron"]);
     // A file of another name is kept aside under its own name.
     fs::write(&path, b"(width: 5)").unwrap();
