@@ -474,6 +474,9 @@ pub struct Input {
     pub controls: Controls,
     /// The tool's button held, and whether it went down since the last frame.
     pub tool: Option<(ToolButton, bool)>,
+    /// The tool's button went up again before a frame saw it go down: that frame still acts
+    /// once (a click shorter than a frame is not lost), then it is let go.
+    pub tool_released: bool,
     /// Wheel notches since the last frame (up is positive).
     pub wheel: f32,
     /// Mouse movement since the last frame, in pixels.
@@ -525,8 +528,13 @@ impl Input {
         if let Some(tool) = tool {
             if down && self.captured {
                 self.tool = Some((tool, true));
+                self.tool_released = false;
             } else if !down && self.tool.is_some_and(|(held, _)| held == tool) {
-                self.tool = None;
+                if self.tool.is_some_and(|(_, pressed)| pressed) {
+                    self.tool_released = true;
+                } else {
+                    self.tool = None;
+                }
             }
             return None;
         }
@@ -576,7 +584,11 @@ impl Input {
     pub fn take_tool(&mut self) -> Option<(ToolButton, bool)> {
         let tool = self.tool;
         if let Some((button, _)) = tool {
-            self.tool = Some((button, false));
+            self.tool = if std::mem::take(&mut self.tool_released) {
+                None
+            } else {
+                Some((button, false))
+            };
         }
         tool
     }
@@ -585,6 +597,7 @@ impl Input {
     pub fn release_all(&mut self) {
         self.controls = Controls::default();
         self.tool = None;
+        self.tool_released = false;
         self.turn = (0.0, 0.0);
     }
 }
@@ -643,6 +656,23 @@ mod tests {
         assert_eq!(input.take_tool(), Some((ToolButton::Secondary, false)));
         input.button(Button::MouseLeft, false, false);
         assert!(input.tool.is_some(), "releasing the other button keeps it");
+        input.button(Button::MouseRight, false, false);
+        assert_eq!(input.take_tool(), None);
+    }
+
+    #[test]
+    fn a_click_shorter_than_a_frame_acts_once() {
+        let mut input = Input {
+            captured: true,
+            ..Input::default()
+        };
+        input.button(Button::MouseLeft, true, false);
+        input.button(Button::MouseLeft, false, false);
+        assert_eq!(input.take_tool(), Some((ToolButton::Primary, true)));
+        assert_eq!(input.take_tool(), None, "and is let go after that frame");
+        // Held over frames, it acts as held and stops when let go.
+        input.button(Button::MouseRight, true, false);
+        assert_eq!(input.take_tool(), Some((ToolButton::Secondary, true)));
         input.button(Button::MouseRight, false, false);
         assert_eq!(input.take_tool(), None);
     }

@@ -94,6 +94,8 @@ pub struct SavedInput {
     pub controls: Controls,
     /// The tool's button: primary (break, dig) or not, and whether it just went down.
     pub tool: Option<(bool, bool)>,
+    /// It went up again before a frame saw it go down (it acts once more, then is let go).
+    pub tool_released: bool,
 }
 
 /// A piece: its body's handle (the trace's `id` is its index) and its blocks, in their places

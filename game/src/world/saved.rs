@@ -57,6 +57,7 @@ impl World {
                 tool: held
                     .tool
                     .map(|(button, pressed)| (button == ToolButton::Primary, pressed)),
+                tool_released: held.tool_released,
             },
         }
     }
@@ -126,6 +127,7 @@ impl SavedInput {
             };
             (button, pressed)
         });
+        input.tool_released = self.tool.is_some() && self.tool_released;
     }
 }
 
