@@ -311,16 +311,22 @@ impl Bodies {
         self.free = free;
     }
 
+    /// Refuses a body that would make more bodies or points than a `u32` counts.
+    fn check_room(&self, points: usize) -> Result<(), PhysicsError> {
+        let limit = u32::MAX as usize - 1;
+        if self.len() >= limit || self.offsets.len() + points >= limit {
+            return Err(PhysicsError::TooManyBodies(limit));
+        }
+        Ok(())
+    }
+
     /// Adds a body with its middle at `properties.center`: its own frame is the world's.
     pub fn insert(
         &mut self,
         properties: MassProperties,
         points: &[[f64; 3]],
     ) -> Result<BodyHandle, PhysicsError> {
-        let limit = u32::MAX as usize - 1;
-        if self.len() >= limit || self.offsets.len() + points.len() >= limit {
-            return Err(PhysicsError::TooManyBodies(limit));
-        }
+        self.check_room(points.len())?;
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
@@ -342,10 +348,7 @@ impl Bodies {
         properties: MassProperties,
         points: &[[f64; 3]],
     ) -> Result<usize, PhysicsError> {
-        let limit = u32::MAX as usize - 1;
-        if self.len() >= limit || self.offsets.len() + points.len() >= limit {
-            return Err(PhysicsError::TooManyBodies(limit));
-        }
+        self.check_room(points.len())?;
         let dense = self.len() as u32;
         let slot = self
             .slots
