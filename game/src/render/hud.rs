@@ -490,7 +490,15 @@ fn lay_out(ui: &mut egui::Ui, hud: &Hud) {
                 line(ui, &hud.help, HELP);
             }
             if let Some(message) = &hud.message {
-                line(ui, message, MESSAGE);
+                // A message may be long (an error with a path): it wraps within the window.
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(message)
+                            .font(FontId::monospace(TEXT_SIZE))
+                            .color(MESSAGE),
+                    )
+                    .wrap(),
+                );
             }
         });
 }
