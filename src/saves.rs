@@ -94,6 +94,9 @@ impl Saves {
         let Some(path) = &self.path else {
             return Err("no save to load: give --world PATH".into());
         };
+        if !path.exists() {
+            return Err(format!("no save at {} yet: F5 saves one", path.display()));
+        }
         let (world, clock) =
             load_world(path, pool, radius).map_err(|error| format!("{error:#}"))?;
         self.clock = clock;

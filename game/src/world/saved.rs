@@ -139,7 +139,7 @@ fn player_of(saved: &SavedPlayer) -> Result<Player, SaveError> {
         .chain([&saved.yaw, &saved.pitch])
         .all(|value| value.is_finite());
     let limit = PITCH_LIMIT_DEGREES.to_radians();
-    if !finite || !(0.0..std::f32::consts::TAU).contains(&saved.yaw) || saved.pitch.abs() > limit {
+    if !finite || !(0.0..=std::f32::consts::TAU).contains(&saved.yaw) || saved.pitch.abs() > limit {
         return Err(SaveError::Inconsistent(format!(
             "the player {saved:?} is not finite or looks beyond the view's limits"
         )));
