@@ -219,9 +219,14 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     }
     let frames = options.frames.unwrap_or(1).max(1);
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
-    let mut frame_starts = Vec::with_capacity(frames as usize + 1);
+    // The mean frame time skips the first frame, which pays for pipeline warm-up (when there
+    // are more). Kept as two instants, not a list: `--frames` may be larger than memory holds.
+    let skip = if frames > 1 { 1 } else { 0 };
+    let mut timed_from = Instant::now();
     for frame in 0..frames {
-        frame_starts.push(Instant::now());
+        if frame == skip {
+            timed_from = Instant::now();
+        }
         capture.frame_starts(frame);
         renderer.render(
             &mut gpu,
@@ -232,21 +237,14 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         capture.frame_ends();
     }
     let pixels = renderer.pixels()?;
-    frame_starts.push(Instant::now());
+    let timed_until = Instant::now();
     let path = options
         .screenshot
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
     write_png(&pixels, &path)?;
 
-    // The first frame pays for pipeline warm-up; the mean is over the rest when there are any.
-    let skip = if frames > 1 { 1 } else { 0 };
-    let spans: Vec<f64> = frame_starts
-        .windows(2)
-        .skip(skip)
-        .map(|w| (w[1] - w[0]).as_secs_f64() * 1000.0)
-        .collect();
-    let mean_frame_ms = spans.iter().sum::<f64>() / spans.len().max(1) as f64;
+    let mean_frame_ms = (timed_until - timed_from).as_secs_f64() * 1000.0 / (frames - skip) as f64;
     Ok(RunReport {
         frames,
         mean_frame_ms,

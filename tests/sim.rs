@@ -485,3 +485,19 @@ fn a_tower_falls_only_once_its_foot_is_more_than_20_cm_from_the_ground() {
     );
     assert_eq!(last_state(&lines)["blocks"], 0);
 }
+
+#[test]
+fn report_every_of_1e_300_finishes() {
+    // It never finished: the next report's time was counted up one `report_every` at a time.
+    let lines =
+        trace(r#"{"terrain": {"flat": {"height": 0.0}}, "duration": 0.5, "report_every": 1e-300}"#);
+    let states = lines
+        .iter()
+        .filter(|line| line.get("blocks").is_some())
+        .count();
+    assert_eq!(
+        states, 31,
+        "a state line at the start and after every one of the 30 frames"
+    );
+    assert_eq!(lines.last().expect("a last line")["done"], true);
+}

@@ -147,9 +147,22 @@ impl Runner {
             return Ok(None);
         }
         if every > 0.0 {
-            while due(self.reports) {
-                self.reports += 1;
+            // The first report not yet due, found by division (a tiny `report_every` would take
+            // forever counting up), then set right where rounding put it off by one.
+            let estimate = ((after + epsilon) / every).floor() + 1.0;
+            let mut next = if estimate < u64::MAX as f64 {
+                estimate as u64
+            } else {
+                u64::MAX
+            };
+            next = next.max(self.reports);
+            while next > self.reports && !due(next - 1) {
+                next -= 1;
             }
+            while next < u64::MAX && due(next) {
+                next += 1;
+            }
+            self.reports = next;
         }
         Ok(Some(serde_json::to_string(&StateLine::of(world, after))?))
     }
