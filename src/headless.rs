@@ -17,7 +17,7 @@ use crate::capture::FrameCapture;
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
-use crate::screenshot::write_png;
+use crate::screenshot::{check_writable, write_png};
 use crate::script::Script;
 use crate::shaders::LIBRARY;
 use crate::shown::Shown;
@@ -190,8 +190,20 @@ impl HeadlessRenderer {
     }
 }
 
+/// Where the PNG of a headless run goes.
+fn screenshot_path(options: &RunOptions) -> PathBuf {
+    options
+        .screenshot
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT))
+}
+
 /// Renders `options.frames` frames (1 if not given) headless and writes the last as a PNG.
 pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
+    if options.script.is_none() {
+        // A path that cannot be written is refused now, not after every frame was rendered.
+        check_writable(&screenshot_path(options))?;
+    }
     let mut gpu = Gpu::headless(&GpuDesc {
         app_name: "blockfall".into(),
         validation: options.validation,
@@ -238,10 +250,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     }
     let pixels = renderer.pixels()?;
     let timed_until = Instant::now();
-    let path = options
-        .screenshot
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
+    let path = screenshot_path(options);
     write_png(&pixels, &path)?;
 
     let mean_frame_ms = (timed_until - timed_from).as_secs_f64() * 1000.0 / (frames - skip) as f64;
@@ -274,7 +283,7 @@ fn run_script_headless(
     options: &RunOptions,
     started: Instant,
 ) -> anyhow::Result<RunReport> {
-    let script = Script::new(scene, &renderer.start);
+    let mut script = Script::new(scene, &renderer.start);
     if let Shown::World(world) = &renderer.shown {
         print_lines(&[script.first_line(&world.world)?]);
     }

@@ -1,33 +1,45 @@
 //! Writing read-back pixels as PNG.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::Path;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::RgbaImage;
+use blockfall_game::files::write_atomically;
 
-/// Writes an RGBA image to `path` as an 8-bit sRGB PNG, creating its folder.
-pub fn write_png(image: &RgbaImage, path: &Path) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create the folder {}", parent.display()))?;
+/// Checks, before any frame is rendered, that a PNG can be written at `path`: its folder is made
+/// (as [`write_png`] makes it) and a temporary file is created in it and removed again. A bad
+/// path is then refused at once rather than after every frame was rendered.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let refused = || format!("cannot write the screenshot {}", path.display());
+    if path.file_name().is_none() || path.is_dir() {
+        return Err(anyhow::anyhow!("it names a folder, not a file")).with_context(refused);
     }
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut encoder = png::Encoder::new(BufWriter::new(file), image.width, image.height);
+    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) => folder.to_path_buf(),
+        None => ".".into(),
+    };
+    std::fs::create_dir_all(&folder).with_context(refused)?;
+    let probe = folder.join(format!(".blockfall-probe.{}.tmp", std::process::id()));
+    std::fs::File::create(&probe).with_context(refused)?;
+    std::fs::remove_file(&probe).with_context(refused)?;
+    Ok(())
+}
+
+/// Writes an RGBA image to `path` as an 8-bit sRGB PNG, creating its folder. The PNG is written
+/// whole to a temporary file and renamed over `path`, so a failed write leaves no cut-off PNG.
+pub fn write_png(image: &RgbaImage, path: &Path) -> anyhow::Result<()> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, image.width, image.height);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
-    let mut writer = encoder
-        .write_header()
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .write_image_data(&image.pixels)
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .finish()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let encoded = (|| {
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&image.pixels)?;
+        writer.finish()
+    })();
+    encoded.with_context(|| format!("encoding {}", path.display()))?;
+    write_atomically(path, &bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]
@@ -44,12 +56,33 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("blockfall-png-{}", std::process::id()));
         let path = dir.join("nested").join("shot.png");
         write_png(&image, &path).unwrap();
-        let decoder = png::Decoder::new(std::io::BufReader::new(File::open(&path).unwrap()));
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
         let mut reader = decoder.read_info().unwrap();
         let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut buffer).unwrap();
         assert_eq!((info.width, info.height), (3, 2));
         assert_eq!(&buffer[..info.buffer_size()], image.pixels.as_slice());
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_bad_screenshot_path_is_refused_before_rendering() {
+        // Under a file no folder can be made; a folder is no file.
+        let dir = std::env::temp_dir().join(format!("blockfall-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a-file");
+        std::fs::write(&file, b"").unwrap();
+        for bad in [file.join("shot.png"), dir.clone()] {
+            let error = check_writable(&bad).unwrap_err();
+            assert!(
+                format!("{error:#}").contains("cannot write the screenshot"),
+                "{error:#}"
+            );
+        }
+        check_writable(&dir.join("deeper").join("shot.png")).unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir.join("deeper")).unwrap().collect();
+        assert!(left.is_empty(), "the check leaves nothing behind");
         std::fs::remove_dir_all(dir).ok();
     }
 

@@ -17,38 +17,17 @@ use blockfall_game::input::Command;
 use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile, Start};
 use blockfall_game::world::World;
 
-/// The largest script read, in bytes.
-pub const LONGEST_SCRIPT_BYTES: u64 = 64 << 20;
-
 /// Why a script cannot run: exit status 2, before any frame.
 #[derive(Debug, thiserror::Error)]
-pub enum ScriptError {
-    #[error("reading the script {path}: {error}")]
-    Read {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("the script {path} is {bytes} bytes; scripts are at most {LONGEST_SCRIPT_BYTES}")]
-    TooLarge { path: PathBuf, bytes: u64 },
-    #[error("the script {path}: {error}")]
-    Scene { path: PathBuf, error: SceneError },
+#[error("the script {path}: {error}")]
+pub struct ScriptError {
+    pub path: PathBuf,
+    pub error: SceneError,
 }
 
-/// Reads and checks a script file.
+/// Reads and checks a script file (at most `scene::LARGEST_SCENE_BYTES` of it).
 pub fn load(path: &Path) -> Result<SceneFile, ScriptError> {
-    let read = |error| ScriptError::Read {
-        path: path.to_owned(),
-        error,
-    };
-    let bytes = std::fs::metadata(path).map_err(read)?.len();
-    if bytes > LONGEST_SCRIPT_BYTES {
-        return Err(ScriptError::TooLarge {
-            path: path.to_owned(),
-            bytes,
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(read)?;
-    scene::parse(&text).map_err(|error| ScriptError::Scene {
+    scene::read(path).map_err(|error| ScriptError {
         path: path.to_owned(),
         error,
     })
@@ -111,8 +90,9 @@ impl Script {
         self.frame > self.runner.frame_count()
     }
 
-    /// The trace's first line (the state at t = 0).
-    pub fn first_line(&self, world: &World) -> Result<String, SceneError> {
+    /// The trace's first line (the state at the start); refused when the trace the script
+    /// would write is beyond its limits (`scene::Limits`).
+    pub fn first_line(&mut self, world: &World) -> Result<String, SceneError> {
         self.runner.first_line(world)
     }
 

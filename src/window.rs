@@ -300,7 +300,7 @@ impl App {
             if let Shown::World(world) = &mut shown {
                 world.load_all(&mut frames)?;
                 frames.wait_all()?;
-                let script = Script::new(scene.clone(), &start);
+                let mut script = Script::new(scene.clone(), &start);
                 print_lines(&[script.first_line(&world.world)?]);
                 play = Play::new(Some(script));
             }

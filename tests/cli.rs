@@ -336,3 +336,78 @@ fn settings_named_by_flag_are_read_the_flags_win_and_a_broken_file_is_kept_aside
     assert!(!config.exists(), "nothing written into the config folder");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn a_bad_screenshot_path_is_refused_before_any_frame() {
+    // It was reported only after every frame was rendered. Without a Vulkan driver the run
+    // would fail at the device: the path is checked before that.
+    let dir = scratch("badshot");
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let path = file.join("shot.png");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--frames",
+            "1000000",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ],
+        &[
+            ("VK_DRIVER_FILES", "/nonexistent/blockfall-no-driver.json"),
+            ("VK_ICD_FILENAMES", "/nonexistent/blockfall-no-driver.json"),
+        ],
+        &[],
+    );
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("cannot write the screenshot") && stderr.contains("shot.png"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Vulkan"),
+        "checked before the device: {stderr}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn headless_frames_of_u64_max_renders_without_running_out_of_memory() {
+    // It panicked (capacity overflow) or aborted allocating a list of one instant per frame.
+    if skip_gpu() {
+        return;
+    }
+    use std::io::{BufRead, BufReader};
+    let dir = scratch("manyframes");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blockfall"))
+        .args(["--headless", "--frames", &u64::MAX.to_string()])
+        .args(["--width", "32", "--height", "24", "--view-radius", "1"])
+        .arg("--screenshot")
+        .arg(dir.join("never.png"))
+        .env("RUST_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the blockfall binary runs");
+    // The log says when the world is loaded: the frames start right after.
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut log = String::new();
+    for line in stderr.lines() {
+        let line = line.expect("a log line");
+        log.push_str(&line);
+        log.push('\n');
+        if line.contains("chunks within") {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let status = child.try_wait().expect("the child's status");
+    child.kill().ok();
+    child.wait().ok();
+    assert!(
+        status.is_none(),
+        "it stopped ({status:?}) instead of rendering on:\n{log}"
+    );
+    assert!(log.contains("chunks within"), "{log}");
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -172,8 +172,8 @@ fn bad_scenes_are_clear_errors() {
         let error = scene::parse(text).expect_err(text);
         let message = error.to_string();
         assert!(message.contains(expected), "{text}\n  gave: {message}");
-        if let SceneError::Parse(error) = &error {
-            assert!(error.line() >= 1, "serde names the line: {message}");
+        if let SceneError::Json { line, .. } = &error {
+            assert!(*line >= 1, "the reader names the line: {message}");
         }
     }
 }
@@ -500,4 +500,178 @@ fn report_every_of_1e_300_finishes() {
         "a state line at the start and after every one of the 30 frames"
     );
     assert_eq!(lines.last().expect("a last line")["done"], true);
+}
+
+/// The error a scene gets from `parse`, as text.
+fn refusal(text: &str) -> String {
+    scene::parse(text).expect_err(text).to_string()
+}
+
+#[test]
+fn a_tiny_frame_dt_over_a_long_duration_is_refused_before_it_runs() {
+    // It ran for years: 8.64e13 frames.
+    let message =
+        refusal(r#"{"terrain": {"flat": {"height": 0}}, "duration": 86400, "frame_dt": 1e-9}"#);
+    assert!(
+        message.contains("limits.frames") && message.contains("86400000000000 frames"),
+        "{message}"
+    );
+    // A scene asks for more on purpose: 10,000 frames over a limit of 5,000, then of 20,000.
+    let asking = |frames: u64| {
+        format!(
+            r#"{{"terrain": {{"flat": {{"height": 0}}}}, "duration": 10, "frame_dt": 0.001,
+                "limits": {{"frames": {frames}}}}}"#
+        )
+    };
+    assert!(refusal(&asking(5_000)).contains("10000 frames"));
+    scene::parse(&asking(20_000)).expect("a scene within the limit it asks for");
+}
+
+#[test]
+fn a_trace_beyond_its_limit_is_refused_before_any_line() {
+    // Gigabytes without a word: a state line every frame of a busy scene.
+    let text = r#"{"terrain": {"flat": {"height": 0}}, "sample_scene": [0, 8],
+        "duration": 60, "report_every": 0, "limits": {"trace_bytes": 100000}}"#;
+    let parsed = scene::parse(text).expect("a valid scene");
+    let mut out = Vec::new();
+    let error = scene::run(&parsed, &mut out).expect_err("refused");
+    let message = error.to_string();
+    assert!(
+        message.contains("limits.trace_bytes") && message.contains("3601 state lines"),
+        "{message}"
+    );
+    assert!(out.is_empty(), "a refused scene writes no trace");
+}
+
+#[test]
+fn a_trace_that_outgrows_its_limit_as_pieces_break_off_stops_there() {
+    // A tower whose foot is broken: the falling piece makes every later state line longer than
+    // the first, which the estimate before the run goes by.
+    let tower: Vec<String> = (0..8)
+        .map(|j| {
+            format!(
+                r#"{{"cell": [0, {}, 0], "size": 2, "material": "Stone"}}"#,
+                2 * j
+            )
+        })
+        .collect();
+    let text = |limit: u64| {
+        format!(
+            r#"{{"terrain": {{"flat": {{"height": 0}}}}, "blocks": [{}],
+                "player": {{"feet": [20, 0.5, 0]}},
+                "events": [{{"t": 0.1, "break": [0, 0, 0]}}],
+                "duration": 1, "report_every": 0, "limits": {{"trace_bytes": {limit}}}}}"#,
+            tower.join(", ")
+        )
+    };
+    let whole = {
+        let mut out = Vec::new();
+        scene::run(&scene::parse(&text(1 << 30)).unwrap(), &mut out).unwrap();
+        out.len() as u64
+    };
+    let parsed = scene::parse(&text(whole / 2)).expect("a valid scene");
+    let mut out = Vec::new();
+    let message = scene::run(&parsed, &mut out)
+        .expect_err("stopped")
+        .to_string();
+    assert!(
+        message.contains("limits.trace_bytes") && message.contains("outgrew"),
+        "{message}"
+    );
+    assert!(!out.is_empty() && (out.len() as u64) <= whole / 2);
+    assert!(!String::from_utf8_lossy(&out).contains("\"done\""));
+}
+
+#[test]
+fn a_dig_or_build_far_out_is_refused_before_it_runs() {
+    // It failed mid-run with "not a finite point" and left a partial trace.
+    for (key, place) in [
+        (
+            r#""events": [{"t": 0.5, "dig": {"center": [2e9, 0, 0], "radius": 3}}]"#,
+            "events[0].dig.center",
+        ),
+        (
+            r#""events": [{"t": 0, "build": {"center": [0, -1e10, 0], "radius": 3}}]"#,
+            "events[0].build.center",
+        ),
+        (
+            r#""digs": [{"center": [0, 0, 6e5], "radius": 3}]"#,
+            "digs[0].center",
+        ),
+        (r#""player": {"feet": [1e9, 0, 0]}"#, "player.feet"),
+    ] {
+        let message = refusal(&format!(
+            r#"{{"terrain": {{"flat": {{"height": 0}}}}, {key}, "duration": 1}}"#
+        ));
+        assert!(
+            message.contains(place) && message.contains("outside the world"),
+            "{key}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_frame_dt_above_50_ms_moves_the_player_at_full_speed() {
+    // The player's step was cut to 50 ms while the pieces moved the whole frame.
+    let walked = |frame_dt: f64| {
+        let lines = trace(&WALK.replace("0.0166666667", &frame_dt.to_string()));
+        let (start, end) = (feet(state_at(&lines, 1.0)), feet(state_at(&lines, 3.0)));
+        ((end[0] - start[0]).powi(2) + (end[2] - start[2]).powi(2)).sqrt()
+    };
+    let smooth = walked(1.0 / 60.0);
+    for frame_dt in [0.1, 0.0625] {
+        let long = walked(frame_dt);
+        assert!(
+            (long - smooth).abs() < 0.05 * smooth,
+            "frame_dt {frame_dt}: walked {long} m, at 1/60 s {smooth} m"
+        );
+    }
+}
+
+#[test]
+fn scene_messages_name_the_place() {
+    let flat = r#""terrain": {"flat": {"height": 0}}"#;
+    // A UTF-8 byte-order mark, as some editors write, is no error.
+    scene::parse(&format!("\u{feff}{{{flat}, \"duration\": 1}}")).expect("a BOM is skipped");
+    let message = refusal("\n  [1, 2]");
+    assert!(
+        message.contains("line 2 column 3") && message.contains("holds an array"),
+        "{message}"
+    );
+    let message = refusal(r#"{"terrain": "flat", "duration": 1}"#);
+    assert!(
+        message.starts_with("terrain") && message.contains(r#"{"flat": {"height": H}}"#),
+        "{message}"
+    );
+    let message = refusal(&format!(
+        r#"{{{flat}, "blocks": [{{"cell": [-0, 0, 0], "material": "Stone"}}], "duration": 1}}"#
+    ));
+    assert!(
+        message.starts_with("blocks[0].cell[0], line 1"),
+        "{message}"
+    );
+    let message = refusal(&format!(
+        r#"{{{flat}, "events": [{{"t": 0, "turn": [1, "x"]}}], "duration": 1}}"#
+    ));
+    assert!(
+        message.starts_with("events[0].turn[1], line 1"),
+        "{message}"
+    );
+    // A 100 MB name, or key, is not echoed in full.
+    let long = "x".repeat(100 << 20);
+    for text in [
+        format!(
+            r#"{{{flat}, "blocks": [{{"cell": [0, 0, 0], "material": "{long}"}}], "duration": 1}}"#
+        ),
+        format!(r#"{{{flat}, "{long}": 1, "duration": 1}}"#),
+    ] {
+        let message = refusal(&text);
+        assert!(
+            message.len() < 1000,
+            "{} bytes of message: {}…",
+            message.len(),
+            &message[..200]
+        );
+        assert!(message.contains("characters left out"), "{message}");
+    }
 }

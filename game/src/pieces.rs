@@ -638,60 +638,89 @@ impl Pieces {
     }
 
     /// Whether any piece, moving or at rest, reaches into the box `low..high` (meters): for
-    /// refusing a block placed into one. A piece whose sphere misses the box is skipped; for
-    /// the rest, points of the box a quarter meter apart (2 cm inside its faces) are asked
-    /// whether they lie inside the piece, and the piece's own contact points (its cells'
-    /// corners) whether they lie inside the box.
+    /// refusing a block placed into one. Exact for boxes: each block of a piece near the box is
+    /// its cell box turned with the piece, tested against the box on the separating axes of two
+    /// boxes (their 3 + 3 face normals and the 9 crossings of their edges). Both are taken 2 cm
+    /// inside their faces, so a block may be placed touching a piece. A block's whole cell box
+    /// counts, a slope's empty half and cut edges included.
     pub fn overlaps_box(&self, low: [f32; 3], high: [f32; 3]) -> bool {
-        const SPACING: f32 = 0.25;
-        const INSET: f32 = 0.02;
-        let axis_points = |axis: usize| {
-            let (from, to) = (low[axis] + INSET, high[axis] - INSET);
-            let steps = ((to - from) / SPACING).ceil().max(1.0) as usize;
-            (0..=steps).map(move |i| from + (to - from) * i as f32 / steps as f32)
-        };
-        self.pieces.keys().any(|&handle| {
+        const INSET: f64 = 0.02;
+        let low = low.map(|c| f64::from(c) + INSET);
+        let high = high.map(|c| f64::from(c) - INSET);
+        self.pieces.iter().any(|(&handle, piece)| {
             let Some((piece_low, piece_high)) = self.bounds(handle) else {
                 return false;
             };
-            let apart =
-                (0..3).any(|axis| piece_high[axis] < low[axis] || piece_low[axis] > high[axis]);
-            if apart {
-                return false;
-            }
-            let inside_piece = axis_points(0).any(|x| {
-                axis_points(1).any(|y| {
-                    axis_points(2).any(|z| {
-                        self.distance_to(handle, [x, y, z].map(f64::from))
-                            .is_some_and(|distance| distance < 0.0)
-                    })
-                })
+            let apart = (0..3).any(|axis| {
+                f64::from(piece_high[axis]) < low[axis] || f64::from(piece_low[axis]) > high[axis]
             });
-            // The corners and middles of the piece's blocks, in the world.
-            let corner_inside = self.pieces.get(&handle).is_some_and(|piece| {
-                piece.blocks.iter().any(|block| {
+            !apart
+                && piece.blocks.iter().any(|block| {
                     let meters = f64::from(block.size) * f64::from(CELL);
                     let base = block.low().map(|c| f64::from(c) * f64::from(CELL));
-                    (0..9).any(|corner| {
-                        let local: [f64; 3] = std::array::from_fn(|axis| {
-                            if corner == 8 {
-                                base[axis] + meters / 2.0
-                            } else {
-                                base[axis] + meters * f64::from((corner >> axis) & 1)
-                            }
+                    let mut corners = [[0.0; 3]; 8];
+                    for (corner, world) in corners.iter_mut().enumerate() {
+                        let local = std::array::from_fn(|axis| {
+                            base[axis]
+                                + if (corner >> axis) & 1 == 1 {
+                                    meters - INSET
+                                } else {
+                                    INSET
+                                }
                         });
-                        self.to_world(handle, local).is_some_and(|point| {
-                            (0..3).all(|axis| {
-                                point[axis] > f64::from(low[axis] + INSET)
-                                    && point[axis] < f64::from(high[axis] - INSET)
-                            })
-                        })
-                    })
+                        match self.to_world(handle, local) {
+                            Some(point) => *world = point,
+                            None => return false,
+                        }
+                    }
+                    turned_box_meets_box(&corners, low, high)
                 })
-            });
-            inside_piece || corner_inside
         })
     }
+}
+
+/// Whether a turned box, given by its 8 corners (corner `i` at the low end of axis `a` when bit
+/// `a` of `i` is 0), and the axis-aligned box `low..high` share inside points: no separating
+/// axis among the two boxes' face normals and the crossings of their edges.
+fn turned_box_meets_box(corners: &[[f64; 3]; 8], low: [f64; 3], high: [f64; 3]) -> bool {
+    let sub = |a: [f64; 3], b: [f64; 3]| std::array::from_fn::<f64, 3, _>(|i| a[i] - b[i]);
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let edges = [1, 2, 4].map(|corner| sub(corners[corner], corners[0]));
+    let world = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut axes = Vec::with_capacity(15);
+    axes.extend(world);
+    axes.extend(edges);
+    for edge in edges {
+        for axis in world {
+            let crossed = cross(edge, axis);
+            // Parallel edges give no axis of their own (their plane's normals are tested).
+            if dot(crossed, crossed) > 1e-12 * dot(edge, edge) {
+                axes.push(crossed);
+            }
+        }
+    }
+    axes.into_iter().all(|axis| {
+        let (turned_low, turned_high) = corners
+            .iter()
+            .map(|&corner| dot(corner, axis))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p), b.max(p))
+            });
+        // The box's extent along the axis: its middle's projection ± its half sizes'.
+        let middle: [f64; 3] = std::array::from_fn(|i| (low[i] + high[i]) / 2.0);
+        let reach: f64 = (0..3)
+            .map(|i| (high[i] - low[i]) / 2.0 * axis[i].abs())
+            .sum();
+        let centre = dot(middle, axis);
+        turned_low < centre + reach && centre - reach < turned_high
+    })
 }
 
 #[cfg(test)]
@@ -710,6 +739,42 @@ mod tests {
             own.add(*block).unwrap();
         }
         contact_points(blocks, &own).len()
+    }
+
+    /// The corners of a cube of side `side` turned `degrees` about the vertical, around `middle`.
+    fn turned_cube(middle: [f64; 3], side: f64, degrees: f64) -> [[f64; 3]; 8] {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        std::array::from_fn(|corner| {
+            let local: [f64; 3] =
+                std::array::from_fn(|axis| side * (((corner >> axis) & 1) as f64 - 0.5));
+            [
+                middle[0] + cos * local[0] + sin * local[2],
+                middle[1] + local[1],
+                middle[2] - sin * local[0] + cos * local[2],
+            ]
+        })
+    }
+
+    #[test]
+    fn a_piece_edge_reaching_into_a_block_between_sample_points_is_an_overlap() {
+        // A 2 m cube turned 45°: its vertical edge reaches 10 cm into the 1 m box through the
+        // face x = 1, at z = 0.6, where no corner of either box lies inside the other and the
+        // old quarter-meter sample points (z = 0.5, 0.74) both missed the 8 cm wide wedge.
+        let (low, high) = ([0.0; 3], [1.0; 3]);
+        let reach = 2f64.sqrt();
+        let into = turned_cube([1.0 + reach - 0.1, 0.5, 0.6], 2.0, 45.0);
+        assert!(turned_box_meets_box(&into, low, high));
+        let apart = turned_cube([1.0 + reach + 0.01, 0.5, 0.6], 2.0, 45.0);
+        assert!(!turned_box_meets_box(&apart, low, high));
+        // Face to face, unturned: touching is not overlapping; a centimeter in is.
+        let touching = turned_cube([1.5, 0.5, 0.5], 1.0, 0.0);
+        assert!(!turned_box_meets_box(&touching, low, high));
+        let inside = turned_cube([1.49, 0.5, 0.5], 1.0, 0.0);
+        assert!(turned_box_meets_box(&inside, low, high));
+        // Diagonal to the box's edge: a turned cube beside the box's vertical edge, apart
+        // along the diagonal though its axis-aligned bounds overlap the box.
+        let beside = turned_cube([1.6, 0.5, 1.6], 1.0, 45.0);
+        assert!(!turned_box_meets_box(&beside, low, high));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! through a thin floor between two looks.
 
 use blockfall_engine::collision::Solid;
+use blockfall_engine::physics;
 use ultraviolet::Vec3;
 
 /// The balls' radius, in meters.
@@ -36,8 +37,12 @@ pub const LONGEST_STEP: f32 = RADIUS / 2.0;
 /// Flying speeds, in m/s: normal and with Shift.
 pub const FLY_SPEED: f32 = 15.0;
 pub const FLY_FAST_SPEED: f32 = 60.0;
-/// A frame longer than this (a stall) is cut to it, so one huge step cannot carry the player far.
-pub const LONGEST_FRAME: f32 = 0.05;
+/// The longest step the player moves in: a longer frame is played in equal substeps of at most
+/// this, so the player keeps pace with the pieces whatever the frame time.
+pub const LONGEST_SUBSTEP: f32 = 0.05;
+/// A frame longer than this (a stall) is cut to it, as the physics cuts it (at most
+/// `MOST_STEPS` steps of `STEP`), so the player and the pieces lose the same time.
+pub const LONGEST_FRAME: f32 = (physics::MOST_STEPS as f64 * physics::STEP) as f32;
 
 /// Walking on the ground, or flying through anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,9 +133,13 @@ impl Player {
             return;
         }
         let dt = dt.min(LONGEST_FRAME);
-        match self.mode {
-            Mode::Walk => self.walk(dt, controls, yaw, solids),
-            Mode::Fly => self.fly(dt, controls, yaw, pitch),
+        let substeps = (dt / LONGEST_SUBSTEP).ceil().max(1.0);
+        let step = dt / substeps;
+        for _ in 0..substeps as u32 {
+            match self.mode {
+                Mode::Walk => self.walk(step, controls, yaw, solids),
+                Mode::Fly => self.fly(step, controls, yaw, pitch),
+            }
         }
     }
 

@@ -2,7 +2,9 @@
 //! - `bench`: benchmarks whose results go to BENCHMARKS.md (frames, surface-nets, density,
 //!   light, gpu-mesh, nearest, support, physics, startup). The binary reads its command line;
 //!   the benchmarks themselves are this library's [`bench`](mod@bench) modules, one each.
-//! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out.
+//! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out ([`mesh`] holds its
+//!   reading, meshing and writing).
 //! - `sim`: a scene file in, a JSON-lines trace out.
 
 pub mod bench;
+pub mod mesh;

@@ -158,11 +158,66 @@ fn mesh_tool_rejects_bad_input_with_clear_messages() {
         );
     }
 
-    let unwritable = folder.join("no-such-folder").join("out.json");
+    // A folder cannot be made under a file.
+    let unwritable = good.join("out.json");
     let message = expect_failure(&good, "8,8,8", &unwritable);
     assert!(
         message.contains("out.json") && message.contains("cannot write"),
         "{message}"
     );
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_output_equal_to_input_is_refused_and_the_input_kept() {
+    let folder = scratch_folder("same");
+    let input = folder.join("grid.f32");
+    write_grid(&input, &sphere_grid(8));
+    let before = std::fs::read(&input).expect("the grid");
+    // The same file, named the same way and another way.
+    for output in [input.clone(), folder.join(".").join("grid.f32")] {
+        let message = expect_failure(&input, "8,8,8", &output);
+        assert!(message.contains("is the input"), "{message}");
+        assert_eq!(std::fs::read(&input).expect("the grid"), before);
+    }
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_output_cut_short_by_a_failed_write_keeps_the_old_output() {
+    let folder = scratch_folder("cut");
+    let input = folder.join("grid.f32");
+    write_grid(&input, &sphere_grid(24));
+    let output = folder.join("mesh.json");
+    std::fs::write(&output, b"the old mesh").expect("an old output");
+    // Files may grow to 8 blocks of 512 bytes: the mesh's JSON (well over that) fails halfway
+    // and the tool is stopped by SIGXFSZ, as a write to a full disk fails.
+    let result = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 8 && exec \"$0\" --input \"$1\" --dims 24,24,24 --output \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_mesh"))
+        .arg(&input)
+        .arg(&output)
+        .output()
+        .expect("running the mesh tool");
+    assert!(!result.status.success(), "the write should have failed");
+    assert_eq!(
+        std::fs::read(&output).expect("the old output"),
+        b"the old mesh",
+        "a failed write must leave the old output whole"
+    );
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_input_endless_is_refused_after_the_bytes_the_dims_ask_for() {
+    let folder = scratch_folder("endless");
+    let output = folder.join("out.json");
+    let message = expect_failure(&PathBuf::from("/dev/zero"), "8,8,8", &output);
+    assert!(
+        message.contains("more than 2048 bytes") && message.contains("need 2048"),
+        "{message}"
+    );
+    assert!(!output.exists());
     std::fs::remove_dir_all(folder).ok();
 }

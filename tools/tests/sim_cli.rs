@@ -90,3 +90,16 @@ fn bad_scenes_exit_with_two_and_name_the_place() {
     assert_eq!(threads.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&threads.stderr).contains("--threads 0"));
 }
+
+#[test]
+fn an_endless_scene_file_is_refused_after_its_largest_size() {
+    // Reading /dev/zero as a scene ate memory without bound.
+    let output = sim(&["/dev/zero"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("/dev/zero") && stderr.contains("larger than 67108864 bytes"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}

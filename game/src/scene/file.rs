@@ -5,6 +5,8 @@
 
 use serde::Deserialize;
 
+pub use super::limits::Limits;
+
 pub use crate::input::Button;
 
 /// A whole scene.
@@ -37,6 +39,9 @@ pub struct SceneFile {
     pub frame_dt: f64,
     #[serde(default = "default_report_every")]
     pub report_every: f64,
+    /// How much work the scene may ask for: frames and trace bytes ([`Limits`]).
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 fn default_frame_dt() -> f64 {

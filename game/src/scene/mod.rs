@@ -15,6 +15,7 @@
 //! - [`file`](mod@file): the scene file as JSON reads it.
 //! - `validate`: checking a scene whole before it runs ([`parse`], [`block_of`]).
 //! - `error`: why a scene cannot run ([`SceneError`]).
+//! - `limits`: how much work a scene may ask for, checked before it runs ([`Limits`]).
 //! - `setup`: the [`World`](crate::world::World) a scene starts with ([`world_of`]); the world
 //!   and its rules are the game's own (`crate::world`), shared with the window.
 //! - `events`: an event applied to the world: input, actions, a scripted run's requests
@@ -26,6 +27,7 @@
 mod error;
 mod events;
 pub mod file;
+mod limits;
 mod run;
 mod setup;
 mod trace;
@@ -34,7 +36,12 @@ mod validate;
 pub use crate::world::{SceneSolids, WithRubble};
 pub use error::SceneError;
 pub use events::{apply, Outcome};
-pub use file::{ActionSpec, BlockSpec, Button, EventSpec, SceneFile, SphereSpec, TerrainSpec};
+pub use file::{
+    ActionSpec, BlockSpec, Button, EventSpec, Limits, SceneFile, SphereSpec, TerrainSpec,
+};
 pub use run::{run, run_with_pool, Runner};
 pub use setup::{world_of, Start};
-pub use validate::{block_of, parse, LONGEST_FRAME, LONGEST_SCENE, WORLD_CELLS};
+pub use validate::{
+    block_of, parse, read, LARGEST_SCENE_BYTES, LONGEST_FRAME, LONGEST_SCENE, WORLD_CELLS,
+    WORLD_METERS,
+};

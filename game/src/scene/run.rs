@@ -15,7 +15,7 @@ use crate::world::World;
 
 use super::error::{invalid, SceneError};
 use super::events::{apply, Outcome};
-use super::file::SceneFile;
+use super::file::{ActionSpec, SceneFile};
 use super::setup::{world_of, Start};
 use super::trace::{trace_time, DoneLine, StateLine};
 
@@ -33,7 +33,12 @@ pub struct Runner {
     frames: u64,
     /// The next state line is due at `reports · report_every`.
     reports: u64,
+    /// Bytes of the trace's lines made so far (with their line ends).
+    written: u64,
 }
+
+/// The most bytes an event's result line is expected to take, for the estimate of a trace.
+const EVENT_LINE_BYTES: u64 = 256;
 
 impl Runner {
     /// The events of the checked `scene`, none applied yet, its clock starting at `start`
@@ -58,7 +63,7 @@ impl Runner {
         let epsilon = scene.frame_dt * 1e-6;
         // The first report after the start (every frame when `report_every` is 0).
         let reports = if scene.report_every > 0.0 {
-            ((start.clock + epsilon) / scene.report_every).floor() as u64 + 1
+            first_report_after(start.clock + epsilon, scene.report_every)
         } else {
             0
         };
@@ -70,7 +75,51 @@ impl Runner {
             start: start.clock,
             frames,
             reports,
+            written: 0,
         }
+    }
+
+    /// Refuses, before the first line is written, a run whose trace would outgrow the scene's
+    /// limit: its state lines (one per report, at most one per frame, and the `state` events)
+    /// each the size of the first, `first_line`, and a line per other event.
+    fn check_trace(&self, first_line: &str) -> Result<(), SceneError> {
+        let every = self.scene.report_every;
+        let reports = if every > 0.0 {
+            let end = self.time_of(self.frames) + self.epsilon();
+            let due = first_report_after(end, every).saturating_sub(self.reports);
+            due.min(self.frames)
+        } else {
+            self.frames
+        };
+        let states = self
+            .scene
+            .events
+            .iter()
+            .filter(|event| matches!(event.action, ActionSpec::State(true)))
+            .count() as u64;
+        let others = self.scene.events.len() as u64 - states;
+        let line = first_line.len() as u64 + 1;
+        let estimate = line
+            .saturating_mul(reports.saturating_add(states).saturating_add(2))
+            .saturating_add(others.saturating_mul(EVENT_LINE_BYTES));
+        self.scene.limits.check_trace(
+            estimate,
+            &format!(
+                "the scene's {} state lines of {line} bytes (as its first) and {others} event \
+                 lines come to about that",
+                reports + states + 1
+            ),
+        )
+    }
+
+    /// Counts `line` (at scene time `t`) into the trace, refusing to go past the limit.
+    fn count(&mut self, line: String, t: f64) -> Result<String, SceneError> {
+        self.written = self.written.saturating_add(line.len() as u64 + 1);
+        self.scene.limits.check_trace(
+            self.written,
+            &format!("the trace outgrew its limit at t = {} s", trace_time(t)),
+        )?;
+        Ok(line)
     }
 
     /// The scene's clock at the start of `frame` (counted from this run's first).
@@ -88,9 +137,12 @@ impl Runner {
         self.scene.frame_dt
     }
 
-    /// The state line at the start.
-    pub fn first_line(&self, world: &World) -> Result<String, SceneError> {
-        Ok(serde_json::to_string(&StateLine::of(world, self.start))?)
+    /// The state line at the start, once the trace the run will write was found within the
+    /// scene's limits (see `check_trace`).
+    pub fn first_line(&mut self, world: &World) -> Result<String, SceneError> {
+        let line = serde_json::to_string(&StateLine::of(world, self.start))?;
+        self.check_trace(&line)?;
+        self.count(line, self.start)
     }
 
     fn epsilon(&self) -> f64 {
@@ -118,8 +170,10 @@ impl Runner {
                 &event.action,
                 &format!("events[{index}]"),
             )?;
-            if outcome != Outcome::Nothing {
-                outcomes.push(outcome);
+            match outcome {
+                Outcome::Nothing => {}
+                Outcome::Line(line) => outcomes.push(Outcome::Line(self.count(line, t)?)),
+                Outcome::Screenshot(_) => outcomes.push(outcome),
             }
         }
         if last && !self.commands.is_empty() {
@@ -149,13 +203,7 @@ impl Runner {
         if every > 0.0 {
             // The first report not yet due, found by division (a tiny `report_every` would take
             // forever counting up), then set right where rounding put it off by one.
-            let estimate = ((after + epsilon) / every).floor() + 1.0;
-            let mut next = if estimate < u64::MAX as f64 {
-                estimate as u64
-            } else {
-                u64::MAX
-            };
-            next = next.max(self.reports);
+            let mut next = first_report_after(after + epsilon, every).max(self.reports);
             while next > self.reports && !due(next - 1) {
                 next -= 1;
             }
@@ -164,7 +212,8 @@ impl Runner {
             }
             self.reports = next;
         }
-        Ok(Some(serde_json::to_string(&StateLine::of(world, after))?))
+        let line = serde_json::to_string(&StateLine::of(world, after))?;
+        self.count(line, after).map(Some)
     }
 
     /// Steps `frame` (after its events) headless: the world's frame with this frame's input;
@@ -176,13 +225,20 @@ impl Runner {
     }
 
     /// The last line of the trace.
-    pub fn done_line(&self) -> Result<String, SceneError> {
+    pub fn done_line(&mut self) -> Result<String, SceneError> {
         let end = self.time_of(self.frames);
-        Ok(serde_json::to_string(&DoneLine {
+        let line = serde_json::to_string(&DoneLine {
             done: true,
             t: trace_time(end),
-        })?)
+        })?;
+        self.count(line, end)
     }
+}
+
+/// The index of the first report after `time`, with a report at every multiple of `every`
+/// (> 0): saturating at `u64::MAX` (an `f64` cast to `u64` saturates, and so does the `+ 1`).
+fn first_report_after(time: f64, every: f64) -> u64 {
+    ((time / every).floor() as u64).saturating_add(1)
 }
 
 /// Runs a checked scene and writes its trace.

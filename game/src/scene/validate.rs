@@ -5,7 +5,7 @@
 use crate::blocks::materials::MATERIALS;
 use crate::blocks::store::Block;
 
-use super::error::{invalid, SceneError};
+use super::error::{invalid, shortened, SceneError};
 use super::file::{ActionSpec, BlockSpec, SceneFile, SphereSpec, TerrainSpec};
 
 /// The farthest a block's cell may be from the origin, on any axis: ±2^20 cells, 524 km.
@@ -15,11 +15,100 @@ pub const LONGEST_SCENE: f64 = 24.0 * 3600.0;
 /// The longest frame a scene may ask for; the player itself cuts frames at 50 ms.
 pub const LONGEST_FRAME: f64 = 0.1;
 
-/// Reads and checks a scene.
+/// The largest scene (or script) file read, in bytes.
+pub const LARGEST_SCENE_BYTES: u64 = 64 << 20;
+
+/// Reads and checks the scene file at `path`: no more than [`LARGEST_SCENE_BYTES`] are read, so
+/// a huge or endless file (`/dev/zero`) is refused rather than read whole.
+pub fn read(path: &std::path::Path) -> Result<SceneFile, SceneError> {
+    let unreadable = |problem: String| SceneError::Unreadable(problem);
+    let bytes = crate::files::read_at_most(path, LARGEST_SCENE_BYTES)
+        .map_err(|error| unreadable(format!("cannot read it: {error}")))?
+        .ok_or_else(|| {
+            unreadable(format!(
+                "it is larger than {LARGEST_SCENE_BYTES} bytes, the most a scene may be"
+            ))
+        })?;
+    let text = String::from_utf8(bytes).map_err(|error| {
+        let at = error.utf8_error().valid_up_to();
+        let before = &error.as_bytes()[..at];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let column = 1 + before
+            .rsplit(|&b| b == b'\n')
+            .next()
+            .map_or(0, |last| String::from_utf8_lossy(last).chars().count());
+        SceneError::Json {
+            place: String::new(),
+            line,
+            column,
+            message: format!("not UTF-8 text (byte {at} of the file)"),
+        }
+    })?;
+    parse(&text)
+}
+
+/// Reads and checks a scene. An error names the key path, the line and the column; a UTF-8
+/// byte-order mark before the JSON, as some editors write, is skipped.
 pub fn parse(text: &str) -> Result<SceneFile, SceneError> {
-    let scene: SceneFile = serde_json::from_str(text)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    not_an_object(text)?;
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let scene: SceneFile = serde_path_to_error::deserialize(&mut reader).map_err(|error| {
+        let place = error.path().to_string();
+        let error = error.into_inner();
+        let mut refused = SceneError::json(&place, &error);
+        if let SceneError::Json { message, .. } = &mut refused {
+            if let Some(form) = FORMS.iter().find(|(key, _)| place.starts_with(key)) {
+                message.push_str(&format!("; {} is {}", form.0, form.1));
+            }
+        }
+        refused
+    })?;
+    reader.end().map_err(|error| SceneError::json("", &error))?;
     validate(&scene)?;
     Ok(scene)
+}
+
+/// The forms of keys whose values are easy to get wrong, told when a value there is refused.
+const FORMS: &[(&str, &str)] = &[(
+    "terrain",
+    "{\"flat\": {\"height\": H}}, {\"slope\": {\"degrees\": D, \"height\": H}} or \
+     {\"world\": {\"seed\": N}}",
+)];
+
+/// Refuses a file that is not one JSON object, saying what it holds instead and where.
+fn not_an_object(text: &str) -> Result<(), SceneError> {
+    let Some((offset, first)) = text.char_indices().find(|(_, c)| !c.is_whitespace()) else {
+        return Err(SceneError::Json {
+            place: String::new(),
+            line: 1 + text.matches('\n').count(),
+            column: 1,
+            message: "the file is empty: a scene is a JSON object, {\"duration\": …}".into(),
+        });
+    };
+    let holds = match first {
+        '{' => return Ok(()),
+        '[' => "an array",
+        '"' => "a string",
+        't' | 'f' => "a boolean",
+        'n' => "null",
+        '-' | '0'..='9' => "a number",
+        _ => "something that is not JSON",
+    };
+    let before = &text[..offset];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |last| last.chars().count());
+    Err(SceneError::Json {
+        place: String::new(),
+        line,
+        column,
+        message: format!(
+            "a scene is one JSON object, {{\"duration\": …}}; this file holds {holds}"
+        ),
+    })
 }
 
 fn finite(place: &str, values: &[f32]) -> Result<(), SceneError> {
@@ -30,8 +119,24 @@ fn finite(place: &str, values: &[f32]) -> Result<(), SceneError> {
     }
 }
 
+/// The farthest a point of a scene (a sphere's centre, the player, the sample scene) may be from
+/// the origin on any axis, in meters: the blocks' world, ±[`WORLD_CELLS`] half-meter cells.
+pub const WORLD_METERS: f32 = WORLD_CELLS as f32 * crate::blocks::CELL;
+
+/// A finite point within the world.
+fn in_world(place: &str, point: &[f32]) -> Result<(), SceneError> {
+    finite(place, point)?;
+    if point.iter().any(|c| c.abs() > WORLD_METERS) {
+        return Err(invalid(
+            place,
+            format!("{point:?} is outside the world (±{WORLD_METERS} m on each axis)"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_sphere(place: &str, sphere: &SphereSpec) -> Result<(), SceneError> {
-    finite(&format!("{place}.center"), &sphere.center)?;
+    in_world(&format!("{place}.center"), &sphere.center)?;
     if !(sphere.radius.is_finite() && sphere.radius > 0.0 && sphere.radius <= 64.0) {
         return Err(invalid(
             format!("{place}.radius"),
@@ -64,7 +169,7 @@ pub fn block_of(place: &str, spec: &BlockSpec) -> Result<Block, SceneError> {
                 format!("{place}.material"),
                 format!(
                     "no material `{}`; the materials are {}",
-                    spec.material,
+                    shortened(&spec.material),
                     MATERIALS.map(|m| m.name).join(", ")
                 ),
             )
@@ -108,10 +213,10 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
         block_of(&format!("blocks[{i}]"), block)?;
     }
     if let Some(at) = scene.sample_scene {
-        finite("sample_scene", &at)?;
+        in_world("sample_scene", &at)?;
     }
     if let Some(player) = &scene.player {
-        finite("player.feet", &player.feet)?;
+        in_world("player.feet", &player.feet)?;
         finite("player.yaw_degrees", &[player.yaw_degrees])?;
         finite("player.pitch_degrees", &[player.pitch_degrees])?;
     }
@@ -130,6 +235,13 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
             ),
         ));
     }
+    scene.limits.check_frames(
+        (scene.duration / scene.frame_dt).ceil(),
+        &format!(
+            "duration {} s / frame_dt {} s",
+            scene.duration, scene.frame_dt
+        ),
+    )?;
     if !(scene.report_every.is_finite() && scene.report_every >= 0.0) {
         return Err(invalid(
             "report_every",

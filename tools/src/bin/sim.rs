@@ -40,11 +40,7 @@ fn main() -> ExitCode {
         Ok(pool) => pool,
         Err(error) => return refuse(format!("--threads {}: {error}", cli.threads)),
     };
-    let text = match std::fs::read_to_string(&cli.scene) {
-        Ok(text) => text,
-        Err(error) => return refuse(format!("{}: {error}", cli.scene.display())),
-    };
-    let scene = match scene::parse(&text) {
+    let scene = match scene::read(&cli.scene) {
         Ok(scene) => scene,
         Err(error) => return refuse(format!("{}: {error}", cli.scene.display())),
     };
