@@ -14,6 +14,7 @@ use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
+use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
@@ -44,6 +45,10 @@ pub struct HeadlessRenderer {
     pub overlay: Option<Overlay>,
     /// The CPU times of the last frame, for the HUD.
     pub times: CpuTimes,
+    /// The test hook's fault ([`crate::gpu_failure`]): a frame whose submit fails.
+    pub fault: Option<Fault>,
+    /// Frames drawn so far.
+    drawn: u64,
     device: std::sync::Arc<blockfall_engine::gpu::Device>,
     width: u32,
     height: u32,
@@ -93,6 +98,8 @@ impl HeadlessRenderer {
             overlay: None,
             last_frame: None,
             times: CpuTimes::default(),
+            fault: None,
+            drawn: 0,
             device: gpu.device.clone(),
             width,
             height,
@@ -168,6 +175,11 @@ impl HeadlessRenderer {
             );
             self.frames.end_pass();
         }
+        if let Err(error) = Fault::check(self.fault, self.drawn) {
+            self.frames.abandon()?;
+            return Err(error.into());
+        }
+        self.drawn += 1;
         let number = self.frames.submit(&[], &[])?;
         self.times = CpuTimes {
             frame: self
@@ -181,6 +193,17 @@ impl HeadlessRenderer {
             self.play.finish_frame(world)?;
         }
         Ok((number, play))
+    }
+
+    /// `error` as the run ends with it: a failure of the GPU saves the world first, at `clock`,
+    /// next to the run's save (see [`crate::gpu_failure`]).
+    pub fn recover(&self, error: anyhow::Error, clock: f64, options: &RunOptions) -> anyhow::Error {
+        let world = match &self.shown {
+            Shown::World(world) => Some(&world.world),
+            Shown::Test(_) => None,
+        };
+        let save = crate::saves::save_path(options.world.as_deref());
+        gpu_failure::recover(error, world, clock, save.as_deref())
     }
 
     /// Waits for every frame and returns the pixels of the last readback.
@@ -215,8 +238,13 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     if options.hud {
         renderer.overlay = Some(Overlay::new(&gpu.device, OFFSCREEN_FORMAT)?);
     }
+    renderer.fault = Fault::from_env().map_err(anyhow::Error::msg)?;
     let started = Instant::now();
-    let loaded = renderer.load_world()?;
+    let start = renderer.start.clock;
+    let loaded = match renderer.load_world() {
+        Ok(loaded) => loaded,
+        Err(error) => return Err(renderer.recover(error, start, options)),
+    };
     if let Some(world) = renderer.shown.world() {
         log::info!(
             "{loaded} chunks within {} chunks of the spawn loaded, {} with a surface meshed, \
@@ -240,15 +268,17 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
             timed_from = Instant::now();
         }
         capture.frame_starts(frame);
-        renderer.render(
-            &mut gpu,
-            frame as f32 * options.time_step,
-            options.time_step,
-            frame + 1 == frames,
-        )?;
+        let time = frame as f32 * options.time_step;
+        if let Err(error) = renderer.render(&mut gpu, time, options.time_step, frame + 1 == frames)
+        {
+            return Err(renderer.recover(error, start + f64::from(time), options));
+        }
         capture.frame_ends();
     }
-    let pixels = renderer.pixels()?;
+    let pixels = match renderer.pixels() {
+        Ok(pixels) => pixels,
+        Err(error) => return Err(renderer.recover(error.into(), start, options)),
+    };
     let timed_until = Instant::now();
     let path = screenshot_path(options);
     write_png(&pixels, &path)?;
@@ -294,7 +324,12 @@ fn run_script_headless(
     let first = Instant::now();
     while !renderer.play.script_finished() {
         capture.frame_starts(frames);
-        let (_, play) = renderer.render(&mut gpu, frames as f32 * options.time_step, 0.0, false)?;
+        let clock = renderer.play.script.as_ref().map_or(0.0, |s| s.clock().0);
+        let (_, play) =
+            match renderer.render(&mut gpu, frames as f32 * options.time_step, 0.0, false) {
+                Ok(drawn) => drawn,
+                Err(error) => return Err(renderer.recover(error, clock, options)),
+            };
         capture.frame_ends();
         cpu.0 += renderer.times.play;
         cpu.1 += renderer.times.record;

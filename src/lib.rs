@@ -2,6 +2,7 @@
 //! render, screenshots, RenderDoc captures, and the compiled shaders.
 
 pub mod capture;
+pub mod gpu_failure;
 pub mod headless;
 pub mod input;
 pub mod options;
@@ -11,6 +12,7 @@ pub mod saves;
 pub mod screenshot;
 pub mod script;
 pub mod shown;
+pub mod soak;
 pub mod window;
 
 /// The SPIR-V that `build.rs` compiled from `shaders/`.

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use blockfall::gpu_failure::GpuFailed;
 use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
 use blockfall::options::{settings_path, Overrides, RunOptions, RunReport, SceneChoice};
 use blockfall::window::{run_windowed, NoDisplay};
@@ -83,6 +84,11 @@ fn main() -> ExitCode {
         eprintln!("error: --time-step must be a finite number of seconds, 0 or more");
         return ExitCode::from(2);
     }
+    // The test hook is checked before anything starts (see blockfall::gpu_failure).
+    if let Err(error) = blockfall::gpu_failure::Fault::from_env() {
+        eprintln!("error: {error}");
+        return ExitCode::from(2);
+    }
     let script = match &cli.script {
         Some(path) => match blockfall::script::load(path) {
             Ok(scene) => Some(scene),
@@ -160,7 +166,11 @@ fn main() -> ExitCode {
         Ok(report) => finish(&report, options.validation),
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::FAILURE
+            if error.downcast_ref::<GpuFailed>().is_some() {
+                ExitCode::from(blockfall::gpu_failure::EXIT_CODE)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -113,6 +113,13 @@ impl Play {
             Some(script) => {
                 let frame = script.begin_frame(&mut world.world)?;
                 print_lines(&frame.lines);
+                if frame.loaded {
+                    // A `load`: the old world's meshes go, the new world's chunks in view are
+                    // loaded at once, as at the start of a scripted run.
+                    world.renew(gpu, frames)?;
+                    world.load_all(frames)?;
+                    frames.wait_all()?;
+                }
                 play.screenshots = frame.screenshots;
                 commands.extend(frame.commands);
                 (frame.dt, script.input())

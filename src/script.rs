@@ -44,6 +44,8 @@ pub struct ScriptFrame {
     pub screenshots: Vec<PathBuf>,
     /// Commands of this frame's presses.
     pub commands: Vec<Command>,
+    /// A `load` event replaced the world: what drew the old one must draw the new one.
+    pub loaded: bool,
 }
 
 /// A script being played.
@@ -111,6 +113,10 @@ impl Script {
         for outcome in self.runner.events(world, self.frame)? {
             match outcome {
                 Outcome::Line(line) => frame.lines.push(line),
+                Outcome::Loaded(line) => {
+                    frame.lines.push(line);
+                    frame.loaded = true;
+                }
                 Outcome::Screenshot(path) => {
                     frame.lines.push(
                         serde_json::json!({

@@ -26,6 +26,7 @@ use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 use crate::capture::FrameCapture;
+use crate::gpu_failure::{self, Fault};
 use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
@@ -102,6 +103,11 @@ struct WindowState {
     frame_time_count: u64,
     /// Sums of the CPU times to play and to record, over the frames drawn.
     cpu_total: (f64, f64, u64),
+    /// The test hook's fault ([`crate::gpu_failure`]), and the frames drawn so far.
+    fault: Option<Fault>,
+    drawn: u64,
+    /// The GPU failed: the world went to its recovery file, not to the usual save.
+    failed: bool,
     window: Arc<Window>,
 }
 
@@ -185,6 +191,7 @@ impl ApplicationHandler for App {
                         }
                     }
                     Err(error) => {
+                        let error = state.recover(error);
                         self.error = Some(error);
                         event_loop.exit();
                     }
@@ -214,7 +221,7 @@ impl ApplicationHandler for App {
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(mut state) = self.state.take() {
-            if state.saves.autosave && state.play.script.is_none() {
+            if state.saves.autosave && state.play.script.is_none() && !state.failed {
                 // `--world`: the game saves there when it closes.
                 state.save_world();
             }
@@ -340,6 +347,9 @@ impl App {
             frame_time_total: 0.0,
             frame_time_count: 0,
             cpu_total: (0.0, 0.0, 0),
+            fault: Fault::from_env().map_err(anyhow::Error::msg)?,
+            drawn: 0,
+            failed: false,
             window,
         };
         // `--world PATH` for a file that is not there yet: the new world is saved there now.
@@ -390,6 +400,20 @@ impl WindowState {
                 self.play.say(said);
             }
         }
+    }
+
+    /// `error` as the run ends with it: a failure of the GPU saves the world to the recovery
+    /// file next to the run's save (see [`crate::gpu_failure`]) and keeps the usual save as it
+    /// was.
+    fn recover(&mut self, error: anyhow::Error) -> anyhow::Error {
+        let world = match &self.shown {
+            Shown::World(world) => Some(&world.world),
+            Shown::Test(_) => None,
+        };
+        let error =
+            gpu_failure::recover(error, world, self.saves.clock, self.saves.path.as_deref());
+        self.failed = error.downcast_ref::<gpu_failure::GpuFailed>().is_some();
+        error
     }
 
     /// F9: the last save replaces the world; a save that cannot be loaded leaves the world as
@@ -612,6 +636,11 @@ impl WindowState {
             stages: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
         }];
         let signals = [swapchain.render_finished(index)];
+        if let Err(error) = Fault::check(self.fault, self.drawn) {
+            self.frames.abandon()?;
+            return Err(error.into());
+        }
+        self.drawn += 1;
         self.frames.submit(&waits, &signals)?;
         let stale = swapchain.present(index)?;
         self.capture.frame_ends();

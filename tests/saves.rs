@@ -345,3 +345,84 @@ fn a_save_that_cannot_be_written_says_why_and_the_run_goes_on() {
     assert_eq!(trace.last().expect("done")["done"], true);
     std::fs::remove_dir_all(&folder).expect("cleaned up");
 }
+
+#[test]
+fn a_load_event_right_after_a_save_changes_nothing_in_the_trace_but_its_own_lines() {
+    let folder = folder("load-event");
+    let save = folder.join("cycle.blockfall");
+    let path = json_path(&save);
+    let plain = lines(
+        &trace_with(
+            &busy_scene(
+                &format!(r#", {{"t": 1.0, "save": {path}}}"#),
+                busy_start(),
+                3.0,
+            ),
+            2,
+        )
+        .expect("the run without a load"),
+    );
+    let reloaded = lines(
+        &trace_with(
+            &busy_scene(
+                &format!(r#", {{"t": 1.0, "save": {path}}}, {{"t": 1.0, "load": {path}}}"#),
+                busy_start(),
+                3.0,
+            ),
+            2,
+        )
+        .expect("the run with a load"),
+    );
+    let load = reloaded
+        .iter()
+        .find(|line| line["event"] == "load")
+        .expect("a load line");
+    assert!(load["error"].is_null(), "{load}");
+    assert_eq!(load["path"], save.display().to_string());
+    let state_at_load = plain
+        .iter()
+        .find(|line| line["t"] == 1.0 && line.get("blocks").is_some())
+        .expect("a state line at t = 1");
+    assert_eq!(load["blocks"], state_at_load["blocks"], "{load}");
+    let without_load: Vec<Value> = reloaded
+        .iter()
+        .filter(|line| line["event"] != "load")
+        .cloned()
+        .collect();
+    assert!(plain.len() > 10);
+    assert_eq!(without_load, plain, "the world loaded is the world saved");
+    std::fs::remove_dir_all(&folder).expect("cleaned up");
+}
+
+#[test]
+fn a_load_event_of_a_missing_save_says_why_and_keeps_the_world() {
+    let folder = folder("load-missing");
+    let missing = json_path(&folder.join("never-saved.blockfall"));
+    let trace = lines(
+        &trace_with(
+            &busy_scene(
+                &format!(r#", {{"t": 1.0, "load": {missing}}}"#),
+                busy_start(),
+                2.0,
+            ),
+            1,
+        )
+        .expect("the run goes on"),
+    );
+    let load = trace
+        .iter()
+        .find(|line| line["event"] == "load")
+        .expect("a load line");
+    assert!(
+        load["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("never-saved")),
+        "{load}"
+    );
+    assert!(load["blocks"].is_null(), "{load}");
+    assert_eq!(trace.last().expect("lines")["done"], true);
+    let empty = scene::parse(r#"{"duration": 1, "events": [{"t": 0, "load": ""}]}"#)
+        .expect_err("an empty path is refused");
+    assert!(empty.to_string().contains("events[0].load"), "{empty}");
+    std::fs::remove_dir_all(&folder).expect("cleaned up");
+}

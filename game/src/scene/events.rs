@@ -3,6 +3,7 @@
 //! the requests of a scripted run (a state line, a screenshot).
 
 use crate::input::{Command, Input};
+use crate::save::WorldSave;
 use crate::world::World;
 
 use super::error::{invalid, SceneError};
@@ -19,6 +20,9 @@ pub enum Outcome {
     Line(String),
     /// A PNG of the frame at this time, to this path.
     Screenshot(String),
+    /// A `load` replaced the world with a save's: a line of the trace, and a renderer must
+    /// drop what it drew of the old world and draw the new one from scratch.
+    Loaded(String),
 }
 
 /// Applies one event at `t` (the frame's time). Input goes into `input` (held keys and buttons,
@@ -47,6 +51,30 @@ pub fn apply(
                 error,
                 ..EventLine::default()
             }
+        }
+        ActionSpec::Load(path) => {
+            let pool = world.pool().clone();
+            let radius = world.chunks().radius();
+            let loaded =
+                WorldSave::read(path).and_then(|save| World::from_save(save, pool, radius));
+            let mut line = EventLine {
+                t,
+                event: "load",
+                path: Some(path.display().to_string()),
+                ..EventLine::default()
+            };
+            match loaded {
+                Ok(mut loaded) => {
+                    // The field of view belongs to whoever looks, not to the world (as F9).
+                    loaded.fov_degrees = world.fov_degrees;
+                    *world = loaded;
+                    line.blocks = Some(world.blocks.count());
+                    line.pieces = Some(world.pieces.iter().map(|(h, _, _)| h.index()).collect());
+                    return Ok(Outcome::Loaded(serde_json::to_string(&line)?));
+                }
+                Err(error) => line.error = Some(error.to_string()),
+            }
+            line
         }
         ActionSpec::Press(button) | ActionSpec::Release(button) => {
             let down = matches!(action, ActionSpec::Press(_));

@@ -135,6 +135,7 @@ const ACTIONS: &[&str] = &[
     "screenshot",
     "state",
     "save",
+    "load",
 ];
 
 impl<'de> Deserialize<'de> for EventSpec {
@@ -179,6 +180,7 @@ impl<'de> Deserialize<'de> for EventSpec {
                         "screenshot" => ActionSpec::Screenshot(map.next_value()?),
                         "state" => ActionSpec::State(map.next_value()?),
                         "save" => ActionSpec::Save(map.next_value()?),
+                        "load" => ActionSpec::Load(map.next_value()?),
                         other => return Err(M::Error::unknown_field(other, ACTIONS)),
                     };
                     if let Some(first) = &action {
@@ -232,6 +234,13 @@ pub enum ActionSpec {
     State(bool),
     /// The world saved to this file, with the scene's clock and what is held.
     Save(std::path::PathBuf),
+    /// The world of the save at this path replaces the scene's, as F9 loads one in the window
+    /// (`World::from_save`, the same streaming radius and worker pool): `{"t": 60, "load":
+    /// "w.blockfall"}`. The scene's clock goes on (the save's clock is not taken) and the
+    /// script's input stays as it is, so a load in the middle of a run changes the world and
+    /// nothing else. A save that cannot be read or used leaves the world as it was; the
+    /// event's line says why (`error`).
+    Load(std::path::PathBuf),
 }
 
 /// A view: `{"yaw_degrees": 0, "pitch_degrees": -5}` (yaw 0 faces +z, 90 faces +x).
@@ -269,6 +278,7 @@ impl ActionSpec {
             ActionSpec::Screenshot(_) => "screenshot",
             ActionSpec::State(_) => "state",
             ActionSpec::Save(_) => "save",
+            ActionSpec::Load(_) => "load",
         }
     }
 }

@@ -287,7 +287,7 @@ pub fn run_with_pool(
 
 fn write_lines(out: &mut dyn Write, outcomes: Vec<Outcome>) -> Result<(), SceneError> {
     for outcome in outcomes {
-        if let Outcome::Line(line) = outcome {
+        if let Outcome::Line(line) | Outcome::Loaded(line) = outcome {
             writeln!(out, "{line}")?;
         }
     }

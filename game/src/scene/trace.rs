@@ -189,10 +189,14 @@ pub(super) struct EventLine {
     /// The piece a block was broken out of.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) piece: Option<u32>,
-    /// The pieces it split into.
+    /// The pieces it split into (a load: the loaded world's pieces).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) pieces: Option<Vec<u32>>,
-    /// Where a save went, and how many bytes it has (or why it failed).
+    /// The blocks standing in a loaded world.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) blocks: Option<usize>,
+    /// Where a save went or a load came from, how many bytes a save has (or why either
+    /// failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

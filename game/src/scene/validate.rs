@@ -290,9 +290,12 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
                     return Err(invalid(format!("{place}.screenshot"), "an empty path"));
                 }
             }
-            ActionSpec::Save(path) => {
+            ActionSpec::Save(path) | ActionSpec::Load(path) => {
                 if path.as_os_str().is_empty() {
-                    return Err(invalid(format!("{place}.save"), "an empty path"));
+                    return Err(invalid(
+                        format!("{place}.{}", event.action.name()),
+                        "an empty path",
+                    ));
                 }
             }
             ActionSpec::Press(_)

@@ -1,0 +1,409 @@
+//! The soak (issue 16): a long scripted session of random play — digging, building, placing and
+//! breaking blocks, towers toppled so that pieces fall, the pieces broken up again, walking and
+//! turning — with a save and a load every game minute, played through the game's own headless
+//! loop ([`HeadlessRenderer`], [`Play`], [`Script`]) with the validation layer on, while the
+//! process's resident memory and the GPU allocator's report are sampled.
+//!
+//! [`script`] writes the scene (`soak` in `tools` writes it to a file for `blockfall --headless
+//! --script`); [`run`] plays it and returns a [`SoakReport`]; [`SoakReport::problems`] says what
+//! broke the soak's rules:
+//! - resident memory grows by less than [`RSS_GROWTH_LIMIT`] after the first save/load cycle
+//!   (the baseline is the sample taken just after the first load: by then every path — meshing,
+//!   pieces, saving, loading, the renderer built anew — has run once, and the caches that are
+//!   bounded by design (the field's bricks, the worker threads' copies, the staging buffers)
+//!   have filled; growth after that is a leak),
+//! - the GPU allocator holds, once the world's renderer is dropped and the device idle, exactly
+//!   the bytes it held before the world was set up,
+//! - no validation error.
+//!
+//! The world stays bounded on purpose, so that growth means a leak and not more world: towers
+//! are built on a fixed set of columns, each toppled (its lowest block broken) and its fallen
+//! piece broken up block by block a few seconds later; every dug sphere is built back later.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use blockfall_engine::gpu::{Gpu, GpuDesc, MemoryReport};
+use blockfall_game::terrain::Generator;
+use serde_json::{json, Value};
+
+use crate::headless::HeadlessRenderer;
+use crate::options::RunOptions;
+use crate::play::Play;
+use crate::script::Script;
+
+/// Resident memory may grow by less than this fraction after the baseline sample.
+pub const RSS_GROWTH_LIMIT: f64 = 0.05;
+
+/// Columns of towers, 3 m apart: a tower is built on each in turn.
+const TOWER_COLUMNS: i32 = 16;
+/// Blocks in a tower (1 m blocks): the lowest is broken, the rest fall as one piece.
+const TOWER_HEIGHT: i32 = 4;
+/// Piece ids tried when a fallen tower is broken up: ids are body slots, reused once free, and
+/// the few pieces alive at once keep them small.
+const PIECE_IDS: u32 = 6;
+
+/// What a soak plays.
+#[derive(Debug, Clone)]
+pub struct SoakScript {
+    /// Seconds of game time.
+    pub seconds: f64,
+    /// Seconds between save/load cycles (60 for the real soak).
+    pub cycle: f64,
+    /// The scene's fixed frame time, in seconds.
+    pub frame_dt: f64,
+    /// The seed of the random play (the world is the game's own start).
+    pub seed: u64,
+    /// Where the save of each cycle is written and loaded from.
+    pub save: PathBuf,
+}
+
+/// A small deterministic generator (SplitMix64): the same seed gives the same script on any
+/// machine.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [low, high).
+    fn range(&mut self, low: f64, high: f64) -> f64 {
+        low + (high - low) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in 0..n.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The soak's scene as JSON: the game's own start (the default world, its sample scene, the
+/// player at the spawn) and `soak.seconds` of random play, a save and a load of `soak.save`
+/// every `soak.cycle` seconds, a `state` line at each cycle.
+pub fn script(soak: &SoakScript) -> Value {
+    let generator = Generator::new(Generator::DEFAULT_SEED);
+    let [sx, _, sz] = generator.spawn_point();
+    let mut random = Random(soak.seed);
+    let mut events: Vec<(f64, Value)> = Vec::new();
+    let save = soak.save.display().to_string();
+    let end = soak.seconds;
+    let push = |events: &mut Vec<(f64, Value)>, t: f64, key: &str, value: Value| {
+        if t <= end {
+            let mut event = json!({ "t": (t * 1000.0).round() / 1000.0 });
+            event[key] = value;
+            events.push((t, event));
+        }
+    };
+
+    // Towers: one every 4 s on the next column, toppled 2 s later, broken up 3 s after that.
+    let mut column = 0;
+    let mut t = 1.0;
+    while t < end {
+        let (x, z) = (
+            sx + 6.0 + 3.0 * (column % 4) as f32,
+            sz - 6.0 - 3.0 * (column / 4) as f32,
+        );
+        let cx = (x / 0.5).floor() as i32;
+        let cz = (z / 0.5).floor() as i32;
+        let base = (generator.surface_height(x + 0.5, z + 0.5) / 0.5).floor() as i32;
+        let material = ["Stone", "Bricks", "Planks", "Slate"][random.below(4) as usize];
+        let cells: Vec<[i32; 3]> = (0..TOWER_HEIGHT)
+            .map(|level| [cx, base + 2 * level, cz])
+            .collect();
+        for (level, cell) in cells.iter().enumerate() {
+            let spec = json!({ "cell": cell, "size": 2, "material": material });
+            push(&mut events, t + 0.1 * level as f64, "place", spec);
+        }
+        push(&mut events, t + 2.0, "break", json!(cells[0]));
+        // From the top down, so that what is left of the piece stays one piece.
+        for (k, cell) in cells.iter().skip(1).rev().enumerate() {
+            for piece in 0..PIECE_IDS {
+                let spec = json!({ "piece": piece, "cell": cell });
+                push(&mut events, t + 5.0 + 0.2 * k as f64, "break_piece", spec);
+            }
+        }
+        column = (column + 1) % TOWER_COLUMNS;
+        t += 4.0;
+    }
+
+    // The ground: a sphere dug every 3 s west of the spawn, built back 6 s later.
+    let mut t = 1.5;
+    while t < end {
+        let x = sx - 8.0 - random.range(0.0, 8.0) as f32;
+        let z = sz - random.range(-6.0, 6.0) as f32;
+        let y = generator.surface_height(x, z);
+        let sphere = json!({ "center": [x, y, z], "radius": random.range(0.8, 2.0) });
+        push(&mut events, t, "dig", sphere.clone());
+        push(&mut events, t + 6.0, "build", sphere);
+        t += 3.0;
+    }
+
+    // The player: walks, strafes, jumps and turns; the tool's size changes now and then.
+    let mut t = 0.5;
+    while t < end {
+        let key = ["KeyW", "KeyW", "KeyS", "KeyA", "KeyD", "Space"][random.below(6) as usize];
+        let held = random.range(0.2, 1.5);
+        push(&mut events, t, "press", json!(key));
+        push(&mut events, t + held, "release", json!(key));
+        let turn = [random.range(-200.0, 200.0), random.range(-20.0, 20.0)];
+        push(&mut events, t + 0.1, "turn", json!(turn));
+        if random.below(5) == 0 {
+            let notches = if random.below(2) == 0 { 1.0 } else { -1.0 };
+            push(&mut events, t + 0.2, "wheel", json!(notches));
+        }
+        t += held + random.range(0.2, 1.0);
+    }
+
+    // A save and a load every cycle, at the same instant (the save first: the file's order).
+    let mut cycle = 1;
+    while soak.cycle > 0.0 && cycle as f64 * soak.cycle <= end {
+        let t = cycle as f64 * soak.cycle;
+        push(&mut events, t, "save", json!(save));
+        push(&mut events, t, "load", json!(save));
+        push(&mut events, t, "state", json!(true));
+        cycle += 1;
+    }
+
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    json!({
+        "duration": end,
+        "frame_dt": soak.frame_dt,
+        "report_every": soak.cycle.max(soak.frame_dt),
+        "events": events.into_iter().map(|(_, event)| event).collect::<Vec<_>>(),
+    })
+}
+
+/// How a soak is played.
+#[derive(Debug, Clone)]
+pub struct SoakRun {
+    pub script: SoakScript,
+    /// The offscreen image's size: small, the world is what is soaked, not the rasterizer.
+    pub width: u32,
+    pub height: u32,
+    /// Chunks loaded around the player.
+    pub view_radius: u32,
+    /// Seconds of game time between samples.
+    pub sample_every: f64,
+    /// Resident memory's growth is measured from the first sample at or after this time
+    /// (the first cycle for the 30-minute soak; see the module's docs).
+    pub baseline_after: f64,
+    /// `--gpu N`.
+    pub gpu: Option<usize>,
+}
+
+/// One sample of a soak.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    /// Seconds of game time.
+    pub t: f64,
+    /// Resident memory of the process, in bytes.
+    pub rss: u64,
+    /// The GPU allocator's report.
+    pub gpu: MemoryReport,
+}
+
+/// What a soak measured.
+#[derive(Debug, Clone)]
+pub struct SoakReport {
+    /// Before the world was set up (the GPU, its upload path and bindless table only).
+    pub before: Sample,
+    /// Every `sample_every` seconds of game time, and at the end.
+    pub samples: Vec<Sample>,
+    /// After the world's renderer was dropped and the device was idle.
+    pub after_unload: Sample,
+    /// The sample the resident memory's growth is measured from (see the module's docs).
+    pub baseline_t: f64,
+    pub frames: u64,
+    pub validation_errors: u64,
+    pub last_validation_error: Option<String>,
+    /// Wall-clock seconds of the whole run.
+    pub wall_seconds: f64,
+}
+
+impl SoakReport {
+    /// The sample resident memory is measured from: the first at or after `baseline_t`.
+    pub fn baseline(&self) -> Option<&Sample> {
+        self.samples.iter().find(|s| s.t + 1e-6 >= self.baseline_t)
+    }
+
+    /// The largest resident memory at or after the baseline.
+    pub fn peak_rss(&self) -> u64 {
+        self.samples
+            .iter()
+            .filter(|s| s.t + 1e-6 >= self.baseline_t)
+            .map(|s| s.rss)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The growth of resident memory from the baseline to its peak after it, as a fraction.
+    pub fn rss_growth(&self) -> f64 {
+        match self.baseline() {
+            Some(baseline) if baseline.rss > 0 => {
+                self.peak_rss() as f64 / baseline.rss as f64 - 1.0
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// What broke the soak's rules; empty when it passed.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.baseline().is_none() {
+            problems.push(format!("no sample at or after t = {} s", self.baseline_t));
+        }
+        let growth = self.rss_growth();
+        if growth >= RSS_GROWTH_LIMIT {
+            problems.push(format!(
+                "resident memory grew by {:.1}% after t = {} s (limit {:.0}%)",
+                growth * 100.0,
+                self.baseline_t,
+                RSS_GROWTH_LIMIT * 100.0
+            ));
+        }
+        if self.after_unload.gpu.allocated_bytes != self.before.gpu.allocated_bytes {
+            problems.push(format!(
+                "the GPU allocator holds {} bytes after the world was unloaded, {} before it \
+                 was set up",
+                self.after_unload.gpu.allocated_bytes, self.before.gpu.allocated_bytes
+            ));
+        }
+        if self.validation_errors > 0 {
+            problems.push(format!(
+                "{} validation errors; the last: {}",
+                self.validation_errors,
+                self.last_validation_error.as_deref().unwrap_or("?")
+            ));
+        }
+        problems
+    }
+
+    /// The report as one JSON object (for BENCHMARKS.md and the tool's output).
+    pub fn to_json(&self) -> Value {
+        let sample = |s: &Sample| {
+            json!({
+                "t": s.t,
+                "rss_mib": s.rss as f64 / (1 << 20) as f64,
+                "gpu_allocated_bytes": s.gpu.allocated_bytes,
+                "gpu_blocks": s.gpu.blocks,
+                "gpu_allocations": s.gpu.allocations,
+            })
+        };
+        json!({
+            "frames": self.frames,
+            "wall_seconds": self.wall_seconds,
+            "before": sample(&self.before),
+            "samples": self.samples.iter().map(sample).collect::<Vec<_>>(),
+            "after_unload": sample(&self.after_unload),
+            "baseline_t": self.baseline_t,
+            "peak_rss_mib": self.peak_rss() as f64 / (1 << 20) as f64,
+            "rss_growth_percent": self.rss_growth() * 100.0,
+            "validation_errors": self.validation_errors,
+            "problems": self.problems(),
+        })
+    }
+}
+
+/// The resident memory of this process, in bytes (`VmRSS` of `/proc/self/status`).
+pub fn resident_bytes() -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .context("reading /proc/self/status for the resident memory (Linux only)")?;
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .context("/proc/self/status has no VmRSS line")?;
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|kib| kib.parse().ok())
+        .context("/proc/self/status: VmRSS is not a number of kB")?;
+    Ok(kib * 1024)
+}
+
+/// Plays the soak headless with the validation layer on; the trace's lines go to stdout.
+pub fn run(soak: &SoakRun) -> anyhow::Result<SoakReport> {
+    let started = Instant::now();
+    let text = script(&soak.script).to_string();
+    let scene = blockfall_game::scene::parse(&text).context("the soak's own script")?;
+    if let Some(folder) = soak.script.save.parent() {
+        if !folder.as_os_str().is_empty() {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("creating {}", folder.display()))?;
+        }
+    }
+    let mut gpu = Gpu::headless(&GpuDesc {
+        app_name: "blockfall soak".into(),
+        validation: true,
+        preferred_device: soak.gpu,
+        vulkan_1_2_path: false,
+    })?;
+    let sample = |gpu: &Gpu, t: f64| -> anyhow::Result<Sample> {
+        Ok(Sample {
+            t,
+            rss: resident_bytes()?,
+            gpu: gpu.device.memory_report(),
+        })
+    };
+    let before = sample(&gpu, 0.0)?;
+    let options = RunOptions {
+        width: soak.width,
+        height: soak.height,
+        validation: true,
+        view_radius: soak.view_radius,
+        hud: false,
+        script: Some(scene.clone()),
+        ..RunOptions::default()
+    };
+    let mut renderer = HeadlessRenderer::for_run(&mut gpu, &options)?;
+    renderer.load_world()?;
+    let script = Script::new(scene, &renderer.start);
+    renderer.play = Play::new(Some(script));
+    let mut samples = Vec::new();
+    let mut frames = 0u64;
+    let mut next_sample = soak.sample_every;
+    while !renderer.play.script_finished() {
+        renderer.render(&mut gpu, 0.0, 0.0, false)?;
+        frames += 1;
+        let t = frames as f64 * soak.script.frame_dt;
+        if soak.sample_every > 0.0 && t + 1e-9 >= next_sample {
+            renderer.frames.wait_all()?;
+            let taken = sample(&gpu, t)?;
+            log::info!(
+                "soak: t = {t:.0} s, resident {:.1} MiB, GPU {} bytes in {} blocks, {:.0} s wall",
+                taken.rss as f64 / (1 << 20) as f64,
+                taken.gpu.allocated_bytes,
+                taken.gpu.blocks,
+                started.elapsed().as_secs_f64()
+            );
+            samples.push(taken);
+            next_sample += soak.sample_every;
+        }
+    }
+    renderer.frames.wait_all()?;
+    samples.push(sample(&gpu, soak.script.seconds)?);
+    drop(renderer);
+    // What the dropped renderer retired is destroyed once the device has nothing running.
+    gpu.device.wait_idle()?;
+    let after_unload = sample(&gpu, soak.script.seconds)?;
+    Ok(SoakReport {
+        before,
+        samples,
+        after_unload,
+        baseline_t: soak.baseline_after,
+        frames,
+        validation_errors: gpu.validation_errors(),
+        last_validation_error: gpu.instance.canary().last_error(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The save a soak in `folder` writes and loads every cycle.
+pub fn save_in(folder: &Path) -> PathBuf {
+    folder.join(format!("soak.{}", blockfall_game::save::EXTENSION))
+}
