@@ -193,6 +193,14 @@ impl<G: Ground + ?Sized> EditStore<G> {
         self.bricks.len()
     }
 
+    /// The bytes the store holds on the heap (the map's slots and the bricks), not counting
+    /// the allocator's own overhead: what the edits cost in memory.
+    pub fn heap_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<([i32; 3], Brick)>() + 1;
+        self.bricks.capacity() * slot
+            + self.bricks.len() * std::mem::size_of::<[i64; BRICK_VOLUME]>()
+    }
+
     /// Whether any sample in the box is edited (or was, in a brick not yet back to zero).
     pub fn has_edits_in(&self, region: &SampleBox) -> bool {
         if self.bricks.is_empty() {
