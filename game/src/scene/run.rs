@@ -173,6 +173,7 @@ impl Runner {
             match outcome {
                 Outcome::Nothing => {}
                 Outcome::Line(line) => outcomes.push(Outcome::Line(self.count(line, t)?)),
+                Outcome::Loaded(line) => outcomes.push(Outcome::Loaded(self.count(line, t)?)),
                 Outcome::Screenshot(_) => outcomes.push(outcome),
             }
         }

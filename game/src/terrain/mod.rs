@@ -3,7 +3,8 @@
 //! - [`generator`]: the generated density, its height field, and proofs that a region is all
 //!   air or all ground.
 //! - [`ground`]: what lies under the edits: the generated world or a plane (flat or sloped).
-//! - [`edits`]: digging and building, kept sparsely, undone exactly.
+//! - [`edits`]: digging and building, kept as their spheres per cell (baked into compact bricks
+//!   where many overlap), undone exactly.
 //! - [`field`]: the density and its gradient anywhere, with a cache that forgets only what
 //!   changed.
 //! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty

@@ -4,6 +4,7 @@
 //! - [`frames`]: GPU start-up time, and the headless frame time of the test scene.
 //! - [`surface_nets`]: the CPU surface nets against `fast-surface-nets` 0.2.
 //! - [`density`]: density samples of the default world per second on 1 and 2 threads.
+//! - [`digs`]: the memory a dig costs, and sampling under edits.
 //! - [`light`]: sky light grids of the chunks around the spawn point per second.
 //! - [`gpu_mesh`]: the compute-shader surface nets, per chunk and per pass, against the CPU
 //!   mesher.
@@ -18,6 +19,7 @@
 //! [`shared`] holds what several of them use.
 
 pub mod density;
+pub mod digs;
 pub mod frames;
 pub mod gpu_mesh;
 pub mod light;

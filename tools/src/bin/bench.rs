@@ -9,6 +9,9 @@
 //!   point, in one run.
 //! - `bench -- density [--chunks N]`: samples of the default world per second on 1 and 2
 //!   threads.
+//! - `bench -- digs [--digs N] [--spread M]`: the edit store's bytes for one 64 m dig and after
+//!   `N` digs of 8–64 m within `M` meters of the spawn point, the process's resident memory,
+//!   and density samples per second under digs.
 //! - `bench -- light [--chunks N]`: sky light grids of the chunks around the spawn point per
 //!   second.
 //! - `bench -- gpu-mesh [--chunks N] [--gpu N]`: GPU time per chunk of the compute surface nets
@@ -138,6 +141,15 @@ enum Benchmark {
         #[arg(long)]
         gpu: Option<usize>,
     },
+    /// The memory a dig costs (issue 16), and sampling under digs.
+    Digs {
+        /// Digs of 8–64 m at random places on the ground through the world's dig path.
+        #[arg(long, default_value_t = 200)]
+        digs: u32,
+        /// How far from the spawn point (in x and z, meters) the digs may be.
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(i32).range(0..=100_000))]
+        spread: i32,
+    },
     /// Density samples of the default world per second, on 1 and 2 threads.
     Density {
         /// Chunks (34³ samples each) nearest the spawn point to fill.
@@ -157,6 +169,7 @@ fn main() -> anyhow::Result<()> {
         } => bench::frames::run(frames, width, height, gpu),
         Benchmark::SurfaceNets { repeats, chunks } => bench::surface_nets::run(repeats, chunks),
         Benchmark::Density { chunks } => bench::density::run(chunks),
+        Benchmark::Digs { digs, spread } => bench::digs::run(digs as usize, spread),
         Benchmark::Startup {
             radius,
             frames,
