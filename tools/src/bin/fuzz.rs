@@ -81,7 +81,9 @@ fn fuzz(cli: &Cli) -> Result<bool, String> {
         (minutes, None) => {
             let minutes = minutes.unwrap_or(1.0);
             if !(minutes.is_finite() && minutes > 0.0 && minutes <= 7.0 * 24.0 * 60.0) {
-                return Err(format!("--minutes {minutes} is not above 0 and at most a week"));
+                return Err(format!(
+                    "--minutes {minutes} is not above 0 and at most a week"
+                ));
             }
             Limit::Time(Duration::from_secs_f64(minutes * 60.0))
         }
@@ -118,10 +120,9 @@ fn check_one(cli: &Cli, target: Target) -> Result<bool, String> {
             std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?,
             None,
         ),
-        (None, Some(seed), Some(case)) => (
-            runner::case_input(target, seed, case),
-            Some((seed, case)),
-        ),
+        (None, Some(seed), Some(case)) => {
+            (runner::case_input(target, seed, case), Some((seed, case)))
+        }
         _ => return Err("--case needs --seed".into()),
     };
     match runner::check_one(target, input, case)? {

@@ -132,7 +132,11 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
     let mut bytes = dims_text.into_bytes();
     bytes.push(0);
     for index in 0..count {
-        let position = [index % dims[0], (index / dims[0]) % dims[1], index / (dims[0] * dims[1])];
+        let position = [
+            index % dims[0],
+            (index / dims[0]) % dims[1],
+            index / (dims[0] * dims[1]),
+        ];
         let sample = if odd_share > 0 && rng.below(100) < odd_share {
             *rng.pick(ODD_SAMPLES)
         } else {
@@ -208,9 +212,16 @@ fn check_mesh(mesh: &SurfaceMesh, dims: [usize; 3]) -> Result<(), String> {
         ));
     }
     if mesh.indices.len() % 3 != 0 {
-        return Err(format!("{} indices: not whole triangles", mesh.indices.len()));
+        return Err(format!(
+            "{} indices: not whole triangles",
+            mesh.indices.len()
+        ));
     }
-    if let Some(index) = mesh.indices.iter().find(|&&i| i as usize >= mesh.positions.len()) {
+    if let Some(index) = mesh
+        .indices
+        .iter()
+        .find(|&&i| i as usize >= mesh.positions.len())
+    {
         return Err(format!(
             "index {index} with {} vertices",
             mesh.positions.len()

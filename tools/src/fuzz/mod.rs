@@ -243,7 +243,10 @@ mod tests {
             let unit = rng.unit();
             assert!((0.0..1.0).contains(&unit));
         }
-        assert!(seen.iter().all(|&s| s), "every value of -2..=2 comes up: {seen:?}");
+        assert!(
+            seen.iter().all(|&s| s),
+            "every value of -2..=2 comes up: {seen:?}"
+        );
         // The widest range does not overflow.
         rng.between(i64::MIN, i64::MAX);
     }

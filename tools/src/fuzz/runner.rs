@@ -101,7 +101,12 @@ impl fmt::Display for Failure {
             write!(f, " (seed {seed}, case {case})")?;
         }
         write!(f, ": {}", self.message)?;
-        write!(f, "\n  input ({} bytes): {}", self.input.len(), preview(&self.input))?;
+        write!(
+            f,
+            "\n  input ({} bytes): {}",
+            self.input.len(),
+            preview(&self.input)
+        )?;
         if let Some(path) = &self.saved {
             write!(
                 f,
@@ -226,12 +231,15 @@ struct Worker {
 
 impl Worker {
     fn start(target: Target) -> Result<Worker, String> {
-        Worker::with_check(target.name(), match target {
-            Target::Scene => super::scene::check,
-            Target::Save => super::save::check,
-            Target::Settings => super::settings::check,
-            Target::Mesh => super::mesh::check,
-        })
+        Worker::with_check(
+            target.name(),
+            match target {
+                Target::Scene => super::scene::check,
+                Target::Save => super::save::check,
+                Target::Settings => super::settings::check,
+                Target::Mesh => super::mesh::check,
+            },
+        )
     }
 
     fn with_check(name: &str, check: Check) -> Result<Worker, String> {
@@ -318,11 +326,22 @@ pub fn run(options: &RunOptions) -> Result<Report, String> {
             break;
         }
         let case = report.cases;
-        let input = Arc::new(options.target.generate(&mut Rng::new(Rng::case_seed(
-            options.seed,
-            case,
-        ))));
-        let verdict = worker.check(input.clone());
+        // A generator's panic is the fuzzer's own bug: reported as the case's failure, with
+        // no input (the seed and case number make it again).
+        let generated = panic::catch_unwind(|| case_input(options.target, options.seed, case));
+        let (input, verdict) = match generated {
+            Ok(input) => {
+                let input = Arc::new(input);
+                (input.clone(), worker.check(input))
+            }
+            Err(payload) => (
+                Arc::new(Vec::new()),
+                Some(Err((
+                    FailureKind::Panic,
+                    format!("the generator panicked: {}", panic_text(payload.as_ref())),
+                ))),
+            ),
+        };
         report.cases += 1;
         let (kind, message) = match verdict {
             Some(Ok(outcome)) => {
@@ -463,7 +482,10 @@ mod tests {
             .expect_err("a panic");
         assert_eq!(kind, FailureKind::Panic);
         assert!(message.contains("is not welcome"), "{message}");
-        assert!(message.contains("runner.rs"), "the place is given: {message}");
+        assert!(
+            message.contains("runner.rs"),
+            "the place is given: {message}"
+        );
         assert_eq!(
             worker.check(Arc::new(vec![0])).expect("no hang"),
             Err((FailureKind::Invariant, "zero".to_owned()))
@@ -496,7 +518,13 @@ mod tests {
             report.refused + report.accepted + report.used + report.failed,
             20
         );
-        assert_eq!(case_input(Target::Mesh, 5, 3), case_input(Target::Mesh, 5, 3));
-        assert_ne!(case_input(Target::Mesh, 5, 3), case_input(Target::Mesh, 5, 4));
+        assert_eq!(
+            case_input(Target::Mesh, 5, 3),
+            case_input(Target::Mesh, 5, 3)
+        );
+        assert_ne!(
+            case_input(Target::Mesh, 5, 3),
+            case_input(Target::Mesh, 5, 4)
+        );
     }
 }

@@ -55,7 +55,9 @@ fn saved(text: &str) -> Vec<u8> {
     let (mut world, start) = scene::world_of(&scene, pool, RADIUS).expect("the corpus's worlds");
     let mut runner = Runner::new(scene, &start);
     for frame in 0..runner.frame_count() {
-        runner.events(&mut world, frame).expect("the corpus's events");
+        runner
+            .events(&mut world, frame)
+            .expect("the corpus's events");
         runner.step(&mut world, frame).expect("the corpus's frames");
     }
     let end = runner.frame_count();
@@ -128,7 +130,11 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
     match rng.below(10) {
         // Bytes of any kind, some with the magic in front.
         0 => {
-            let mut bytes: Vec<u8> = if rng.one_in(2) { MAGIC.to_vec() } else { Vec::new() };
+            let mut bytes: Vec<u8> = if rng.one_in(2) {
+                MAGIC.to_vec()
+            } else {
+                Vec::new()
+            };
             let extra = rng.between(0, 48);
             bytes.extend((0..extra).map(|_| rng.next_u64() as u8));
             bytes
@@ -167,11 +173,7 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
         4..=6 => {
             let mut body = body_of(&file);
             mutate_bytes(rng, &mut body, 1 << 20);
-            file_of(
-                1,
-                body.len() as u64,
-                &lz4_flex::block::compress(&body),
-            )
+            file_of(1, body.len() as u64, &lz4_flex::block::compress(&body))
         }
         // The save's values changed and encoded again: the world's loading reads them.
         _ => {

@@ -274,7 +274,10 @@ fn event(rng: &mut Rng, duration: f64) -> Json {
                 ("cell", cell(rng)),
             ]),
         ),
-        8 => ("turn", Json::Arr(vec![small(rng, -500.0, 500.0), small(rng, -500.0, 500.0)])),
+        8 => (
+            "turn",
+            Json::Arr(vec![small(rng, -500.0, 500.0), small(rng, -500.0, 500.0)]),
+        ),
         9 => ("wheel", small(rng, -5.0, 5.0)),
         10 => (
             "look",
@@ -345,7 +348,10 @@ fn valid_scene(rng: &mut Rng) -> Json {
                 ("feet", point(rng, 6.0)),
                 ("yaw_degrees", small(rng, -180.0, 180.0)),
                 ("pitch_degrees", small(rng, -89.0, 89.0)),
-                ("mode", Json::str(if rng.one_in(3) { "fly" } else { "walk" })),
+                (
+                    "mode",
+                    Json::str(if rng.one_in(3) { "fly" } else { "walk" }),
+                ),
             ]),
         ));
     }
@@ -526,9 +532,9 @@ fn line_and_column(message: &str) -> bool {
         let rest = &message[at + 5..];
         let digits = rest.chars().take_while(char::is_ascii_digit).count();
         digits > 0
-            && rest[digits..].strip_prefix(" column ").is_some_and(|column| {
-                column.starts_with(|c: char| c.is_ascii_digit())
-            })
+            && rest[digits..]
+                .strip_prefix(" column ")
+                .is_some_and(|column| column.starts_with(|c: char| c.is_ascii_digit()))
     })
 }
 
@@ -537,16 +543,17 @@ fn check_refusal(message: &str) -> Result<(), String> {
     if names_a_place(message) {
         Ok(())
     } else {
-        Err(format!("refused with a message that names no place: {message}"))
+        Err(format!(
+            "refused with a message that names no place: {message}"
+        ))
     }
 }
 
 /// A folder for the files a run's `save` events write, one per process, emptied as it goes.
 fn save_folder() -> &'static PathBuf {
     static FOLDER: OnceLock<PathBuf> = OnceLock::new();
-    FOLDER.get_or_init(|| {
-        std::env::temp_dir().join(format!("blockfall-fuzz-{}", std::process::id()))
-    })
+    FOLDER
+        .get_or_init(|| std::env::temp_dir().join(format!("blockfall-fuzz-{}", std::process::id())))
 }
 
 /// Parses the scene; runs it when it is small.

@@ -99,8 +99,14 @@ fn random_settings(rng: &mut Rng) -> Settings {
         }
     }
     Settings {
-        width: rng.between(i64::from(*WINDOW_SIZE.start()), i64::from(*WINDOW_SIZE.end())) as u32,
-        height: rng.between(i64::from(*WINDOW_SIZE.start()), i64::from(*WINDOW_SIZE.end())) as u32,
+        width: rng.between(
+            i64::from(*WINDOW_SIZE.start()),
+            i64::from(*WINDOW_SIZE.end()),
+        ) as u32,
+        height: rng.between(
+            i64::from(*WINDOW_SIZE.start()),
+            i64::from(*WINDOW_SIZE.end()),
+        ) as u32,
         fullscreen: rng.one_in(2),
         vsync: rng.one_in(2),
         hud: rng.one_in(2),
@@ -140,7 +146,10 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
         2 => {
             let depth = rng.between(10, 10_000) as usize;
             let at = text.find("width").unwrap_or(0);
-            text.insert_str(at, &format!("x: {}{},\n", "(".repeat(depth), ")".repeat(depth)));
+            text.insert_str(
+                at,
+                &format!("x: {}{},\n", "(".repeat(depth), ")".repeat(depth)),
+            );
         }
         3 => {
             let depth = rng.between(10, 10_000) as usize;
@@ -156,7 +165,13 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
             }
         }
         5 => text.push_str(&"/".repeat(rng.between(1, 3) as usize)),
-        6 => text.insert_str(rng.below(text.len() / 2) & !7, "/*"),
+        6 => {
+            let mut at = rng.below(text.len() / 2 + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.insert_str(at, "/*");
+        }
         _ => {}
     }
     let mut bytes = text.into_bytes();
