@@ -27,20 +27,20 @@ fn fuzz(target: Target, cases: u64) {
 
 #[test]
 fn scene_files_never_panic_hang_or_refuse_unclearly() {
-    fuzz(Target::Scene, 300);
+    fuzz(Target::Scene, 1000);
 }
 
 #[test]
 fn save_files_never_panic_hang_or_refuse_unclearly() {
-    fuzz(Target::Save, 500);
+    fuzz(Target::Save, 2000);
 }
 
 #[test]
 fn settings_files_never_panic_hang_or_refuse_unclearly() {
-    fuzz(Target::Settings, 1000);
+    fuzz(Target::Settings, 2000);
 }
 
 #[test]
 fn mesh_inputs_never_panic_hang_or_refuse_unclearly() {
-    fuzz(Target::Mesh, 1000);
+    fuzz(Target::Mesh, 3000);
 }

@@ -76,16 +76,17 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// What failures of one kind share: the panic's place, or the invariant's words without
-    /// numbers and without the input's text they quote.
+    /// What failures of one kind share: the message's words up to the first quote of the
+    /// input (`` ` `` or `"`), without numbers (a panic's message starts with its place).
     pub fn signature(&self) -> String {
         let words: String = self
             .message
             .chars()
+            .take_while(|&c| c != '`' && c != '"')
             .filter(|c| !c.is_ascii_digit())
-            .take(60)
+            .take(100)
             .collect();
-        format!("{:?}: {words}", self.kind)
+        format!("{:?}: {}", self.kind, words.trim_end())
     }
 }
 

@@ -444,6 +444,9 @@ fn change(rng: &mut Rng, scene: &mut Json) {
     }
 }
 
+/// Text after a scene.
+const TRAILING: &[&str] = &["x", "{}", " ", "\n\n", ",", "\u{0}"];
+
 /// Valid scenes of the tests and the README, whose bytes are changed.
 const CORPUS: &[&str] = &[
     r#"{"terrain": {"flat": {"height": 0}}, "duration": 1}"#,
@@ -502,7 +505,10 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
     match rng.below(16) {
         0 => text.insert(0, '\u{feff}'),
         1 => text = format!("[{text}]"),
-        2 => text.push_str(*rng.pick(&["x", "{}", " ", "\n\n", ",", "\u{0}"])),
+        2 => {
+            let trailing: &&str = rng.pick(TRAILING);
+            text.push_str(trailing);
+        }
         3 => text = text.replace(", ", ",\n  "),
         _ => {}
     }
