@@ -10,6 +10,10 @@ use crate::terrain::{Field, Samples};
 
 /// How far down from 12 m above the surface the search for ground goes before giving up.
 const DEEPEST_SEARCH: f32 = 200.0;
+/// The search for ground goes down in steps of this many meters.
+const SEARCH_STEP: f32 = 0.1;
+/// The most steps of a search: those of [`DEEPEST_SEARCH`] and some to spare for rounding.
+const MOST_STEPS: u32 = 2 * (DEEPEST_SEARCH / SEARCH_STEP) as u32;
 
 /// Why the sample scene could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -34,9 +38,13 @@ pub fn first_meter_above_ground<S: Samples>(
         let (px, pz) = (cx as f32 * CELL + dx, cz as f32 * CELL + dz);
         let start = surface_height(px, pz) + 12.0;
         let mut y = start;
+        // Steps counted too: far from 0, `y - 0.1` rounds back to `y`, and a search that only
+        // watched the depth would never end there.
+        let mut steps = 0;
         while field.probe(px, y, pz).density <= 0.0 {
-            y -= 0.1;
-            if start - y > DEEPEST_SEARCH {
+            y -= SEARCH_STEP;
+            steps += 1;
+            if start - y > DEEPEST_SEARCH || steps > MOST_STEPS {
                 return Err(SampleError::NoGround(px, pz));
             }
         }
@@ -116,4 +124,39 @@ pub fn build_sample<S: Samples>(
         }
     }
     Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::terrain::{EditStore, Ground, PlaneGround};
+
+    #[test]
+    fn the_search_for_ground_ends_on_ground_a_billion_meters_down() {
+        // Found by `fuzz scene`: a sample scene on a plane at -1e9 m searched forever, as
+        // `y - 0.1` is `y` there.
+        for height in [-1.0e9, 1.0e9, -3.0e7] {
+            let ground: Arc<dyn Ground> = Arc::new(PlaneGround::sloped(41.0, height));
+            let field = Field::new(EditStore::new(ground.clone()));
+            let mut store = BlockStore::new();
+            // Ground found, or none within the search: either way, an answer.
+            let _ = build_sample(
+                &mut store,
+                &field,
+                |x, z| ground.surface_height(x, z),
+                -41.78,
+                -17.0,
+            );
+        }
+    }
+
+    #[test]
+    fn the_ground_is_found_where_it_is() {
+        let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(3.0));
+        let field = Field::new(EditStore::new(ground.clone()));
+        let cell = first_meter_above_ground(&field, |x, z| ground.surface_height(x, z), 0, 0);
+        assert_eq!(cell, Ok(6), "the first whole meter above y = 3 m is cell 6");
+    }
 }

@@ -240,14 +240,34 @@ impl Settings {
     }
 }
 
+/// The most characters of a file's own text (a key's or a button's name) that a message quotes.
+const QUOTED: usize = 60;
+/// The most characters of a message of ron's own words, which may quote the file at any length.
+const LONGEST_MESSAGE: usize = 300;
+
+/// `text` as a message quotes it: whole when short, else its start and its length, so that a
+/// megabyte-long name in a file does not come back as a megabyte-long message.
+fn quoted(text: &str) -> String {
+    shortened(text, QUOTED)
+}
+
+/// The first `most` characters of `text`, and how long it was when there was more.
+fn shortened(text: &str, most: usize) -> String {
+    match text.char_indices().nth(most) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()),
+    }
+}
+
 /// ron's error in the words of the settings.
 fn describe(error: &ron::Error) -> String {
     match error {
-        ron::Error::Message(message) => message.clone(),
+        ron::Error::Message(message) => shortened(message, LONGEST_MESSAGE),
         ron::Error::NoSuchStructField {
             expected, found, ..
         } => format!(
-            "unknown setting `{found}` (the settings: {})",
+            "unknown setting `{}` (the settings: {})",
+            quoted(found),
             expected.join(", ")
         ),
         ron::Error::DuplicateStructField { field, .. } => format!("`{field}` is set twice"),
@@ -256,18 +276,20 @@ fn describe(error: &ron::Error) -> String {
             outer: Some(outer),
             ..
         } if outer == "Button" => format!(
-            "unknown button `{found}` (winit's KeyCode names, e.g. KeyW, Digit1, F5, Space, \
-             ShiftLeft, or MouseLeft)"
+            "unknown button `{}` (winit's KeyCode names, e.g. KeyW, Digit1, F5, Space, \
+             ShiftLeft, or MouseLeft)",
+            quoted(found)
         ),
         ron::Error::NoSuchEnumVariant {
             expected,
             found,
             outer: Some(outer),
         } if outer == "Action" => format!(
-            "unknown action `{found}` (the actions: {})",
+            "unknown action `{}` (the actions: {})",
+            quoted(found),
             expected.join(", ")
         ),
-        other => other.to_string(),
+        other => shortened(&other.to_string(), LONGEST_MESSAGE),
     }
 }
 

@@ -5,6 +5,10 @@
 //! - `mesh`: a raw f32 density grid in, a surface-nets mesh as JSON out ([`mesh`] holds its
 //!   reading, meshing and writing).
 //! - `sim`: a scene file in, a JSON-lines trace out.
+//! - `fuzz`: seeded, structure-aware fuzzing of scene, save, settings and mesh inputs (no panic,
+//!   no hang, a clear error for every refused input); the targets and the runner are this
+//!   library's [`fuzz`] modules (docs/fuzzing.md).
 
 pub mod bench;
+pub mod fuzz;
 pub mod mesh;

@@ -390,3 +390,38 @@ fn the_folders_are_blockfalls() {
         assert!(data.ends_with("blockfall"), "{}", data.display());
     }
 }
+
+#[test]
+fn a_megabyte_long_button_or_key_name_is_not_echoed_in_full() {
+    // Found by `fuzz settings`: the whole name came back in the message (and the HUD).
+    let long = "k".repeat(1 << 20);
+    for text in [
+        Settings::default().to_ron().replacen("KeyW", &long, 1),
+        Settings::default()
+            .to_ron()
+            .replacen("width:", &format!("{long}:"), 1),
+        Settings::default()
+            .to_ron()
+            .replacen("forward:", &format!("{long}:"), 1),
+        format!("({long})"),
+    ] {
+        let error = Settings::from_ron(&text, FILE_NAME).expect_err("an unknown name");
+        let message = error.to_string();
+        assert!(
+            message.len() < 1000,
+            "{} bytes: {}",
+            message.len(),
+            &message[..200]
+        );
+        assert!(
+            message.contains("kkkk"),
+            "the name's start is quoted: {message}"
+        );
+        assert!(error.line.is_some(), "{message}");
+    }
+    let short = Settings::default().to_ron().replacen("KeyW", "KeyWW", 1);
+    let message = Settings::from_ron(&short, FILE_NAME)
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("unknown button `KeyWW`"), "{message}");
+}
