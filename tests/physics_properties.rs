@@ -627,8 +627,12 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
 #[test]
 fn random_scenes_keep_every_property_after_every_step() {
     let mut coverage = Coverage::default();
-    for seed in seeds(0x5ce0_0000, SCENE_CASES) {
+    let seeds = seeds(0x5ce0_0000, SCENE_CASES);
+    for &seed in &seeds {
         let scene = RandomScene::new(seed);
+        if seeds.len() == 1 {
+            println!("{}", Case(seed, &scene));
+        }
         coverage.scenes += 1;
         if let Err(error) = run_scene(&scene, &mut coverage) {
             panic!("{error}\n{}", Case(seed, &scene));
@@ -788,6 +792,8 @@ struct Depth {
     /// The farthest a contact point of a piece went into the target, meters from its face
     /// (0.5 is its far face).
     deepest_point: f64,
+    /// The seed of the throw that went deepest.
+    deepest_seed: u64,
 }
 
 /// Whether a point lies within the target's face (not beside it or above it).
@@ -871,12 +877,20 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
 
 fn throws_at(target: Target, base: u64) {
     let mut depth = Depth::default();
-    for seed in seeds(base, TUNNEL_CASES) {
+    let seeds = seeds(base, TUNNEL_CASES);
+    for &seed in &seeds {
         let case = Throw::new(seed, target);
         // Each throw meets the target alone.
         let mut world = target_world(target);
+        let deepest = depth.deepest_point;
         if let Err(error) = throw(&mut world, &case, &mut depth) {
             panic!("{error}\n{}", Case(seed, &case));
+        }
+        if depth.deepest_point > deepest {
+            depth.deepest_seed = seed;
+        }
+        if seeds.len() == 1 {
+            println!("{}", Case(seed, &case));
         }
     }
     println!("{target:?}: {depth:?}");

@@ -140,6 +140,9 @@ pub const WAKE_SPEED: f64 = 0.5;
 /// How close (m) a resting piece must come to a woken one to be lying on it.
 const LYING_ON: f64 = 0.1;
 
+/// A piece with the box it lies in: low and high corners, meters.
+pub type PieceBox = (BodyHandle, [f32; 3], [f32; 3]);
+
 /// What a step of the pieces did that the rest of the world must hear of.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct PiecesReport {
@@ -437,7 +440,7 @@ impl Pieces {
         handle: BodyHandle,
         velocity: [f64; 3],
         spin: [f64; 3],
-    ) -> Result<Vec<(BodyHandle, [f32; 3], [f32; 3])>, PhysicsError> {
+    ) -> Result<Vec<PieceBox>, PhysicsError> {
         if self.physics.body(handle).is_none() {
             return Err(PhysicsError::StaleHandle(handle));
         }
