@@ -140,6 +140,9 @@ pub const WAKE_SPEED: f64 = 0.5;
 /// How close (m) a resting piece must come to a woken one to be lying on it.
 const LYING_ON: f64 = 0.1;
 
+/// A piece with the box it lies in: low and high corners, meters.
+pub type PieceBox = (BodyHandle, [f32; 3], [f32; 3]);
+
 /// What a step of the pieces did that the rest of the world must hear of.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct PiecesReport {
@@ -425,6 +428,34 @@ impl Pieces {
             }
         }
         woken
+    }
+
+    /// Sets a piece moving at `velocity` (m/s) with `spin` (rad/s, about an axis of the
+    /// world), as a throw or a blast would. Rubble wakes first, and what lies on it with it
+    /// ([`Pieces::wake`]); the pieces woken are returned with the boxes they lay in, for the
+    /// support to hear of ([`World::launch_piece`](crate::world::World::launch_piece) tells
+    /// it). A stale handle or a value that is not finite is an error and changes nothing.
+    pub fn launch(
+        &mut self,
+        handle: BodyHandle,
+        velocity: [f64; 3],
+        spin: [f64; 3],
+    ) -> Result<Vec<PieceBox>, PhysicsError> {
+        if self.physics.body(handle).is_none() {
+            return Err(PhysicsError::StaleHandle(handle));
+        }
+        for (field, value) in [("velocity", velocity), ("spin", spin)] {
+            if !value.iter().all(|c| c.is_finite()) {
+                return Err(PhysicsError::NotFinite {
+                    field,
+                    value: value.to_vec(),
+                });
+            }
+        }
+        let woken = self.wake(handle);
+        self.physics.set_velocity(handle, velocity)?;
+        self.physics.set_spin(handle, spin)?;
+        Ok(woken)
     }
 
     /// Whether resting piece `upper` lies on piece `lower` (whose middle is at `lower_y`): its
@@ -881,6 +912,52 @@ mod tests {
         let report = settle(&mut pieces, &field);
         let woke: Vec<BodyHandle> = report.woke.iter().map(|(h, _, _)| *h).collect();
         assert!(woke.contains(&laid), "the plank it struck wakes: {woke:?}");
+    }
+
+    #[test]
+    fn a_launch_wakes_rubble_and_what_lies_on_it_and_refuses_bad_motion() {
+        let field = flat();
+        let mut pieces = Pieces::new(WorkerPool::new(1).unwrap());
+        let below = pieces.add(vec![cube(0, 0, 0)]).unwrap();
+        let on_top = pieces.add(vec![cube(0, 2, 0)]).unwrap();
+        settle(&mut pieces, &field);
+        assert!(pieces.is_resting(below) && pieces.is_resting(on_top));
+        let hash = pieces.physics().state_hash();
+        assert!(matches!(
+            pieces.launch(below, [f64::NAN, 0.0, 0.0], [0.0; 3]),
+            Err(PhysicsError::NotFinite {
+                field: "velocity",
+                ..
+            })
+        ));
+        assert!(pieces
+            .launch(below, [0.0; 3], [0.0, f64::INFINITY, 0.0])
+            .is_err());
+        assert_eq!(pieces.physics().state_hash(), hash, "nothing changed");
+        assert!(pieces.is_resting(below));
+
+        let woken: Vec<BodyHandle> = pieces
+            .launch(below, [3.0, 4.0, 0.0], [0.0, 1.0, 0.0])
+            .unwrap()
+            .into_iter()
+            .map(|(handle, _, _)| handle)
+            .collect();
+        assert_eq!(woken, vec![below, on_top]);
+        let body = pieces.physics().body(below).unwrap();
+        assert_eq!(
+            (body.velocity, body.spin),
+            ([3.0, 4.0, 0.0], [0.0, 1.0, 0.0])
+        );
+        // A piece already moving is launched again without waking anything.
+        assert!(pieces.launch(below, [0.0; 3], [0.0; 3]).unwrap().is_empty());
+
+        let mut other = Pieces::new(WorkerPool::new(1).unwrap());
+        let stale = other.add(vec![cube(8, 0, 0)]).unwrap();
+        other.physics.remove(stale).unwrap();
+        assert_eq!(
+            other.launch(stale, [0.0; 3], [0.0; 3]),
+            Err(PhysicsError::StaleHandle(stale))
+        );
     }
 
     #[test]

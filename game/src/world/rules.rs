@@ -3,6 +3,8 @@
 //! wakes, and a frame of the pieces and the player. The scene runner's events and the tools call
 //! these, so `sim`, scripted runs and the window play by one set of rules.
 
+use blockfall_engine::physics::{BodyHandle, PhysicsError};
+
 use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
 use crate::pieces::BreakPieceError;
 use crate::player::Controls;
@@ -144,6 +146,23 @@ impl World {
             }
         }
         Ok((ids, self.settle()))
+    }
+
+    /// Sets a piece moving at `velocity` (m/s) with `spin` (rad/s), as a throw or a blast
+    /// would ([`Pieces::launch`](crate::pieces::Pieces::launch)). Rubble wakes, with what lies
+    /// on it; the blocks it held are searched again and what lost its hold falls. Returns how
+    /// many blocks fell; a stale handle or a value that is not finite changes nothing.
+    pub fn launch_piece(
+        &mut self,
+        handle: BodyHandle,
+        velocity: [f64; 3],
+        spin: [f64; 3],
+    ) -> Result<Settled, PhysicsError> {
+        let woken = self.pieces.launch(handle, velocity, spin)?;
+        for (_, low, high) in &woken {
+            self.support.solid_changed(&self.blocks, *low, *high);
+        }
+        Ok(if woken.is_empty() { 0 } else { self.settle() })
     }
 
     /// The blocks that would fall with the block filling `cell` if it were broken.
