@@ -34,9 +34,7 @@ use crate::play::{print_lines, Play};
 use crate::saves::Saves;
 use crate::screenshot::write_png;
 use crate::script::Script;
-use crate::shaders::LIBRARY;
 use crate::shown::Shown;
-use blockfall_game::render::world::WorldRenderer;
 
 /// Why no window could be opened.
 #[derive(Debug, thiserror::Error)]
@@ -432,14 +430,14 @@ impl WindowState {
                 return Ok(());
             }
         };
-        // The old world's meshes may still be read by frames in flight.
-        self.frames.wait_all()?;
-        let show_tool = renderer.show_tool;
-        let mut loaded = WorldRenderer::new(&mut self.gpu, &LIBRARY, self.colour_format, world)
-            .context("setting up the loaded world's renderer")?;
-        loaded.show_tool = show_tool;
-        loaded.world.fov_degrees = renderer.world.fov_degrees;
-        **renderer = loaded;
+        let fov_degrees = renderer.world.fov_degrees;
+        renderer.world = world;
+        renderer.world.fov_degrees = fov_degrees;
+        // The old world's meshes go (once the frames in flight that read them are done); the
+        // passes stay, and the new world's chunks stream in from the next frame.
+        renderer
+            .renew(&mut self.gpu, &mut self.frames)
+            .context("drawing the loaded world")?;
         let path = self
             .saves
             .path

@@ -230,6 +230,11 @@ impl TerrainRenderer {
         self.look
     }
 
+    /// Where the layers go from now on (a new world's ground).
+    pub fn set_look(&mut self, look: TerrainLook) {
+        self.look = look;
+    }
+
     /// Whether the device can draw the wireframe.
     pub fn wireframe_supported(&self) -> bool {
         self.wireframe.is_some()

@@ -50,6 +50,8 @@ pub enum WorldRenderError {
 pub struct WorldRenderer {
     pub world: World,
     meshes: TerrainMeshes,
+    /// The view radius `meshes`' arenas were sized for.
+    meshes_radius: u32,
     renderer: TerrainRenderer,
     blocks: BlocksRenderer,
     pieces: PiecesRenderer,
@@ -61,9 +63,6 @@ pub struct WorldRenderer {
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
     /// captured); off by default, so headless pictures show the world alone.
     pub show_tool: bool,
-    /// What [`WorldRenderer::renew`] builds its passes again with.
-    shaders: ShaderLibrary,
-    colour_format: vk::Format,
 }
 
 impl WorldRenderer {
@@ -75,38 +74,44 @@ impl WorldRenderer {
         colour_format: vk::Format,
         world: World,
     ) -> Result<Self, WorldRenderError> {
-        let parts = Parts::new(gpu, shaders, colour_format, &world)?;
+        let renderer = TerrainRenderer::new(gpu, shaders, colour_format, look_of(&world))?;
+        let materials = BlockMaterials::new(gpu)?;
+        let radius = world.chunks().radius();
         Ok(Self {
+            meshes: terrain_meshes(&gpu.device, radius)?,
+            meshes_radius: radius,
+            renderer,
+            blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials)?,
+            pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials)?,
+            markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
             world,
-            meshes: parts.meshes,
-            renderer: parts.renderer,
-            blocks: parts.blocks,
-            pieces: parts.pieces,
-            markers: parts.markers,
             blocks_meshed: false,
             relit_regions: Vec::new(),
             show_tool: false,
-            shaders: *shaders,
-            colour_format,
         })
     }
 
-    /// Draws [`WorldRenderer::world`] from scratch after it was replaced (a scene's `load`):
-    /// waits for the frames in flight (they may read the old world's meshes), drops every mesh
-    /// and pass of the old world and builds them for this one, with nothing loaded yet
-    /// ([`WorldRenderer::load_all`] or [`WorldRenderer::stream`] load it). `show_tool` and the
-    /// wireframe stay as they were.
+    /// Draws [`WorldRenderer::world`] from scratch after it was replaced (a scene's `load`,
+    /// F9): waits for the frames in flight (they may read the old world's meshes), then forgets
+    /// every mesh of the old world, with nothing of the new one loaded yet
+    /// ([`WorldRenderer::load_all`] or [`WorldRenderer::stream`] load it). The passes, their
+    /// pipelines, textures and arenas are kept: a load compiles nothing, and a session of many
+    /// loads costs no more than one (the soak's resident memory). The terrain's arenas are made
+    /// anew only when the new world streams a different radius. `show_tool` and the wireframe
+    /// stay as they were.
     pub fn renew(&mut self, gpu: &mut Gpu, frames: &mut FrameRing) -> Result<(), WorldRenderError> {
         frames.wait_all()?;
-        let wireframe = self.renderer.wireframe();
-        let parts = Parts::new(gpu, &self.shaders, self.colour_format, &self.world)?;
-        self.meshes = parts.meshes;
-        self.renderer = parts.renderer;
-        self.renderer
-            .set_wireframe(wireframe && self.renderer.wireframe_supported());
-        self.blocks = parts.blocks;
-        self.pieces = parts.pieces;
-        self.markers = parts.markers;
+        let radius = self.world.chunks().radius();
+        if radius == self.meshes_radius {
+            self.meshes.unload_all();
+        } else {
+            self.meshes = terrain_meshes(&gpu.device, radius)?;
+            self.meshes_radius = radius;
+        }
+        self.renderer.set_look(look_of(&self.world));
+        self.blocks.forget_all();
+        self.pieces.forget_all();
+        self.markers.forget_all();
         self.blocks_meshed = false;
         self.relit_regions.clear();
         Ok(())
@@ -300,35 +305,9 @@ impl WorldRenderer {
     }
 }
 
-/// What a [`WorldRenderer`] builds for the world it draws.
-struct Parts {
-    meshes: TerrainMeshes,
-    renderer: TerrainRenderer,
-    blocks: BlocksRenderer,
-    pieces: PiecesRenderer,
-    markers: MarkersRenderer,
-}
-
-impl Parts {
-    fn new(
-        gpu: &mut Gpu,
-        shaders: &ShaderLibrary,
-        colour_format: vk::Format,
-        world: &World,
-    ) -> Result<Self, WorldRenderError> {
-        let feet = world.player.position;
-        let ground = world.ground().surface_height(feet.x, feet.z);
-        let ground = if ground.is_finite() { ground } else { feet.y };
-        let renderer =
-            TerrainRenderer::new(gpu, shaders, colour_format, TerrainLook::around(ground))?;
-        let radius = world.chunks().radius();
-        let materials = BlockMaterials::new(gpu)?;
-        Ok(Self {
-            meshes: terrain_meshes(&gpu.device, radius)?,
-            renderer,
-            blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials)?,
-            pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials)?,
-            markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
-        })
-    }
+/// The terrain's look for `world`: its layers placed around the ground under the player.
+fn look_of(world: &World) -> TerrainLook {
+    let feet = world.player.position;
+    let ground = world.ground().surface_height(feet.x, feet.z);
+    TerrainLook::around(if ground.is_finite() { ground } else { feet.y })
 }

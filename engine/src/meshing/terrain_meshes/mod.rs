@@ -464,6 +464,16 @@ impl TerrainMeshes {
         true
     }
 
+    /// Unloads every resident chunk (as [`TerrainMeshes::unload`] each): the arenas, the
+    /// pipelines and the buffers stay for the next world. Returns how many were resident.
+    pub fn unload_all(&mut self) -> usize {
+        let keys: Vec<ChunkKey> = self.chunks.keys().copied().collect();
+        for key in &keys {
+            self.unload(*key);
+        }
+        keys.len()
+    }
+
     /// Records, into a frame that will draw the terrain, the zeroing of the draws of chunks
     /// unloaded since the last meshing frame, and a barrier that orders it before indirect
     /// draws. Records nothing when there is nothing to clear.

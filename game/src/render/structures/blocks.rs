@@ -189,6 +189,12 @@ impl BlocksRenderer {
         Ok(())
     }
 
+    /// Forgets every region's mesh (a new world is drawn next): the pipeline and the arena stay,
+    /// and the next [`BlocksRenderer::rebuild_all`] meshes the new store.
+    pub fn forget_all(&mut self) {
+        self.arena.clear();
+    }
+
     /// Regions with a mesh on the GPU.
     pub fn resident_regions(&self) -> usize {
         self.arena.len()

@@ -187,6 +187,12 @@ impl MarkersRenderer {
         })
     }
 
+    /// Forgets the would-fall tint (a new world is drawn next: its store's revision and block
+    /// ids may repeat the old one's); the pipelines and buffers stay.
+    pub fn forget_all(&mut self) {
+        self.tint = None;
+    }
+
     /// Draw calls recorded in the last frame (at most three).
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame

@@ -140,6 +140,14 @@ impl<K: Copy + Eq + Hash> MeshArena<K> {
         }
     }
 
+    /// Forgets every mesh (as [`MeshArena::remove`] each); the buffers stay.
+    pub fn clear(&mut self) {
+        let keys: Vec<K> = self.meshes.keys().copied().collect();
+        for key in &keys {
+            self.remove(key);
+        }
+    }
+
     /// Gives back the retired ranges no frame reads any more.
     pub fn reclaim(&mut self) -> GpuResult<()> {
         let completed = self.device.completed()?;

@@ -244,6 +244,13 @@ impl PiecesRenderer {
         Ok(())
     }
 
+    /// Forgets every piece's mesh and light (a new world is drawn next: its bodies' handles
+    /// name other pieces); the pipeline, the arena and the frames' buffers stay.
+    pub fn forget_all(&mut self) {
+        self.known.clear();
+        self.arena.clear();
+    }
+
     /// Pieces with a mesh on the GPU.
     pub fn resident_pieces(&self) -> usize {
         self.arena.len()
