@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{Gpu, GpuDesc, MemoryReport};
+use blockfall_engine::random::Rng;
 use blockfall_game::terrain::Generator;
 use serde_json::{json, Value};
 
@@ -59,37 +60,13 @@ pub struct SoakScript {
     pub save: PathBuf,
 }
 
-/// A small deterministic generator (SplitMix64): the same seed gives the same script on any
-/// machine.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [low, high).
-    fn range(&mut self, low: f64, high: f64) -> f64 {
-        low + (high - low) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in 0..n.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 /// The soak's scene as JSON: the game's own start (the default world, its sample scene, the
 /// player at the spawn) and `soak.seconds` of random play, a save and a load of `soak.save`
 /// every `soak.cycle` seconds, a `state` line at each cycle.
 pub fn script(soak: &SoakScript) -> Value {
     let generator = Generator::new(Generator::DEFAULT_SEED);
     let [sx, _, sz] = generator.spawn_point();
-    let mut random = Random(soak.seed);
+    let mut random = Rng::new(soak.seed);
     let mut events: Vec<(f64, Value)> = Vec::new();
     let save = soak.save.display().to_string();
     let end = soak.seconds;
@@ -112,7 +89,7 @@ pub fn script(soak: &SoakScript) -> Value {
         let cx = (x / 0.5).floor() as i32;
         let cz = (z / 0.5).floor() as i32;
         let base = (generator.surface_height(x + 0.5, z + 0.5) / 0.5).floor() as i32;
-        let material = ["Stone", "Bricks", "Planks", "Slate"][random.below(4) as usize];
+        let material = ["Stone", "Bricks", "Planks", "Slate"][random.below(4)];
         let cells: Vec<[i32; 3]> = (0..TOWER_HEIGHT)
             .map(|level| [cx, base + 2 * level, cz])
             .collect();
@@ -135,10 +112,10 @@ pub fn script(soak: &SoakScript) -> Value {
     // The ground: a sphere dug every 3 s west of the spawn, built back 6 s later.
     let mut t = 1.5;
     while t < end {
-        let x = sx - 8.0 - random.range(0.0, 8.0) as f32;
-        let z = sz - random.range(-6.0, 6.0) as f32;
+        let x = sx - 8.0 - random.float(0.0, 8.0) as f32;
+        let z = sz - random.float(-6.0, 6.0) as f32;
         let y = generator.surface_height(x, z);
-        let sphere = json!({ "center": [x, y, z], "radius": random.range(0.8, 2.0) });
+        let sphere = json!({ "center": [x, y, z], "radius": random.float(0.8, 2.0) });
         push(&mut events, t, "dig", sphere.clone());
         push(&mut events, t + 6.0, "build", sphere);
         t += 3.0;
@@ -147,17 +124,17 @@ pub fn script(soak: &SoakScript) -> Value {
     // The player: walks, strafes, jumps and turns; the tool's size changes now and then.
     let mut t = 0.5;
     while t < end {
-        let key = ["KeyW", "KeyW", "KeyS", "KeyA", "KeyD", "Space"][random.below(6) as usize];
-        let held = random.range(0.2, 1.5);
+        let key = ["KeyW", "KeyW", "KeyS", "KeyA", "KeyD", "Space"][random.below(6)];
+        let held = random.float(0.2, 1.5);
         push(&mut events, t, "press", json!(key));
         push(&mut events, t + held, "release", json!(key));
-        let turn = [random.range(-200.0, 200.0), random.range(-20.0, 20.0)];
+        let turn = [random.float(-200.0, 200.0), random.float(-20.0, 20.0)];
         push(&mut events, t + 0.1, "turn", json!(turn));
         if random.below(5) == 0 {
             let notches = if random.below(2) == 0 { 1.0 } else { -1.0 };
             push(&mut events, t + 0.2, "wheel", json!(notches));
         }
-        t += held + random.range(0.2, 1.0);
+        t += held + random.float(0.2, 1.0);
     }
 
     // A save and a load every cycle, at the same instant (the save first: the file's order).

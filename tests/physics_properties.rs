@@ -26,6 +26,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use blockfall_engine::physics::{BodyHandle, BodyView, BOTTOM, LONGEST_FALL, STEP};
+use blockfall_engine::random::Rng;
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::{Block, BlockStore, MATERIALS};
 use blockfall_game::pieces::{contact_points, part_of};
@@ -41,49 +42,25 @@ const TUNNEL_CASES: u64 = 64;
 // ---------------------------------------------------------------------------------------------
 // Seeds and numbers
 
-/// SplitMix64: every case's numbers from its seed alone.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// In `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// In `[low, high)`.
-    fn between(&mut self, low: f64, high: f64) -> f64 {
-        low + (high - low) * self.unit()
-    }
-
+/// What the scenes draw from the project's seeded generator: every case's numbers from its
+/// seed alone.
+trait SceneNumbers {
     /// A whole number in `low..=high`.
-    fn range(&mut self, low: i32, high: i32) -> i32 {
-        low + (self.next() % (high - low + 1) as u64) as i32
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-
+    fn range(&mut self, low: i32, high: i32) -> i32;
     /// A direction, uniform on the sphere.
+    fn direction(&mut self) -> [f64; 3];
+    /// A block at `cell` of `size` cells, any material and shape.
+    fn block(&mut self, cell: [i32; 3], size: u8) -> Block;
+}
+
+impl SceneNumbers for Rng {
+    fn range(&mut self, low: i32, high: i32) -> i32 {
+        self.between(i64::from(low), i64::from(high)) as i32
+    }
+
     fn direction(&mut self) -> [f64; 3] {
-        let y = self.between(-1.0, 1.0);
-        let angle = self.between(0.0, std::f64::consts::TAU);
+        let y = self.float(-1.0, 1.0);
+        let angle = self.float(0.0, std::f64::consts::TAU);
         let across = (1.0 - y * y).sqrt();
         [across * angle.cos(), y, across * angle.sin()]
     }
@@ -91,11 +68,11 @@ impl Rng {
     /// A block at `cell` of `size` cells: any material, plain (two in five) or with random edges
     /// cut, rounded or sloped.
     fn block(&mut self, [x, y, z]: [i32; 3], size: u8) -> Block {
-        let material = (self.next() % MATERIALS.len() as u64) as u8;
+        let material = (self.next_u64() % MATERIALS.len() as u64) as u8;
         let cuts = if self.chance(0.4) {
             0
         } else {
-            (self.next() % 0x1000) as u16
+            (self.next_u64() % 0x1000) as u16
         };
         let slope = self.chance(0.5);
         Block::new(x, y, z, size, material, cuts, slope).expect("a valid block")
@@ -183,15 +160,15 @@ impl RandomScene {
         let degrees = if rng.chance(0.4) {
             0.0
         } else {
-            rng.between(-35.0, 35.0)
+            rng.float(-35.0, 35.0)
         };
-        let ground = PlaneGround::sloped(degrees as f32, rng.between(-2.0, 2.0) as f32);
+        let ground = PlaneGround::sloped(degrees as f32, rng.float(-2.0, 2.0) as f32);
         let surface = |x: f64, z: f64| f64::from(ground.surface_height(x as f32, z as f32));
         let on_ground = |x: f64, z: f64| [x as f32, surface(x, z) as f32, z as f32];
         let mut craters = Vec::new();
         for _ in 0..rng.range(0, 2) {
-            let (x, z) = (rng.between(-8.0, 8.0), rng.between(-8.0, 8.0));
-            craters.push((on_ground(x, z), rng.between(1.0, 3.0) as f32));
+            let (x, z) = (rng.float(-8.0, 8.0), rng.float(-8.0, 8.0));
+            craters.push((on_ground(x, z), rng.float(1.0, 3.0) as f32));
         }
         // Blocks that would overlap one already placed are left out.
         let mut taken = BlockStore::new();
@@ -216,7 +193,7 @@ impl RandomScene {
             let mut stack = vec![foot];
             let mut below = foot;
             for _ in 0..rng.range(2, 8) {
-                let size = rng.pick(&[1u8, 2, 4]);
+                let size = *rng.pick(&[1u8, 2, 4]);
                 // Overlapping the block below on x and z (an overhang at most), on top of it:
                 // offset by 1 − size to the size below less 1.
                 let (s, under) = (i32::from(size), i32::from(below.size));
@@ -232,7 +209,7 @@ impl RandomScene {
                 // An arm along +x from the top block: held only through it.
                 let mut at = below.x + i32::from(below.size);
                 for _ in 0..rng.range(1, 3) {
-                    let size = rng.pick(&[1u8, 2, 4]).min(below.size);
+                    let size = (*rng.pick(&[1u8, 2, 4])).min(below.size);
                     let block = rng.block([at, below.y, below.z], size);
                     if !place(block, &mut blocks) {
                         break;
@@ -246,17 +223,17 @@ impl RandomScene {
             }
             let foot_middle = [0, 2].map(|axis| f64::from(foot.low()[axis] + 2) * 0.5);
             if rng.chance(0.4) {
-                let radius = rng.between(1.0, 3.0) as f32;
+                let radius = rng.float(1.0, 3.0) as f32;
                 let centre = on_ground(foot_middle[0], foot_middle[1]);
                 events.push((rng.range(0, 180) as u32, Event::Dig { centre, radius }));
             }
             if rng.chance(0.3) {
                 // Later, beside the tower: rubble lying there wakes.
                 let (x, z) = (
-                    foot_middle[0] + rng.between(-3.0, 3.0),
-                    foot_middle[1] + rng.between(-3.0, 3.0),
+                    foot_middle[0] + rng.float(-3.0, 3.0),
+                    foot_middle[1] + rng.float(-3.0, 3.0),
                 );
-                let radius = rng.between(1.0, 2.5) as f32;
+                let radius = rng.float(1.0, 2.5) as f32;
                 events.push((
                     rng.range(200, 400) as u32,
                     Event::Dig {
@@ -269,13 +246,13 @@ impl RandomScene {
         for _ in 0..rng.range(0, 3) {
             // Mostly a throw; one in five as fast as anything may go.
             let speed = if rng.chance(0.2) {
-                rng.between(50.0, 200.0)
+                rng.float(50.0, 200.0)
             } else {
-                rng.between(0.0, 25.0)
+                rng.float(0.0, 25.0)
             };
             let velocity = scaled(rng.direction(), speed);
-            let spin = scaled(rng.direction(), rng.between(0.0, 20.0));
-            let piece = rng.next() as usize % 8;
+            let spin = scaled(rng.direction(), rng.float(0.0, 20.0));
+            let piece = rng.next_u64() as usize % 8;
             events.push((
                 rng.range(20, 300) as u32,
                 Event::Launch {
@@ -286,7 +263,7 @@ impl RandomScene {
             ));
         }
         for _ in 0..rng.range(0, 2) {
-            let (piece, block) = (rng.next() as usize % 8, rng.next() as usize % 16);
+            let (piece, block) = (rng.next_u64() as usize % 8, rng.next_u64() as usize % 16);
             events.push((
                 rng.range(30, 400) as u32,
                 Event::BreakPiece { piece, block },
@@ -725,7 +702,7 @@ impl Throw {
     /// one case of four), spinning up to 30 rad/s (or not at all).
     fn new(seed: u64, target: Target) -> Self {
         let mut rng = Rng::new(seed);
-        let size = rng.pick(&[1u8, 2, 4]);
+        let size = *rng.pick(&[1u8, 2, 4]);
         let bar = rng.chance(0.3);
         let s = i32::from(size);
         // The piece's cells, across the target's face, then how far in front of it.
@@ -755,24 +732,24 @@ impl Throw {
         // Aimed at a point of the face within 3 m of its middle (2 m above the ground at
         // least, on the wall): square on, or as steep as the piece's start allows.
         let aim = match target {
-            Target::Wall => [0.0, rng.between(1.5, 7.5), rng.between(-3.0, 3.0)],
+            Target::Wall => [0.0, rng.float(1.5, 7.5), rng.float(-3.0, 3.0)],
             Target::Slab => [
-                rng.between(-3.0, 3.0),
+                rng.float(-3.0, 3.0),
                 SLAB_BOTTOM + THICKNESS,
-                rng.between(-3.0, 3.0),
+                rng.float(-3.0, 3.0),
             ],
         };
         let direction: [f64; 3] = std::array::from_fn(|axis| aim[axis] - middle[axis]);
         let speed = if seed % 4 == 0 {
             200.0
         } else {
-            rng.between(15.0, 200.0)
+            rng.float(15.0, 200.0)
         };
         let velocity = scaled(direction, speed / length(direction));
         let spin = if rng.chance(0.2) {
             [0.0; 3]
         } else {
-            scaled(rng.direction(), rng.between(0.0, 30.0))
+            scaled(rng.direction(), rng.float(0.0, 30.0))
         };
         Throw {
             target,

@@ -15,6 +15,7 @@ pub mod collision;
 pub mod gpu;
 pub mod meshing;
 pub mod physics;
+pub mod random;
 pub mod workers;
 
 /// The SPIR-V that `engine/build.rs` compiled from `engine/shaders/`.

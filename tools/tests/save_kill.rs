@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use blockfall_engine::random::Rng;
 use blockfall_game::save::WorldSave;
 
 /// How many times the writer is killed.
@@ -36,18 +37,6 @@ fn saving_scene(path: &Path, blocks: i32, duration: f64) -> String {
     )
 }
 
-/// A small deterministic generator for the kill moments (xorshift).
-struct Moments(u64);
-
-impl Moments {
-    fn next_fraction(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 #[test]
 fn a_writer_killed_at_any_moment_leaves_a_save_that_loads() {
     let folder = std::env::temp_dir().join(format!("blockfall-kill-{}", std::process::id()));
@@ -70,7 +59,7 @@ fn a_writer_killed_at_any_moment_leaves_a_save_that_loads() {
     let to_first = started.elapsed();
     WorldSave::read(&save).expect("the first save loads");
 
-    let mut moments = Moments(0x9E37_79B9_7F4A_7C15);
+    let mut moments = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut mid_write = 0;
     for kill in 0..KILLS {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sim"))
@@ -79,8 +68,8 @@ fn a_writer_killed_at_any_moment_leaves_a_save_that_loads() {
             .stderr(Stdio::null())
             .spawn()
             .expect("sim starts");
-        let wait = to_first.mul_f64(0.5 + moments.next_fraction())
-            + Duration::from_millis((moments.next_fraction() * 400.0) as u64);
+        let wait = to_first.mul_f64(0.5 + moments.unit())
+            + Duration::from_millis((moments.unit() * 400.0) as u64);
         std::thread::sleep(wait);
         child.kill().expect("killed");
         child.wait().expect("reaped");
