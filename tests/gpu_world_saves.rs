@@ -21,12 +21,27 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The binary with the player's folders kept in `home`, never the real ones.
 fn blockfall(home: &Path, args: &[&str]) -> Output {
+    blockfall_with(home, args, &[])
+}
+
+/// [`blockfall`] with more variables set.
+fn blockfall_with(home: &Path, args: &[&str], variables: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_blockfall"))
         .args(args)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_DATA_HOME", home.join("data"))
+        .envs(variables.iter().copied())
         .output()
         .expect("the blockfall binary runs")
+}
+
+fn assert_display() {
+    let has_display =
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    assert!(
+        has_display,
+        "the windowed test needs a display: run it through tools/test.sh (which starts Xvfb)"
+    );
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -43,12 +58,7 @@ fn gpu_skipped(output: &Output) -> bool {
 
 #[test]
 fn the_window_creates_the_world_file_saves_on_quit_and_the_next_run_carries_on() {
-    let has_display =
-        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
-    assert!(
-        has_display,
-        "the windowed test needs a display: run it through tools/test.sh (which starts Xvfb)"
-    );
+    assert_display();
     let home = scratch("window");
     let path = home.join("worlds").join("mine.blockfall");
     let path_text = path.to_str().expect("a UTF-8 path");
@@ -89,6 +99,52 @@ fn the_window_creates_the_world_file_saves_on_quit_and_the_next_run_carries_on()
         "the second run carried on from the first: {} then {}",
         saved.clock,
         again.clock
+    );
+    std::fs::remove_dir_all(&home).ok();
+}
+
+/// The window's side of a GPU that fails for good (`tests/gpu_device_lost.rs` has the headless
+/// runs): the Nth frame's submit fails as a lost device would (the `BLOCKFALL_FAULT` hook); the
+/// window closes with the error named, the world saved next to its save, and status 3.
+#[test]
+fn a_lost_device_in_the_window_saves_the_world_next_to_its_save_and_exits_3() {
+    assert_display();
+    let home = scratch("lost");
+    let path = home.join("worlds").join("mine.blockfall");
+    let out = blockfall_with(
+        &home,
+        &[
+            "--world",
+            path.to_str().expect("a UTF-8 path"),
+            "--frames",
+            "30",
+            "--width",
+            "320",
+            "--height",
+            "240",
+            "--view-radius",
+            "1",
+            "--validation",
+        ],
+        &[("BLOCKFALL_FAULT", "device-lost@frame:5")],
+    );
+    if gpu_skipped(&out) {
+        return;
+    }
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("ERROR_DEVICE_LOST"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let recovered = home.join("worlds").join("mine-recovered.blockfall");
+    assert!(
+        stderr.contains(&recovered.display().to_string()),
+        "says where: {stderr}"
+    );
+    let saved = WorldSave::read(&recovered).expect("the recovered world loads");
+    assert_eq!(
+        saved.blocks.kinds.iter().filter(|kind| **kind != 0).count(),
+        33,
+        "the sample scene's blocks"
     );
     std::fs::remove_dir_all(&home).ok();
 }
