@@ -476,3 +476,25 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
         "{body:?}"
     );
 }
+
+#[test]
+fn with_resting_off_a_still_cube_stays_awake_and_on_the_ground() {
+    let mut physics = physics(1);
+    physics.set_resting(false);
+    let handle = physics.add(&cube([-0.5, 1.0, -0.5])).expect("a cube");
+    let ground = Ground { height: 0.0 };
+    // Past both the still time and the longest fall.
+    let steps = ((LONGEST_FALL + 1.0) / STEP) as usize;
+    run(&mut physics, steps, &ground, &Boxes::default(), |_| false);
+    let body = view(&physics, handle);
+    assert!(!body.resting, "{body:?}");
+    assert_eq!(physics.awake_count(), 1);
+    assert!(body.touching > 0, "{body:?}");
+    assert!((body.position[1] - 0.5).abs() < 0.02, "{body:?}");
+    // Resting on again: it comes to rest within the still time.
+    physics.set_resting(true);
+    let steps = run(&mut physics, 120, &ground, &Boxes::default(), |physics| {
+        view(physics, handle).resting
+    });
+    assert!(steps < 120, "{:?}", view(&physics, handle));
+}

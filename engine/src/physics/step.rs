@@ -49,6 +49,7 @@ impl PhysicsWorld {
             scratch,
             large_rows,
             parallel_rows,
+            resting,
             ..
         } = self;
         prepare(bodies, scratch);
@@ -127,7 +128,7 @@ impl PhysicsWorld {
             }
         }
 
-        integrate(bodies, scratch, report);
+        integrate(bodies, scratch, *resting, report);
     }
 }
 
@@ -268,9 +269,9 @@ fn islands(bodies: &Bodies, scratch: &mut Scratch) {
     }
 }
 
-/// Moves and turns the awake bodies, lets touching ones lose spin and come to rest, and
-/// removes those that fell out of the world.
-fn integrate(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) {
+/// Moves and turns the awake bodies, lets touching ones lose spin and (if `resting`) come to
+/// rest, and removes those that fell out of the world.
+fn integrate(bodies: &mut Bodies, scratch: &mut Scratch, resting: bool, report: &mut StepReport) {
     scratch.fallen.clear();
     let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
     for &body in &scratch.moving {
@@ -295,7 +296,7 @@ fn integrate(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport
             scratch.fallen.push(bodies.handle(body));
             continue;
         }
-        if bodies.still[body] >= STILL_TIME || bodies.age[body] >= LONGEST_FALL {
+        if resting && (bodies.still[body] >= STILL_TIME || bodies.age[body] >= LONGEST_FALL) {
             bodies.resting[body] = true;
             bodies.velocity[body] = ZERO;
             bodies.spin[body] = ZERO;

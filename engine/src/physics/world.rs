@@ -29,6 +29,8 @@ pub struct PhysicsWorld {
     /// Colours with fewer rows than this are solved on the calling thread (a field so tests
     /// can put every colour on the workers).
     pub(super) parallel_rows: usize,
+    /// Whether bodies come to rest (see [`PhysicsWorld::set_resting`]).
+    pub(super) resting: bool,
     pub(super) scratch: Scratch,
 }
 
@@ -71,8 +73,22 @@ impl PhysicsWorld {
             time: 0.0,
             large_rows: LARGE_ISLAND_ROWS,
             parallel_rows: PARALLEL_COLOUR_ROWS,
+            resting: true,
             scratch: Scratch::default(),
         }
+    }
+
+    /// Whether bodies come to rest (the default): a touching body still for [`STILL_TIME`], or
+    /// any body after [`LONGEST_FALL`], stops and costs nothing until woken. Off, every body
+    /// stays awake and is stepped every step, however still — for measuring the solver at
+    /// equal work against an engine with its sleeping turned off (`bench -- physics
+    /// --equal-work`), and for tests of long contact. Bodies resting already stay so until
+    /// [`PhysicsWorld::wake`].
+    ///
+    /// [`STILL_TIME`]: super::STILL_TIME
+    /// [`LONGEST_FALL`]: super::LONGEST_FALL
+    pub fn set_resting(&mut self, resting: bool) {
+        self.resting = resting;
     }
 
     /// Adds a body. Its mass is the sum of its parts', its middle their mass-weighted mean,

@@ -42,9 +42,12 @@ pub fn world_chunks(
     (edits, coords)
 }
 
+/// A world's density field as the benchmarks use it: the ground behind `dyn Ground`, edited.
+pub type BenchField = Field<EditStore<dyn Ground>>;
+
 /// The field of the world of `generator` as the game sees it: the terrain behind `dyn Ground`,
 /// no edits yet.
-pub fn world_field(generator: &Generator) -> Field<EditStore<dyn Ground>> {
+pub fn world_field(generator: &Generator) -> BenchField {
     let world: Arc<dyn Ground> = Arc::new(generator.clone());
     Field::new(EditStore::new(world))
 }

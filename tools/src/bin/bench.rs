@@ -22,9 +22,11 @@
 //!   generated city of about a million blocks, against a direct port of the original TypeScript
 //!   search (the baseline), in one run.
 //! - `bench -- physics [--pieces N] [--steps N] [--repeats N] [--seed N] [--no-capacity]
-//!   [--only-awake N]`: falling pieces stepped by blockfall's physics core and by rapier3d on 1
-//!   and 2 threads, and the most awake 4×4×4 pieces blockfall steps within 8.33 ms on 2
-//!   threads (or, with `--only-awake`, only that many awake pieces timed).
+//!   [--only-awake N] [--equal-work]`: falling pieces stepped by blockfall's physics core and
+//!   by rapier3d on 1 and 2 threads, and the most awake 4×4×4 pieces blockfall steps within
+//!   8.33 ms on 2 threads (or, with `--only-awake`, only that many awake pieces timed; with
+//!   `--equal-work`, both engines with sleeping off, rapier3d also at 8 solver iterations, on
+//!   the drop scene and a heap of 400 pieces in a pit).
 //! - `bench -- startup [--radius N] [--frames N] [--width W] [--height H] [--gpu N]`: every
 //!   chunk within the view radius of the spawn loaded, lit and meshed on the GPU, then the
 //!   world's frame time.
@@ -110,6 +112,10 @@ enum Benchmark {
         /// Only time this many awake 4×4×4 pieces on 1 and 2 threads (for profiling).
         #[arg(long)]
         only_awake: Option<usize>,
+        /// Instead: both engines at equal work (sleeping off, rapier3d also at 8 solver
+        /// iterations) on the drop scene and a heap of 400 pieces in a pit.
+        #[arg(long, conflicts_with = "only_awake")]
+        equal_work: bool,
     },
     /// Compute-shader surface nets on the default world's chunks, against the CPU mesher.
     GpuMesh {
@@ -187,8 +193,12 @@ fn main() -> anyhow::Result<()> {
             seed,
             no_capacity,
             only_awake,
+            equal_work,
         } => match only_awake {
             Some(count) => bench::physics::run_awake(count, repeats),
+            None if equal_work => {
+                bench::physics::run_equal_work(pieces as usize, steps, repeats, seed)
+            }
             None => bench::physics::run(pieces as usize, steps, repeats, seed, !no_capacity),
         },
         Benchmark::Support {

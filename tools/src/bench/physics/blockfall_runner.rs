@@ -55,8 +55,9 @@ pub(super) fn blockfall_world(
     Ok((physics, shapes, handles))
 }
 
-/// Steps the pieces `placed` `steps` times on `threads` threads against `solids`: each step's
-/// time, and how the run ended. No body may fall out of the world or below `floor`.
+/// Steps the pieces `placed` `steps` times on `threads` threads against `solids`, bodies
+/// coming to rest or not (`resting`, see `PhysicsWorld::set_resting`): each step's time, and
+/// how the run ended. No body may fall out of the world or below `floor`.
 pub(super) fn run_blockfall(
     generator: &Generator,
     placed: &[Placed],
@@ -64,8 +65,10 @@ pub(super) fn run_blockfall(
     steps: u32,
     solids: &SceneSolids<'_>,
     floor: f64,
+    resting: bool,
 ) -> anyhow::Result<Run> {
     let (mut physics, shapes, handles) = blockfall_world(placed, threads)?;
+    physics.set_resting(resting);
     let mut times = Vec::with_capacity(steps as usize);
     for step in 0..steps {
         let started = Instant::now();

@@ -21,6 +21,7 @@
 
 mod blockfall_runner;
 mod capacity;
+mod equal_work;
 mod piece;
 mod rapier_world;
 mod report;
@@ -38,13 +39,14 @@ use blockfall_game::terrain::Generator;
 use crate::bench::shared::world_field;
 use blockfall_runner::run_blockfall;
 use capacity::capacity_search;
-use rapier_world::run_rapier;
+use rapier_world::{run_rapier, RapierSetup};
 use report::{print_results, print_scene, Scene};
 use scene::{drop_scene, DropArea};
 use steps::{Run, FALL_STEPS};
 use terrain::terrain_mesh;
 
 pub use capacity::run_awake;
+pub use equal_work::run as run_equal_work;
 pub use piece::BenchPiece;
 
 /// The rapier3d release in `tools/Cargo.toml` (the newest whose MSRV fits the workspace's).
@@ -58,7 +60,7 @@ const FRICTION: f32 = blockfall_engine::physics::FRICTION as f32;
 const RESTITUTION: f32 = blockfall_engine::physics::BOUNCE as f32;
 
 /// Anything deeper than this below the lowest ground of the area has tunnelled.
-const TUNNEL_DEPTH: f64 = 50.0;
+pub(super) const TUNNEL_DEPTH: f64 = 50.0;
 
 /// Runs the benchmark and prints its results as Markdown for BENCHMARKS.md: `pieces` pieces
 /// (shapes, materials and turns from `seed`) stepped `steps` times by both engines on 1 and 2
@@ -126,8 +128,16 @@ pub fn run(
     let mut results: Vec<(usize, Run, Run)> = Vec::new();
     for repeat in 0..repeats {
         for (slot, threads) in [1, 2].into_iter().enumerate() {
-            let ours = run_blockfall(&generator, &placed, threads, steps, &solids, floor)?;
-            let theirs = run_rapier(&generator, &placed, &terrain, threads, steps, floor)?;
+            let ours = run_blockfall(&generator, &placed, threads, steps, &solids, floor, true)?;
+            let theirs = run_rapier(
+                &generator,
+                &placed,
+                &terrain,
+                threads,
+                steps,
+                floor,
+                RapierSetup::DEFAULTS,
+            )?;
             if repeat == 0 {
                 results.push((threads, ours, theirs));
             } else {

@@ -15,6 +15,23 @@ use super::steps::Run;
 use super::terrain::TerrainMesh;
 use super::{FRICTION, RESTITUTION};
 
+/// How rapier is set up beyond the scene: its defaults, or sleeping off and a given number of
+/// solver iterations for the equal-work comparison.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RapierSetup {
+    /// Whether bodies may fall asleep (rapier's default: yes).
+    pub(super) sleeping: bool,
+    /// Solver iterations; `None`: rapier's default (4).
+    pub(super) iterations: Option<usize>,
+}
+
+impl RapierSetup {
+    pub(super) const DEFAULTS: RapierSetup = RapierSetup {
+        sleeping: true,
+        iterations: None,
+    };
+}
+
 /// A rapier world: the pieces and one static trimesh of terrain.
 pub(super) struct RapierWorld {
     pipeline: rp::PhysicsPipeline,
@@ -32,7 +49,11 @@ pub(super) struct RapierWorld {
 }
 
 impl RapierWorld {
-    pub(super) fn new(placed: &[Placed], terrain: &TerrainMesh) -> anyhow::Result<Self> {
+    pub(super) fn new(
+        placed: &[Placed],
+        terrain: &TerrainMesh,
+        setup: RapierSetup,
+    ) -> anyhow::Result<Self> {
         let mut bodies = rp::RigidBodySet::new();
         let mut colliders = rp::ColliderSet::new();
         let vertices = terrain
@@ -56,6 +77,7 @@ impl RapierWorld {
                 rp::nalgebra::Quaternion::new(w, x, y, z),
             );
             let body = rp::RigidBodyBuilder::dynamic()
+                .can_sleep(setup.sleeping)
                 .position(rp::Isometry::from_parts(
                     rp::nalgebra::Translation3::new(origin[0], origin[1], origin[2]),
                     rotation,
@@ -80,10 +102,14 @@ impl RapierWorld {
             colliders.insert_with_parent(collider, handle, &mut bodies);
             handles.push(handle);
         }
-        let parameters = rp::IntegrationParameters {
+        let mut parameters = rp::IntegrationParameters {
             dt: STEP as f32,
             ..rp::IntegrationParameters::default()
         };
+        if let Some(iterations) = setup.iterations {
+            parameters.num_solver_iterations = std::num::NonZeroUsize::new(iterations)
+                .context("rapier needs at least one solver iteration")?;
+        }
         Ok(Self {
             pipeline: rp::PhysicsPipeline::new(),
             parameters,
@@ -124,16 +150,22 @@ impl RapierWorld {
             .count()
     }
 
-    fn lowest(&self) -> f64 {
+    /// The lowest piece: its place in the scene and the height of its middle.
+    fn lowest(&self) -> (usize, f64) {
         self.handles
             .iter()
-            .map(|&handle| f64::from(self.bodies[handle].center_of_mass().y))
-            .fold(f64::INFINITY, f64::min)
+            .enumerate()
+            .map(|(index, &handle)| (index, f64::from(self.bodies[handle].center_of_mass().y)))
+            .fold(
+                (0, f64::INFINITY),
+                |low, this| if this.1 < low.1 { this } else { low },
+            )
     }
 }
 
-/// Steps the pieces `placed` on `terrain` `steps` times on a rayon pool of `threads` threads:
-/// each step's time, and how the run ended. No body may fall below `floor`.
+/// Steps the pieces `placed` on `terrain` `steps` times on a rayon pool of `threads` threads,
+/// rapier set up as `setup`: each step's time, and how the run ended. No body may fall below
+/// `floor`.
 pub(super) fn run_rapier(
     generator: &Generator,
     placed: &[Placed],
@@ -141,8 +173,9 @@ pub(super) fn run_rapier(
     threads: usize,
     steps: u32,
     floor: f64,
+    setup: RapierSetup,
 ) -> anyhow::Result<Run> {
-    let mut world = RapierWorld::new(placed, terrain)?;
+    let mut world = RapierWorld::new(placed, terrain, setup)?;
     let pool = rapier3d::rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -156,10 +189,12 @@ pub(super) fn run_rapier(
             })
             .collect()
     });
-    let lowest = world.lowest();
+    let (piece, lowest) = world.lowest();
     ensure!(
         lowest.is_finite() && lowest >= floor,
-        "rapier, {threads} thread(s): a body tunnelled to y = {lowest:.1} m (floor {floor:.1} m)"
+        "rapier, {threads} thread(s): piece {piece} (placed at {:?}) tunnelled to y = {lowest:.1} \
+         m (floor {floor:.1} m)",
+        placed[piece].at
     );
     let sunk = world
         .handles
@@ -190,7 +225,7 @@ mod tests {
             triangles: vec![[0, 2, 1]],
             chunks: 1,
         };
-        let rapier = RapierWorld::new(&placed, &terrain).expect("a world");
+        let rapier = RapierWorld::new(&placed, &terrain, RapierSetup::DEFAULTS).expect("a world");
         for (handle, body) in handles.iter().zip(&rapier.handles) {
             let ours = physics.body(*handle).expect("a body");
             let theirs = &rapier.bodies[*body];

@@ -10,7 +10,7 @@ use blockfall_game::terrain::generator::SPAWN_XZ;
 use blockfall_game::terrain::Generator;
 
 use super::piece::BenchPiece;
-use crate::bench::shared::Rng;
+use crate::bench::shared::{BenchField, Rng};
 
 /// Meters between the columns of dropped pieces.
 pub(super) const COLUMN_SPACING: f64 = 6.0;
@@ -128,6 +128,109 @@ pub(super) fn drop_scene(generator: &Generator, count: usize, seed: u64) -> Vec<
     placed
 }
 
+/// The heap scene's pit: a sphere dug into the ground at the spawn point, its middle
+/// [`PIT_RISE`] above the ground there, so a bowl 10 m deep and some 27 m across.
+pub(super) struct Pit {
+    pub(super) centre: [f64; 3],
+    pub(super) radius: f64,
+}
+
+/// The pit's sphere radius and how far its middle is above the ground.
+const PIT_RADIUS: f64 = 14.0;
+const PIT_RISE: f64 = 4.0;
+/// Columns of the heap on each side, and meters between neighbouring pieces (sideways and up):
+/// a piece of at most 2 × 2 × 2 blocks, turned by a quarter turn and tilted by at most
+/// [`HEAP_TILT`], reaches at most 1.15 m from its middle on any axis.
+const HEAP_SIDE: usize = 8;
+const HEAP_SPACING: f64 = 2.4;
+const HEAP_TILT: f64 = 0.1;
+
+impl Pit {
+    pub(super) fn at_spawn(generator: &Generator) -> Self {
+        let [x, z] = SPAWN_XZ.map(f64::from);
+        let ground = f64::from(generator.surface_height(x as f32, z as f32));
+        Self {
+            centre: [x, ground + PIT_RISE, z],
+            radius: PIT_RADIUS,
+        }
+    }
+
+    /// The lowest point of the bowl.
+    pub(super) fn bottom(&self) -> f64 {
+        self.centre[1] - self.radius
+    }
+
+    /// Digs the pit into `field`.
+    pub(super) fn dig(&self, field: &mut BenchField) -> anyhow::Result<()> {
+        field.dig(self.centre.map(|value| value as f32), self.radius as f32)?;
+        Ok(())
+    }
+}
+
+/// The ground's height at `(x, z)` in `field` (edits included): the first point inside the
+/// ground going down from `from` in steps of 5 cm.
+pub(super) fn ground_height(field: &BenchField, x: f64, z: f64, from: f64) -> f64 {
+    let mut y = from;
+    while field.probe(x as f32, y as f32, z as f32).density <= 0.0 && y > from - 200.0 {
+        y -= 0.05;
+    }
+    y
+}
+
+/// `count` random small pieces (1 to 2 blocks on each side, boxes and lattices) over `pit`,
+/// dug into `field`, in [`HEAP_SIDE`]² columns [`HEAP_SPACING`] apart, layer above layer from
+/// just over the ground under each column: they fall a few meters and heap up, so that most
+/// contacts are piece against piece.
+pub(super) fn heap_scene(field: &BenchField, pit: &Pit, count: usize, seed: u64) -> Vec<Placed> {
+    let mut rng = Rng::new(seed);
+    let columns = HEAP_SIDE * HEAP_SIDE;
+    (0..count)
+        .map(|index| {
+            let (column, layer) = (index % columns, index / columns);
+            let dims = [0; 3].map(|_| 1 + (rng.next_u64() % 2) as usize);
+            let material = (rng.next_u64() % MATERIALS.len() as u64) as usize;
+            let volume = dims[0] * dims[1] * dims[2];
+            let piece = if index % 4 < 2 || volume == 1 {
+                BenchPiece::solid_box(dims, material)
+            } else {
+                let count = 1 + (rng.next_u64() % volume as u64) as usize;
+                BenchPiece::lattice(dims, count, material, &mut rng)
+            };
+            let quarter = (rng.next_u64() % 4) as f64 * std::f64::consts::FRAC_PI_2;
+            let turn = quaternion_times(
+                about_axis(1, quarter),
+                quaternion_times(
+                    about_axis(0, (unit(&mut rng) - 0.5) * 2.0 * HEAP_TILT),
+                    about_axis(2, (unit(&mut rng) - 0.5) * 2.0 * HEAP_TILT),
+                ),
+            );
+            let offset = |i: usize| (i as f64 - (HEAP_SIDE - 1) as f64 * 0.5) * HEAP_SPACING;
+            let (x, z) = (
+                pit.centre[0] + offset(column % HEAP_SIDE),
+                pit.centre[2] + offset(column / HEAP_SIDE),
+            );
+            // The highest ground under the piece's reach (the bowl rises to its rim).
+            let half = HEAP_SPACING * 0.5;
+            let floor = [
+                (0.0, 0.0),
+                (-half, -half),
+                (-half, half),
+                (half, -half),
+                (half, half),
+            ]
+            .iter()
+            .map(|(sx, sz)| ground_height(field, x + sx, z + sz, pit.centre[1] + 20.0))
+            .fold(f64::NEG_INFINITY, f64::max);
+            let y = floor + 1.5 + HEAP_SPACING * layer as f64;
+            Placed {
+                piece,
+                at: [x, y, z],
+                turn,
+            }
+        })
+        .collect()
+}
+
 /// `count` 4 × 4 × 4 stone pieces on a 5 m grid around the spawn point, 5 cm above the ground
 /// under them.
 pub(super) fn resting_scene(generator: &Generator, count: usize) -> Vec<Placed> {
@@ -208,6 +311,55 @@ impl DropArea {
                 x += 4.0;
             }
             z += 4.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::shared::world_field;
+
+    #[test]
+    fn heap_pieces_start_apart_and_above_the_ground() {
+        let generator = Generator::new(Generator::DEFAULT_SEED);
+        let pit = Pit::at_spawn(&generator);
+        let mut field = world_field(&generator);
+        pit.dig(&mut field).expect("the pit is dug");
+        let placed = heap_scene(&field, &pit, 400, 1);
+        assert_eq!(placed.len(), 400);
+        let lowest = placed
+            .iter()
+            .map(|place| place.at[1])
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            lowest < pit.centre[1] - PIT_RISE - 3.0,
+            "the first layer is down in the pit: {lowest} m"
+        );
+        // Half the spacing: neighbours 2.4 m apart never overlap.
+        let room = HEAP_SPACING * 0.5;
+        for place in &placed {
+            let middle = place.piece.box_middle();
+            for corner in 0..8 {
+                let local = [0, 1, 2].map(|axis| {
+                    let high = (corner >> axis) & 1 == 1;
+                    if high {
+                        middle[axis]
+                    } else {
+                        -middle[axis]
+                    }
+                });
+                let turned = rotate(place.turn, local);
+                for (axis, offset) in turned.iter().enumerate() {
+                    assert!(
+                        offset.abs() < room,
+                        "axis {axis}: {offset} m from the middle"
+                    );
+                }
+                let [x, y, z] = [0, 1, 2].map(|axis| place.at[axis] + turned[axis]);
+                let density = field.probe(x as f32, y as f32, z as f32).density;
+                assert!(density <= 0.0, "a corner in the ground at {:?}", [x, y, z]);
+            }
         }
     }
 }

@@ -27,6 +27,18 @@ impl Run {
         self.sunk = other.sunk;
     }
 
+    /// The median step time (the mean of the middle two for an even count).
+    pub(super) fn median(&self) -> f64 {
+        let mut sorted = self.times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        match n {
+            0 => f64::NAN,
+            _ if n % 2 == 1 => sorted[n / 2],
+            _ => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+        }
+    }
+
     pub(super) fn all(&self) -> f64 {
         Self::mean(&self.times)
     }

@@ -1,0 +1,181 @@
+//! `bench -- physics --equal-work`: blockfall's physics core and rapier3d doing the same work.
+//!
+//! The plain benchmark compares the engines as they are used, and blockfall lets still pieces
+//! rest sooner than rapier lets them sleep: most of its lead there is work not done. Here
+//! neither engine rests anything (`PhysicsWorld::set_resting(false)`, rapier's `can_sleep`
+//! off), both take steps of 1/120 s with the same friction and bounce, on the same thread
+//! counts, and two scenes are stepped:
+//!
+//! - **drop**: the plain benchmark's pieces (1 to 64 blocks) dropped two to a column onto the
+//!   default world;
+//! - **heap**: 400 small pieces (1 to 8 blocks) in layers over a pit dug at the spawn point;
+//!   they fall a few meters and heap up, so most contacts are piece against piece.
+//!
+//! rapier3d runs twice: at its defaults (4 solver iterations) and at blockfall's 8
+//! ([`ITERATIONS`]). Each case is run `repeats` times, the engines taking turns, each step's
+//! fastest time kept; a run's figure is the median of its step times. The last line gives the
+//! heap scene's medians against rapier3d at 8 iterations: the same passes over the same
+//! contacts.
+
+use anyhow::ensure;
+use blockfall_engine::physics::ITERATIONS;
+use blockfall_game::blocks::BlockStore;
+use blockfall_game::scene::SceneSolids;
+use blockfall_game::terrain::Generator;
+
+use super::blockfall_runner::run_blockfall;
+use super::rapier_world::{run_rapier, RapierSetup};
+use super::scene::{drop_scene, heap_scene, DropArea, Pit, Placed};
+use super::steps::Run;
+use super::terrain::terrain_mesh;
+use super::TUNNEL_DEPTH;
+use crate::bench::shared::world_field;
+
+/// Pieces of the heap scene.
+pub const HEAP_PIECES: usize = 400;
+
+/// The three engines' runs of one scene on one thread count.
+struct Case {
+    threads: usize,
+    ours: Run,
+    rapier_defaults: Run,
+    rapier_equal: Run,
+}
+
+/// Runs both scenes and prints the table, the speed-ups and the closing line.
+pub fn run(pieces: usize, steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> {
+    ensure!(pieces > 0, "at least one piece");
+    ensure!(repeats > 0, "at least one run");
+    ensure!(steps > 0, "at least one step");
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    println!(
+        "`cargo run --release -p blockfall-tools --bin bench -- {}`",
+        command.join(" ")
+    );
+    println!();
+    println!(
+        "Sleeping off in both engines; steps of 1/120 s; friction and bounce blockfall's; \
+         {steps} steps per run, {repeats} run(s) each, each step's fastest time kept; the \
+         median step in ms. rapier3d {} at its defaults (4 solver iterations) and at \
+         blockfall's {ITERATIONS}.",
+        super::RAPIER_VERSION
+    );
+    println!();
+    println!(
+        "| scene | threads | blockfall | rapier3d, defaults | rapier3d, {ITERATIONS} iterations \
+         | rapier3d ({ITERATIONS}) / blockfall |"
+    );
+    println!("|---|---|---|---|---|---|");
+
+    let generator = Generator::new(Generator::DEFAULT_SEED);
+    let drop = drop_scene(&generator, pieces, seed);
+    let drop_cases = scene_cases("drop", &generator, &drop, None, steps, repeats)?;
+    let pit = Pit::at_spawn(&generator);
+    let mut pit_field = world_field(&generator);
+    pit.dig(&mut pit_field)?;
+    let heap = heap_scene(&pit_field, &pit, HEAP_PIECES, seed);
+    let heap_cases = scene_cases("heap", &generator, &heap, Some(&pit), steps, repeats)?;
+
+    println!();
+    for (name, cases) in [("drop", &drop_cases), ("heap", &heap_cases)] {
+        if let [one, two] = cases.as_slice() {
+            println!(
+                "- {name}: 1 → 2 threads blockfall {:.2}×, rapier3d ({ITERATIONS} iterations) \
+                 {:.2}×; pieces awake at the end: blockfall {}, rapier3d {}",
+                one.ours.median() / two.ours.median(),
+                one.rapier_equal.median() / two.rapier_equal.median(),
+                two.ours.awake,
+                two.rapier_equal.awake,
+            );
+        }
+    }
+    println!();
+    let [one, two] = heap_cases.as_slice() else {
+        anyhow::bail!("the heap scene ran on other thread counts than 1 and 2");
+    };
+    println!(
+        "equal work: blockfall {:.2} ms, rapier3d {:.2} ms per step (1 thread); blockfall {:.2} \
+         ms, rapier3d {:.2} ms (2 threads)",
+        one.ours.median(),
+        one.rapier_equal.median(),
+        two.ours.median(),
+        two.rapier_equal.median()
+    );
+    Ok(())
+}
+
+/// One scene stepped by the three engines on 1 and 2 threads, its table rows printed.
+fn scene_cases(
+    name: &str,
+    generator: &Generator,
+    placed: &[Placed],
+    pit: Option<&Pit>,
+    steps: u32,
+    repeats: u32,
+) -> anyhow::Result<Vec<Case>> {
+    let mut field = world_field(generator);
+    if let Some(pit) = pit {
+        pit.dig(&mut field)?;
+    }
+    let no_blocks = BlockStore::new();
+    let solids = SceneSolids {
+        field: &field,
+        blocks: &no_blocks,
+    };
+    let area = DropArea::around(generator, placed);
+    let lowest = pit.map_or(area.lowest_ground, |pit| {
+        area.lowest_ground.min(pit.bottom())
+    });
+    let terrain = terrain_mesh(
+        &field,
+        area.low,
+        area.high,
+        lowest - 8.0,
+        area.highest_ground + 8.0,
+    )?;
+    area.warm(generator, &solids);
+    let floor = lowest - TUNNEL_DEPTH;
+    let equal = RapierSetup {
+        sleeping: false,
+        iterations: Some(ITERATIONS),
+    };
+    let defaults = RapierSetup {
+        sleeping: false,
+        iterations: None,
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    for repeat in 0..repeats {
+        for (slot, threads) in [1, 2].into_iter().enumerate() {
+            let ours = run_blockfall(generator, placed, threads, steps, &solids, floor, false)?;
+            let rapier_defaults =
+                run_rapier(generator, placed, &terrain, threads, steps, floor, defaults)?;
+            let rapier_equal =
+                run_rapier(generator, placed, &terrain, threads, steps, floor, equal)?;
+            if repeat == 0 {
+                cases.push(Case {
+                    threads,
+                    ours,
+                    rapier_defaults,
+                    rapier_equal,
+                });
+            } else {
+                let case = &mut cases[slot];
+                case.ours.keep_fastest(&ours);
+                case.rapier_defaults.keep_fastest(&rapier_defaults);
+                case.rapier_equal.keep_fastest(&rapier_equal);
+            }
+        }
+    }
+    for case in &cases {
+        println!(
+            "| {name} ({} pieces) | {} | {:.2} | {:.2} | {:.2} | {:.2}× |",
+            placed.len(),
+            case.threads,
+            case.ours.median(),
+            case.rapier_defaults.median(),
+            case.rapier_equal.median(),
+            case.rapier_equal.median() / case.ours.median()
+        );
+    }
+    Ok(cases)
+}
