@@ -24,6 +24,7 @@
 use super::body::Bodies;
 use super::math::{self, Matrix, Vector};
 use super::tuning::{MARGIN, STEP};
+use super::warm::OTHER_POINT;
 use super::BodyShape;
 use crate::collision::{Solid, Surface};
 
@@ -47,6 +48,10 @@ pub(crate) struct Contact {
     pub normal: Vector,
     /// Meters to the surface, below 0 when sunk in.
     pub distance: f64,
+    /// Which point: its index among `body`'s points, or among `other`'s with
+    /// [`OTHER_POINT`] set (a resting body's point against `body`'s shape). With the two
+    /// bodies it names the contact from step to step (`warm`).
+    pub feature: u32,
 }
 
 /// The state of a step that every job reads and none writes.
@@ -77,8 +82,8 @@ pub(crate) struct ContactJob {
     /// The questions to the world for its points, and the answers.
     queries: Vec<([f32; 3], f32)>,
     answers: Vec<Option<Surface>>,
-    /// The points asked about, in the order of the questions.
-    asked: Vec<Vector>,
+    /// The points asked about, in the order of the questions, with their indices.
+    asked: Vec<(Vector, u32)>,
 }
 
 impl ContactJob {
@@ -143,7 +148,7 @@ impl ContactJob {
                     } else {
                         point_of(offsets[index])
                     };
-                    self.asked.push(point);
+                    self.asked.push((point, index as u32));
                     self.queries
                         .push((math::to_f32(point), (MARGIN + speed * STEP) as f32));
                 }
@@ -151,9 +156,10 @@ impl ContactJob {
             self.answers.clear();
             self.answers.resize(self.queries.len(), None);
             scene.world.nearest_many(&self.queries, &mut self.answers);
-            for (&point, answer) in self.asked.iter().zip(&self.answers) {
+            for (&(point, feature), answer) in self.asked.iter().zip(&self.answers) {
                 if let Some(surface) = *answer {
-                    push(&mut self.contacts, self.body, NONE, point, surface, None);
+                    let at = (point, feature);
+                    push(&mut self.contacts, self.body, NONE, at, surface, None);
                 }
             }
         }
@@ -169,7 +175,7 @@ impl ContactJob {
             let other_radius = bodies.radius[other_index];
             let other_extent = bodies.extent[other_index];
             // This body's points against the other's shape.
-            for &(point, speed) in &self.points {
+            for (feature, &(point, speed)) in self.points.iter().enumerate() {
                 let reach = MARGIN + (speed + other_bound) * STEP;
                 let from_other = math::sub(point, other_position);
                 let limit = other_radius + reach + BOUND_SLACK;
@@ -192,7 +198,7 @@ impl ContactJob {
                         &mut self.contacts,
                         self.body,
                         other,
-                        point,
+                        (point, feature as u32),
                         surface,
                         Some((other_rotation, 1.0)),
                     );
@@ -205,7 +211,7 @@ impl ContactJob {
                 let own_center = bodies.center[body];
                 let reach = MARGIN + bound * STEP;
                 let limit = radius + reach + BOUND_SLACK;
-                for offset in bodies.offsets_of(other_index) {
+                for (feature, offset) in bodies.offsets_of(other_index).iter().enumerate() {
                     let point = math::add(other_position, math::times(other_rotation, *offset));
                     let from_body = math::sub(point, position);
                     if math::dot(from_body, from_body) > limit * limit {
@@ -225,7 +231,7 @@ impl ContactJob {
                             &mut self.contacts,
                             self.body,
                             other,
-                            point,
+                            (point, feature as u32 | OTHER_POINT),
                             surface,
                             Some((rotation, -1.0)),
                         );
@@ -242,14 +248,15 @@ fn within(point: Vector, (low, high): (Vector, Vector), grow: f64) -> bool {
     (0..3).all(|axis| point[axis] >= low[axis] - grow && point[axis] <= high[axis] + grow)
 }
 
-/// Adds a contact for a surface an answer found, its normal turned into the world by
-/// `turn.0` and multiplied by `turn.1` (−1 when the surface is the pushed body's own), unless
-/// the answer holds NaN or a normal of no length: a broken answer is no contact.
+/// Adds a contact at `point` (its place, and which point it is) for a surface an answer
+/// found, its normal turned into the world by `turn.0` and multiplied by `turn.1` (−1 when the
+/// surface is the pushed body's own), unless the answer holds NaN or a normal of no length: a
+/// broken answer is no contact.
 fn push(
     contacts: &mut Vec<Contact>,
     body: u32,
     other: u32,
-    point: Vector,
+    (point, feature): (Vector, u32),
     surface: crate::collision::Surface,
     turn: Option<(&Matrix, f64)>,
 ) {
@@ -270,5 +277,6 @@ fn push(
         point,
         normal,
         distance,
+        feature,
     });
 }

@@ -30,6 +30,7 @@ use super::contacts::{ContactJob, NONE};
 use super::math::{Matrix, Vector};
 use super::rows::{Group, Mover};
 use super::tuning::ITERATIONS;
+use super::warm::{ContactKey, WarmStarts};
 use crate::workers::WorkerPool;
 
 /// How many colours an island may use for parallel solving; groups that find none free go
@@ -109,6 +110,8 @@ pub(crate) struct Shared<'a> {
     pub local: &'a [u32],
     pub jobs: &'a [ContactJob],
     pub large_rows: usize,
+    /// Last step's pushes, to start persisting contacts from.
+    pub warm: &'a WarmStarts,
 }
 
 /// One island's bodies, contacts, groups of rows, and the velocities it works on.
@@ -211,8 +214,21 @@ impl Island {
                 let contact =
                     &shared.jobs[reference.job as usize].contacts[reference.index as usize];
                 let sign = if contact.body == first { 1.0 } else { -1.0 };
-                group.push_contact(contact, sign, &mover_a, &mover_b);
+                let key = ContactKey {
+                    body: bodies.handle(contact.body as usize),
+                    other: (contact.other != NONE).then(|| bodies.handle(contact.other as usize)),
+                    point: contact.feature,
+                };
+                let warm = shared.warm.get(&key);
+                group.push_contact(contact, sign, &mover_a, &mover_b, Some(key), warm);
             }
+        }
+        // The pushes persisting contacts start with, applied before the first pass, group by
+        // group in solving order.
+        for group in &mut self.groups[..self.group_count] {
+            load(group, &self.velocity, &self.spin);
+            group.apply_start();
+            store(group, &mut self.velocity, &mut self.spin);
         }
     }
 

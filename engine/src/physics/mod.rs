@@ -90,6 +90,7 @@ mod rows;
 mod state;
 mod step;
 mod tuning;
+mod warm;
 mod world;
 
 #[cfg(test)]
@@ -104,6 +105,7 @@ pub use tuning::{
     BOTTOM, BOUNCE, BOUNCE_SPEED, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_PUSH,
     MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
+pub use warm::{ContactKey, ContactPush, WARM_START};
 pub use world::PhysicsWorld;
 
 use crate::collision::Surface;

@@ -26,6 +26,7 @@
 use super::contacts::{Contact, NONE};
 use super::math::{self, Matrix, Vector, ZERO, ZERO_MATRIX};
 use super::tuning::{BOUNCE, BOUNCE_SPEED, FRICTION, MARGIN, MOST_PUSH, PUSH, SLOP, STEP};
+use super::warm::{ContactKey, WARM_START};
 
 /// The rows of one group, one `Vec` per field.
 #[derive(Debug, Default)]
@@ -104,6 +105,10 @@ pub(crate) struct Group {
     pub inverse_mass_a: f64,
     pub inverse_mass_b: f64,
     pub rows: Rows,
+    /// The touching contacts whose pushes are kept for the next step (`warm`): the key, the
+    /// index of the normal row (the two friction rows follow it) and the sign of the contact's
+    /// normal in the group.
+    kept: Vec<(ContactKey, u32, f64)>,
     pub velocity_a: Vector,
     pub spin_a: Vector,
     pub velocity_b: Vector,
@@ -120,6 +125,7 @@ impl Group {
         self.inverse_mass_a = mover_a.inverse_mass;
         self.inverse_mass_b = mover_b.inverse_mass;
         self.rows.clear();
+        self.kept.clear();
     }
 
     /// The three rows of a contact. `sign` is −1 when the contact's own `body` is this
@@ -133,7 +139,22 @@ impl Group {
     /// that brings it to half the margin by the end of the step, and the row only pushes if
     /// it comes faster. So a fast body stops at a thin wall instead of jumping through it
     /// between two looks, and a body that would not reach the surface feels nothing.
-    pub fn push_contact(&mut self, contact: &Contact, sign: f64, a: &Mover, b: &Mover) {
+    ///
+    /// A touching contact named by `key` is kept for the next step; with `warm` (the normal
+    /// and friction pushes the same contact ended the last step with, the friction on the
+    /// contact's own body) its rows start from [`WARM_START`] times them instead of from zero,
+    /// the friction projected on this step's surface directions and held to its limit (see
+    /// `warm`). The starting pushes are applied by [`Group::apply_start`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_contact(
+        &mut self,
+        contact: &Contact,
+        sign: f64,
+        a: &Mover,
+        b: &Mover,
+        key: Option<ContactKey>,
+        warm: Option<(f64, Vector)>,
+    ) {
         let direction = math::scale(contact.normal, sign);
         let lever_a = math::sub(contact.point, a.position);
         let lever_b = math::sub(contact.point, b.position);
@@ -157,6 +178,63 @@ impl Group {
         let (first, second) = math::tangents(direction);
         self.push_row(first, lever_a, lever_b, a, b, 0.0, normal);
         self.push_row(second, lever_a, lever_b, a, b, 0.0, normal);
+        if contact.distance > MARGIN {
+            return;
+        }
+        if let Some(key) = key {
+            self.kept.push((key, normal, sign));
+        }
+        if let Some((push, rub)) = warm {
+            let push = (push * WARM_START).max(0.0);
+            let rub = math::scale(rub, sign * WARM_START);
+            let most = FRICTION * push;
+            let at = normal as usize;
+            let impulse = &mut self.rows.impulse;
+            impulse[at] = push;
+            impulse[at + 1] = math::dot(rub, first).max(-most).min(most);
+            impulse[at + 2] = math::dot(rub, second).max(-most).min(most);
+        }
+    }
+
+    /// Applies the pushes the rows start with (warm starting) to the velocities held in the
+    /// group: call it after loading them and before the first pass.
+    pub fn apply_start(&mut self) {
+        if self.kept.is_empty() {
+            return;
+        }
+        let rows = &self.rows;
+        for row in 0..rows.len() {
+            let push = rows.impulse[row];
+            if push == 0.0 {
+                continue;
+            }
+            let direction = rows.direction[row];
+            self.velocity_a =
+                math::add_scaled(self.velocity_a, direction, self.inverse_mass_a * push);
+            self.spin_a = math::add_scaled(self.spin_a, rows.turn_a[row], push);
+            if self.b != NONE {
+                self.velocity_b =
+                    math::add_scaled(self.velocity_b, direction, -self.inverse_mass_b * push);
+                self.spin_b = math::add_scaled(self.spin_b, rows.turn_b[row], -push);
+            }
+        }
+    }
+
+    /// The pushes its touching contacts ended the step with, for the next step: the key, the
+    /// normal push, and the friction push on the key's body, in the world.
+    pub fn pushes(&self) -> impl Iterator<Item = (ContactKey, f64, Vector)> + '_ {
+        let rows = &self.rows;
+        self.kept.iter().filter_map(move |&(key, normal, sign)| {
+            let at = normal as usize;
+            let push = rows.impulse[at];
+            (push > 0.0).then(|| {
+                let rub = math::add(
+                    math::scale(rows.direction[at + 1], rows.impulse[at + 1]),
+                    math::scale(rows.direction[at + 2], rows.impulse[at + 2]),
+                );
+                (key, push, math::scale(rub, sign))
+            })
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -310,13 +388,14 @@ mod tests {
             point: [0.0, 0.0, 0.0],
             normal: [0.0, 1.0, 0.0],
             distance,
+            feature: 0,
         }
     }
 
     fn solved(mover: &Mover, contact: &Contact) -> Group {
         let mut group = Group::default();
         group.reset(0, NONE, NONE, mover, &Mover::FIXED);
-        group.push_contact(contact, 1.0, mover, &Mover::FIXED);
+        group.push_contact(contact, 1.0, mover, &Mover::FIXED, None, None);
         group.velocity_a = mover.velocity;
         group.spin_a = mover.spin;
         for _ in 0..crate::physics::ITERATIONS {
@@ -397,7 +476,7 @@ mod tests {
         };
         let mut group = Group::default();
         group.reset(0, 1, NONE, &a, &b);
-        group.push_contact(&contact_below(0.0), 1.0, &a, &b);
+        group.push_contact(&contact_below(0.0), 1.0, &a, &b, None, None);
         group.velocity_a = a.velocity;
         group.velocity_b = b.velocity;
         for _ in 0..crate::physics::ITERATIONS {

@@ -498,3 +498,60 @@ fn with_resting_off_a_still_cube_stays_awake_and_on_the_ground() {
     });
     assert!(steps < 120, "{:?}", view(&physics, handle));
 }
+
+/// Ten 1 m cubes dropped one onto another, 0.2 m above the one below once it is still, with
+/// resting off so that nothing hides a creep; returns the top cube's drift over `seconds`
+/// after the whole stack first came still, and the largest sideways offset of any cube from
+/// the column's axis.
+fn stack_of_ten(seconds: f64) -> (f64, f64) {
+    let mut physics = physics(1);
+    physics.set_resting(false);
+    let ground = Ground { height: 0.0 };
+    let mut shapes = Boxes::default();
+    let mut handles = Vec::new();
+    let still = |physics: &PhysicsWorld, handles: &[BodyHandle]| {
+        handles.iter().all(|&handle| {
+            let body = view(physics, handle);
+            math::length(body.velocity) < STILL_SPEED && math::length(body.spin) < STILL_SPIN
+        })
+    };
+    for level in 0..10 {
+        let low = [-0.5, f64::from(level) * 1.0 + 0.2, -0.5];
+        let handle = physics.add(&cube(low)).expect("a cube");
+        shapes
+            .boxes
+            .insert(handle, block_box_extent(low, [1, 1, 1], 1.0));
+        handles.push(handle);
+        let mut steps = 0;
+        loop {
+            physics.step(&ground, &shapes);
+            steps += 1;
+            if steps > 120 && still(&physics, &handles) {
+                break;
+            }
+            assert!(steps < 1200, "level {level} never came still");
+        }
+    }
+    let top = *handles.last().expect("ten cubes");
+    let start = view(&physics, top).position;
+    for _ in 0..(seconds / STEP) as usize {
+        physics.step(&ground, &shapes);
+    }
+    let drift = distance(view(&physics, top).position, start);
+    let sideways = handles
+        .iter()
+        .map(|&handle| {
+            let p = view(&physics, handle).position;
+            (p[0] * p[0] + p[2] * p[2]).sqrt()
+        })
+        .fold(0.0, f64::max);
+    (drift, sideways)
+}
+
+#[test]
+fn a_stack_of_ten_cubes_stands_ten_seconds_with_its_top_still() {
+    let (drift, sideways) = stack_of_ten(10.0);
+    eprintln!("drift {drift} sideways {sideways}");
+    assert!(drift < 0.02, "the top moved {drift} m");
+    assert!(sideways < 0.1, "a cube is {sideways} m off the column");
+}

@@ -14,6 +14,7 @@ use super::body::{Bodies, BodyDesc, BodyHandle, MassProperties};
 use super::error::PhysicsError;
 use super::math::{self, Quaternion, Vector};
 use super::tuning::STEP;
+use super::warm::ContactPush;
 use super::world::PhysicsWorld;
 use crate::workers::WorkerPool;
 
@@ -48,6 +49,12 @@ pub struct PhysicsState {
     pub free: Vec<u32>,
     /// The bodies in dense order.
     pub bodies: Vec<BodyState>,
+    /// The pushes last step's touching contacts ended with, in key order: the next step starts
+    /// from them (warm starting, see [`ContactPush`]). Not part of this struct's serde form:
+    /// saves made before warm starting have none, so a save keeps them after everything else
+    /// (`WorldSave`, format version 2) and an older save loads with none, starting cold.
+    #[serde(skip)]
+    pub contacts: Vec<ContactPush>,
 }
 
 impl PhysicsWorld {
@@ -71,6 +78,7 @@ impl PhysicsWorld {
                     touching: bodies.touching[dense],
                 })
                 .collect(),
+            contacts: self.warm.pushes(),
         }
     }
 
@@ -140,6 +148,21 @@ impl PhysicsWorld {
             bodies.touching[dense] = body.touching;
         }
         world.bodies.set_free(state.free.clone());
+        for (index, push) in state.contacts.iter().enumerate() {
+            let live = |handle: BodyHandle| world.bodies.dense(handle).is_some();
+            if !(live(push.key.body) && push.key.other.is_none_or(live)) {
+                return bad(format!(
+                    "contact {index} is of a body that is not in the world"
+                ));
+            }
+            if !(push.normal.is_finite() && push.normal >= 0.0 && math::finite(push.friction)) {
+                return bad(format!(
+                    "contact {index}'s pushes ({}, {:?}) are not finite newton seconds",
+                    push.normal, push.friction
+                ));
+            }
+        }
+        world.warm.restore(&state.contacts);
         Ok(world)
     }
 }
@@ -208,7 +231,10 @@ mod tests {
         }
         descs.retain(|(handle, _)| physics.body(*handle).is_some());
         let ground = Ground { height: 0.0 };
-        physics.advance(STEP * 40.5, &ground, &shapes);
+        // Long enough for the lowest to land: their contacts then carry pushes.
+        for _ in 0..10 {
+            physics.advance(STEP * 10.05, &ground, &shapes);
+        }
         // The descriptions in dense order, as a caller keeping them by handle would give them.
         let state = physics.state();
         let by_dense = state
@@ -229,6 +255,10 @@ mod tests {
     fn a_restored_world_steps_to_the_same_bits_as_the_original() {
         let (mut original, descs, shapes) = pile(WorkerPool::new(2).expect("threads"));
         let state = original.state();
+        assert!(
+            !state.contacts.is_empty(),
+            "the pile touches the ground: its contact pushes are part of the state"
+        );
         let mut restored =
             PhysicsWorld::restore(WorkerPool::new(1).expect("threads"), &state, &descs)
                 .expect("a consistent state");
@@ -250,6 +280,19 @@ mod tests {
             original.add(&desc).expect("a body"),
             restored.add(&desc).expect("a body")
         );
+    }
+
+    /// A handle of no body of the pile: the 20th body of another world (the pile has 9 slots).
+    fn handle_of_no_body() -> BodyHandle {
+        let mut other = PhysicsWorld::new(WorkerPool::new(1).expect("threads"));
+        (0..20)
+            .map(|i| {
+                other
+                    .add(&cube([f64::from(i) * 2.0, 0.0, 0.0]))
+                    .expect("a body")
+            })
+            .last()
+            .expect("twenty bodies")
     }
 
     #[test]
@@ -276,6 +319,12 @@ mod tests {
         let mut out = state.clone();
         out.generations.truncate(1);
         cases.push(("out of range", out));
+        let mut push = state.clone();
+        push.contacts[0].normal = f64::NAN;
+        cases.push(("not finite newton seconds", push));
+        let mut gone = state.clone();
+        gone.contacts[0].key.other = Some(handle_of_no_body());
+        cases.push(("not in the world", gone));
         for (expected, case) in cases {
             let error = PhysicsWorld::restore(pool(), &case, &descs)
                 .expect_err("an inconsistent state")

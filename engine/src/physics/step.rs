@@ -50,10 +50,12 @@ impl PhysicsWorld {
             large_rows,
             parallel_rows,
             resting,
+            warm,
             ..
         } = self;
         prepare(bodies, scratch);
         if scratch.moving.is_empty() {
+            warm.keep(std::iter::empty());
             return;
         }
         scratch
@@ -87,6 +89,7 @@ impl PhysicsWorld {
             local: &scratch.local,
             jobs: &scratch.jobs,
             large_rows: *large_rows,
+            warm,
         };
         let islands = &mut scratch.islands[..scratch.island_count];
         pool.for_each_mut(islands, |island| {
@@ -98,6 +101,12 @@ impl PhysicsWorld {
         for island in islands.iter_mut().filter(|island| island.large) {
             island.solve_by_colour(pool, *parallel_rows);
         }
+        warm.keep(
+            islands
+                .iter()
+                .flat_map(|island| island.groups[..island.group_count].iter())
+                .flat_map(|group| group.pushes()),
+        );
 
         // The solved velocities back into the bodies, and what touched what.
         for island in islands.iter() {
@@ -129,6 +138,9 @@ impl PhysicsWorld {
         }
 
         integrate(bodies, scratch, *resting, report);
+        for &handle in &report.fell_out {
+            warm.forget(handle);
+        }
     }
 }
 

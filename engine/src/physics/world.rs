@@ -7,6 +7,7 @@ use super::error::PhysicsError;
 use super::islands::{Island, Links, LARGE_ISLAND_ROWS, PARALLEL_COLOUR_ROWS};
 use super::math::{self, Matrix, Vector};
 use super::tuning::{MOST_STEPS, STEP};
+use super::warm::WarmStarts;
 use super::{BodyShape, StepReport};
 use crate::collision::Solid;
 use crate::workers::WorkerPool;
@@ -31,6 +32,8 @@ pub struct PhysicsWorld {
     pub(super) parallel_rows: usize,
     /// Whether bodies come to rest (see [`PhysicsWorld::set_resting`]).
     pub(super) resting: bool,
+    /// Last step's pushes of the touching contacts, to start the next from (`warm`).
+    pub(super) warm: WarmStarts,
     pub(super) scratch: Scratch,
 }
 
@@ -74,6 +77,7 @@ impl PhysicsWorld {
             large_rows: LARGE_ISLAND_ROWS,
             parallel_rows: PARALLEL_COLOUR_ROWS,
             resting: true,
+            warm: WarmStarts::default(),
             scratch: Scratch::default(),
         }
     }
@@ -102,7 +106,9 @@ impl PhysicsWorld {
 
     /// Removes a body; its handle, and only its, goes stale.
     pub fn remove(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
-        self.bodies.remove(handle)
+        self.bodies.remove(handle)?;
+        self.warm.forget(handle);
+        Ok(())
     }
 
     fn dense(&self, handle: BodyHandle) -> Result<usize, PhysicsError> {
@@ -152,6 +158,8 @@ impl PhysicsWorld {
             .ok_or(PhysicsError::ZeroOrientation(orientation))?;
         self.bodies.position[dense] = position;
         self.bodies.orientation[dense] = unit;
+        // Its contacts are elsewhere now: none starts from what it pushed where it was.
+        self.warm.forget(handle);
         Ok(())
     }
 

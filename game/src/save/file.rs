@@ -8,8 +8,12 @@
 //!   16      4     format version, little-endian u32 (FORMAT_VERSION)
 //!   20      4     CRC-32 (IEEE) of everything after it, little-endian
 //!   24      8     the body's length before compression, little-endian u64
-//!   32      ...   the body: postcard-encoded `WorldSave`, LZ4 block-compressed
+//!   32      ...   the body, LZ4 block-compressed: the postcard-encoded `WorldSave`, then
+//!                 (version 2 on) its physics' contact pushes, a postcard list of
+//!                 `ContactPush` (warm starting)
 //! ```
+//!
+//! Version 1 (before warm starting) is read as well: its world starts with no contact pushes.
 //!
 //! Reading checks in that order, so a file is refused with the first thing wrong with it:
 //! not a save, made by a newer blockfall, cut short, damaged (checksum), then whatever the
@@ -22,7 +26,9 @@ use super::SaveError;
 /// The first bytes of every save.
 pub const MAGIC: [u8; 16] = *b"blockfall world\n";
 /// The version of the format this blockfall writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The first version whose body ends with the physics' contact pushes.
+pub const CONTACTS_SINCE: u32 = 2;
 /// The header's size: magic, version, checksum, body length.
 pub const HEADER: usize = 32;
 /// The largest save file read, and the largest body decompressed: far above any world that
@@ -31,20 +37,25 @@ pub const LARGEST: u64 = 1 << 30;
 
 /// The whole file for a body (already encoded): header, checksum, compressed body.
 pub fn wrap(body: &[u8]) -> Vec<u8> {
+    wrap_as(body, FORMAT_VERSION)
+}
+
+/// [`wrap`] with the header saying `version` (tests make older files with it).
+pub(crate) fn wrap_as(body: &[u8], version: u32) -> Vec<u8> {
     let compressed = lz4_flex::block::compress(body);
     let mut rest = Vec::with_capacity(8 + compressed.len());
     rest.extend_from_slice(&(body.len() as u64).to_le_bytes());
     rest.extend_from_slice(&compressed);
     let mut file = Vec::with_capacity(HEADER + compressed.len());
     file.extend_from_slice(&MAGIC);
-    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    file.extend_from_slice(&version.to_le_bytes());
     file.extend_from_slice(&crc32fast::hash(&rest).to_le_bytes());
     file.extend_from_slice(&rest);
     file
 }
 
-/// The body of a save file's bytes, checked and decompressed.
-pub fn unwrap(file: &[u8]) -> Result<Vec<u8>, SaveError> {
+/// The format version and the body of a save file's bytes, checked and decompressed.
+pub fn unwrap(file: &[u8]) -> Result<(u32, Vec<u8>), SaveError> {
     if file.len() < MAGIC.len() || file[..MAGIC.len()] != MAGIC {
         return Err(SaveError::NotASave);
     }
@@ -97,7 +108,7 @@ pub fn unwrap(file: &[u8]) -> Result<Vec<u8>, SaveError> {
             body.len()
         )));
     }
-    Ok(body)
+    Ok((version, body))
 }
 
 /// Reads a whole file of at most [`LARGEST`] bytes (a larger one is refused unread).
@@ -130,8 +141,11 @@ mod tests {
         let body: Vec<u8> = (0..5000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
         let file = wrap(&body);
         assert_eq!(&file[..16], &MAGIC);
-        assert_eq!(unwrap(&file).expect("a whole file"), body);
-        assert_eq!(unwrap(&wrap(&[])).expect("an empty body"), Vec::<u8>::new());
+        assert_eq!(unwrap(&file).expect("a whole file"), (FORMAT_VERSION, body));
+        assert_eq!(
+            unwrap(&wrap(&[])).expect("an empty body"),
+            (FORMAT_VERSION, Vec::<u8>::new())
+        );
     }
 
     #[test]
@@ -141,7 +155,7 @@ mod tests {
         assert!(reason(b"{\"duration\": 1}").contains("not a blockfall save"));
         assert!(reason(&[]).contains("not a blockfall save"));
         let mut newer = file.clone();
-        newer[16..20].copy_from_slice(&2u32.to_le_bytes());
+        newer[16..20].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
         assert!(reason(&newer).contains("newer blockfall"));
         assert!(reason(&file[..18]).contains("cut short"));
         assert!(reason(&file[..file.len() - 1]).contains("checksum"));

@@ -23,7 +23,7 @@ mod file;
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::physics::{BodyHandle, PhysicsState};
+use blockfall_engine::physics::{BodyHandle, ContactPush, PhysicsState};
 use serde::{Deserialize, Serialize};
 
 use crate::blocks::store::Block;
@@ -125,15 +125,26 @@ pub struct WorldSave {
 impl WorldSave {
     /// The file's bytes: header, checksum, compressed body. The same save gives the same bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let body = postcard::to_stdvec(self).expect("a world save always serialises");
+        let mut body = postcard::to_stdvec(self).expect("a world save always serialises");
+        let contacts =
+            postcard::to_stdvec(&self.physics.contacts).expect("contact pushes always serialise");
+        body.extend_from_slice(&contacts);
         file::wrap(&body)
     }
 
     /// A save from a file's bytes, refused with the first thing wrong with them.
     pub fn decode(bytes: &[u8]) -> Result<WorldSave, SaveError> {
-        let body = file::unwrap(bytes)?;
-        let (save, rest) = postcard::take_from_bytes::<WorldSave>(&body)
+        let (version, body) = file::unwrap(bytes)?;
+        let (mut save, mut rest) = postcard::take_from_bytes::<WorldSave>(&body)
             .map_err(|error| SaveError::Damaged(format!("its body does not decode: {error}")))?;
+        if version >= file::CONTACTS_SINCE {
+            let (contacts, after) =
+                postcard::take_from_bytes::<Vec<ContactPush>>(rest).map_err(|error| {
+                    SaveError::Damaged(format!("its contact pushes do not decode: {error}"))
+                })?;
+            save.physics.contacts = contacts;
+            rest = after;
+        }
         if !rest.is_empty() {
             return Err(SaveError::Damaged(format!(
                 "{} bytes follow the world in its body",
@@ -153,5 +164,44 @@ impl WorldSave {
         let bytes = self.encode();
         write_atomic(path, &bytes)?;
         Ok(bytes.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use blockfall_engine::workers::WorkerPool;
+
+    use super::*;
+    use crate::blocks::Block;
+    use crate::input::Input;
+    use crate::terrain::PlaneGround;
+    use crate::world::World;
+
+    /// Flat ground and two blocks.
+    fn small_world() -> World {
+        let pool = WorkerPool::new(1).expect("a thread");
+        let mut world = World::on(Arc::new(PlaneGround::flat(0.0)), 2, pool);
+        for y in [0, 2] {
+            let block = Block::new(0, y, 0, 2, 0, 0, false).expect("a block");
+            world.blocks.add(block).expect("room");
+        }
+        world
+    }
+
+    #[test]
+    fn a_version_1_save_from_before_warm_starting_loads_with_no_contact_pushes() {
+        let world = small_world();
+        let save = world.save(0.0, &Input::default());
+        // A version 1 body: the world alone, no contact pushes after it.
+        let body = postcard::to_stdvec(&save).expect("serialises");
+        let old = file::wrap_as(&body, 1);
+        let loaded = WorldSave::decode(&old).expect("a version 1 save loads");
+        assert!(loaded.physics.contacts.is_empty());
+        assert_eq!(loaded.blocks, save.blocks);
+        // The same body marked version 2 lacks its contact list: refused, saying so.
+        let error = WorldSave::decode(&file::wrap_as(&body, 2)).expect_err("no contact list");
+        assert!(error.to_string().contains("contact pushes"), "{error}");
     }
 }

@@ -10,9 +10,10 @@
 
 use std::sync::OnceLock;
 
+use blockfall_engine::physics::{ContactKey, ContactPush};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Input;
-use blockfall_game::save::{WorldSave, LARGEST, MAGIC};
+use blockfall_game::save::{WorldSave, FORMAT_VERSION, LARGEST, MAGIC};
 use blockfall_game::scene::{self, Runner};
 use blockfall_game::terrain::{EditedBrick, GroundKind};
 use blockfall_game::world::World;
@@ -148,7 +149,7 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
         // The header's version and length, with a right checksum.
         2 => {
             let body_length = u64::from_le_bytes(file[24..32].try_into().expect("8 bytes"));
-            let version = *rng.pick(&[0, 1, 1, 2, u32::MAX]);
+            let version = *rng.pick(&[0, 1, FORMAT_VERSION, FORMAT_VERSION + 1, u32::MAX]);
             let length = *rng.pick(&[
                 0,
                 1,
@@ -167,13 +168,17 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
             let length = u64::from_le_bytes(file[24..32].try_into().expect("8 bytes"));
             let mut compressed = file[HEADER..].to_vec();
             mutate_bytes(rng, &mut compressed, 1 << 20);
-            file_of(1, length, &compressed)
+            file_of(FORMAT_VERSION, length, &compressed)
         }
         // The body changed and wrapped again whole: the decoder reads it.
         4..=6 => {
             let mut body = body_of(&file);
             mutate_bytes(rng, &mut body, 1 << 20);
-            file_of(1, body.len() as u64, &lz4_flex::block::compress(&body))
+            file_of(
+                FORMAT_VERSION,
+                body.len() as u64,
+                &lz4_flex::block::compress(&body),
+            )
         }
         // The save's values changed and encoded again: the world's loading reads them.
         _ => {
@@ -282,6 +287,43 @@ fn change_save(rng: &mut Rng, save: &mut WorldSave) {
                 }
             }
         }
+        9 if rng.one_in(2) => {
+            // The contact pushes warm starting carries on from.
+            let contacts = &mut save.physics.contacts;
+            let bodies = &save.physics.bodies;
+            match rng.below(4) {
+                0 if !contacts.is_empty() => {
+                    let at = rng.below(contacts.len());
+                    contacts[at].normal = odd_f64(rng);
+                }
+                1 if !contacts.is_empty() => {
+                    let at = rng.below(contacts.len());
+                    contacts[at].friction[rng.below(3)] = odd_f64(rng);
+                }
+                2 if !contacts.is_empty() => {
+                    let at = rng.below(contacts.len());
+                    contacts[at].key.point = odd_u32(rng);
+                    if rng.one_in(2) {
+                        let copy = contacts[at];
+                        contacts.push(copy);
+                    }
+                }
+                _ if !bodies.is_empty() => {
+                    let body = bodies[rng.below(bodies.len())].handle;
+                    let other = bodies[rng.below(bodies.len())].handle;
+                    contacts.push(ContactPush {
+                        key: ContactKey {
+                            body,
+                            other: rng.one_in(2).then_some(other),
+                            point: odd_u32(rng),
+                        },
+                        normal: odd_f64(rng),
+                        friction: [0.0; 3].map(|_| odd_f64(rng)),
+                    });
+                }
+                _ => contacts.clear(),
+            }
+        }
         9 => {
             let physics = &mut save.physics;
             match rng.below(4) {
@@ -367,6 +409,6 @@ mod tests {
         let file = &corpus()[0];
         let body = body_of(file);
         let length = body.len() as u64;
-        assert_eq!(&file_of(1, length, &file[HEADER..]), file);
+        assert_eq!(&file_of(FORMAT_VERSION, length, &file[HEADER..]), file);
     }
 }
