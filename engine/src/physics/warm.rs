@@ -19,6 +19,7 @@
 //! world's state ([`super::PhysicsState::contacts`]): a restored world steps to the same bits.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -54,10 +55,61 @@ pub struct ContactPush {
     pub friction: [f64; 3],
 }
 
+/// A fast hasher for [`ContactKey`]s (a few whole numbers; no untrusted keys to guard
+/// against): each word rotated in and multiplied, as rustc's FxHasher does. std's SipHash made
+/// keeping and finding every touching contact of a step cost a tenth of the step.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.add(u64::from(byte));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.add(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, value: u32) {
+        self.add(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.add(value);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.add(value as u64);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, value: isize) {
+        self.add(value as u64);
+    }
+}
+
 /// The pushes of last step's touching contacts, by key.
 #[derive(Debug, Default)]
 pub(crate) struct WarmStarts {
-    last: HashMap<ContactKey, (f64, Vector)>,
+    last: HashMap<ContactKey, (f64, Vector), BuildHasherDefault<KeyHasher>>,
 }
 
 impl WarmStarts {

@@ -179,3 +179,59 @@ fn scene_cases(
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::physics::blockfall_runner::blockfall_world;
+
+    /// The state hash of the heap scene after [`HEAP_STEPS`] steps with resting off. A change
+    /// to the physics that alters it updates it on purpose, saying why in the commit.
+    const HEAP_HASH: u64 = 0x0e9f_6912_884d_2e98;
+    /// Steps of the determinism check: the first layer lands and the heap starts to form.
+    const HEAP_STEPS: usize = 150;
+
+    #[test]
+    fn the_heap_scene_steps_to_the_same_bits_on_1_2_and_8_threads_and_the_kept_hash() {
+        let generator = Generator::new(Generator::DEFAULT_SEED);
+        let pit = Pit::at_spawn(&generator);
+        let mut field = world_field(&generator);
+        pit.dig(&mut field).expect("the pit is dug");
+        let placed = heap_scene(&field, &pit, HEAP_PIECES, 1);
+        let no_blocks = BlockStore::new();
+        let solids = SceneSolids {
+            field: &field,
+            blocks: &no_blocks,
+        };
+        let hashes: Vec<(usize, u64, usize)> = [1, 2, 8]
+            .into_iter()
+            .map(|threads| {
+                let (mut physics, shapes, _) = blockfall_world(&placed, threads).expect("a world");
+                physics.set_resting(false);
+                let mut touching = 0;
+                for _ in 0..HEAP_STEPS {
+                    physics.step(&solids, &shapes);
+                }
+                for handle in physics.handles() {
+                    if physics.body(handle).is_some_and(|body| body.touching > 0) {
+                        touching += 1;
+                    }
+                }
+                (threads, physics.state_hash(), touching)
+            })
+            .collect();
+        let (_, one, touching) = hashes[0];
+        assert!(
+            touching > HEAP_PIECES / 4,
+            "the heap has formed: {touching} pieces touch something"
+        );
+        for &(threads, hash, _) in &hashes {
+            assert_eq!(hash, one, "{threads} threads differ from one");
+        }
+        assert_eq!(
+            one, HEAP_HASH,
+            "the heap's state hash is {one:#018x}, the kept one {HEAP_HASH:#018x}: if the change \
+             was meant, keep the new hash and say why in the commit"
+        );
+    }
+}
