@@ -30,7 +30,7 @@ use super::contacts::{ContactJob, NONE};
 use super::math::{Matrix, Vector};
 use super::rows::{Group, Mover};
 use super::tuning::ITERATIONS;
-use super::warm::{ContactKey, WarmStarts};
+use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
 use crate::workers::WorkerPool;
 
 /// How many colours an island may use for parallel solving; groups that find none free go
@@ -135,6 +135,9 @@ pub(crate) struct Island {
     pub large: bool,
     /// The colours each island-local body has used, one bit each.
     masks: Vec<u64>,
+    /// Per island-local body, the pushes its touching contacts ended the step with, sorted
+    /// for the next step's search (`warm`); handed to the world's [`WarmStarts`] after the step.
+    pub kept: Vec<Vec<ContactPush>>,
 }
 
 impl Island {
@@ -229,6 +232,25 @@ impl Island {
             load(group, &self.velocity, &self.spin);
             group.apply_start();
             store(group, &mut self.velocity, &mut self.spin);
+        }
+    }
+
+    /// Sorts the pushes its touching contacts ended the step with into [`Island::kept`], by
+    /// body: call it once the island is solved.
+    pub fn collect_pushes(&mut self) {
+        if self.kept.len() < self.bodies.len() {
+            self.kept.resize_with(self.bodies.len(), Vec::new);
+        }
+        for list in &mut self.kept[..self.bodies.len()] {
+            list.clear();
+        }
+        for group in &self.groups[..self.group_count] {
+            for (body, push) in group.pushes() {
+                self.kept[body as usize].push(push);
+            }
+        }
+        for list in &mut self.kept[..self.bodies.len()] {
+            sort_list(list);
         }
     }
 

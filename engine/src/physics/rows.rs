@@ -26,7 +26,7 @@
 use super::contacts::{Contact, NONE};
 use super::math::{self, Matrix, Vector, ZERO, ZERO_MATRIX};
 use super::tuning::{BOUNCE, BOUNCE_SPEED, FRICTION, MARGIN, MOST_PUSH, PUSH, SLOP, STEP};
-use super::warm::{ContactKey, WARM_START};
+use super::warm::{ContactKey, ContactPush, WARM_START};
 
 /// The rows of one group, one `Vec` per field.
 #[derive(Debug, Default)]
@@ -220,9 +220,11 @@ impl Group {
         }
     }
 
-    /// The pushes its touching contacts ended the step with, for the next step: the key, the
-    /// normal push, and the friction push on the key's body, in the world.
-    pub fn pushes(&self) -> impl Iterator<Item = (ContactKey, f64, Vector)> + '_ {
+    /// The pushes its touching contacts ended the step with, for the next step, each with the
+    /// island-local index of the key's body (the group's first body, or its second when the
+    /// contact's normal was turned): the normal push, and the friction push on the key's body,
+    /// in the world.
+    pub fn pushes(&self) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
         let rows = &self.rows;
         self.kept.iter().filter_map(move |&(key, normal, sign)| {
             let at = normal as usize;
@@ -232,7 +234,13 @@ impl Group {
                     math::scale(rows.direction[at + 1], rows.impulse[at + 1]),
                     math::scale(rows.direction[at + 2], rows.impulse[at + 2]),
                 );
-                (key, push, math::scale(rub, sign))
+                let body = if sign > 0.0 { self.a } else { self.b };
+                let push = ContactPush {
+                    key,
+                    normal: push,
+                    friction: math::scale(rub, sign),
+                };
+                (body, push)
             })
         })
     }

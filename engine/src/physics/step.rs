@@ -55,7 +55,7 @@ impl PhysicsWorld {
         } = self;
         prepare(bodies, scratch);
         if scratch.moving.is_empty() {
-            warm.keep(std::iter::empty());
+            warm.clear_all();
             return;
         }
         scratch
@@ -96,17 +96,25 @@ impl PhysicsWorld {
             island.build(&shared);
             if !island.large {
                 island.solve_in_order();
+                island.collect_pushes();
             }
         });
         for island in islands.iter_mut().filter(|island| island.large) {
             island.solve_by_colour(pool, *parallel_rows);
+            island.collect_pushes();
         }
-        warm.keep(
-            islands
-                .iter()
-                .flat_map(|island| island.groups[..island.group_count].iter())
-                .flat_map(|group| group.pushes()),
-        );
+        // Each moving body's new pushes replace its old (the lists are swapped); a resting
+        // body keeps none.
+        for island in islands.iter_mut() {
+            for (local, &body) in island.bodies.iter().enumerate() {
+                warm.put(bodies.handle(body as usize), &mut island.kept[local]);
+            }
+        }
+        for body in 0..bodies.len() {
+            if bodies.resting[body] {
+                warm.clear(bodies.handle(body));
+            }
+        }
 
         // The solved velocities back into the bodies, and what touched what.
         for island in islands.iter() {

@@ -18,9 +18,6 @@
 //! fast its point closes, which changes from step to step. The kept pushes are part of the
 //! world's state ([`super::PhysicsState::contacts`]): a restored world steps to the same bits.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use serde::{Deserialize, Serialize};
 
 use super::body::BodyHandle;
@@ -55,105 +52,91 @@ pub struct ContactPush {
     pub friction: [f64; 3],
 }
 
-/// A fast hasher for [`ContactKey`]s (a few whole numbers; no untrusted keys to guard
-/// against): each word rotated in and multiplied, as rustc's FxHasher does. std's SipHash made
-/// keeping and finding every touching contact of a step cost a tenth of the step.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct KeyHasher(u64);
-
-impl KeyHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.add(u64::from(byte));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, value: u8) {
-        self.add(u64::from(value));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, value: u32) {
-        self.add(u64::from(value));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, value: u64) {
-        self.add(value);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, value: usize) {
-        self.add(value as u64);
-    }
-
-    #[inline]
-    fn write_isize(&mut self, value: isize) {
-        self.add(value as u64);
-    }
-}
-
-/// The pushes of last step's touching contacts, by key.
+/// The pushes of last step's touching contacts, kept per body: by the slot of the key's body,
+/// each list sorted by the other side and the point. A contact is found by a binary search in
+/// its body's list; each island hands in its bodies' new lists after it is solved (the lists
+/// are swapped, not copied), so keeping them costs no hashing and no copying on the serial
+/// path of a step.
 #[derive(Debug, Default)]
 pub(crate) struct WarmStarts {
-    last: HashMap<ContactKey, (f64, Vector), BuildHasherDefault<KeyHasher>>,
+    by_slot: Vec<Vec<ContactPush>>,
+}
+
+/// The order of a body's list: the other side, then the point.
+#[inline]
+fn order(key: &ContactKey) -> (Option<BodyHandle>, u32) {
+    (key.other, key.point)
 }
 
 impl WarmStarts {
     /// Last step's pushes of the contact `key` (normal, friction on `key.body`).
     #[inline]
     pub fn get(&self, key: &ContactKey) -> Option<(f64, Vector)> {
-        self.last.get(key).copied()
+        let list = self.by_slot.get(key.body.index() as usize)?;
+        let at = list
+            .binary_search_by(|push| order(&push.key).cmp(&order(key)))
+            .ok()?;
+        let push = &list[at];
+        (push.key.body == key.body).then_some((push.normal, push.friction))
     }
 
-    /// Replaces what is kept by this step's pushes.
-    pub fn keep(&mut self, pushes: impl Iterator<Item = (ContactKey, f64, Vector)>) {
-        self.last.clear();
-        for (key, normal, friction) in pushes {
-            self.last.insert(key, (normal, friction));
+    /// Keeps `list` (sorted, every key's body `body`) as `body`'s pushes; `list` gets the old
+    /// list's buffer, emptied.
+    pub fn put(&mut self, body: BodyHandle, list: &mut Vec<ContactPush>) {
+        let slot = body.index() as usize;
+        if self.by_slot.len() <= slot {
+            self.by_slot.resize_with(slot + 1, Vec::new);
+        }
+        std::mem::swap(&mut self.by_slot[slot], list);
+        list.clear();
+    }
+
+    /// Forgets the pushes of `body`'s own points (it rests, or is gone).
+    pub fn clear(&mut self, body: BodyHandle) {
+        if let Some(list) = self.by_slot.get_mut(body.index() as usize) {
+            list.clear();
         }
     }
 
-    /// Forgets every contact of `body` (it was moved by hand).
+    /// Forgets everything.
+    pub fn clear_all(&mut self) {
+        self.by_slot.iter_mut().for_each(Vec::clear);
+    }
+
+    /// Forgets every contact of `body`, its own and those against it (it was moved by hand or
+    /// removed).
     pub fn forget(&mut self, body: BodyHandle) {
-        self.last
-            .retain(|key, _| key.body != body && key.other != Some(body));
+        self.clear(body);
+        for list in &mut self.by_slot {
+            list.retain(|push| push.key.other != Some(body));
+        }
     }
 
     /// The kept pushes, in key order (so the same state gives the same bytes).
     pub fn pushes(&self) -> Vec<ContactPush> {
-        let mut pushes: Vec<ContactPush> = self
-            .last
-            .iter()
-            .map(|(&key, &(normal, friction))| ContactPush {
-                key,
-                normal,
-                friction,
-            })
-            .collect();
+        let mut pushes: Vec<ContactPush> = self.by_slot.iter().flatten().copied().collect();
         pushes.sort_unstable_by_key(|push| push.key);
         pushes
     }
 
     /// What [`WarmStarts::pushes`] gave, kept again.
     pub fn restore(&mut self, pushes: &[ContactPush]) {
-        self.keep(
-            pushes
-                .iter()
-                .map(|push| (push.key, push.normal, push.friction)),
-        );
+        self.clear_all();
+        for push in pushes {
+            let slot = push.key.body.index() as usize;
+            if self.by_slot.len() <= slot {
+                self.by_slot.resize_with(slot + 1, Vec::new);
+            }
+            self.by_slot[slot].push(*push);
+        }
+        for list in &mut self.by_slot {
+            list.sort_unstable_by_key(|push| order(&push.key));
+            list.dedup_by_key(|push| order(&push.key));
+        }
     }
+}
+
+/// Sorts a body's new list into the order [`WarmStarts::get`] searches.
+pub(crate) fn sort_list(list: &mut [ContactPush]) {
+    list.sort_unstable_by_key(|push| order(&push.key));
 }
