@@ -25,7 +25,7 @@ use blockfall_game::terrain::Generator;
 
 use super::blockfall_runner::run_blockfall;
 use super::rapier_world::{run_rapier, RapierSetup};
-use super::scene::{drop_scene, heap_scene, DropArea, Pit, Placed};
+use super::scene::{drop_scene, heap_world, DropArea, Pit, Placed};
 use super::steps::Run;
 use super::terrain::terrain_mesh;
 use super::TUNNEL_DEPTH;
@@ -70,10 +70,7 @@ pub fn run(pieces: usize, steps: u32, repeats: u32, seed: u64) -> anyhow::Result
     let generator = Generator::new(Generator::DEFAULT_SEED);
     let drop = drop_scene(&generator, pieces, seed);
     let drop_cases = scene_cases("drop", &generator, &drop, None, steps, repeats)?;
-    let pit = Pit::at_spawn(&generator);
-    let mut pit_field = world_field(&generator);
-    pit.dig(&mut pit_field)?;
-    let heap = heap_scene(&pit_field, &pit, HEAP_PIECES, seed);
+    let (_, pit, heap) = heap_world(&generator, HEAP_PIECES, seed)?;
     let heap_cases = scene_cases("heap", &generator, &heap, Some(&pit), steps, repeats)?;
 
     println!();
@@ -194,10 +191,7 @@ mod tests {
     #[test]
     fn the_heap_scene_steps_to_the_same_bits_on_1_2_and_8_threads_and_the_kept_hash() {
         let generator = Generator::new(Generator::DEFAULT_SEED);
-        let pit = Pit::at_spawn(&generator);
-        let mut field = world_field(&generator);
-        pit.dig(&mut field).expect("the pit is dug");
-        let placed = heap_scene(&field, &pit, HEAP_PIECES, 1);
+        let (field, _, placed) = heap_world(&generator, HEAP_PIECES, 1).expect("the heap");
         let no_blocks = BlockStore::new();
         let solids = SceneSolids {
             field: &field,

@@ -10,7 +10,7 @@ use blockfall_game::terrain::generator::SPAWN_XZ;
 use blockfall_game::terrain::Generator;
 
 use super::piece::BenchPiece;
-use crate::bench::shared::{BenchField, Rng};
+use crate::bench::shared::{world_field, BenchField, Rng};
 
 /// Meters between the columns of dropped pieces.
 pub(super) const COLUMN_SPACING: f64 = 6.0;
@@ -231,6 +231,20 @@ pub(super) fn heap_scene(field: &BenchField, pit: &Pit, count: usize, seed: u64)
         .collect()
 }
 
+/// The heap scene whole: the pit at the spawn point of `generator`'s world, that world's
+/// field with the pit dug, and `count` pieces over it (see [`heap_scene`]).
+pub(super) fn heap_world(
+    generator: &Generator,
+    count: usize,
+    seed: u64,
+) -> anyhow::Result<(BenchField, Pit, Vec<Placed>)> {
+    let pit = Pit::at_spawn(generator);
+    let mut field = world_field(generator);
+    pit.dig(&mut field)?;
+    let placed = heap_scene(&field, &pit, count, seed);
+    Ok((field, pit, placed))
+}
+
 /// `count` 4 × 4 × 4 stone pieces on a 5 m grid around the spawn point, 5 cm above the ground
 /// under them.
 pub(super) fn resting_scene(generator: &Generator, count: usize) -> Vec<Placed> {
@@ -318,15 +332,11 @@ impl DropArea {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::shared::world_field;
 
     #[test]
     fn heap_pieces_start_apart_and_above_the_ground() {
         let generator = Generator::new(Generator::DEFAULT_SEED);
-        let pit = Pit::at_spawn(&generator);
-        let mut field = world_field(&generator);
-        pit.dig(&mut field).expect("the pit is dug");
-        let placed = heap_scene(&field, &pit, 400, 1);
+        let (field, pit, placed) = heap_world(&generator, 400, 1).expect("the heap");
         assert_eq!(placed.len(), 400);
         let lowest = placed
             .iter()
