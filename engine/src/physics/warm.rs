@@ -6,8 +6,9 @@
 //! against a moving body's shape, the resting body's point with [`OTHER_POINT`] set). The
 //! points are fixed in each body's frame, so the key names the same place of the same pair for
 //! as long as they touch. After a step, every touching contact's accumulated normal push and
-//! its friction push (as a vector in the world, on the key's body) are kept
-//! ([`WarmStarts::keep`]); the next step, a contact that is touching again with the same key
+//! its friction push (as a vector in the world, on the key's body) are kept, per body
+//! ([`WarmStarts`]: each island sorts its bodies' lists on its own thread and hands them over
+//! by swapping, [`WarmStarts::put`]); the next step, a contact that is touching again with the same key
 //! starts with [`WARM_START`] times that normal push and the friction push projected onto its
 //! new surface directions, within the friction limit, and those pushes are applied to the
 //! bodies before the first pass. Sequential impulses then only correct what changed, so a stack
