@@ -38,7 +38,8 @@ pub struct BodyState {
     pub touching: u32,
 }
 
-/// A whole [`PhysicsWorld`]'s state: see the [module documentation](self).
+/// A whole [`PhysicsWorld`]'s state: what a step changes of each body, the handle table, the
+/// time not yet stepped and the contacts' pushes; a restored world steps to the same bits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhysicsState {
     /// Seconds given to [`PhysicsWorld::advance`] and not yet stepped, in `[0, STEP)`.

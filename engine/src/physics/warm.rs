@@ -32,14 +32,16 @@ pub(crate) const OTHER_POINT: u32 = 1 << 31;
 /// (its `dtRatio` is 1 at a fixed step); so does blockfall.
 pub const WARM_START: f64 = 1.0;
 
-/// Which contact: see the [module documentation](self).
+/// Which contact, from step to step: the body whose point it is, the other side, and which
+/// point (docs/physics.md, "Warm starting").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ContactKey {
     /// The body the contact's normal points out of.
     pub body: BodyHandle,
     /// The other body, or `None` for the world.
     pub other: Option<BodyHandle>,
-    /// The point's index among its body's points, [`OTHER_POINT`] set when it is `other`'s.
+    /// The point's index among its body's points, or among `other`'s with the top bit
+    /// (`1 << 31`) set (a resting body's point against `body`'s shape).
     pub point: u32,
 }
 
