@@ -339,17 +339,24 @@ fn the_player_measurements_hold_through_scenes() {
     assert!(during, "it fell rather than sinking");
 }
 
-#[test]
-fn stepping_off_a_tower_falls_beside_it() {
-    // A tower of 1 m blocks, 4 m high, on flat ground; the player walks off its top toward +x.
-    let blocks: Vec<String> = (0..4)
+/// A tower of `levels` 1 m stone blocks at the origin, on the ground, as scene JSON blocks
+/// joined by commas.
+fn stone_tower(levels: i32) -> String {
+    (0..levels)
         .map(|j| {
             format!(
                 r#"{{"cell": [0, {}, 0], "size": 2, "material": "Stone"}}"#,
-                j * 2
+                2 * j
             )
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn stepping_off_a_tower_falls_beside_it() {
+    // A tower of 1 m blocks, 4 m high, on flat ground; the player walks off its top toward +x.
+    let blocks = stone_tower(4);
     let lines = trace(&format!(
         r#"{{
         "terrain": {{"flat": {{"height": 0.0}}}},
@@ -358,7 +365,7 @@ fn stepping_off_a_tower_falls_beside_it() {
         "events": [{{"t": 1.0, "press": "KeyW"}}, {{"t": 1.4, "release": "KeyW"}}],
         "duration": 4.0, "report_every": 0.5
     }}"#,
-        blocks.join(",")
+        blocks
     ));
     let on_top = feet(state_at(&lines, 1.0));
     assert!(
@@ -547,21 +554,14 @@ fn a_trace_beyond_its_limit_is_refused_before_any_line() {
 fn a_trace_that_outgrows_its_limit_as_pieces_break_off_stops_there() {
     // A tower whose foot is broken: the falling piece makes every later state line longer than
     // the first, which the estimate before the run goes by.
-    let tower: Vec<String> = (0..8)
-        .map(|j| {
-            format!(
-                r#"{{"cell": [0, {}, 0], "size": 2, "material": "Stone"}}"#,
-                2 * j
-            )
-        })
-        .collect();
+    let tower = stone_tower(8);
     let text = |limit: u64| {
         format!(
             r#"{{"terrain": {{"flat": {{"height": 0}}}}, "blocks": [{}],
                 "player": {{"feet": [20, 0.5, 0]}},
                 "events": [{{"t": 0.1, "break": [0, 0, 0]}}],
                 "duration": 1, "report_every": 0, "limits": {{"trace_bytes": {limit}}}}}"#,
-            tower.join(", ")
+            tower
         )
     };
     let whole = {
