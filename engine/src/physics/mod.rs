@@ -59,34 +59,35 @@
 //! # Threads, and why the result does not depend on their number
 //!
 //! The contacts of each awake body are found by one job on the [`WorkerPool`], a pure
-//! function of the step's frozen state. Awake bodies joined by contacts form islands
-//! (union-find; resting bodies do not join islands); islands share no moving body and are
-//! solved in parallel, each with its rows in a fixed order (grouped by the pair of things
-//! they push, pairs in dense index order). An island of more than `LARGE_ISLAND_ROWS` rows is
-//! solved by colours: groups coloured greedily so that no two groups of a colour share a
-//! moving body, colours in order, the groups of a colour at once. Every split and every order
-//! is made from the scene alone — the dense indices, the contacts, the island sizes — never
-//! from the thread count, and the pool hands each item to exactly one thread. So every
-//! floating-point operation happens in the same order with one thread or sixteen, and
-//! [`PhysicsWorld::state_hash`] is bitwise the same. See `islands.rs`.
+//! function of the step's frozen state. The awake bodies and their contact rows then form one
+//! solver set (`solver`): the rows grouped by the pair of things they push (pairs in dense
+//! index order), the groups coloured so that no two groups of a colour share an awake body,
+//! each colour's groups laid four side by side and solved together with SIMD lanes (`lanes`).
+//! The solve is one call on the workers in stages, a colour per stage, colours in order, the
+//! bundles of a stage on any thread. Every split and every order is made from the scene alone —
+//! the dense indices, the contacts, the colours — never from the thread count, and each bundle
+//! is worked by exactly one thread. So every floating-point operation happens in the same
+//! order with one thread or sixteen, and [`PhysicsWorld::state_hash`] is bitwise the same.
 //!
 //! [`Solid::nearest`]: crate::collision::Solid::nearest
 //! [`WorkerPool`]: crate::workers::WorkerPool
 //!
 //! # Allocation
 //!
-//! Every buffer of a step (spheres, pairs, partner lists, contacts, islands, groups and their
-//! rows) is kept in the [`PhysicsWorld`] and reused: once grown to the scene, a step allocates
-//! nothing of its own. The pool makes a channel per parallel call, and a report's lists grow
-//! when something comes to rest, falls out or is hit.
+//! Every buffer of a step (spheres, pairs, partner lists, contacts, groups and their rows,
+//! bundles) is kept in the [`PhysicsWorld`] and reused: once grown to the scene, a step allocates
+//! nothing of its own. The pool makes a channel per parallel call (and its staged call a lock
+//! per bundle and two counters per stage), and a report's lists grow when something comes to
+//! rest, falls out or is hit.
 
 mod body;
 mod broad;
 mod contacts;
 mod error;
-mod islands;
+mod lanes;
 mod math;
 mod rows;
+mod solver;
 mod state;
 mod step;
 mod tuning;
@@ -117,6 +118,30 @@ pub trait BodyShape: Sync {
     /// inside counting as closer). The shape must lie inside the sphere of the body's points
     /// (see [`BodyView::radius`]): pairs farther apart are not asked.
     fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface>;
+}
+
+/// How much work the last step had, for profiling: what the benchmarks print beside their
+/// times.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Bodies stepped (not resting).
+    pub awake: usize,
+    /// Pairs of bodies whose grown spheres overlap.
+    pub pairs: usize,
+    /// Contacts found, touching and speculative.
+    pub contacts: usize,
+    /// Of those, the ones within the margin.
+    pub touching: usize,
+    /// Rows solved (three per contact).
+    pub rows: usize,
+    /// Groups of rows (one per pair of things pushed).
+    pub groups: usize,
+    /// Colours the groups took (no two groups of a colour share an awake body).
+    pub colours: usize,
+    /// Bundles the groups were solved in, four side by side, and the rows those work per
+    /// pass, empty lanes included (`rows / lane_rows` is how full the lanes are).
+    pub bundles: usize,
+    pub lane_rows: usize,
 }
 
 /// What happened during one or more steps.

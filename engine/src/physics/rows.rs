@@ -1,4 +1,4 @@
-//! Contact rows and the sequential-impulse solver that works them.
+//! Contact rows: what the sequential-impulse solver works (`lanes`), built per group.
 //!
 //! A contact gives three rows: one along the normal that only pushes, two along the surface
 //! for friction that may rub at most [`FRICTION`] times the normal row's push. A push `λ`
@@ -16,15 +16,19 @@
 //! The rows between one moving body and one other thing (the world, a resting body, or a
 //! second moving body) form a [`Group`], whose rows are kept in one structure of arrays
 //! ([`Rows`]): direction, lever × direction for each body, turn (`I⁻¹ · lever × direction`)
-//! for each body, effective mass, target, accumulated impulse, and the friction link. While a
-//! group is solved its two bodies' velocities are held in the group itself: that is what lets
-//! groups that share no moving body be solved on different threads (see `islands`).
+//! for each body, effective mass, target, accumulated impulse, and the friction link. The
+//! rows are built here and solved side by side with those of other groups of their colour
+//! (`lanes`, `solver`); their pushes come back here for the next step and the reports.
 //!
 //! Each row keeps the push it gave in this step and the limits apply to that sum, not to each
 //! correction: a later pass may take back some push, as long as the sum never pulls.
 
+use std::ops::Range;
+
 use super::contacts::{Contact, NONE};
+use super::lanes::Bundle;
 use super::math::{self, Matrix, Vector, ZERO, ZERO_MATRIX};
+use super::solver::{ContactRef, Shared};
 use super::tuning::{BOUNCE, BOUNCE_SPEED, FRICTION, MARGIN, MOST_PUSH, PUSH, SLOP, STEP};
 use super::warm::{ContactKey, ContactPush, WARM_START};
 
@@ -90,14 +94,23 @@ impl Mover {
     };
 }
 
-/// The rows between one moving body and one other thing, and the velocities of both while
-/// they are being solved.
+/// The rows between one awake body and one other thing.
 #[derive(Debug, Default)]
 pub(crate) struct Group {
-    /// Island-local index of the body pushed along the rows' directions.
+    /// The pair: `first << 32 | other` (see `solver::ContactRef`), and its contacts' range of
+    /// the solver's sorted contacts.
+    key: u64,
+    refs: Range<u32>,
+    /// Where it is solved: its bundle and lane.
+    pub place: (u32, u32),
+    /// The awake index of the body pushed along the rows' directions.
     pub a: u32,
-    /// Island-local index of the second moving body, or [`NONE`] when the other side is fixed.
+    /// The awake index of the second awake body, or [`NONE`] when the other side is fixed.
     pub b: u32,
+    /// The dense index of the first body.
+    pub first: u32,
+    /// The dense index of the second awake body, or [`NONE`].
+    pub second: u32,
     /// The dense index of the resting body the rows push against, or [`NONE`].
     pub struck: u32,
     /// How many of its contacts touch (are within [`MARGIN`]), not only speculative.
@@ -109,23 +122,72 @@ pub(crate) struct Group {
     /// index of the normal row (the two friction rows follow it) and the sign of the contact's
     /// normal in the group.
     kept: Vec<(ContactKey, u32, f64)>,
-    pub velocity_a: Vector,
-    pub spin_a: Vector,
-    pub velocity_b: Vector,
-    pub spin_b: Vector,
 }
 
 impl Group {
+    /// Names the group's pair and contacts, for [`Group::build`].
+    pub fn plan(&mut self, key: u64, refs: Range<u32>) {
+        self.key = key;
+        self.refs = refs;
+    }
+
+    /// Builds the rows of its contacts, each started from last step's pushes when it
+    /// persists.
+    pub fn build(&mut self, shared: &Shared, refs: &[ContactRef]) {
+        let bodies = shared.bodies;
+        let first = (self.key >> 32) as u32;
+        let other = (self.key & 0xffff_ffff) as u32;
+        let mover = |dense: usize| Mover {
+            position: bodies.position[dense],
+            velocity: bodies.velocity[dense],
+            spin: bodies.spin[dense],
+            inverse_mass: bodies.inverse_mass[dense],
+            inverse_inertia: shared.inverse_inertia[dense],
+        };
+        let mover_a = mover(first as usize);
+        let (b, second, struck, mover_b) = if other == 0 {
+            (NONE, NONE, NONE, Mover::FIXED)
+        } else {
+            let other = other - 1;
+            match shared.awake[other as usize] {
+                NONE => (NONE, NONE, other, Mover::FIXED),
+                b => (b, other, NONE, mover(other as usize)),
+            }
+        };
+        self.reset(shared.awake[first as usize], b, struck, &mover_a, &mover_b);
+        self.first = first;
+        self.second = second;
+        for reference in &refs[self.refs.start as usize..self.refs.end as usize] {
+            let contact = &shared.jobs[reference.job as usize].contacts[reference.index as usize];
+            let sign = if contact.body == first { 1.0 } else { -1.0 };
+            let key = ContactKey {
+                body: bodies.handle(contact.body as usize),
+                other: (contact.other != NONE).then(|| bodies.handle(contact.other as usize)),
+                point: contact.feature,
+            };
+            let warm = shared.warm.get(&key);
+            self.push_contact(contact, sign, &mover_a, &mover_b, Some(key), warm);
+        }
+    }
+
     /// Empties the group for new rows, keeping its buffers.
     pub fn reset(&mut self, a: u32, b: u32, struck: u32, mover_a: &Mover, mover_b: &Mover) {
         self.a = a;
         self.b = b;
+        self.first = NONE;
+        self.second = NONE;
         self.struck = struck;
         self.touching = 0;
         self.inverse_mass_a = mover_a.inverse_mass;
         self.inverse_mass_b = mover_b.inverse_mass;
         self.rows.clear();
         self.kept.clear();
+    }
+
+    /// Takes the pushes its rows ended the solve with from its bundle.
+    pub fn unpack(&mut self, bundles: &[Bundle]) {
+        let (bundle, lane) = self.place;
+        bundles[bundle as usize].unpack(lane as usize, &mut self.rows.impulse);
     }
 
     /// The three rows of a contact. `sign` is −1 when the contact's own `body` is this
@@ -196,32 +258,8 @@ impl Group {
         }
     }
 
-    /// Applies the pushes the rows start with (warm starting) to the velocities held in the
-    /// group: call it after loading them and before the first pass.
-    pub fn apply_start(&mut self) {
-        if self.kept.is_empty() {
-            return;
-        }
-        let rows = &self.rows;
-        for row in 0..rows.len() {
-            let push = rows.impulse[row];
-            if push == 0.0 {
-                continue;
-            }
-            let direction = rows.direction[row];
-            self.velocity_a =
-                math::add_scaled(self.velocity_a, direction, self.inverse_mass_a * push);
-            self.spin_a = math::add_scaled(self.spin_a, rows.turn_a[row], push);
-            if self.b != NONE {
-                self.velocity_b =
-                    math::add_scaled(self.velocity_b, direction, -self.inverse_mass_b * push);
-                self.spin_b = math::add_scaled(self.spin_b, rows.turn_b[row], -push);
-            }
-        }
-    }
-
     /// The pushes its touching contacts ended the step with, for the next step, each with the
-    /// island-local index of the key's body (the group's first body, or its second when the
+    /// awake index of the key's body (the group's first body, or its second when the
     /// contact's normal was turned): the normal push, and the friction push on the key's body,
     /// in the world.
     pub fn pushes(&self) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
@@ -287,97 +325,12 @@ impl Group {
             .map(|(_, impulse)| impulse)
             .sum()
     }
-
-    /// One pass over the rows, in order, on the velocities held in the group.
-    pub fn solve_once(&mut self) {
-        if self.b == NONE {
-            self.solve_against_fixed();
-        } else {
-            self.solve_between_two();
-        }
-    }
-
-    /// The rows against the world or a resting body: only the first body moves.
-    fn solve_against_fixed(&mut self) {
-        let rows = &mut self.rows;
-        let count = rows.len();
-        let direction = &rows.direction[..count];
-        let angular = &rows.angular_a[..count];
-        let turn = &rows.turn_a[..count];
-        let mass = &rows.mass[..count];
-        let target = &rows.target[..count];
-        let normal = &rows.normal[..count];
-        let impulse = &mut rows.impulse[..count];
-        let inverse_mass = self.inverse_mass_a;
-        let mut velocity = self.velocity_a;
-        let mut spin = self.spin_a;
-        for row in 0..count {
-            let speed = math::dot(direction[row], velocity) + math::dot(angular[row], spin);
-            let old = impulse[row];
-            let wanted = old + (target[row] - speed) * mass[row];
-            let new = limit(wanted, normal[row], impulse);
-            let change = new - old;
-            impulse[row] = new;
-            velocity = math::add_scaled(velocity, direction[row], inverse_mass * change);
-            spin = math::add_scaled(spin, turn[row], change);
-        }
-        self.velocity_a = velocity;
-        self.spin_a = spin;
-    }
-
-    /// The rows between two moving bodies.
-    fn solve_between_two(&mut self) {
-        let rows = &mut self.rows;
-        let count = rows.len();
-        let direction = &rows.direction[..count];
-        let angular_a = &rows.angular_a[..count];
-        let angular_b = &rows.angular_b[..count];
-        let turn_a = &rows.turn_a[..count];
-        let turn_b = &rows.turn_b[..count];
-        let mass = &rows.mass[..count];
-        let target = &rows.target[..count];
-        let normal = &rows.normal[..count];
-        let impulse = &mut rows.impulse[..count];
-        let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
-        let (mut velocity_a, mut spin_a) = (self.velocity_a, self.spin_a);
-        let (mut velocity_b, mut spin_b) = (self.velocity_b, self.spin_b);
-        for row in 0..count {
-            let speed = math::dot(direction[row], math::sub(velocity_a, velocity_b))
-                + math::dot(angular_a[row], spin_a)
-                - math::dot(angular_b[row], spin_b);
-            let old = impulse[row];
-            let wanted = old + (target[row] - speed) * mass[row];
-            let new = limit(wanted, normal[row], impulse);
-            let change = new - old;
-            impulse[row] = new;
-            velocity_a = math::add_scaled(velocity_a, direction[row], inverse_mass_a * change);
-            spin_a = math::add_scaled(spin_a, turn_a[row], change);
-            velocity_b = math::add_scaled(velocity_b, direction[row], -inverse_mass_b * change);
-            spin_b = math::add_scaled(spin_b, turn_b[row], -change);
-        }
-        self.velocity_a = velocity_a;
-        self.spin_a = spin_a;
-        self.velocity_b = velocity_b;
-        self.spin_b = spin_b;
-    }
-}
-
-/// The accumulated push a row may hold: a normal row never pulls, a friction row rubs at
-/// most [`FRICTION`] times its normal row's push. `max`/`min` rather than `clamp`, which
-/// would panic on a NaN bound.
-#[inline(always)]
-fn limit(wanted: f64, normal: u32, impulse: &[f64]) -> f64 {
-    if normal == NONE {
-        wanted.max(0.0)
-    } else {
-        let most = FRICTION * impulse[normal as usize];
-        wanted.max(-most).min(most)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::lanes::Velocities;
 
     fn falling(speed: f64) -> Mover {
         Mover {
@@ -400,16 +353,46 @@ mod tests {
         }
     }
 
-    fn solved(mover: &Mover, contact: &Contact) -> Group {
+    /// A group solved alone, and its bodies' velocities after.
+    struct Solved {
+        group: Group,
+        velocity_a: Vector,
+        velocity_b: Vector,
+    }
+
+    impl std::ops::Deref for Solved {
+        type Target = Group;
+        fn deref(&self) -> &Group {
+            &self.group
+        }
+    }
+
+    /// The group's start and passes, alone in a bundle, from the velocities given (its first
+    /// body awake index 0, its second 1).
+    fn solve_alone(mut group: Group, velocity: [Vector; 2], spin: [Vector; 2]) -> Solved {
+        let velocities = Velocities::default();
+        let mut velocities = velocities;
+        velocities.fill(velocity.into_iter().zip(spin));
+        group.place = (0, 0);
+        let mut bundle = Bundle::default();
+        bundle.assign(&[0]);
+        bundle.pack(std::slice::from_ref(&group));
+        for _ in 0..=crate::physics::ITERATIONS {
+            bundle.work(&velocities);
+        }
+        group.unpack(std::slice::from_ref(&bundle));
+        Solved {
+            group,
+            velocity_a: velocities.get(0).0,
+            velocity_b: velocities.get(1).0,
+        }
+    }
+
+    fn solved(mover: &Mover, contact: &Contact) -> Solved {
         let mut group = Group::default();
         group.reset(0, NONE, NONE, mover, &Mover::FIXED);
         group.push_contact(contact, 1.0, mover, &Mover::FIXED, None, None);
-        group.velocity_a = mover.velocity;
-        group.spin_a = mover.spin;
-        for _ in 0..crate::physics::ITERATIONS {
-            group.solve_once();
-        }
-        group
+        solve_alone(group, [mover.velocity, ZERO], [mover.spin, ZERO])
     }
 
     #[test]
@@ -485,11 +468,7 @@ mod tests {
         let mut group = Group::default();
         group.reset(0, 1, NONE, &a, &b);
         group.push_contact(&contact_below(0.0), 1.0, &a, &b, None, None);
-        group.velocity_a = a.velocity;
-        group.velocity_b = b.velocity;
-        for _ in 0..crate::physics::ITERATIONS {
-            group.solve_once();
-        }
+        let group = solve_alone(group, [a.velocity, b.velocity], [a.spin, b.spin]);
         // The closing speed of 1 m/s (too slow to bounce) is gone, and the momentum
         // (1 kg · −0.5 m/s + 2 kg · 0.5 m/s = 0.5 N s) is kept.
         let closing = group.velocity_b[1] - group.velocity_a[1];

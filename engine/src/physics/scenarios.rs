@@ -254,12 +254,8 @@ fn a_resting_body_is_an_obstacle_that_reports_its_hits() {
 /// 50 cubes in 25 columns of two, dropped from different heights with different offsets and
 /// spins onto the ground and onto each other; the hash after 600 steps, and how many ended up
 /// on another cube.
-fn fifty_cubes(threads: usize, large_rows: Option<usize>) -> (u64, usize) {
+fn fifty_cubes(threads: usize) -> (u64, usize) {
     let mut physics = physics(threads);
-    if let Some(rows) = large_rows {
-        physics.large_rows = rows;
-        physics.parallel_rows = 0;
-    }
     let mut shapes = Boxes::default();
     let mut seed = 0x5eed_u64;
     let mut next = || {
@@ -285,32 +281,31 @@ fn fifty_cubes(threads: usize, large_rows: Option<usize>) -> (u64, usize) {
         }
     }
     let ground = Ground { height: 0.0 };
-    // How much of the machinery the scene exercised: islands of several bodies, rows between
-    // two moving bodies, colours.
-    let (mut biggest_island, mut between_two, mut colours) = (0, 0, 0);
+    // How much of the machinery the scene exercised: rows between two moving bodies, colours,
+    // bundles with more than one group.
+    let (mut between_two, mut colours, mut shared_bundles) = (0, 0, 0);
     for _ in 0..600 {
         physics.step(&ground, &shapes);
-        let scratch = &physics.scratch;
-        for island in &scratch.islands[..scratch.island_count] {
-            biggest_island = biggest_island.max(island.bodies.len());
-            between_two += island.groups[..island.group_count]
-                .iter()
-                .filter(|group| group.b != contacts::NONE)
-                .count();
-            colours = colours.max(island.colour_count());
+        let solver = &physics.scratch.solver;
+        between_two += solver.groups[..solver.group_count]
+            .iter()
+            .filter(|group| group.b != contacts::NONE)
+            .count();
+        colours = colours.max(solver.colour_count());
+        let counts = physics.last_step_counts();
+        if counts.bundles < counts.groups {
+            shared_bundles += 1;
         }
     }
-    assert!(
-        biggest_island >= 3,
-        "islands of at most {biggest_island} bodies"
-    );
     assert!(
         between_two > 100,
         "{between_two} groups between moving bodies"
     );
-    if large_rows.is_some() {
-        assert!(colours >= 3, "at most {colours} colours");
-    }
+    assert!(colours >= 3, "at most {colours} colours");
+    assert!(
+        shared_bundles > 100,
+        "{shared_bundles} steps with shared bundles"
+    );
     let mut stacked = 0;
     for handle in physics.handles() {
         let body = view(&physics, handle);
@@ -324,21 +319,10 @@ fn fifty_cubes(threads: usize, large_rows: Option<usize>) -> (u64, usize) {
 
 #[test]
 fn fifty_cubes_give_the_same_bits_on_1_2_and_8_threads() {
-    let (one, stacked) = fifty_cubes(1, None);
+    let (one, stacked) = fifty_cubes(1);
     assert!(stacked >= 10, "only {stacked} cubes ended on others");
-    assert_eq!(fifty_cubes(2, None).0, one);
-    assert_eq!(fifty_cubes(8, None).0, one);
-}
-
-#[test]
-fn islands_solved_by_colours_give_the_same_bits_on_1_2_and_4_threads() {
-    // Every island of more than 60 rows (20 contacts) large: the colour path, with the groups
-    // of a colour on the workers.
-    // Four threads rather than eight: the pool starts its threads for every colour of every
-    // pass, and eight threads on a two-core machine make this test slow, not different.
-    let (one, _) = fifty_cubes(1, Some(60));
-    assert_eq!(fifty_cubes(2, Some(60)).0, one);
-    assert_eq!(fifty_cubes(4, Some(60)).0, one);
+    assert_eq!(fifty_cubes(2).0, one);
+    assert_eq!(fifty_cubes(8).0, one);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! One step, in the order of docs/physics.md (gravity, contacts, solve, integrate) with the
-//! pairs, islands and workers added:
+//! pairs, the solver set and the workers added:
 //!
 //! ```text
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,
@@ -7,25 +7,27 @@
 //!   broad       sort and sweep: pairs of bodies whose spheres overlap           (serial)
 //!   contacts    one job per awake body: its points against the world and its
 //!               partners' shapes (and resting partners' points against its own) (workers)
-//!   islands     union-find over contacts between awake bodies; contacts to the
-//!               island of their first body                                      (serial)
-//!   solve       per island: group, colour if large, build rows, 8 passes        (workers)
-//!               large islands: colour after colour, a colour's groups at once   (workers)
+//!   plan        contacts to groups by pair, groups coloured                     (serial)
+//!   build       each group's rows, started from last step's pushes              (workers)
+//!   bundle      each colour's groups four to a bundle, laid side by side        (workers)
+//!   solve       one call in stages: the pushes the rows start with, then 8
+//!               passes, each colour a stage, its bundles on any thread          (workers)
+//!   keep        each awake body's touching pushes sorted for the next step      (workers)
 //!   integrate   velocities back, move and turn, lose spin, rest, fall out       (serial)
 //! ```
 //!
-//! The serial parts are linear in the bodies and cheap next to the contact queries and the
-//! rows; every order in them is the dense index order, so the whole step is a function of the
-//! scene.
+//! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact
+//! queries and the rows; every order in them is the dense index order, so the whole step is a
+//! function of the scene.
 
 use super::contacts::{Scene, NONE};
-use super::islands::{ContactRef, Shared};
 use super::math::{self, ZERO, ZERO_MATRIX};
+use super::solver::Shared;
 use super::tuning::{
     BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
 use super::world::{PhysicsWorld, Scratch};
-use super::{BodyShape, StepReport};
+use super::{BodyShape, StepCounts, StepReport};
 use crate::collision::Solid;
 
 use super::body::Bodies;
@@ -47,13 +49,13 @@ impl PhysicsWorld {
             pool,
             bodies,
             scratch,
-            large_rows,
-            parallel_rows,
             resting,
             warm,
+            counts,
             ..
         } = self;
         prepare(bodies, scratch);
+        *counts = StepCounts::default();
         if scratch.moving.is_empty() {
             warm.clear_all();
             return;
@@ -82,33 +84,32 @@ impl PhysicsWorld {
         };
         pool.for_each_mut(&mut scratch.jobs[..moving], |job| job.find(&scene));
 
-        islands(bodies, scratch);
+        // The solver set: the awake bodies' contacts grouped, coloured, built into rows,
+        // bundled and solved (see `solver`).
+        let solver = &mut scratch.solver;
+        solver.plan(&scratch.jobs[..moving], &scratch.job_of);
         let shared = Shared {
             bodies,
             inverse_inertia: &scratch.inverse_inertia,
-            local: &scratch.local,
-            jobs: &scratch.jobs,
-            large_rows: *large_rows,
+            awake: &scratch.job_of,
+            jobs: &scratch.jobs[..moving],
             warm,
         };
-        let islands = &mut scratch.islands[..scratch.island_count];
-        pool.for_each_mut(islands, |island| {
-            island.build(&shared);
-            if !island.large {
-                island.solve_in_order();
-                island.collect_pushes();
-            }
-        });
-        for island in islands.iter_mut().filter(|island| island.large) {
-            island.solve_by_colour(pool, *parallel_rows);
-            island.collect_pushes();
-        }
-        // Each moving body's new pushes replace its old (the lists are swapped); a resting
+        solver.build(pool, &shared);
+        solver.bundle(pool);
+        solver.velocities.fill(
+            scratch
+                .moving
+                .iter()
+                .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
+        );
+        solver.solve(pool);
+        solver.collect_pushes(pool, moving);
+
+        // Each awake body's new pushes replace its old (the lists are swapped); a resting
         // body keeps none.
-        for island in islands.iter_mut() {
-            for (local, &body) in island.bodies.iter().enumerate() {
-                warm.put(bodies.handle(body as usize), &mut island.kept[local]);
-            }
+        for (index, &body) in scratch.moving.iter().enumerate() {
+            warm.put(bodies.handle(body as usize), &mut solver.kept[index]);
         }
         for body in 0..bodies.len() {
             if bodies.resting[body] {
@@ -117,38 +118,53 @@ impl PhysicsWorld {
         }
 
         // The solved velocities back into the bodies, and what touched what.
-        for island in islands.iter() {
-            for (local, &body) in island.bodies.iter().enumerate() {
-                let body = body as usize;
-                bodies.velocity[body] = island.velocity[local];
-                bodies.spin[body] = island.spin[local];
-                bodies.touching[body] = 0;
-            }
+        for (index, &body) in scratch.moving.iter().enumerate() {
+            let body = body as usize;
+            (bodies.velocity[body], bodies.spin[body]) = solver.velocities.get(index);
+            bodies.touching[body] = 0;
         }
-        for island in islands.iter() {
-            for group in &island.groups[..island.group_count] {
-                let first = island.bodies[group.a as usize] as usize;
-                bodies.touching[first] += group.touching;
-                if group.b != NONE {
-                    bodies.touching[island.bodies[group.b as usize] as usize] += group.touching;
-                }
-                if group.struck != NONE {
-                    let impulse = group.normal_impulse();
-                    if impulse > 0.0 {
-                        report.hits.push((
-                            bodies.handle(group.struck as usize),
-                            bodies.handle(first),
-                            impulse,
-                        ));
-                    }
+        for group in &solver.groups[..solver.group_count] {
+            let first = group.first as usize;
+            bodies.touching[first] += group.touching;
+            if group.second != NONE {
+                bodies.touching[group.second as usize] += group.touching;
+            }
+            if group.struck != NONE {
+                let impulse = group.normal_impulse();
+                if impulse > 0.0 {
+                    report.hits.push((
+                        bodies.handle(group.struck as usize),
+                        bodies.handle(first),
+                        impulse,
+                    ));
                 }
             }
         }
 
+        *counts = count(scratch);
         integrate(bodies, scratch, *resting, report);
         for &handle in &report.fell_out {
             warm.forget(handle);
         }
+    }
+}
+
+/// What the step had to do, from its buffers once the rows are solved.
+fn count(scratch: &Scratch) -> StepCounts {
+    let moving = scratch.moving.len();
+    let solver = &scratch.solver;
+    let groups = &solver.groups[..solver.group_count];
+    let (bundles, lane_rows) = solver.bundles();
+    StepCounts {
+        awake: moving,
+        pairs: scratch.sweep.pairs.len(),
+        contacts: solver.refs.len(),
+        touching: groups.iter().map(|group| group.touching as usize).sum(),
+        rows: groups.iter().map(|group| group.rows.len()).sum(),
+        groups: groups.len(),
+        colours: solver.colour_count(),
+        bundles,
+        lane_rows,
     }
 }
 
@@ -211,7 +227,7 @@ fn partners(scratch: &mut Scratch) {
     scratch
         .partners
         .resize(scratch.partner_start[moving] as usize, 0);
-    // `local` is free until the islands: it serves as each job's fill cursor.
+    // `local` serves as each job's fill cursor.
     scratch.local.clear();
     scratch
         .local
@@ -225,66 +241,6 @@ fn partners(scratch: &mut Scratch) {
                 scratch.partners[*at as usize] = other;
                 *at += 1;
             }
-        }
-    }
-}
-
-/// Groups the awake bodies into islands and hands each island its contacts.
-fn islands(bodies: &Bodies, scratch: &mut Scratch) {
-    let count = bodies.len();
-    let moving = scratch.moving.len();
-    scratch.links.reset(count);
-    for job in &scratch.jobs[..moving] {
-        for contact in &job.contacts {
-            if contact.other != NONE && scratch.awake[contact.other as usize] {
-                scratch.links.join(contact.body, contact.other);
-            }
-        }
-    }
-    // Islands are numbered in the order of their lowest body, and take their bodies in
-    // ascending order. `job_of` is done with and maps roots to islands here.
-    scratch.island_of.clear();
-    scratch.island_of.resize(count, NONE);
-    scratch.local.clear();
-    scratch.local.resize(count, NONE);
-    for root in scratch.job_of.iter_mut() {
-        *root = NONE;
-    }
-    scratch.island_count = 0;
-    for &body in &scratch.moving {
-        let root = scratch.links.find(body) as usize;
-        if scratch.job_of[root] == NONE {
-            scratch.job_of[root] = scratch.island_count as u32;
-            if scratch.islands.len() == scratch.island_count {
-                scratch.islands.push(Default::default());
-            }
-            scratch.islands[scratch.island_count].clear();
-            scratch.island_count += 1;
-        }
-        let island = scratch.job_of[root];
-        let members = &mut scratch.islands[island as usize].bodies;
-        scratch.island_of[body as usize] = island;
-        scratch.local[body as usize] = members.len() as u32;
-        members.push(body);
-    }
-    for (job, found) in scratch.jobs[..moving].iter().enumerate() {
-        for (index, contact) in found.contacts.iter().enumerate() {
-            let (first, other) = if contact.other == NONE {
-                (contact.body, 0)
-            } else if !scratch.awake[contact.other as usize] {
-                (contact.body, contact.other + 1)
-            } else {
-                (
-                    contact.body.min(contact.other),
-                    contact.body.max(contact.other) + 1,
-                )
-            };
-            let island = scratch.island_of[contact.body as usize] as usize;
-            scratch.islands[island].refs.push(ContactRef {
-                key: (u64::from(first) << 32) | u64::from(other),
-                job: job as u32,
-                index: index as u32,
-            });
         }
     }
 }

@@ -7,8 +7,8 @@
 //! points are fixed in each body's frame, so the key names the same place of the same pair for
 //! as long as they touch. After a step, every touching contact's accumulated normal push and
 //! its friction push (as a vector in the world, on the key's body) are kept, per body
-//! ([`WarmStarts`]: each island sorts its bodies' lists on its own thread and hands them over
-//! by swapping, [`WarmStarts::put`]); the next step, a contact that is touching again with the same key
+//! ([`WarmStarts`]: the bodies' lists are sorted on the workers and handed over by swapping,
+//! [`WarmStarts::put`]); the next step, a contact that is touching again with the same key
 //! starts with [`WARM_START`] times that normal push and the friction push projected onto its
 //! new surface directions, within the friction limit, and those pushes are applied to the
 //! bodies before the first pass. Sequential impulses then only correct what changed, so a stack
@@ -57,7 +57,7 @@ pub struct ContactPush {
 
 /// The pushes of last step's touching contacts, kept per body: by the slot of the key's body,
 /// each list sorted by the other side and the point. A contact is found by a binary search in
-/// its body's list; each island hands in its bodies' new lists after it is solved (the lists
+/// its body's list; the solver hands in the awake bodies' new lists after the solve (the lists
 /// are swapped, not copied), so keeping them costs no hashing and no copying on the serial
 /// path of a step.
 #[derive(Debug, Default)]

@@ -4,11 +4,11 @@ use super::body::{BodyDesc, BodyHandle, BodyView, MassProperties};
 use super::broad::Sweep;
 use super::contacts::ContactJob;
 use super::error::PhysicsError;
-use super::islands::{Island, Links, LARGE_ISLAND_ROWS, PARALLEL_COLOUR_ROWS};
 use super::math::{self, Matrix, Vector};
+use super::solver::Solver;
 use super::tuning::{MOST_STEPS, STEP};
 use super::warm::WarmStarts;
-use super::{BodyShape, StepReport};
+use super::{BodyShape, StepCounts, StepReport};
 use crate::collision::Solid;
 use crate::workers::WorkerPool;
 
@@ -24,17 +24,13 @@ pub struct PhysicsWorld {
     pub(super) bodies: Bodies,
     /// Seconds given to [`PhysicsWorld::advance`] and not yet stepped, less than a step.
     pub(super) time: f64,
-    /// Islands with more rows than this are solved by colours (a field so tests can make
-    /// every island large).
-    pub(super) large_rows: usize,
-    /// Colours with fewer rows than this are solved on the calling thread (a field so tests
-    /// can put every colour on the workers).
-    pub(super) parallel_rows: usize,
     /// Whether bodies come to rest (see [`PhysicsWorld::set_resting`]).
     pub(super) resting: bool,
     /// Last step's pushes of the touching contacts, to start the next from (`warm`).
     pub(super) warm: WarmStarts,
     pub(super) scratch: Scratch,
+    /// What the last step had to do.
+    pub(super) counts: StepCounts,
 }
 
 /// Buffers a step fills and the next one reuses: once they have grown to the scene, a step
@@ -50,20 +46,19 @@ pub(super) struct Scratch {
     pub awake: Vec<bool>,
     /// Dense indices of the awake bodies, ascending; a body's place here is its job's.
     pub moving: Vec<u32>,
-    /// Per dense index: its job, its island and its place in the island ([`NONE`] if
+    /// Per dense index: its job, which is its place among the awake bodies ([`NONE`] if
     /// resting).
     ///
     /// [`NONE`]: super::contacts::NONE
     pub job_of: Vec<u32>,
-    pub island_of: Vec<u32>,
+    /// Each job's fill cursor while the partner lists are made.
     pub local: Vec<u32>,
     pub sweep: Sweep,
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
     pub jobs: Vec<ContactJob>,
-    pub links: Links,
-    pub islands: Vec<Island>,
-    pub island_count: usize,
+    /// The awake bodies' contact rows, coloured, bundled and solved.
+    pub solver: Solver,
     pub fallen: Vec<BodyHandle>,
 }
 
@@ -74,11 +69,10 @@ impl PhysicsWorld {
             pool,
             bodies: Bodies::default(),
             time: 0.0,
-            large_rows: LARGE_ISLAND_ROWS,
-            parallel_rows: PARALLEL_COLOUR_ROWS,
             resting: true,
             warm: WarmStarts::default(),
             scratch: Scratch::default(),
+            counts: StepCounts::default(),
         }
     }
 
@@ -200,6 +194,12 @@ impl PhysicsWorld {
             self.step_into(world, shapes, &mut report);
         }
         report
+    }
+
+    /// How much work the last step had (all zero before the first, or after a step with
+    /// nothing awake).
+    pub fn last_step_counts(&self) -> StepCounts {
+        self.counts
     }
 
     /// How many bodies there are, resting or not.

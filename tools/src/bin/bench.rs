@@ -22,11 +22,12 @@
 //!   generated city of about a million blocks, against a direct port of the original TypeScript
 //!   search (the baseline), in one run.
 //! - `bench -- physics [--pieces N] [--steps N] [--repeats N] [--seed N] [--no-capacity]
-//!   [--only-awake N] [--equal-work]`: falling pieces stepped by blockfall's physics core and
+//!   [--only-awake N] [--equal-work [--only-heap]]`: falling pieces stepped by blockfall's physics core and
 //!   by rapier3d on 1 and 2 threads, and the most awake 4×4×4 pieces blockfall steps within
 //!   8.33 ms on 2 threads (or, with `--only-awake`, only that many awake pieces timed; with
 //!   `--equal-work`, both engines with sleeping off, rapier3d also at 8 solver iterations, on
-//!   the drop scene and a heap of 400 pieces in a pit).
+//!   the drop scene and a heap of 400 pieces in a pit; with `--only-heap` as well, only
+//!   blockfall's side of the heap, for profiling).
 //! - `bench -- startup [--radius N] [--frames N] [--width W] [--height H] [--gpu N]`: every
 //!   chunk within the view radius of the spawn loaded, lit and meshed on the GPU, then the
 //!   world's frame time.
@@ -116,6 +117,9 @@ enum Benchmark {
         /// iterations) on the drop scene and a heap of 400 pieces in a pit.
         #[arg(long, conflicts_with = "only_awake")]
         equal_work: bool,
+        /// With `--equal-work`: only blockfall's side of the heap scene (for profiling).
+        #[arg(long, requires = "equal_work")]
+        only_heap: bool,
     },
     /// Compute-shader surface nets on the default world's chunks, against the CPU mesher.
     GpuMesh {
@@ -194,8 +198,10 @@ fn main() -> anyhow::Result<()> {
             no_capacity,
             only_awake,
             equal_work,
+            only_heap,
         } => match only_awake {
             Some(count) => bench::physics::run_awake(count, repeats),
+            None if only_heap => bench::physics::run_heap_only(steps, repeats, seed),
             None if equal_work => {
                 bench::physics::run_equal_work(pieces as usize, steps, repeats, seed)
             }

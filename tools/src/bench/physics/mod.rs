@@ -46,7 +46,7 @@ use steps::{Run, FALL_STEPS};
 use terrain::terrain_mesh;
 
 pub use capacity::run_awake;
-pub use equal_work::run as run_equal_work;
+pub use equal_work::{run as run_equal_work, run_heap_only};
 pub use piece::BenchPiece;
 
 /// The rapier3d release in `tools/Cargo.toml` (the newest whose MSRV fits the workspace's).

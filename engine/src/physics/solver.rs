@@ -1,0 +1,308 @@
+//! The solver set: every awake body's contact rows, coloured, bundled and solved together.
+//!
+//! The awake bodies are numbered densely by their place among the awake ones (their job's
+//! index), and their velocities live in one array for the whole solve ([`Velocities`]).
+//! Resting bodies are not in it: against them, as against the world, a row moves only the
+//! awake side, so a resting pile costs the solver nothing.
+//!
+//! The rows are grouped by the pair of things they push ([`Group`]), groups in the order of
+//! the pair's dense indices, a function of the scene alone. Then, as in Box2D v3, the groups
+//! are coloured over the whole set (no islands in the solver):
+//!
+//! ```text
+//!   groups (a–b = rows between awake bodies a and b, a–⊥ = rows against something fixed)
+//!     colour 0:  1–⊥  2–3  4–5        no two groups of a colour share an awake body, so the
+//!     colour 1:  2–⊥  3–4             groups of a colour may be solved in any order, or at
+//!     colour 2:  1–2  3–⊥             once, and give the same bits; colours go in order.
+//! ```
+//!
+//! Greedy colouring: each group, in pair order, takes the lowest colour that neither of its
+//! awake bodies has used yet. A body in more than [`COLOURS`] groups puts the rest in one last
+//! colour whose groups are worked one after another (the overflow).
+//!
+//! The groups of a colour are laid side by side in [`Bundle`]s of four (`lanes`), like length
+//! beside like length, and the whole solve is one call on the workers in stages:
+//!
+//! ```text
+//!   stage:   start c0 | start c1 | … | pass 1: c0 | c1 | … | pass 2: c0 | … | pass 8: … | cN
+//!            └ each stage: its colour's bundles on any thread, each bundle loading its
+//!              bodies' velocities, working its rows (the first time: the pushes they start
+//!              with, warm starting), storing them back; the next stage begins when all are done
+//! ```
+//!
+//! Every split and every order here comes from the scene: the colours from the groups, the
+//! bundles from the colours, the stages from both. Each bundle is worked by exactly one thread
+//! per stage and reads and writes only its own bodies, so the result is bitwise the same for
+//! any number of threads.
+
+use std::ops::Range;
+
+use super::body::Bodies;
+use super::contacts::{ContactJob, NONE};
+use super::lanes::{Bundle, Velocities, LANES};
+use super::math::Matrix;
+use super::rows::Group;
+use super::tuning::ITERATIONS;
+use super::warm::{sort_list, ContactPush, WarmStarts};
+use crate::workers::WorkerPool;
+
+/// How many colours the groups may use; groups that find none free go into one more, worked
+/// in order.
+pub(crate) const COLOURS: usize = 64;
+
+/// A contact, by where it is kept, with the key of the group it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ContactRef {
+    /// `first << 32 | other`: `first` the group's first body (dense), `other` 0 for the
+    /// world, else the other body's dense index plus one.
+    pub key: u64,
+    /// The job that found it and its place in that job's list: unique, so sorting by
+    /// `(key, job, index)` is a total order.
+    pub job: u32,
+    pub index: u32,
+}
+
+/// What building the rows reads.
+pub(crate) struct Shared<'a> {
+    pub bodies: &'a Bodies,
+    /// World frame, for the awake bodies.
+    pub inverse_inertia: &'a [Matrix],
+    /// Each body's place among the awake ones ([`NONE`] if resting).
+    pub awake: &'a [u32],
+    pub jobs: &'a [ContactJob],
+    /// Last step's pushes, to start persisting contacts from.
+    pub warm: &'a WarmStarts,
+}
+
+/// The awake set's groups, colours, bundles and velocities, with the buffers a step reuses.
+#[derive(Debug, Default)]
+pub(crate) struct Solver {
+    /// Every contact of the step, sorted by group.
+    pub refs: Vec<ContactRef>,
+    /// Groups in solving order (colour, then pair); only the first `group_count` are in use,
+    /// the rest keep their buffers for later steps.
+    pub groups: Vec<Group>,
+    pub group_count: usize,
+    /// Per group in pair order: its key, colour and range of `refs`.
+    plans: Vec<Plan>,
+    /// Where each colour's groups end; the last colour is the overflow when `overflow` is set.
+    colour_ends: Vec<usize>,
+    overflow: bool,
+    /// The colours each awake body has used, one bit each.
+    masks: Vec<u64>,
+    /// The groups side by side, colour after colour; only the first `bundle_count` are in use.
+    bundles: Vec<Bundle>,
+    bundle_count: usize,
+    /// A colour's groups by their number of rows, for bundling.
+    by_length: Vec<u32>,
+    /// The solve's stages: ranges of bundles.
+    stages: Vec<Range<usize>>,
+    pub velocities: Velocities,
+    /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
+    /// next step's search; handed to the world's [`WarmStarts`] after the step.
+    pub kept: Vec<Vec<ContactPush>>,
+}
+
+/// A group before its rows are built.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    key: u64,
+    colour: u32,
+    start: u32,
+    end: u32,
+}
+
+impl Solver {
+    /// Takes in the contacts the jobs found: each to the group of its pair, groups in pair
+    /// order, coloured. `awake` is per dense index.
+    pub fn plan(&mut self, jobs: &[ContactJob], awake: &[u32]) {
+        self.refs.clear();
+        for (job, found) in jobs.iter().enumerate() {
+            for (index, contact) in found.contacts.iter().enumerate() {
+                let (first, other) = if contact.other == NONE {
+                    (contact.body, 0)
+                } else if awake[contact.other as usize] == NONE {
+                    (contact.body, contact.other + 1)
+                } else {
+                    (
+                        contact.body.min(contact.other),
+                        contact.body.max(contact.other) + 1,
+                    )
+                };
+                self.refs.push(ContactRef {
+                    key: (u64::from(first) << 32) | u64::from(other),
+                    job: job as u32,
+                    index: index as u32,
+                });
+            }
+        }
+        self.refs.sort_unstable();
+        self.plans.clear();
+        let mut start = 0;
+        while start < self.refs.len() {
+            let key = self.refs[start].key;
+            let mut end = start + 1;
+            while end < self.refs.len() && self.refs[end].key == key {
+                end += 1;
+            }
+            self.plans.push(Plan {
+                key,
+                colour: 0,
+                start: start as u32,
+                end: end as u32,
+            });
+            start = end;
+        }
+        self.colour(jobs.len(), awake);
+        while self.groups.len() < self.plans.len() {
+            self.groups.push(Group::default());
+        }
+        self.group_count = self.plans.len();
+        for (plan, group) in self.plans.iter().zip(&mut self.groups) {
+            group.plan(plan.key, plan.start..plan.end);
+        }
+    }
+
+    /// Gives each plan the lowest colour neither of its awake bodies has used, then puts the
+    /// plans in colour order (pair order within a colour).
+    fn colour(&mut self, awake_count: usize, awake: &[u32]) {
+        self.masks.clear();
+        self.masks.resize(awake_count, 0);
+        self.colour_ends.clear();
+        self.overflow = false;
+        let mut most = 0;
+        for plan in &mut self.plans {
+            let first = awake[(plan.key >> 32) as usize] as usize;
+            let other = (plan.key & 0xffff_ffff) as u32;
+            let second = (other != 0)
+                .then(|| awake[other as usize - 1])
+                .filter(|&index| index != NONE)
+                .map(|index| index as usize);
+            let used = self.masks[first] | second.map_or(0, |second| self.masks[second]);
+            let colour = (!used).trailing_zeros() as usize;
+            plan.colour = colour.min(COLOURS) as u32;
+            if colour < COLOURS {
+                self.masks[first] |= 1 << colour;
+                if let Some(second) = second {
+                    self.masks[second] |= 1 << colour;
+                }
+            } else {
+                self.overflow = true;
+            }
+            most = most.max(colour.min(COLOURS));
+        }
+        // Stable: pair order within a colour.
+        self.plans.sort_by_key(|plan| plan.colour);
+        let mut at = 0;
+        for colour in 0..=most {
+            while at < self.plans.len() && self.plans[at].colour as usize == colour {
+                at += 1;
+            }
+            self.colour_ends.push(at);
+        }
+    }
+
+    /// How many colours the groups took (the overflow counting as one).
+    pub fn colour_count(&self) -> usize {
+        self.colour_ends.len()
+    }
+
+    /// How many bundles the groups were laid in, and how many rows those work per pass
+    /// (empty lanes included).
+    pub fn bundles(&self) -> (usize, usize) {
+        let bundles = &self.bundles[..self.bundle_count];
+        (bundles.len(), bundles.iter().map(Bundle::rows).sum())
+    }
+
+    /// Builds every group's rows on the workers.
+    pub fn build(&mut self, pool: &WorkerPool, shared: &Shared) {
+        let refs = &self.refs;
+        pool.for_each_mut(&mut self.groups[..self.group_count], |group| {
+            group.build(shared, refs);
+        });
+    }
+
+    /// Lays the groups of each colour side by side in bundles of [`LANES`] (the overflow's one
+    /// to a bundle: its groups may share bodies), packs them on the workers, and lays out the
+    /// stages of the solve.
+    pub fn bundle(&mut self, pool: &WorkerPool) {
+        self.bundle_count = 0;
+        self.stages.clear();
+        let mut colour_bundles: Vec<Range<usize>> = Vec::with_capacity(self.colour_ends.len());
+        let mut start = 0;
+        for (colour, &end) in self.colour_ends.iter().enumerate() {
+            let overflow = self.overflow && colour == self.colour_ends.len() - 1;
+            let width = if overflow { 1 } else { LANES };
+            // Groups of like length side by side, so that few lanes run empty: within a
+            // colour the order changes no bits, each group being solved on its own. The
+            // overflow keeps its order: its groups are worked one after another.
+            self.by_length.clear();
+            self.by_length.extend(start as u32..end as u32);
+            if !overflow {
+                let groups = &self.groups;
+                self.by_length
+                    .sort_unstable_by_key(|&group| (groups[group as usize].rows.len(), group));
+            }
+            let first_bundle = self.bundle_count;
+            for lanes in self.by_length.chunks(width) {
+                if self.bundles.len() == self.bundle_count {
+                    self.bundles.push(Bundle::default());
+                }
+                self.bundles[self.bundle_count].assign(lanes);
+                for (lane, &group) in lanes.iter().enumerate() {
+                    self.groups[group as usize].place = (self.bundle_count as u32, lane as u32);
+                }
+                self.bundle_count += 1;
+            }
+            colour_bundles.push(first_bundle..self.bundle_count);
+            start = end;
+        }
+        let groups = &self.groups[..self.group_count];
+        pool.for_each_mut(&mut self.bundles[..self.bundle_count], |bundle| {
+            bundle.pack(groups);
+        });
+        // The pushes the rows start with, then the passes; the overflow a bundle at a time.
+        for _ in 0..=ITERATIONS {
+            for (colour, bundles) in colour_bundles.iter().enumerate() {
+                if self.overflow && colour == colour_bundles.len() - 1 {
+                    self.stages
+                        .extend(bundles.clone().map(|bundle| bundle..bundle + 1));
+                } else if !bundles.is_empty() {
+                    self.stages.push(bundles.clone());
+                }
+            }
+        }
+    }
+
+    /// The solve: every stage, the bundles of a stage on the workers; then each group's rows
+    /// get the pushes they ended with.
+    pub fn solve(&mut self, pool: &WorkerPool) {
+        let velocities = &self.velocities;
+        pool.for_each_in_stages(
+            &mut self.bundles[..self.bundle_count],
+            &self.stages,
+            |bundle| bundle.work(velocities),
+        );
+        let bundles = &self.bundles[..self.bundle_count];
+        pool.for_each_mut(&mut self.groups[..self.group_count], |group| {
+            group.unpack(bundles);
+        });
+    }
+
+    /// Sorts the pushes the touching contacts ended the step with into [`Solver::kept`], by
+    /// awake body.
+    pub fn collect_pushes(&mut self, pool: &WorkerPool, awake_count: usize) {
+        if self.kept.len() < awake_count {
+            self.kept.resize_with(awake_count, Vec::new);
+        }
+        for list in &mut self.kept[..awake_count] {
+            list.clear();
+        }
+        for group in &self.groups[..self.group_count] {
+            for (body, push) in group.pushes() {
+                self.kept[body as usize].push(push);
+            }
+        }
+        pool.for_each_mut(&mut self.kept[..awake_count], |list| sort_list(list));
+    }
+}
