@@ -28,9 +28,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use wide::f64x4;
 
 use super::contacts::NONE;
-use super::math::Vector;
-use super::rows::Group;
+use super::math::{self, Vector};
+use super::rows::{ContactRows, Row};
 use super::tuning::FRICTION;
+use super::warm::{ContactKey, ContactPush};
 
 /// Groups solved side by side.
 pub(crate) const LANES: usize = 4;
@@ -69,12 +70,31 @@ impl WideRow {
 /// The three rows of one contact of each lane: the normal row, then the two friction rows.
 type WideContact = [WideRow; 3];
 
+/// What a bundle knows of the group in one lane besides its rows.
+#[derive(Debug, Default)]
+pub(crate) struct LaneGroup {
+    /// The dense index of the first body.
+    pub first: u32,
+    /// The dense index of the second awake body, or [`NONE`].
+    pub second: u32,
+    /// The dense index of the resting body the rows push against, or [`NONE`].
+    pub struck: u32,
+    /// How many of its contacts touch, not only speculative.
+    pub touching: u32,
+    /// How many contacts it has.
+    contacts: u32,
+    /// The touching contacts whose pushes are kept for the next step (`warm`): the key, the
+    /// contact's slot, and the sign of its normal in the group.
+    kept: Vec<(ContactKey, u32, f64)>,
+}
+
 /// Up to [`LANES`] groups of one colour, their rows side by side, and their bodies'
 /// velocities while they are solved.
 #[derive(Debug, Default)]
 pub(crate) struct Bundle {
-    /// The index of the group in each lane; [`NONE`] for an empty lane.
+    /// The solver's index of the group in each lane; [`NONE`] for an empty lane.
     pub groups: [u32; LANES],
+    pub lanes: [LaneGroup; LANES],
     /// Each lane's bodies, by awake index ([`NONE`]: none, or fixed).
     a: [u32; LANES],
     b: [u32; LANES],
@@ -117,59 +137,126 @@ fn add_scaled(v: &mut WideVector, d: &WideVector, s: Wide) {
     }
 }
 
-impl Bundle {
-    /// Takes the groups `lanes` (indices into the groups, at most [`LANES`], none sharing an
-    /// awake body) for [`Bundle::pack`].
-    pub fn assign(&mut self, lanes: &[u32]) {
-        debug_assert!(!lanes.is_empty() && lanes.len() <= LANES);
-        self.groups = [NONE; LANES];
-        self.groups[..lanes.len()].copy_from_slice(lanes);
-    }
+/// Writes `row` into lane `lane` of `wide`.
+#[inline(always)]
+fn set_row(wide: &mut WideRow, lane: usize, row: &Row) {
+    set(&mut wide.direction, lane, row.direction);
+    set(&mut wide.angular_a, lane, row.angular_a);
+    set(&mut wide.angular_b, lane, row.angular_b);
+    set(&mut wide.turn_a, lane, row.turn_a);
+    set(&mut wide.turn_b, lane, row.turn_b);
+    wide.mass.as_array_mut()[lane] = row.mass;
+    wide.target.as_array_mut()[lane] = row.target;
+    wide.impulse.as_array_mut()[lane] = row.impulse;
+}
 
-    /// Lays out its groups' rows side by side, with the pushes they start with.
-    pub fn pack(&mut self, groups: &[Group]) {
-        self.stage = 0;
+/// An empty row: no direction, no mass, no push. It changes nothing.
+const EMPTY_ROW: Row = Row {
+    direction: [0.0; 3],
+    angular_a: [0.0; 3],
+    angular_b: [0.0; 3],
+    turn_a: [0.0; 3],
+    turn_b: [0.0; 3],
+    mass: 0.0,
+    target: 0.0,
+    impulse: 0.0,
+};
+
+impl Bundle {
+    /// Takes the groups `groups` (the solver's indices, at most [`LANES`], none sharing an
+    /// awake body), whose longest has `most` contacts, and makes room for their rows.
+    pub fn assign(&mut self, groups: &[u32], most: usize) {
+        debug_assert!(!groups.is_empty() && groups.len() <= LANES);
+        self.groups = [NONE; LANES];
+        self.groups[..groups.len()].copy_from_slice(groups);
         self.a = [NONE; LANES];
         self.b = [NONE; LANES];
         self.inverse_mass_a = Wide::ZERO;
         self.inverse_mass_b = Wide::ZERO;
-        let lanes = self.groups.iter().take_while(|&&index| index != NONE);
-        let most = lanes
-            .clone()
-            .map(|&index| groups[index as usize].rows.len() / 3)
-            .max()
-            .unwrap_or(0);
-        self.contacts.clear();
+        self.stage = 0;
+        // Every slot of every lane is written by `set_contact` or `end_group`: no need to
+        // clear what is kept.
         self.contacts.resize(most, [WideRow::EMPTY; 3]);
-        for (lane, &index) in lanes.enumerate() {
-            let group = &groups[index as usize];
-            self.a[lane] = group.a;
-            self.b[lane] = group.b;
-            let moving_b = group.b != NONE;
-            self.inverse_mass_a.as_array_mut()[lane] = group.inverse_mass_a;
-            if moving_b {
-                self.inverse_mass_b.as_array_mut()[lane] = group.inverse_mass_b;
-            }
-            let rows = &group.rows;
-            for (at, row) in self
-                .contacts
-                .iter_mut()
-                .flatten()
-                .take(rows.len())
-                .enumerate()
-            {
-                set(&mut row.direction, lane, rows.direction[at]);
-                set(&mut row.angular_a, lane, rows.angular_a[at]);
-                set(&mut row.turn_a, lane, rows.turn_a[at]);
-                if moving_b {
-                    set(&mut row.angular_b, lane, rows.angular_b[at]);
-                    set(&mut row.turn_b, lane, rows.turn_b[at]);
-                }
-                row.mass.as_array_mut()[lane] = rows.mass[at];
-                row.target.as_array_mut()[lane] = rows.target[at];
-                row.impulse.as_array_mut()[lane] = rows.impulse[at];
+        self.contacts.truncate(most);
+        for lane in &mut self.lanes {
+            lane.first = NONE;
+            lane.second = NONE;
+            lane.struck = NONE;
+            lane.touching = 0;
+            lane.contacts = 0;
+            lane.kept.clear();
+        }
+    }
+
+    /// Lane `lane`'s group: its bodies (`a`, `b` by awake index, `b` [`NONE`] when fixed;
+    /// `first`, `second`, `struck` dense) and inverse masses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_group(
+        &mut self,
+        lane: usize,
+        (a, b): (u32, u32),
+        (first, second, struck): (u32, u32, u32),
+        inverse_mass_a: f64,
+        inverse_mass_b: f64,
+    ) {
+        self.a[lane] = a;
+        self.b[lane] = b;
+        self.inverse_mass_a.as_array_mut()[lane] = inverse_mass_a;
+        self.inverse_mass_b.as_array_mut()[lane] = if b == NONE { 0.0 } else { inverse_mass_b };
+        let group = &mut self.lanes[lane];
+        group.first = first;
+        group.second = second;
+        group.struck = struck;
+    }
+
+    /// The next contact of lane `lane`'s group; `key` names it for the next step if it
+    /// touches, `sign` as for [`super::rows::contact_rows`].
+    pub fn push_contact(
+        &mut self,
+        lane: usize,
+        contact: &ContactRows,
+        key: Option<ContactKey>,
+        sign: f64,
+    ) {
+        let group = &mut self.lanes[lane];
+        let slot = group.contacts as usize;
+        group.contacts += 1;
+        let fixed = self.b[lane] == NONE;
+        for (wide, row) in self.contacts[slot].iter_mut().zip(&contact.rows) {
+            if fixed {
+                // The fixed side's numbers stay zero: its velocities are zero and never read.
+                let row = Row {
+                    angular_b: [0.0; 3],
+                    turn_b: [0.0; 3],
+                    ..*row
+                };
+                set_row(wide, lane, &row);
+            } else {
+                set_row(wide, lane, row);
             }
         }
+        if contact.touching {
+            group.touching += 1;
+            if let Some(key) = key {
+                group.kept.push((key, slot as u32, sign));
+            }
+        }
+    }
+
+    /// Fills lane `lane`'s slots after its group's last contact with empty rows (all of them
+    /// for an empty lane).
+    pub fn end_group(&mut self, lane: usize) {
+        let from = self.lanes[lane].contacts as usize;
+        for contact in &mut self.contacts[from..] {
+            for wide in contact {
+                set_row(wide, lane, &EMPTY_ROW);
+            }
+        }
+    }
+
+    /// How many rows it works per pass, empty ones included.
+    pub fn rows(&self) -> usize {
+        self.contacts.len() * 3 * LANES
     }
 
     /// Its next stage of the solve: its bodies' velocities loaded, the pushes its rows start
@@ -183,11 +270,6 @@ impl Bundle {
         }
         self.store(velocities);
         self.stage += 1;
-    }
-
-    /// How many rows it works per pass, empty ones included.
-    pub fn rows(&self) -> usize {
-        self.contacts.len() * 3 * LANES
     }
 
     /// Copies its bodies' velocities in.
@@ -272,11 +354,49 @@ impl Bundle {
         self.spin_b = spin_b;
     }
 
-    /// The pushes lane `lane`'s rows ended with, into its group's `impulse`.
-    pub fn unpack(&self, lane: usize, impulse: &mut [f64]) {
-        for (value, row) in impulse.iter_mut().zip(self.contacts.iter().flatten()) {
-            *value = row.impulse.as_array_ref()[lane];
-        }
+    /// The pushes lane `lane`'s touching contacts ended the step with, for the next step, each
+    /// with the awake index of the key's body (the group's first body, or its second when the
+    /// contact's normal was turned): the normal push, and the friction push on the key's body,
+    /// in the world.
+    pub fn pushes(&self, lane: usize) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
+        self.lanes[lane]
+            .kept
+            .iter()
+            .filter_map(move |&(key, slot, sign)| {
+                let [normal, first, second] = &self.contacts[slot as usize];
+                let push = normal.impulse.as_array_ref()[lane];
+                (push > 0.0).then(|| {
+                    let rub = math::add(
+                        math::scale(
+                            get(&first.direction, lane),
+                            first.impulse.as_array_ref()[lane],
+                        ),
+                        math::scale(
+                            get(&second.direction, lane),
+                            second.impulse.as_array_ref()[lane],
+                        ),
+                    );
+                    let body = if sign > 0.0 {
+                        self.a[lane]
+                    } else {
+                        self.b[lane]
+                    };
+                    let push = ContactPush {
+                        key,
+                        normal: push,
+                        friction: math::scale(rub, sign),
+                    };
+                    (body, push)
+                })
+            })
+    }
+
+    /// The sum of the pushes of lane `lane`'s normal rows, newton seconds.
+    pub fn normal_impulse(&self, lane: usize) -> f64 {
+        self.contacts[..self.lanes[lane].contacts as usize]
+            .iter()
+            .map(|[normal, _, _]| normal.impulse.as_array_ref()[lane])
+            .sum()
     }
 }
 

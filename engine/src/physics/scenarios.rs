@@ -287,9 +287,11 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
     for _ in 0..600 {
         physics.step(&ground, &shapes);
         let solver = &physics.scratch.solver;
-        between_two += solver.groups[..solver.group_count]
+        between_two += solver
+            .bundles()
             .iter()
-            .filter(|group| group.b != contacts::NONE)
+            .flat_map(|bundle| &bundle.lanes)
+            .filter(|group| group.second != contacts::NONE)
             .count();
         colours = colours.max(solver.colour_count());
         let counts = physics.last_step_counts();

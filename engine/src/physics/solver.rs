@@ -41,9 +41,9 @@ use super::body::Bodies;
 use super::contacts::{ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::Matrix;
-use super::rows::Group;
+use super::rows::{contact_rows, Mover};
 use super::tuning::ITERATIONS;
-use super::warm::{sort_list, ContactPush, WarmStarts};
+use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
 use crate::workers::WorkerPool;
 
 /// How many colours the groups may use; groups that find none free go into one more, worked
@@ -79,11 +79,7 @@ pub(crate) struct Shared<'a> {
 pub(crate) struct Solver {
     /// Every contact of the step, sorted by group.
     pub refs: Vec<ContactRef>,
-    /// Groups in solving order (colour, then pair); only the first `group_count` are in use,
-    /// the rest keep their buffers for later steps.
-    pub groups: Vec<Group>,
-    pub group_count: usize,
-    /// Per group in pair order: its key, colour and range of `refs`.
+    /// Per group, in solving order (colour, then pair): its key, colour and range of `refs`.
     plans: Vec<Plan>,
     /// Where each colour's groups end; the last colour is the overflow when `overflow` is set.
     colour_ends: Vec<usize>,
@@ -103,7 +99,7 @@ pub(crate) struct Solver {
     pub kept: Vec<Vec<ContactPush>>,
 }
 
-/// A group before its rows are built.
+/// A group: its pair, colour and contacts.
 #[derive(Debug, Clone, Copy)]
 struct Plan {
     key: u64,
@@ -154,13 +150,11 @@ impl Solver {
             start = end;
         }
         self.colour(jobs.len(), awake);
-        while self.groups.len() < self.plans.len() {
-            self.groups.push(Group::default());
-        }
-        self.group_count = self.plans.len();
-        for (plan, group) in self.plans.iter().zip(&mut self.groups) {
-            group.plan(plan.key, plan.start..plan.end);
-        }
+    }
+
+    /// How many groups there are.
+    pub fn group_count(&self) -> usize {
+        self.plans.len()
     }
 
     /// Gives each plan the lowest colour neither of its awake bodies has used, then puts the
@@ -207,29 +201,19 @@ impl Solver {
         self.colour_ends.len()
     }
 
-    /// How many bundles the groups were laid in, and how many rows those work per pass
-    /// (empty lanes included).
-    pub fn bundles(&self) -> (usize, usize) {
-        let bundles = &self.bundles[..self.bundle_count];
-        (bundles.len(), bundles.iter().map(Bundle::rows).sum())
-    }
-
-    /// Builds every group's rows on the workers.
-    pub fn build(&mut self, pool: &WorkerPool, shared: &Shared) {
-        let refs = &self.refs;
-        pool.for_each_mut(&mut self.groups[..self.group_count], |group| {
-            group.build(shared, refs);
-        });
-    }
-
     /// Lays the groups of each colour side by side in bundles of [`LANES`] (the overflow's one
-    /// to a bundle: its groups may share bodies), packs them on the workers, and lays out the
-    /// stages of the solve.
-    pub fn bundle(&mut self, pool: &WorkerPool) {
+    /// to a bundle: its groups may share bodies), builds their rows into the lanes on the
+    /// workers, and lays out the stages of the solve.
+    pub fn bundle(&mut self, pool: &WorkerPool, shared: &Shared) {
         self.bundle_count = 0;
         self.stages.clear();
         let mut colour_bundles: Vec<Range<usize>> = Vec::with_capacity(self.colour_ends.len());
         let mut start = 0;
+        let plans = &self.plans;
+        let contacts = |group: u32| {
+            let plan = &plans[group as usize];
+            (plan.end - plan.start) as usize
+        };
         for (colour, &end) in self.colour_ends.iter().enumerate() {
             let overflow = self.overflow && colour == self.colour_ends.len() - 1;
             let width = if overflow { 1 } else { LANES };
@@ -239,27 +223,28 @@ impl Solver {
             self.by_length.clear();
             self.by_length.extend(start as u32..end as u32);
             if !overflow {
-                let groups = &self.groups;
                 self.by_length
-                    .sort_unstable_by_key(|&group| (groups[group as usize].rows.len(), group));
+                    .sort_unstable_by_key(|&group| (contacts(group), group));
             }
             let first_bundle = self.bundle_count;
             for lanes in self.by_length.chunks(width) {
                 if self.bundles.len() == self.bundle_count {
                     self.bundles.push(Bundle::default());
                 }
-                self.bundles[self.bundle_count].assign(lanes);
-                for (lane, &group) in lanes.iter().enumerate() {
-                    self.groups[group as usize].place = (self.bundle_count as u32, lane as u32);
-                }
+                let most = lanes
+                    .iter()
+                    .map(|&group| contacts(group))
+                    .max()
+                    .unwrap_or(0);
+                self.bundles[self.bundle_count].assign(lanes, most);
                 self.bundle_count += 1;
             }
             colour_bundles.push(first_bundle..self.bundle_count);
             start = end;
         }
-        let groups = &self.groups[..self.group_count];
+        let refs = &self.refs;
         pool.for_each_mut(&mut self.bundles[..self.bundle_count], |bundle| {
-            bundle.pack(groups);
+            build(bundle, plans, refs, shared);
         });
         // The pushes the rows start with, then the passes; the overflow a bundle at a time.
         for _ in 0..=ITERATIONS {
@@ -274,8 +259,12 @@ impl Solver {
         }
     }
 
-    /// The solve: every stage, the bundles of a stage on the workers; then each group's rows
-    /// get the pushes they ended with.
+    /// The bundles in use.
+    pub fn bundles(&self) -> &[Bundle] {
+        &self.bundles[..self.bundle_count]
+    }
+
+    /// The solve: every stage, the bundles of a stage on the workers.
     pub fn solve(&mut self, pool: &WorkerPool) {
         let velocities = &self.velocities;
         pool.for_each_in_stages(
@@ -283,10 +272,6 @@ impl Solver {
             &self.stages,
             |bundle| bundle.work(velocities),
         );
-        let bundles = &self.bundles[..self.bundle_count];
-        pool.for_each_mut(&mut self.groups[..self.group_count], |group| {
-            group.unpack(bundles);
-        });
     }
 
     /// Sorts the pushes the touching contacts ended the step with into [`Solver::kept`], by
@@ -298,11 +283,66 @@ impl Solver {
         for list in &mut self.kept[..awake_count] {
             list.clear();
         }
-        for group in &self.groups[..self.group_count] {
-            for (body, push) in group.pushes() {
-                self.kept[body as usize].push(push);
+        for bundle in &self.bundles[..self.bundle_count] {
+            for lane in 0..LANES {
+                for (body, push) in bundle.pushes(lane) {
+                    self.kept[body as usize].push(push);
+                }
             }
         }
         pool.for_each_mut(&mut self.kept[..awake_count], |list| sort_list(list));
+    }
+}
+
+/// Builds the rows of a bundle's groups straight into its lanes, each contact started from
+/// last step's pushes when it persists.
+fn build(bundle: &mut Bundle, plans: &[Plan], refs: &[ContactRef], shared: &Shared) {
+    let bodies = shared.bodies;
+    let mover = |dense: usize| Mover {
+        position: bodies.position[dense],
+        velocity: bodies.velocity[dense],
+        spin: bodies.spin[dense],
+        inverse_mass: bodies.inverse_mass[dense],
+        inverse_inertia: shared.inverse_inertia[dense],
+    };
+    for lane in 0..LANES {
+        let group = bundle.groups[lane];
+        if group != NONE {
+            let plan = &plans[group as usize];
+            let first = (plan.key >> 32) as u32;
+            let other = (plan.key & 0xffff_ffff) as u32;
+            let mover_a = mover(first as usize);
+            let (b, second, struck, mover_b) = if other == 0 {
+                (NONE, NONE, NONE, Mover::FIXED)
+            } else {
+                let other = other - 1;
+                match shared.awake[other as usize] {
+                    NONE => (NONE, NONE, other, Mover::FIXED),
+                    b => (b, other, NONE, mover(other as usize)),
+                }
+            };
+            let a = shared.awake[first as usize];
+            bundle.set_group(
+                lane,
+                (a, b),
+                (first, second, struck),
+                mover_a.inverse_mass,
+                mover_b.inverse_mass,
+            );
+            for reference in &refs[plan.start as usize..plan.end as usize] {
+                let contact =
+                    &shared.jobs[reference.job as usize].contacts[reference.index as usize];
+                let sign = if contact.body == first { 1.0 } else { -1.0 };
+                let key = ContactKey {
+                    body: bodies.handle(contact.body as usize),
+                    other: (contact.other != NONE).then(|| bodies.handle(contact.other as usize)),
+                    point: contact.feature,
+                };
+                let warm = shared.warm.get(&key);
+                let rows = contact_rows(contact, sign, &mover_a, &mover_b, warm);
+                bundle.push_contact(lane, &rows, Some(key), sign);
+            }
+        }
+        bundle.end_group(lane);
     }
 }

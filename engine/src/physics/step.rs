@@ -21,6 +21,7 @@
 //! function of the scene.
 
 use super::contacts::{Scene, NONE};
+use super::lanes::Bundle;
 use super::math::{self, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
@@ -95,8 +96,7 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        solver.build(pool, &shared);
-        solver.bundle(pool);
+        solver.bundle(pool, &shared);
         solver.velocities.fill(
             scratch
                 .moving
@@ -123,14 +123,20 @@ impl PhysicsWorld {
             (bodies.velocity[body], bodies.spin[body]) = solver.velocities.get(index);
             bodies.touching[body] = 0;
         }
-        for group in &solver.groups[..solver.group_count] {
-            let first = group.first as usize;
-            bodies.touching[first] += group.touching;
-            if group.second != NONE {
-                bodies.touching[group.second as usize] += group.touching;
-            }
-            if group.struck != NONE {
-                let impulse = group.normal_impulse();
+        for bundle in solver.bundles() {
+            for (lane, group) in bundle.lanes.iter().enumerate() {
+                if group.first == NONE {
+                    continue;
+                }
+                let first = group.first as usize;
+                bodies.touching[first] += group.touching;
+                if group.second != NONE {
+                    bodies.touching[group.second as usize] += group.touching;
+                }
+                if group.struck == NONE {
+                    continue;
+                }
+                let impulse = bundle.normal_impulse(lane);
                 if impulse > 0.0 {
                     report.hits.push((
                         bodies.handle(group.struck as usize),
@@ -151,20 +157,22 @@ impl PhysicsWorld {
 
 /// What the step had to do, from its buffers once the rows are solved.
 fn count(scratch: &Scratch) -> StepCounts {
-    let moving = scratch.moving.len();
     let solver = &scratch.solver;
-    let groups = &solver.groups[..solver.group_count];
-    let (bundles, lane_rows) = solver.bundles();
+    let bundles = solver.bundles();
     StepCounts {
-        awake: moving,
+        awake: scratch.moving.len(),
         pairs: scratch.sweep.pairs.len(),
         contacts: solver.refs.len(),
-        touching: groups.iter().map(|group| group.touching as usize).sum(),
-        rows: groups.iter().map(|group| group.rows.len()).sum(),
-        groups: groups.len(),
+        touching: bundles
+            .iter()
+            .flat_map(|bundle| &bundle.lanes)
+            .map(|group| group.touching as usize)
+            .sum(),
+        rows: solver.refs.len() * 3,
+        groups: solver.group_count(),
         colours: solver.colour_count(),
-        bundles,
-        lane_rows,
+        bundles: bundles.len(),
+        lane_rows: bundles.iter().map(Bundle::rows).sum(),
     }
 }
 
