@@ -21,8 +21,8 @@
 //! surface is nearer than `nearest` says), and a body's shape lies inside the sphere of its
 //! points.
 
-use super::body::Bodies;
-use super::math::{self, Matrix, Vector};
+use super::body::{Bodies, Cluster};
+use super::math::{self, Matrix, Vector, ZERO};
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
@@ -79,6 +79,8 @@ pub(crate) struct ContactJob {
     pub contacts: Vec<Contact>,
     /// Its points in the world this step, and how fast each moves.
     points: Vec<(Vector, f64)>,
+    /// Where its clusters' middles are in the world this step.
+    centres: Vec<Vector>,
     /// The questions to the world for its points, and the answers.
     queries: Vec<([f32; 3], f32)>,
     answers: Vec<Option<Surface>>,
@@ -120,17 +122,30 @@ impl ContactJob {
             let speed = math::length(math::add(velocity, math::cross(spin, lever)));
             (math::add(position, lever), speed)
         };
-        if has_partners {
-            self.points
-                .extend(offsets.iter().map(|&offset| point_of(offset)));
-        }
+        // Where the clusters are; their points only once a cluster is near something.
+        let clusters = bodies.clusters_of(body);
+        self.centres.clear();
+        self.centres.extend(
+            clusters
+                .iter()
+                .map(|cluster| math::add(position, math::times(rotation, cluster.centre))),
+        );
+        self.points.resize(offsets.len(), (ZERO, 0.0));
+        let mut placed = Placed::default();
+        let mut place = |points: &mut [(Vector, f64)], which: usize, cluster: &Cluster| {
+            if placed.first_time(which) {
+                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                for index in members {
+                    points[index] = point_of(offsets[index]);
+                }
+            }
+        };
         if near_world {
             // The clusters near the world, then all their points at once: the world reads
             // what they share once.
             self.queries.clear();
             self.asked.clear();
-            for cluster in bodies.clusters_of(body) {
-                let centre = math::add(position, math::times(rotation, cluster.centre));
+            for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
                 let near = scene
                     .world
                     .nearest(
@@ -141,13 +156,10 @@ impl ContactJob {
                 if !near {
                     continue;
                 }
+                place(&mut self.points, which, cluster);
                 let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
                 for index in members {
-                    let (point, speed) = if has_partners {
-                        self.points[index]
-                    } else {
-                        point_of(offsets[index])
-                    };
+                    let (point, speed) = self.points[index];
                     self.asked.push((point, index as u32));
                     self.queries
                         .push((math::to_f32(point), (MARGIN + speed * STEP) as f32));
@@ -174,34 +186,45 @@ impl ContactJob {
             let other_bound = scene.bound[other_index];
             let other_radius = bodies.radius[other_index];
             let other_extent = bodies.extent[other_index];
-            // This body's points against the other's shape.
-            for (feature, &(point, speed)) in self.points.iter().enumerate() {
-                let reach = MARGIN + (speed + other_bound) * STEP;
-                let from_other = math::sub(point, other_position);
-                let limit = other_radius + reach + BOUND_SLACK;
+            // This body's points against the other's shape, a cluster at a time: a cluster
+            // whose sphere is out of reach of the other's has no point within reach.
+            let most_reach = MARGIN + (bound + other_bound) * STEP;
+            for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
+                let from_other = math::sub(centre, other_position);
+                let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
                 if math::dot(from_other, from_other) > limit * limit {
                     continue;
                 }
-                // Outside the other's box of points by more than the reach: nothing to touch
-                // (its shape lies within its points' box).
-                let relative = math::times_transposed(other_rotation, from_other);
-                if !within(relative, other_extent, reach + BOUND_SLACK) {
-                    continue;
-                }
-                let local = math::add(other_center, relative);
-                if let Some(surface) =
-                    scene
-                        .shapes
-                        .nearest(other_handle, math::to_f32(local), reach as f32)
-                {
-                    push(
-                        &mut self.contacts,
-                        self.body,
-                        other,
-                        (point, feature as u32),
-                        surface,
-                        Some((other_rotation, 1.0)),
-                    );
+                place(&mut self.points, which, cluster);
+                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                for (feature, &(point, speed)) in members.clone().zip(&self.points[members]) {
+                    let reach = MARGIN + (speed + other_bound) * STEP;
+                    let from_other = math::sub(point, other_position);
+                    let limit = other_radius + reach + BOUND_SLACK;
+                    if math::dot(from_other, from_other) > limit * limit {
+                        continue;
+                    }
+                    // Outside the other's box of points by more than the reach: nothing to touch
+                    // (its shape lies within its points' box).
+                    let relative = math::times_transposed(other_rotation, from_other);
+                    if !within(relative, other_extent, reach + BOUND_SLACK) {
+                        continue;
+                    }
+                    let local = math::add(other_center, relative);
+                    if let Some(surface) =
+                        scene
+                            .shapes
+                            .nearest(other_handle, math::to_f32(local), reach as f32)
+                    {
+                        push(
+                            &mut self.contacts,
+                            self.body,
+                            other,
+                            (point, feature as u32),
+                            surface,
+                            Some((other_rotation, 1.0)),
+                        );
+                    }
                 }
             }
             // A resting body has no job of its own: its points against this body's shape are
@@ -211,34 +234,65 @@ impl ContactJob {
                 let own_center = bodies.center[body];
                 let reach = MARGIN + bound * STEP;
                 let limit = radius + reach + BOUND_SLACK;
-                for (feature, offset) in bodies.offsets_of(other_index).iter().enumerate() {
-                    let point = math::add(other_position, math::times(other_rotation, *offset));
-                    let from_body = math::sub(point, position);
-                    if math::dot(from_body, from_body) > limit * limit {
+                let other_offsets = bodies.offsets_of(other_index);
+                for cluster in bodies.clusters_of(other_index) {
+                    let centre =
+                        math::add(other_position, math::times(other_rotation, cluster.centre));
+                    let from_body = math::sub(centre, position);
+                    let cluster_limit = limit + cluster.radius;
+                    if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
                         continue;
                     }
-                    let relative = math::times_transposed(rotation, from_body);
-                    if !within(relative, bodies.extent[body], reach + BOUND_SLACK) {
-                        continue;
-                    }
-                    let local = math::add(own_center, relative);
-                    if let Some(surface) =
-                        scene
-                            .shapes
-                            .nearest(own_handle, math::to_f32(local), reach as f32)
-                    {
-                        push(
-                            &mut self.contacts,
-                            self.body,
-                            other,
-                            (point, feature as u32 | OTHER_POINT),
-                            surface,
-                            Some((rotation, -1.0)),
-                        );
+                    let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                    for (feature, offset) in members.clone().zip(&other_offsets[members]) {
+                        let point = math::add(other_position, math::times(other_rotation, *offset));
+                        let from_body = math::sub(point, position);
+                        if math::dot(from_body, from_body) > limit * limit {
+                            continue;
+                        }
+                        let relative = math::times_transposed(rotation, from_body);
+                        if !within(relative, bodies.extent[body], reach + BOUND_SLACK) {
+                            continue;
+                        }
+                        let local = math::add(own_center, relative);
+                        if let Some(surface) =
+                            scene
+                                .shapes
+                                .nearest(own_handle, math::to_f32(local), reach as f32)
+                        {
+                            push(
+                                &mut self.contacts,
+                                self.body,
+                                other,
+                                (point, feature as u32 | OTHER_POINT),
+                                surface,
+                                Some((rotation, -1.0)),
+                            );
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// Which of a body's clusters have their points placed in the world this step.
+#[derive(Default)]
+struct Placed {
+    done: u64,
+}
+
+impl Placed {
+    /// Whether cluster `which` is asked for the first time (and marks it). Past 64 clusters
+    /// (more than a body has), every time: the points are placed again, the same.
+    #[inline]
+    fn first_time(&mut self, which: usize) -> bool {
+        let Some(bit) = 1u64.checked_shl(which as u32).filter(|_| which < 64) else {
+            return true;
+        };
+        let first = self.done & bit == 0;
+        self.done |= bit;
+        first
     }
 }
 
