@@ -297,31 +297,46 @@ impl WorkerPool {
             return;
         }
         let cells: Vec<Mutex<&mut T>> = items.iter_mut().map(Mutex::new).collect();
-        let claimed: Vec<AtomicUsize> = stages.iter().map(|_| AtomicUsize::new(0)).collect();
+        let threads = self.threads;
+        // Each stage is cut into one share per thread, and each share has its own cursor: a
+        // thread works its own share first and then helps with the others'. So in stages that
+        // come again (the passes of a solver) an item tends to go to the same thread each
+        // time, with its data still in that core's cache, and the cursors are rarely contended.
+        let cursors: Vec<AtomicUsize> = (0..stages.len() * threads)
+            .map(|_| AtomicUsize::new(0))
+            .collect();
         let finished: Vec<AtomicUsize> = stages.iter().map(|_| AtomicUsize::new(0)).collect();
         let failed = AtomicBool::new(false);
-        let threads = self.threads;
+        let arrived = AtomicUsize::new(0);
         let work = || {
-            for ((stage, claimed), finished) in stages.iter().zip(&claimed).zip(&finished) {
+            let me = arrived.fetch_add(1, Ordering::Relaxed) % threads;
+            for (index, (stage, finished)) in stages.iter().zip(&finished).enumerate() {
                 let count = stage.len();
-                // A few blocks per thread: few claims, and still some balance.
-                let block = count.div_ceil(threads * 4).max(1);
-                loop {
-                    let first = claimed.fetch_add(block, Ordering::Relaxed);
-                    if first >= count {
-                        break;
-                    }
-                    let last = (first + block).min(count);
-                    for cell in &cells[stage.start + first..stage.start + last] {
+                for turn in 0..threads {
+                    let share = (me + turn) % threads;
+                    let low = count * share / threads;
+                    let high = count * (share + 1) / threads;
+                    let cursor = &cursors[index * threads + share];
+                    let mut done = 0;
+                    loop {
+                        let at = low + cursor.fetch_add(1, Ordering::Relaxed);
+                        if at >= high {
+                            break;
+                        }
+                        let cell = &cells[stage.start + at];
                         let outcome =
                             panic::catch_unwind(AssertUnwindSafe(|| job(&mut lock(cell))));
                         if let Err(payload) = outcome {
                             failed.store(true, Ordering::Relaxed);
                             panic::resume_unwind(payload);
                         }
+                        done += 1;
                     }
-                    // Release: what the items' jobs wrote is seen by whoever sees the count.
-                    finished.fetch_add(last - first, Ordering::Release);
+                    if done > 0 {
+                        // Release: what the items' jobs wrote is seen by whoever sees the
+                        // count.
+                        finished.fetch_add(done, Ordering::Release);
+                    }
                 }
                 let mut spins = 0u32;
                 while finished.load(Ordering::Acquire) < count {

@@ -195,6 +195,12 @@ impl ContactJob {
                 if math::dot(from_other, from_other) > limit * limit {
                     continue;
                 }
+                // Nor does one whose sphere is out of reach of the other's box of points.
+                let relative = math::times_transposed(other_rotation, from_other);
+                let grow = cluster.radius + most_reach + BOUND_SLACK;
+                if !within(relative, other_extent, grow) {
+                    continue;
+                }
                 place(&mut self.points, which, cluster);
                 let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
                 for (feature, &(point, speed)) in members.clone().zip(&self.points[members]) {

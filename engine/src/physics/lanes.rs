@@ -407,8 +407,14 @@ impl Bundle {
 /// exactly what one thread alone would.
 #[derive(Debug, Default)]
 pub(crate) struct Velocities {
-    values: Vec<[AtomicU64; 6]>,
+    values: Vec<Slot>,
 }
+
+/// One body's velocity and spin, alone on its cache line: two threads working different
+/// bodies never write the same line (no false sharing between the bundles of a stage).
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Slot([AtomicU64; 6]);
 
 impl Velocities {
     /// Holds `values` (velocity, spin), by awake index.
@@ -418,14 +424,15 @@ impl Velocities {
         for (velocity, spin) in values {
             let [x, y, z] = velocity.map(f64::to_bits);
             let [i, j, k] = spin.map(f64::to_bits);
-            self.values.push([x, y, z, i, j, k].map(AtomicU64::new));
+            self.values
+                .push(Slot([x, y, z, i, j, k].map(AtomicU64::new)));
         }
     }
 
     /// Awake body `index`'s velocity and spin.
     #[inline]
     pub fn get(&self, index: usize) -> (Vector, Vector) {
-        let value = &self.values[index];
+        let value = &self.values[index].0;
         let read = |at: usize| f64::from_bits(value[at].load(Ordering::Relaxed));
         ([read(0), read(1), read(2)], [read(3), read(4), read(5)])
     }
@@ -442,7 +449,7 @@ impl Velocities {
 
     #[inline]
     fn set(&self, index: usize, velocity: Vector, spin: Vector) {
-        let value = &self.values[index];
+        let value = &self.values[index].0;
         for (at, part) in velocity.into_iter().chain(spin).enumerate() {
             value[at].store(part.to_bits(), Ordering::Relaxed);
         }
