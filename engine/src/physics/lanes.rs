@@ -221,19 +221,10 @@ impl Bundle {
         let group = &mut self.lanes[lane];
         let slot = group.contacts as usize;
         group.contacts += 1;
-        let fixed = self.b[lane] == NONE;
+        // A fixed side's numbers are zero (`rows::contact_rows`): its velocities are zero and
+        // never stored.
         for (wide, row) in self.contacts[slot].iter_mut().zip(&contact.rows) {
-            if fixed {
-                // The fixed side's numbers stay zero: its velocities are zero and never read.
-                let row = Row {
-                    angular_b: [0.0; 3],
-                    turn_b: [0.0; 3],
-                    ..*row
-                };
-                set_row(wide, lane, &row);
-            } else {
-                set_row(wide, lane, row);
-            }
+            set_row(wide, lane, row);
         }
         if contact.touching {
             group.touching += 1;

@@ -146,12 +146,18 @@ fn row(
 ) -> Row {
     let angular_a = math::cross(lever_a, direction);
     let turn_a = math::times(&a.inverse_inertia, angular_a);
-    let angular_b = math::cross(lever_b, direction);
-    let turn_b = math::times(&b.inverse_inertia, angular_b);
-    let inverse = a.inverse_mass
-        + math::dot(angular_a, turn_a)
-        + b.inverse_mass
-        + math::dot(angular_b, turn_b);
+    let inverse_a = a.inverse_mass + math::dot(angular_a, turn_a);
+    // A fixed second side (no mass, no turn) adds nothing: its numbers stay zero, and the sum
+    // is the first side's to the bit (`x + 0 + 0 == x` for the positive `x` here).
+    let fixed = b.inverse_mass == 0.0 && b.inverse_inertia == ZERO_MATRIX;
+    let (angular_b, turn_b, inverse) = if fixed {
+        (ZERO, ZERO, inverse_a)
+    } else {
+        let angular_b = math::cross(lever_b, direction);
+        let turn_b = math::times(&b.inverse_inertia, angular_b);
+        let inverse = inverse_a + b.inverse_mass + math::dot(angular_b, turn_b);
+        (angular_b, turn_b, inverse)
+    };
     // The first body always moves, so `inverse` is at least its inverse mass, above zero.
     Row {
         direction,
