@@ -179,10 +179,8 @@ impl ContactJob {
         let end = scene.partner_start[job + 1] as usize;
         for &other in &scene.partners[start..end] {
             let other_index = other as usize;
-            let other_handle = bodies.handle(other_index);
             let other_position = bodies.position[other_index];
             let other_rotation = &scene.rotation[other_index];
-            let other_center = bodies.center[other_index];
             let other_bound = scene.bound[other_index];
             let other_radius = bodies.radius[other_index];
             let other_extent = bodies.extent[other_index];
@@ -210,34 +208,19 @@ impl ContactJob {
                     if math::dot(from_other, from_other) > limit * limit {
                         continue;
                     }
-                    // Outside the other's box of points by more than the reach: nothing to touch
-                    // (its shape lies within its points' box).
-                    let relative = math::times_transposed(other_rotation, from_other);
-                    if !within(relative, other_extent, reach + BOUND_SLACK) {
-                        continue;
-                    }
-                    let local = math::add(other_center, relative);
-                    if let Some(surface) =
-                        scene
-                            .shapes
-                            .nearest(other_handle, math::to_f32(local), reach as f32)
-                    {
-                        push(
-                            &mut self.contacts,
-                            self.body,
-                            other,
-                            (point, feature as u32),
-                            surface,
-                            Some((other_rotation, 1.0)),
-                        );
-                    }
+                    let asked = Asked {
+                        shape: other_index,
+                        from: from_other,
+                        reach,
+                        at: (point, feature as u32),
+                        pushed_out: true,
+                    };
+                    ask_shape(scene, &mut self.contacts, self.body, other, asked);
                 }
             }
             // A resting body has no job of its own: its points against this body's shape are
             // found here, and this body is pushed the other way.
             if bodies.resting[other_index] {
-                let own_handle = bodies.handle(body);
-                let own_center = bodies.center[body];
                 let reach = MARGIN + bound * STEP;
                 let limit = radius + reach + BOUND_SLACK;
                 let other_offsets = bodies.offsets_of(other_index);
@@ -256,29 +239,63 @@ impl ContactJob {
                         if math::dot(from_body, from_body) > limit * limit {
                             continue;
                         }
-                        let relative = math::times_transposed(rotation, from_body);
-                        if !within(relative, bodies.extent[body], reach + BOUND_SLACK) {
-                            continue;
-                        }
-                        let local = math::add(own_center, relative);
-                        if let Some(surface) =
-                            scene
-                                .shapes
-                                .nearest(own_handle, math::to_f32(local), reach as f32)
-                        {
-                            push(
-                                &mut self.contacts,
-                                self.body,
-                                other,
-                                (point, feature as u32 | OTHER_POINT),
-                                surface,
-                                Some((rotation, -1.0)),
-                            );
-                        }
+                        let asked = Asked {
+                            shape: body,
+                            from: from_body,
+                            reach,
+                            at: (point, feature as u32 | OTHER_POINT),
+                            pushed_out: false,
+                        };
+                        ask_shape(scene, &mut self.contacts, self.body, other, asked);
                     }
                 }
             }
         }
+    }
+}
+
+/// A point asked against a body's shape.
+struct Asked {
+    /// The dense index of the body whose shape is asked.
+    shape: usize,
+    /// The point from that body's middle, in the world.
+    from: Vector,
+    reach: f64,
+    /// The point in the world, and which point it is (`Contact::feature`).
+    at: (Vector, u32),
+    /// Whether the surface's normal is the way out for the contact's body (the point is the
+    /// contact body's own, asked against the other's shape), or the way in (a resting body's
+    /// point against the contact body's own shape).
+    pushed_out: bool,
+}
+
+/// Asks the shape of `asked.shape` for the nearest surface to the point, unless the point is
+/// farther than its reach outside that body's box of points (the shape lies within it); a
+/// surface found is a contact of `body` against `other`.
+fn ask_shape(scene: &Scene, contacts: &mut Vec<Contact>, body: u32, other: u32, asked: Asked) {
+    let bodies = scene.bodies;
+    let rotation = &scene.rotation[asked.shape];
+    let relative = math::times_transposed(rotation, asked.from);
+    if !within(
+        relative,
+        bodies.extent[asked.shape],
+        asked.reach + BOUND_SLACK,
+    ) {
+        return;
+    }
+    let local = math::add(bodies.center[asked.shape], relative);
+    let handle = bodies.handle(asked.shape);
+    let reach = asked.reach as f32;
+    if let Some(surface) = scene.shapes.nearest(handle, math::to_f32(local), reach) {
+        let sign = if asked.pushed_out { 1.0 } else { -1.0 };
+        push(
+            contacts,
+            body,
+            other,
+            asked.at,
+            surface,
+            Some((rotation, sign)),
+        );
     }
 }
 
