@@ -26,7 +26,19 @@ pub fn terrain_surface<S: Samples>(
 /// The terrain's surface as a probe sees it: its density over the length of its gradient.
 fn surface_of(probe: Probe, reach: f32) -> Option<Surface> {
     let [gx, gy, gz] = probe.gradient;
-    let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
+    let squared = gx * gx + gy * gy + gz * gz;
+    // Most points asked are well clear of the ground: out of reach by squares, without the
+    // root and the division. In f64, where squares of f32s neither overflow nor underflow,
+    // and only where it is sure by far more than the f32 rounding below (a part in 10⁴);
+    // anything nearer, NaN included, is answered exactly below.
+    let (density, reach_wide) = (f64::from(probe.density), f64::from(reach));
+    if density < 0.0
+        && reach_wide > 0.0
+        && density * density > reach_wide * reach_wide * f64::from(squared) * 1.0001
+    {
+        return None;
+    }
+    let steepness = squared.sqrt();
     if steepness.is_nan() || steepness <= 0.0 {
         // Flat density (deep inside or far above): no surface this probe can see.
         return None;

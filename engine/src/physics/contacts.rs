@@ -93,7 +93,6 @@ impl ContactJob {
     /// in the order of the partner list.
     pub fn find(&mut self, scene: &Scene) {
         self.contacts.clear();
-        self.points.clear();
         let bodies = scene.bodies;
         let body = self.body as usize;
         let position = bodies.position[body];
@@ -130,7 +129,10 @@ impl ContactJob {
                 .iter()
                 .map(|cluster| math::add(position, math::times(rotation, cluster.centre))),
         );
-        self.points.resize(offsets.len(), (ZERO, 0.0));
+        // Not cleared: a point is read only once its cluster has placed it this step.
+        if self.points.len() < offsets.len() {
+            self.points.resize(offsets.len(), (ZERO, 0.0));
+        }
         let mut placed = Placed::default();
         let mut place = |points: &mut [(Vector, f64)], which: usize, cluster: &Cluster| {
             if placed.first_time(which) {

@@ -362,14 +362,23 @@ impl<S: Samples> Field<S> {
         trilinear(&corners, fraction)
     }
 
-    /// The eight samples of the cell at `low` when they lie in one brick, from this thread's
-    /// own copy of it (made, the brick worked out whole, on the first read here): the common
+    /// The eight samples of the cell at `low`, from this thread's own copies of the bricks
+    /// they lie in (made, each brick worked out whole, on the first read here): the common
     /// case for a piece or the player probing near where it probed before.
     fn cached_corners(&self, low: [i32; 3]) -> Option<[f32; 8]> {
         let brick = low.map(|value| value.div_euclid(BRICK));
         let inside = low.iter().all(|&value| value.rem_euclid(BRICK) < BRICK - 1);
         if !inside {
-            return None;
+            // A cell across bricks (a third of all cells, bricks being 8 samples wide): its
+            // corners from this thread's copies of up to eight bricks, `i + 2j + 4k` being
+            // the order `samples_in` writes them in. Not at the very edge of `i32`, where
+            // the cell's far corners would saturate onto its near ones.
+            if low.iter().any(|&value| value >= i32::MAX - 1) {
+                return None;
+            }
+            let mut corners = [0.0; 8];
+            self.samples_in(low, [2, 2, 2], &mut corners);
+            return Some(corners);
         }
         let first = index_in_brick(low);
         let (row, plane) = (BRICK as usize, (BRICK * BRICK) as usize);

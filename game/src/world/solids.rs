@@ -25,13 +25,16 @@ impl Solid for SceneSolids<'_> {
 
     fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
         crate::solids::terrain_surfaces(self.field, queries, out);
+        let any_blocks = self.blocks.count() > 0;
         for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
             if !point.iter().all(|c| c.is_finite()) {
                 *answer = None;
                 continue;
             }
-            let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
-            *answer = nearer(*answer, blocks);
+            if any_blocks {
+                let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+                *answer = nearer(*answer, blocks);
+            }
         }
     }
 }
