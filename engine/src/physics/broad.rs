@@ -6,6 +6,8 @@
 //! key is the start and then the dense index, a total order, so the pairs found depend on the
 //! scene alone; they are sorted at the end so that their order does too.
 
+use crate::workers::WorkerPool;
+
 /// A body's sphere as the sweep sees it.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -18,14 +20,33 @@ struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Sweep {
     entries: Vec<Entry>,
+    /// The sweep cut into runs of entries, each with the pairs it found.
+    runs: Vec<Run>,
     /// `(lower dense index, higher dense index)`, sorted.
     pub pairs: Vec<(u32, u32)>,
 }
 
+/// Runs per thread: the entries at the crowded middle of a heap find more pairs than those
+/// at its edges, so a thread that finishes early takes another run.
+const RUNS_PER_THREAD: usize = 4;
+
+/// Fewer entries than this are swept on the calling thread alone: handing out the runs would
+/// cost more than it saves.
+const PARALLEL_FROM: usize = 256;
+
+/// Some consecutive entries of the sorted sweep, and the pairs that start at them.
+#[derive(Debug, Default)]
+struct Run {
+    entries: std::ops::Range<usize>,
+    pairs: Vec<(u32, u32)>,
+}
+
 impl Sweep {
     /// Fills [`Sweep::pairs`] with every pair of bodies whose spheres overlap and of which at
-    /// least one is `awake`. Bodies whose sphere has a non-finite middle are left out.
-    pub fn find(&mut self, middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) {
+    /// least one is `awake`. Bodies whose sphere has a non-finite middle are left out. The
+    /// sweep runs on `pool`'s threads, a run of entries each; the pairs are sorted at the end,
+    /// so they do not depend on how it was cut.
+    pub fn find(&mut self, pool: &WorkerPool, middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) {
         self.entries.clear();
         self.pairs.clear();
         let axis = widest_axis(middles);
@@ -40,31 +61,62 @@ impl Sweep {
         }
         self.entries
             .sort_unstable_by(|a, b| a.low.total_cmp(&b.low).then(a.body.cmp(&b.body)));
-        for (at, first) in self.entries.iter().enumerate() {
-            let one = first.body as usize;
-            for second in &self.entries[at + 1..] {
-                if second.low > first.high {
-                    break;
-                }
-                let other = second.body as usize;
-                if !(awake[one] || awake[other]) {
-                    continue;
-                }
-                let a = middles[one];
-                let b = middles[other];
-                let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-                let reach = radii[one] + radii[other];
-                if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach {
-                    let (low, high) = if one < other {
-                        (one, other)
-                    } else {
-                        (other, one)
-                    };
-                    self.pairs.push((low as u32, high as u32));
-                }
-            }
+        let count = self.entries.len();
+        let runs = if count < PARALLEL_FROM {
+            1
+        } else {
+            pool.threads() * RUNS_PER_THREAD
+        };
+        let length = count.div_ceil(runs).max(1);
+        self.runs.resize_with(runs, Run::default);
+        for (index, run) in self.runs.iter_mut().enumerate() {
+            let start = (index * length).min(count);
+            run.entries = start..(start + length).min(count);
+            run.pairs.clear();
+        }
+        let entries = &self.entries;
+        let sweep = |run: &mut Run| sweep_run(entries, run, middles, radii, awake);
+        if runs == 1 {
+            sweep(&mut self.runs[0]);
+        } else {
+            pool.for_each_mut(&mut self.runs, sweep);
+        }
+        for run in &self.runs {
+            self.pairs.extend_from_slice(&run.pairs);
         }
         self.pairs.sort_unstable();
+    }
+}
+
+/// The pairs whose first entry (in sweep order) lies in `run.entries`: each entry against the
+/// ones after it whose interval starts before its own ends.
+fn sweep_run(
+    entries: &[Entry],
+    run: &mut Run,
+    middles: &[[f64; 3]],
+    radii: &[f64],
+    awake: &[bool],
+) {
+    for at in run.entries.clone() {
+        let first = &entries[at];
+        let one = first.body as usize;
+        for second in &entries[at + 1..] {
+            if second.low > first.high {
+                break;
+            }
+            let other = second.body as usize;
+            if !(awake[one] || awake[other]) {
+                continue;
+            }
+            let a = middles[one];
+            let b = middles[other];
+            let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+            let reach = radii[one] + radii[other];
+            if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach {
+                run.pairs
+                    .push((one.min(other) as u32, one.max(other) as u32));
+            }
+        }
     }
 }
 
@@ -133,12 +185,13 @@ mod tests {
         let radii: Vec<f64> = (0..count).map(|_| 0.5 + next() * 2.0).collect();
         let awake: Vec<bool> = (0..count).map(|_| next() < 0.7).collect();
         let mut sweep = Sweep::default();
-        sweep.find(&middles, &radii, &awake);
+        let pool = WorkerPool::new(1).unwrap();
+        sweep.find(&pool, &middles, &radii, &awake);
         let expected = brute(&middles, &radii, &awake);
         assert!(!expected.is_empty());
         assert_eq!(sweep.pairs, expected);
         // Again, with the buffers reused.
-        sweep.find(&middles, &radii, &awake);
+        sweep.find(&pool, &middles, &radii, &awake);
         assert_eq!(sweep.pairs, expected);
         // Spread along each axis in turn (a tower, a wall): swept along that axis, the same
         // pairs as brute force.
@@ -152,9 +205,34 @@ mod tests {
                 })
                 .collect();
             assert_eq!(widest_axis(&turned), widest);
-            sweep.find(&turned, &radii, &awake);
+            sweep.find(&pool, &turned, &radii, &awake);
             assert_eq!(sweep.pairs, brute(&turned, &radii, &awake), "axis {axis}");
             assert!(!sweep.pairs.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_sweep_cut_into_runs_on_several_threads_finds_what_brute_force_finds() {
+        let mut seed = 99u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let count = 3 * PARALLEL_FROM;
+        let middles: Vec<[f64; 3]> = (0..count)
+            .map(|_| [next() * 30.0, next() * 8.0, next() * 30.0])
+            .collect();
+        let radii: Vec<f64> = (0..count).map(|_| 0.3 + next() * 2.5).collect();
+        let awake: Vec<bool> = (0..count).map(|_| next() < 0.8).collect();
+        let expected = brute(&middles, &radii, &awake);
+        assert!(expected.len() > count);
+        for threads in [1, 2, 3, 8] {
+            let pool = WorkerPool::new(threads).unwrap();
+            let mut sweep = Sweep::default();
+            sweep.find(&pool, &middles, &radii, &awake);
+            assert_eq!(sweep.pairs, expected, "{threads} threads");
         }
     }
 
@@ -163,9 +241,10 @@ mod tests {
         let middles = [[0.0; 3], [0.5, 0.0, 0.0], [f64::NAN, 0.0, 0.0]];
         let radii = [1.0, 1.0, 1.0];
         let mut sweep = Sweep::default();
-        sweep.find(&middles, &radii, &[false, false, true]);
+        let pool = WorkerPool::new(1).unwrap();
+        sweep.find(&pool, &middles, &radii, &[false, false, true]);
         assert!(sweep.pairs.is_empty());
-        sweep.find(&middles, &radii, &[false, true, true]);
+        sweep.find(&pool, &middles, &radii, &[false, true, true]);
         assert_eq!(sweep.pairs, vec![(0, 1)]);
     }
 }

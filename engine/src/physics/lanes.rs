@@ -94,6 +94,8 @@ pub(crate) struct LaneGroup {
 pub(crate) struct Bundle {
     /// The solver's index of the group in each lane; [`NONE`] for an empty lane.
     pub groups: [u32; LANES],
+    /// The most contacts of any of its groups.
+    most: u32,
     pub lanes: [LaneGroup; LANES],
     /// Each lane's bodies, by awake index ([`NONE`]: none, or fixed).
     a: [u32; LANES],
@@ -164,11 +166,17 @@ const EMPTY_ROW: Row = Row {
 
 impl Bundle {
     /// Takes the groups `groups` (the solver's indices, at most [`LANES`], none sharing an
-    /// awake body), whose longest has `most` contacts, and makes room for their rows.
+    /// awake body), whose longest has `most` contacts. Cheap, for the serial part of the step:
+    /// [`Bundle::clear`] makes room for their rows, on the workers.
     pub fn assign(&mut self, groups: &[u32], most: usize) {
         debug_assert!(!groups.is_empty() && groups.len() <= LANES);
         self.groups = [NONE; LANES];
         self.groups[..groups.len()].copy_from_slice(groups);
+        self.most = most as u32;
+    }
+
+    /// Forgets last step's groups and makes room for the assigned groups' rows.
+    pub fn clear(&mut self) {
         self.a = [NONE; LANES];
         self.b = [NONE; LANES];
         self.inverse_mass_a = Wide::ZERO;
@@ -176,6 +184,7 @@ impl Bundle {
         self.stage = 0;
         // Every slot of every lane is written by `set_contact` or `end_group`: no need to
         // clear what is kept.
+        let most = self.most as usize;
         self.contacts.resize(most, [WideRow::EMPTY; 3]);
         self.contacts.truncate(most);
         for lane in &mut self.lanes {

@@ -217,6 +217,7 @@ mod tests {
         let rows = contact_rows(contact, 1.0, a, &b_mover, None);
         let mut bundle = Bundle::default();
         bundle.assign(&[0], 1);
+        bundle.clear();
         bundle.set_group(
             0,
             (0, b_index),

@@ -51,7 +51,7 @@ use crate::workers::WorkerPool;
 pub(crate) const COLOURS: usize = 64;
 
 /// A contact, by where it is kept, with the key of the group it belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct ContactRef {
     /// `first << 32 | other`: `first` the group's first body (dense), `other` 0 for the
     /// world, else the other body's dense index plus one.
@@ -79,8 +79,14 @@ pub(crate) struct Shared<'a> {
 pub(crate) struct Solver {
     /// Every contact of the step, sorted by group.
     pub refs: Vec<ContactRef>,
+    /// The contacts in the order the jobs found them, and where each first body's begin in
+    /// `refs` (the counting sort's buffers).
+    unsorted: Vec<ContactRef>,
+    first_start: Vec<u32>,
     /// Per group, in solving order (colour, then pair): its key, colour and range of `refs`.
     plans: Vec<Plan>,
+    /// The groups in pair order while they are sorted by colour.
+    coloured: Vec<Plan>,
     /// Where each colour's groups end; the last colour is the overflow when `overflow` is set.
     colour_ends: Vec<usize>,
     overflow: bool,
@@ -112,7 +118,12 @@ impl Solver {
     /// Takes in the contacts the jobs found: each to the group of its pair, groups in pair
     /// order, coloured. `awake` is per dense index.
     pub fn plan(&mut self, jobs: &[ContactJob], awake: &[u32]) {
-        self.refs.clear();
+        // Sorted by a counting sort on the group's first body (the key's high half), then
+        // each first body's few contacts by the whole order: the same order as sorting them
+        // all, in time linear in the contacts and bodies.
+        self.unsorted.clear();
+        self.first_start.clear();
+        self.first_start.resize(awake.len() + 1, 0);
         for (job, found) in jobs.iter().enumerate() {
             for (index, contact) in found.contacts.iter().enumerate() {
                 let (first, other) = if contact.other == NONE {
@@ -125,14 +136,31 @@ impl Solver {
                         contact.body.max(contact.other) + 1,
                     )
                 };
-                self.refs.push(ContactRef {
+                self.first_start[first as usize + 1] += 1;
+                self.unsorted.push(ContactRef {
                     key: (u64::from(first) << 32) | u64::from(other),
                     job: job as u32,
                     index: index as u32,
                 });
             }
         }
-        self.refs.sort_unstable();
+        for body in 0..awake.len() {
+            self.first_start[body + 1] += self.first_start[body];
+        }
+        self.refs.clear();
+        self.refs.resize(self.unsorted.len(), ContactRef::default());
+        // `first_start[body]` serves as the body's fill cursor, ending at its next's start.
+        for reference in &self.unsorted {
+            let cursor = &mut self.first_start[(reference.key >> 32) as usize];
+            self.refs[*cursor as usize] = *reference;
+            *cursor += 1;
+        }
+        let mut start = 0;
+        for body in 0..awake.len() {
+            let end = self.first_start[body] as usize;
+            self.refs[start..end].sort_unstable();
+            start = end;
+        }
         self.plans.clear();
         let mut start = 0;
         while start < self.refs.len() {
@@ -185,14 +213,40 @@ impl Solver {
             }
             most = most.max(colour.min(COLOURS));
         }
-        // Stable: pair order within a colour.
-        self.plans.sort_by_key(|plan| plan.colour);
-        let mut at = 0;
+        // A counting sort by colour, stable: pair order within a colour.
+        self.colour_ends.resize(most + 1, 0);
+        for plan in &self.plans {
+            self.colour_ends[plan.colour as usize] += 1;
+        }
+        let mut end = 0;
+        for count in &mut self.colour_ends {
+            end += *count;
+            *count = end;
+        }
+        self.coloured.clear();
+        self.coloured.resize(
+            self.plans.len(),
+            Plan {
+                key: 0,
+                colour: 0,
+                start: 0,
+                end: 0,
+            },
+        );
+        // Filled from the back, each colour's cursor starting at its end.
+        for plan in self.plans.iter().rev() {
+            let cursor = &mut self.colour_ends[plan.colour as usize];
+            *cursor -= 1;
+            self.coloured[*cursor] = *plan;
+        }
+        std::mem::swap(&mut self.plans, &mut self.coloured);
+        // The cursors stopped at each colour's start: the next colour's start is its end.
         for colour in 0..=most {
-            while at < self.plans.len() && self.plans[at].colour as usize == colour {
-                at += 1;
-            }
-            self.colour_ends.push(at);
+            self.colour_ends[colour] = self
+                .colour_ends
+                .get(colour + 1)
+                .copied()
+                .unwrap_or(self.plans.len());
         }
     }
 
@@ -297,6 +351,7 @@ impl Solver {
 /// Builds the rows of a bundle's groups straight into its lanes, each contact started from
 /// last step's pushes when it persists.
 fn build(bundle: &mut Bundle, plans: &[Plan], refs: &[ContactRef], shared: &Shared) {
+    bundle.clear();
     let bodies = shared.bodies;
     let mover = |dense: usize| Mover {
         position: bodies.position[dense],

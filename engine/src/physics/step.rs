@@ -63,7 +63,7 @@ impl PhysicsWorld {
         }
         scratch
             .sweep
-            .find(&bodies.position, &scratch.sphere, &scratch.awake);
+            .find(pool, &bodies.position, &scratch.sphere, &scratch.awake);
         partners(scratch);
 
         let moving = scratch.moving.len();
