@@ -189,7 +189,17 @@ impl ContactJob {
             // This body's points against the other's shape, a cluster at a time: a cluster
             // whose sphere is out of reach of the other's has no point within reach.
             let most_reach = MARGIN + (bound + other_bound) * STEP;
-            for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
+            // None of them at all when the other's sphere is out of reach of this body's box
+            // of points (a quarter of the pairs in a heap, whose spheres overlap but whose
+            // boxes do not come near): its points lie in that box, its shape in that sphere.
+            let from_body = math::times_transposed(rotation, math::sub(other_position, position));
+            let reaches = within(
+                from_body,
+                bodies.extent[body],
+                other_radius + most_reach + BOUND_SLACK,
+            );
+            let near: &[Cluster] = if reaches { clusters } else { &[] };
+            for (which, (cluster, &centre)) in near.iter().zip(&self.centres).enumerate() {
                 let from_other = math::sub(centre, other_position);
                 let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
                 if math::dot(from_other, from_other) > limit * limit {
