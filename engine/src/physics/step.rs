@@ -3,17 +3,18 @@
 //!
 //! ```text
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,
-//!               how fast each may move, grown spheres                          (serial)
-//!   broad       sort and sweep: pairs of bodies whose spheres overlap           (serial)
+//!               how fast each may move, grown spheres                            (serial)
+//!   broad       sort and sweep: pairs of bodies whose spheres overlap; the sweep
+//!               a run of entries per job, the pairs sorted after (workers, then serial)
 //!   contacts    one job per awake body: its points against the world and its
 //!               partners' shapes (and resting partners' points against its own) (workers)
-//!   plan        contacts to groups by pair, groups coloured                     (serial)
+//!   plan        contacts to groups by pair (counting sort), groups coloured      (serial)
 //!   build       each group's rows, started from last step's pushes              (workers)
 //!   bundle      each colour's groups four to a bundle, laid side by side        (workers)
 //!   solve       one call in stages: the pushes the rows start with, then 8
 //!               passes, each colour a stage, its bundles on any thread          (workers)
 //!   keep        each awake body's touching pushes sorted for the next step      (workers)
-//!   integrate   velocities back, move and turn, lose spin, rest, fall out       (serial)
+//!   integrate   velocities back, move and turn, lose spin, rest, fall out        (serial)
 //! ```
 //!
 //! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact
