@@ -56,6 +56,12 @@ impl BodyHandle {
     pub fn generation(self) -> u32 {
         self.generation
     }
+
+    /// A handle made up for a test.
+    #[cfg(test)]
+    pub(crate) fn new(index: u32, generation: u32) -> Self {
+        Self { index, generation }
+    }
 }
 
 /// A copy of one body's state, for drawing it and for tests.

@@ -65,10 +65,15 @@ pub(crate) struct WarmStarts {
     by_slot: Vec<Vec<ContactPush>>,
 }
 
-/// The order of a body's list: the other side, then the point.
+/// The order of a body's list: the other side (the world first, then by handle), then the
+/// point. As one number, so a search compares once instead of field by field: the same order
+/// as comparing `(key.other, key.point)`.
 #[inline]
-fn order(key: &ContactKey) -> (Option<BodyHandle>, u32) {
-    (key.other, key.point)
+fn order(key: &ContactKey) -> u128 {
+    let other = key.other.map_or(0, |handle| {
+        1u128 << 96 | u128::from(handle.index()) << 64 | u128::from(handle.generation()) << 32
+    });
+    other | u128::from(key.point)
 }
 
 impl WarmStarts {
@@ -142,4 +147,41 @@ impl WarmStarts {
 /// Sorts a body's new list into the order [`WarmStarts::get`] searches.
 pub(crate) fn sort_list(list: &mut [ContactPush]) {
     list.sort_unstable_by_key(|push| order(&push.key));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_one_number_order_is_the_order_of_other_side_then_point() {
+        let handles = [
+            BodyHandle::new(0, 0),
+            BodyHandle::new(0, 7),
+            BodyHandle::new(3, 1),
+            BodyHandle::new(u32::MAX, u32::MAX),
+        ];
+        let others: Vec<Option<BodyHandle>> = std::iter::once(None)
+            .chain(handles.iter().copied().map(Some))
+            .collect();
+        let mut keys = Vec::new();
+        for &other in &others {
+            for point in [0, 1, 40, OTHER_POINT, OTHER_POINT | 5, u32::MAX] {
+                keys.push(ContactKey {
+                    body: BodyHandle::new(1, 0),
+                    other,
+                    point,
+                });
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(
+                    order(a).cmp(&order(b)),
+                    (a.other, a.point).cmp(&(b.other, b.point)),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
 }
