@@ -51,9 +51,6 @@ fn awake_trial(
             let started = Instant::now();
             let report = physics.step(solids, &shapes);
             let ms = started.elapsed().as_secs_f64() * 1e3;
-            if step == 20 {
-                eprintln!("TEMP {:?}", physics.last_step_counts());
-            }
             if let Some(timed) = step.checked_sub(CAPACITY_WARM_STEPS) {
                 let kept = &mut fastest[timed as usize];
                 *kept = kept.min(ms);
