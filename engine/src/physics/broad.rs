@@ -151,6 +151,7 @@ fn widest_axis(middles: &[[f64; 3]]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::testing::uniform;
 
     /// Every overlapping pair with an awake body, by brute force.
     fn brute(middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) -> Vec<(u32, u32)> {
@@ -170,14 +171,8 @@ mod tests {
 
     #[test]
     fn the_sweep_finds_what_brute_force_finds() {
-        // A pseudo-random cloud: a linear congruential generator, so the test is repeatable.
-        let mut seed = 12345u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        // A pseudo-random cloud, repeatable.
+        let mut next = uniform(12345u64);
         let count = 200;
         let middles: Vec<[f64; 3]> = (0..count)
             .map(|_| [next() * 40.0, next() * 10.0, next() * 40.0])
@@ -213,13 +208,7 @@ mod tests {
 
     #[test]
     fn a_sweep_cut_into_runs_on_several_threads_finds_what_brute_force_finds() {
-        let mut seed = 99u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(99u64);
         let count = 3 * PARALLEL_FROM;
         let middles: Vec<[f64; 3]> = (0..count)
             .map(|_| [next() * 30.0, next() * 8.0, next() * 30.0])

@@ -1,7 +1,7 @@
 //! Whole-step tests: bodies dropped on analytic solids and on each other.
 
 use super::testing::{
-    block_box, block_box_extent, cube, Boxes, Ground, Ledge, Nothing, Slab, Slope,
+    block_box, block_box_extent, cube, uniform, Boxes, Ground, Ledge, Nothing, Slab, Slope,
 };
 use super::*;
 use crate::collision::Solid;
@@ -257,13 +257,7 @@ fn a_resting_body_is_an_obstacle_that_reports_its_hits() {
 fn fifty_cubes(threads: usize) -> (u64, usize) {
     let mut physics = physics(threads);
     let mut shapes = Boxes::default();
-    let mut seed = 0x5eed_u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = uniform(0x5eed_u64);
     for column in 0..25 {
         let x = f64::from(column % 5) * 1.3 - 3.0;
         let z = f64::from(column / 5) * 1.3 - 3.0;

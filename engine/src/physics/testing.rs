@@ -6,6 +6,17 @@ use super::body::cube_inertia;
 use super::{BodyDesc, BodyHandle, BodyShape, Part};
 use crate::collision::{Solid, Surface};
 
+/// Numbers in `[0, 1)` from a linear congruential generator started at `seed`: repeatable
+/// scenes for the tests.
+pub fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Nothing solid anywhere.
 pub struct Nothing;
 
