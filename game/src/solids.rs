@@ -204,6 +204,85 @@ mod tests {
         }
     }
 
+    /// The surface a probe sees, worked out the plain way: root, division, comparison.
+    fn exact_surface(probe: Probe, reach: f32) -> Option<Surface> {
+        let [gx, gy, gz] = probe.gradient;
+        let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
+        if steepness.is_nan() || steepness <= 0.0 {
+            return None;
+        }
+        let distance = -probe.density / steepness;
+        (distance < reach).then(|| Surface {
+            distance,
+            normal: [-gx / steepness, -gy / steepness, -gz / steepness],
+        })
+    }
+
+    #[test]
+    fn points_clear_of_the_ground_get_the_answer_the_root_and_division_give() {
+        let mut random = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let bits = |answer: Option<Surface>| {
+            answer.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits)))
+        };
+        let mut probes = Vec::new();
+        for _ in 0..20_000 {
+            let scale = [1e-30f32, 1e-3, 1.0, 1e3, 1e30][(next() * 5.0) as usize % 5];
+            let gradient = [0; 3].map(|_| (next() - 0.5) * scale);
+            let steepness = gradient.iter().map(|g| g * g).sum::<f32>().sqrt();
+            let reach = [0.0f32, 1e-6, 0.02, 0.5, 40.0][(next() * 5.0) as usize % 5];
+            // Anywhere, and just either side of the reach (where rounding decides).
+            let density = match (next() * 3.0) as usize {
+                0 => (next() - 0.5) * 10.0 * scale,
+                1 => -reach * steepness * (1.0 + (next() - 0.5) * 1e-6),
+                _ => -reach * steepness * (1.0 + (next() - 0.5) * 1e-3),
+            };
+            probes.push((Probe { density, gradient }, reach));
+        }
+        for special in [
+            0.0f32,
+            -0.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+        ] {
+            probes.push((
+                Probe {
+                    density: special,
+                    gradient: [0.0, 1.0, 0.0],
+                },
+                0.02,
+            ));
+            probes.push((
+                Probe {
+                    density: -1.0,
+                    gradient: [special, 0.0, 0.0],
+                },
+                0.02,
+            ));
+            probes.push((
+                Probe {
+                    density: -1.0,
+                    gradient: [0.0, 1.0, 0.0],
+                },
+                special,
+            ));
+        }
+        for (probe, reach) in probes {
+            assert_eq!(
+                bits(surface_of(probe, reach)),
+                bits(exact_surface(probe, reach)),
+                "{probe:?}, reach {reach}"
+            );
+        }
+    }
+
     #[test]
     fn flat_ground_distance_and_normal() {
         let field = Field::new(|_x: i32, y: i32, _z: i32| 2.0 - y as f32);

@@ -632,6 +632,42 @@ mod tests {
     }
 
     #[test]
+    fn a_probe_across_bricks_blends_the_same_eight_samples_as_one_inside_a_brick() {
+        let wavy = |x: i32, y: i32, z: i32| {
+            let (x, y, z) = (x as f32, y as f32, z as f32);
+            (x * 0.9).sin() * 2.0 + (y * 0.4).cos() - z * 0.3 + x * z * 0.02
+        };
+        let field = Field::new(wavy);
+        // Cells whose corners lie in two, four and eight bricks (bricks are 8 samples wide),
+        // on both sides of zero, and one inside a brick.
+        for point in [
+            [7.25f32, 3.5, 2.75],
+            [7.5, 15.125, 4.0],
+            [7.75, 7.5, 7.25],
+            [-0.5, -0.25, -0.75],
+            [-8.5, 23.5, -16.5],
+            [2.5, 2.5, 2.5],
+        ] {
+            let low = point.map(|value| value.floor() as i32);
+            let corners: [f32; 8] = std::array::from_fn(|corner| {
+                let [i, j, k] = [corner & 1, corner >> 1 & 1, corner >> 2].map(|bit| bit as i32);
+                wavy(low[0] + i, low[1] + j, low[2] + k)
+            });
+            let fraction = [0, 1, 2].map(|axis| point[axis] - low[axis] as f32);
+            let expected = trilinear(&corners, fraction);
+            // Twice: the first read copies the bricks to this thread, the second reads the
+            // copies.
+            for _ in 0..2 {
+                assert_eq!(
+                    field.probe(point[0], point[1], point[2]),
+                    expected,
+                    "{point:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn blend_is_exact_on_planes() {
         // Dyadic slopes and fractions: every step of the blend is exact in f32.
         let slope = [0.5f32, -1.25, 0.75];
