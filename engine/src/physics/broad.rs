@@ -1,10 +1,11 @@
 //! Which bodies may touch each other this step: sort and sweep over bounding spheres.
 //!
 //! Every body's sphere (its points' sphere, grown by how far it can move in a step and the
-//! touching margin) is an interval on the axis along which the bodies spread most. Sorted by where the intervals start, each body only
-//! needs comparing with the ones after it whose interval starts before its own ends. The sort
-//! key is the start and then the dense index, a total order, so the pairs found depend on the
-//! scene alone; they are sorted at the end so that their order does too.
+//! touching margin) is an interval on the axis along which the bodies spread most. Sorted by
+//! where the intervals start, each body only needs comparing with the ones after it whose
+//! interval starts before its own ends. The sort key is the start and then the dense index, a
+//! total order, so the pairs found and their order depend on the scene alone, however the
+//! sweep is cut into runs for the workers. Each contact job sorts its own partners.
 
 use crate::workers::WorkerPool;
 
@@ -22,7 +23,8 @@ pub(crate) struct Sweep {
     entries: Vec<Entry>,
     /// The sweep cut into runs of entries, each with the pairs it found.
     runs: Vec<Run>,
-    /// `(lower dense index, higher dense index)`, sorted.
+    /// `(lower dense index, higher dense index)`, run after run: the same pairs in the same
+    /// order for any cut of the sweep into runs (each run's in sweep order).
     pub pairs: Vec<(u32, u32)>,
 }
 
@@ -44,8 +46,7 @@ struct Run {
 impl Sweep {
     /// Fills [`Sweep::pairs`] with every pair of bodies whose spheres overlap and of which at
     /// least one is `awake`. Bodies whose sphere has a non-finite middle are left out. The
-    /// sweep runs on `pool`'s threads, a run of entries each; the pairs are sorted at the end,
-    /// so they do not depend on how it was cut.
+    /// sweep runs on `pool`'s threads, a run of entries each, the runs' pairs joined in order.
     pub fn find(&mut self, pool: &WorkerPool, middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) {
         self.entries.clear();
         self.pairs.clear();
@@ -84,7 +85,6 @@ impl Sweep {
         for run in &self.runs {
             self.pairs.extend_from_slice(&run.pairs);
         }
-        self.pairs.sort_unstable();
     }
 }
 
@@ -122,8 +122,8 @@ fn sweep_run(
 
 /// The axis along which the middles spread most (by variance; x on a tie or with nothing
 /// finite): sweeping along it, the fewest intervals overlap. A heap in a pit is wider than it
-/// is tall, a tower taller than it is wide. Which axis is swept changes only the work, not the
-/// pairs found (they are sorted at the end).
+/// is tall, a tower taller than it is wide. Which axis is swept changes the work and the
+/// pairs' order, not which pairs are found.
 fn widest_axis(middles: &[[f64; 3]]) -> usize {
     let mut count = 0.0;
     let mut sum = [0.0; 3];
@@ -152,6 +152,12 @@ fn widest_axis(middles: &[[f64; 3]]) -> usize {
 mod tests {
     use super::*;
     use crate::physics::testing::uniform;
+
+    fn sorted(pairs: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        let mut pairs = pairs.to_vec();
+        pairs.sort_unstable();
+        pairs
+    }
 
     /// Every overlapping pair with an awake body, by brute force.
     fn brute(middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) -> Vec<(u32, u32)> {
@@ -184,10 +190,10 @@ mod tests {
         sweep.find(&pool, &middles, &radii, &awake);
         let expected = brute(&middles, &radii, &awake);
         assert!(!expected.is_empty());
-        assert_eq!(sweep.pairs, expected);
+        assert_eq!(sorted(&sweep.pairs), expected);
         // Again, with the buffers reused.
         sweep.find(&pool, &middles, &radii, &awake);
-        assert_eq!(sweep.pairs, expected);
+        assert_eq!(sorted(&sweep.pairs), expected);
         // Spread along each axis in turn (a tower, a wall): swept along that axis, the same
         // pairs as brute force.
         for (axis, widest) in [(0, 0), (1, 1), (2, 2)] {
@@ -201,7 +207,11 @@ mod tests {
                 .collect();
             assert_eq!(widest_axis(&turned), widest);
             sweep.find(&pool, &turned, &radii, &awake);
-            assert_eq!(sweep.pairs, brute(&turned, &radii, &awake), "axis {axis}");
+            assert_eq!(
+                sorted(&sweep.pairs),
+                brute(&turned, &radii, &awake),
+                "axis {axis}"
+            );
             assert!(!sweep.pairs.is_empty());
         }
     }
@@ -217,11 +227,15 @@ mod tests {
         let awake: Vec<bool> = (0..count).map(|_| next() < 0.8).collect();
         let expected = brute(&middles, &radii, &awake);
         assert!(expected.len() > count);
+        let mut first: Option<Vec<(u32, u32)>> = None;
         for threads in [1, 2, 3, 8] {
             let pool = WorkerPool::new(threads).unwrap();
             let mut sweep = Sweep::default();
             sweep.find(&pool, &middles, &radii, &awake);
-            assert_eq!(sweep.pairs, expected, "{threads} threads");
+            assert_eq!(sorted(&sweep.pairs), expected, "{threads} threads");
+            // Not only the same pairs: the same order, however many runs.
+            let first = first.get_or_insert_with(|| sweep.pairs.clone());
+            assert_eq!(&sweep.pairs, first, "{threads} threads");
         }
     }
 

@@ -61,8 +61,8 @@ pub(crate) struct Scene<'a> {
     pub rotation: &'a [Matrix],
     /// How fast any point of a body may move, meters per second (0 for resting bodies).
     pub bound: &'a [f64],
-    /// The bodies each job's body may touch: `partners[partner_start[job]..partner_start[job
-    /// + 1]]`.
+    /// The bodies each job's body may touch, in no particular order:
+    /// `partners[partner_start[job]..partner_start[job + 1]]`.
     pub partner_start: &'a [u32],
     pub partners: &'a [u32],
     pub world: &'a dyn Solid,
@@ -86,6 +86,8 @@ pub(crate) struct ContactJob {
     answers: Vec<Option<Surface>>,
     /// The points asked about, in the order of the questions, with their indices.
     asked: Vec<(Vector, u32)>,
+    /// The bodies it may touch, ascending.
+    partners: Vec<u32>,
 }
 
 impl ContactJob {
@@ -177,9 +179,14 @@ impl ContactJob {
                 }
             }
         }
+        // The partners in ascending order (the broad phase lists them in the order it found
+        // them): the contacts' order is a function of the scene.
         let start = scene.partner_start[job] as usize;
         let end = scene.partner_start[job + 1] as usize;
-        for &other in &scene.partners[start..end] {
+        self.partners.clear();
+        self.partners.extend_from_slice(&scene.partners[start..end]);
+        self.partners.sort_unstable();
+        for &other in &self.partners {
             let other_index = other as usize;
             let other_position = bodies.position[other_index];
             let other_rotation = &scene.rotation[other_index];

@@ -5,7 +5,7 @@
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,
 //!               how fast each may move, grown spheres                            (serial)
 //!   broad       sort and sweep: pairs of bodies whose spheres overlap; the sweep
-//!               a run of entries per job, the pairs sorted after (workers, then serial)
+//!               a run of entries per job                                         (workers)
 //!   contacts    one job per awake body: its points against the world and its
 //!               partners' shapes (and resting partners' points against its own) (workers)
 //!   plan        contacts to groups by pair (counting sort), groups coloured      (serial)
@@ -217,7 +217,7 @@ fn prepare(bodies: &mut Bodies, scratch: &mut Scratch) {
     }
 }
 
-/// Turns the sorted pairs into each awake body's list of partners, ascending.
+/// Turns the pairs into each awake body's list of partners.
 fn partners(scratch: &mut Scratch) {
     let moving = scratch.moving.len();
     scratch.partner_start.clear();
@@ -242,7 +242,7 @@ fn partners(scratch: &mut Scratch) {
     scratch
         .local
         .extend_from_slice(&scratch.partner_start[..moving]);
-    // The pairs are sorted, so (a, x) with a < x come before (x, b): each list ascends.
+    // In the pairs' order (each job sorts its own list when it runs).
     for &(a, b) in &scratch.sweep.pairs {
         for (body, other) in [(a, b), (b, a)] {
             let job = scratch.job_of[body as usize];
