@@ -38,6 +38,13 @@ fn surface_of(probe: Probe, reach: f32) -> Option<Surface> {
     {
         return None;
     }
+    exact_surface(probe, squared, reach)
+}
+
+/// [`surface_of`] without the quick answer: the root of `squared` (the gradient's length
+/// squared), the division, the comparison.
+fn exact_surface(probe: Probe, squared: f32, reach: f32) -> Option<Surface> {
+    let [gx, gy, gz] = probe.gradient;
     let steepness = squared.sqrt();
     if steepness.is_nan() || steepness <= 0.0 {
         // Flat density (deep inside or far above): no surface this probe can see.
@@ -160,19 +167,28 @@ impl<S: Samples> Solid for TerrainSolid<'_, S> {
 mod tests {
     use super::*;
 
+    /// Numbers in `[0, 1)` from an xorshift generator started at `seed`: repeatable tests.
+    fn uniform(mut random: u64) -> impl FnMut() -> f32 {
+        move || {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// An answer's numbers as bits, to compare them exactly.
+    fn bits(answer: Option<Surface>) -> Option<(u32, [u32; 3])> {
+        answer.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits)))
+    }
+
     #[test]
     fn many_questions_at_once_get_the_answers_of_one_at_a_time() {
         let generator = std::sync::Arc::new(crate::terrain::Generator::new(7));
         let field = Field::new(crate::terrain::EditStore::new(generator));
         let [sx, _, sz] = crate::terrain::Generator::new(7).spawn_point();
         let ground = crate::terrain::Generator::new(7).surface_height(sx, sz);
-        let mut random = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            random ^= random << 13;
-            random ^= random >> 7;
-            random ^= random << 17;
-            (random >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
         for cluster in 0..40 {
             // A body's points: a few meters across, around the surface; some clusters spread
             // wider than the window takes, and one has a NaN.
@@ -196,40 +212,17 @@ mod tests {
             for (answer, &(point, reach)) in out.iter().zip(&queries) {
                 let expected = terrain_surface(&field, point, reach);
                 assert_eq!(
-                    answer.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits))),
-                    expected.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits))),
+                    bits(*answer),
+                    bits(expected),
                     "cluster {cluster}, {point:?}"
                 );
             }
         }
     }
 
-    /// The surface a probe sees, worked out the plain way: root, division, comparison.
-    fn exact_surface(probe: Probe, reach: f32) -> Option<Surface> {
-        let [gx, gy, gz] = probe.gradient;
-        let steepness = (gx * gx + gy * gy + gz * gz).sqrt();
-        if steepness.is_nan() || steepness <= 0.0 {
-            return None;
-        }
-        let distance = -probe.density / steepness;
-        (distance < reach).then(|| Surface {
-            distance,
-            normal: [-gx / steepness, -gy / steepness, -gz / steepness],
-        })
-    }
-
     #[test]
     fn points_clear_of_the_ground_get_the_answer_the_root_and_division_give() {
-        let mut random = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            random ^= random << 13;
-            random ^= random >> 7;
-            random ^= random << 17;
-            (random >> 40) as f32 / (1u64 << 24) as f32
-        };
-        let bits = |answer: Option<Surface>| {
-            answer.map(|s| (s.distance.to_bits(), s.normal.map(f32::to_bits)))
-        };
+        let mut next = uniform(0x2545_F491_4F6C_DD1D);
         let mut probes = Vec::new();
         for _ in 0..20_000 {
             let scale = [1e-30f32, 1e-3, 1.0, 1e3, 1e30][(next() * 5.0) as usize % 5];
@@ -275,9 +268,11 @@ mod tests {
             ));
         }
         for (probe, reach) in probes {
+            let [gx, gy, gz] = probe.gradient;
+            let squared = gx * gx + gy * gy + gz * gz;
             assert_eq!(
                 bits(surface_of(probe, reach)),
-                bits(exact_surface(probe, reach)),
+                bits(exact_surface(probe, squared, reach)),
                 "{probe:?}, reach {reach}"
             );
         }

@@ -106,7 +106,7 @@ pub(crate) struct Solver {
 }
 
 /// A group: its pair, colour and contacts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Plan {
     key: u64,
     colour: u32,
@@ -224,15 +224,7 @@ impl Solver {
             *count = end;
         }
         self.coloured.clear();
-        self.coloured.resize(
-            self.plans.len(),
-            Plan {
-                key: 0,
-                colour: 0,
-                start: 0,
-                end: 0,
-            },
-        );
+        self.coloured.resize(self.plans.len(), Plan::default());
         // Filled from the back, each colour's cursor starting at its end.
         for plan in self.plans.iter().rev() {
             let cursor = &mut self.colour_ends[plan.colour as usize];
