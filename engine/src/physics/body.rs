@@ -83,7 +83,8 @@ pub struct BodyView {
     pub resting: bool,
     /// How many contacts touched it in its last step.
     pub touching: u32,
-    /// Seconds it has moved since it was added or woken.
+    /// Seconds it has touched something since it was added or woken (the clock of
+    /// [`LONGEST_FALL`](super::LONGEST_FALL); free fall does not count).
     pub age: f64,
     /// The inverse of its inertia about the middle, in its own frame.
     pub inverse_inertia: [[f64; 3]; 3],
@@ -237,7 +238,7 @@ pub(crate) struct Bodies {
     pub resting: Vec<bool>,
     /// Seconds it has been touching and slow.
     pub still: Vec<f64>,
-    /// Seconds since it was added or woken.
+    /// Seconds it has touched something since it was added or woken.
     pub age: Vec<f64>,
     /// Contacts that touched it in its last step.
     pub touching: Vec<u32>,

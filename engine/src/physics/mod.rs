@@ -24,7 +24,8 @@
 //! gravity; contacts; contact rows solved by sequential impulses, [`ITERATIONS`] passes with
 //! the limits on the accumulated impulse; then the velocity moves the middle and the spin
 //! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin; a
-//! touching body slow for [`STILL_TIME`], or any body after [`LONGEST_FALL`], comes to rest:
+//! touching body slow for [`STILL_TIME`], or any body that has touched something for
+//! [`LONGEST_FALL`] (free fall does not count), comes to rest:
 //! it stops and is not stepped until [`PhysicsWorld::wake`]. A body whose middle is below
 //! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
 //!

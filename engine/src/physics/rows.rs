@@ -90,6 +90,18 @@ pub(crate) struct ContactRows {
 /// fast body stops at a thin wall instead of jumping through it between two looks, and a body
 /// that would not reach the surface feels nothing.
 ///
+/// A speculative point closing faster than [`BOUNCE_SPEED`] that would come within the margin
+/// by the end of the step strikes in this step: it bounces now, with its share of the speed it
+/// strikes at. (Were it only slowed to half the margin, the next step would see it touch at
+/// whatever speed the slowing left, anything from nought to all of it depending on where the
+/// step's end fell, and bounce from that.)
+///
+/// ```text
+///   step n:   p ●  closing v, distance d > MARGIN, v · STEP ≥ d − MARGIN   → target +BOUNCE · v
+///               ¦
+///   ══════════╧════ surface   (before: slowed to reach MARGIN / 2, then bounce from what was left)
+/// ```
+///
 /// With `warm` (the normal and friction pushes the same contact ended the last step with, the
 /// friction on the contact's own body) a touching contact's rows start from [`WARM_START`]
 /// times them instead of from zero, the friction projected on this step's surface directions
@@ -108,14 +120,13 @@ pub(crate) fn contact_rows(
     let point_b = math::add(b.velocity, math::cross(b.spin, lever_b));
     let closing = -math::dot(math::sub(point_a, point_b), direction);
     let touching = contact.distance <= MARGIN;
+    let fast = closing > BOUNCE_SPEED;
     let target = if touching {
-        let bounce = if closing > BOUNCE_SPEED {
-            closing * BOUNCE
-        } else {
-            0.0
-        };
+        let bounce = if fast { closing * BOUNCE } else { 0.0 };
         let push = (PUSH * (-contact.distance - SLOP).max(0.0) / STEP).min(MOST_PUSH);
         bounce.max(push)
+    } else if fast && closing * STEP >= contact.distance - MARGIN {
+        closing * BOUNCE
     } else {
         -(contact.distance - MARGIN * 0.5) / STEP
     };
@@ -273,17 +284,36 @@ mod tests {
 
     #[test]
     fn a_speculative_contact_only_slows_what_would_cross() {
-        // 0.3 m above, falling at 44 m/s: without the row it would be 0.07 m under after the
-        // step. The row lets it close to half the margin.
-        let mover = falling(44.0);
-        let group = solved(&mover, &contact_below(0.3));
-        let gap_after = 0.3 + group.velocity_a[1] * STEP;
+        // 0.021 m above (just outside the margin), closing at 1.4 m/s (too slow to bounce):
+        // without the row it would be 0.0093 m under the margin's half after the step. The row
+        // lets it close to half the margin.
+        let mover = falling(1.4);
+        let group = solved(&mover, &contact_below(0.021));
+        let gap_after = 0.021 + group.velocity_a[1] * STEP;
         assert!((gap_after - MARGIN * 0.5).abs() < 1e-9, "{gap_after}");
         assert_eq!(group.touching, 0);
         // Falling slowly, it would not reach the surface: nothing happens.
         let slow = solved(&falling(2.0), &contact_below(0.3));
         assert_eq!(slow.velocity_a, [0.0, -2.0, 0.0]);
         assert_eq!(slow.normal_impulse, 0.0);
+    }
+
+    #[test]
+    fn a_fast_point_that_strikes_within_the_step_bounces_with_all_its_speed() {
+        // 0.3 m above, falling at 44 m/s: it would be 0.07 m under by the step's end. It
+        // strikes in this step and leaves with its share of the whole 44 m/s, not of what a
+        // slowing to half the margin would have left.
+        let group = solved(&falling(44.0), &contact_below(0.3));
+        assert!((group.velocity_a[1] - 44.0 * BOUNCE).abs() < 1e-9);
+        assert_eq!(group.touching, 0);
+        // Just short of coming within the margin by the step's end: not yet.
+        let short = 0.3 - (MARGIN + 1e-6);
+        let early = solved(&falling(short / STEP), &contact_below(0.3));
+        assert_eq!(early.normal_impulse, 0.0);
+        // Just within it: it strikes.
+        let speed = (0.3 - MARGIN + 1e-6) / STEP;
+        let edge = solved(&falling(speed), &contact_below(0.3));
+        assert!((edge.velocity_a[1] - speed * BOUNCE).abs() < 1e-9);
     }
 
     #[test]

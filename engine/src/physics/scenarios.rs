@@ -452,7 +452,7 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
     physics.step(&ground, &Boxes::default());
     let body = view(&physics, handle);
     assert!(
-        !body.resting && body.position[1] > 0.01 && body.age == STEP,
+        !body.resting && body.position[1] > 0.01 && body.age <= STEP,
         "{body:?}"
     );
 }
@@ -534,4 +534,62 @@ fn a_stack_of_ten_cubes_stands_ten_seconds_with_its_top_still() {
     eprintln!("drift {drift} sideways {sideways}");
     assert!(drift < 0.02, "the top moved {drift} m");
     assert!(sideways < 0.1, "a cube is {sideways} m off the column");
+}
+
+/// A 1 m cube dropped with its bottom `height` above flat ground: the fastest it fell before
+/// it first rose again, and the fastest it rose then.
+fn drop_and_rebound(height: f64) -> (f64, f64) {
+    let mut physics = physics(1);
+    let handle = physics.add(&cube([-0.5, height, -0.5])).expect("a cube");
+    let ground = Ground { height: 0.0 };
+    let mut impact = 0.0f64;
+    let mut rebound = 0.0f64;
+    for _ in 0..600 {
+        physics.step(&ground, &Boxes::default());
+        let rising = view(&physics, handle).velocity[1];
+        if rising < 0.0 && rebound == 0.0 {
+            impact = impact.max(-rising);
+        } else if rising > 0.0 {
+            rebound = rebound.max(rising);
+        } else if rebound > 0.0 {
+            break;
+        }
+    }
+    (impact, rebound)
+}
+
+#[test]
+fn a_dropped_cube_rebounds_at_its_share_of_the_impact_speed_from_any_height() {
+    // Ten heights between 4 and 6 m, none a whole number of steps' fall from another: where
+    // the last step before the ground ends differs from drop to drop.
+    for i in 0..10 {
+        let height = 4.0 + f64::from(i) * 0.2 + f64::from(i * 7 % 10) * 0.0131;
+        let (impact, rebound) = drop_and_rebound(height);
+        let fall = (2.0 * GRAVITY * height).sqrt();
+        assert!(
+            (impact - fall).abs() < 0.25,
+            "from {height} m: struck at {impact} m/s, a free fall gives {fall}"
+        );
+        let share = rebound / impact;
+        assert!(
+            (share - BOUNCE).abs() <= 0.1 * BOUNCE,
+            "from {height} m: struck at {impact} m/s, rebounded at {rebound} m/s ({share})"
+        );
+    }
+}
+
+#[test]
+fn a_body_in_free_fall_is_never_put_to_rest_in_the_air() {
+    // From 4 km, with the ground at 0: 25 s of falling (beyond the longest fall) and still
+    // far above it.
+    let mut physics = physics(1);
+    let handle = physics.add(&cube([-0.5, 4000.0, -0.5])).expect("a cube");
+    let ground = Ground { height: 0.0 };
+    let steps = (25.0 / STEP) as usize;
+    run(&mut physics, steps, &ground, &Boxes::default(), |_| false);
+    let body = view(&physics, handle);
+    assert!(!body.resting, "{body:?}");
+    assert_eq!(body.age, 0.0, "it never touched anything: {body:?}");
+    assert!(body.velocity[1] < -0.99 * GRAVITY * 25.0, "{body:?}");
+    assert!(body.position[1] > 500.0, "{body:?}");
 }

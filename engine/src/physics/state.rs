@@ -32,7 +32,7 @@ pub struct BodyState {
     pub resting: bool,
     /// Seconds it has been touching and slow.
     pub still: f64,
-    /// Seconds since it was added or woken.
+    /// Seconds it has touched something since it was added or woken.
     pub age: f64,
     /// Contacts that touched it in its last step.
     pub touching: u32,

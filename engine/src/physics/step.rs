@@ -277,7 +277,11 @@ fn integrate(bodies: &mut Bodies, scratch: &mut Scratch, resting: bool, report: 
         } else {
             0.0
         };
-        bodies.age[body] += STEP;
+        // The longest fall counts only the time spent touching: it ends endless jitter, and
+        // a body in free fall falls until it lands or leaves the world.
+        if touching {
+            bodies.age[body] += STEP;
+        }
         if bodies.position[body][1] < BOTTOM || !math::finite(bodies.position[body]) {
             scratch.fallen.push(bodies.handle(body));
             continue;

@@ -48,7 +48,9 @@ pub const STILL_SPIN: f64 = 0.3;
 /// ... for this many seconds comes to rest.
 pub const STILL_TIME: f64 = 0.4;
 
-/// Seconds after which a body rests wherever it is (a ball rolling down a very long slope).
+/// Seconds of touching something after which a body rests wherever it is (a ball rolling down
+/// a very long slope, a piece jittering in a crack). Only time in contact counts: a body in
+/// free fall falls until it lands or leaves the world.
 pub const LONGEST_FALL: f64 = 20.0;
 
 /// Below this height, in meters, a body has fallen out of the world and is removed.

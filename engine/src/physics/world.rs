@@ -77,7 +77,7 @@ impl PhysicsWorld {
     }
 
     /// Whether bodies come to rest (the default): a touching body still for [`STILL_TIME`], or
-    /// any body after [`LONGEST_FALL`], stops and costs nothing until woken. Off, every body
+    /// any body that has touched something for [`LONGEST_FALL`], stops and costs nothing until woken. Off, every body
     /// stays awake and is stepped every step, however still — for measuring the solver at
     /// equal work against an engine with its sleeping turned off (`bench -- physics
     /// --equal-work`), and for tests of long contact. Bodies resting already stay so until
