@@ -242,6 +242,9 @@ pub(crate) struct Bodies {
     pub age: Vec<f64>,
     /// Contacts that touched it in its last step.
     pub touching: Vec<u32>,
+    /// The normal push in one step (newton seconds, all its contacts together) from which the
+    /// step reports where it was pushed ([`super::Impact`]); infinite: never.
+    pub impact_limit: Vec<f64>,
 }
 
 impl Bodies {
@@ -437,6 +440,7 @@ impl Bodies {
         self.still.push(0.0);
         self.age.push(0.0);
         self.touching.push(0);
+        self.impact_limit.push(f64::INFINITY);
         Ok(dense as usize)
     }
 
@@ -491,6 +495,7 @@ impl Bodies {
         self.still.swap_remove(dense);
         self.age.swap_remove(dense);
         self.touching.swap_remove(dense);
+        self.impact_limit.swap_remove(dense);
         if let Some(&moved) = self.owner.get(dense) {
             self.slots[moved as usize].dense = Some(dense as u32);
         }

@@ -42,6 +42,11 @@ pub enum PhysicsError {
     /// [`PhysicsWorld::restore`]: super::PhysicsWorld::restore
     #[error("the saved physics state is inconsistent: {0}")]
     BadState(String),
+    /// An impact limit below zero or not a number.
+    #[error(
+        "the impact limit {0} N s is below zero or not a number; give 0 or more (infinite: never)"
+    )]
+    BadLimit(f64),
     /// More bodies than a handle can count.
     #[error("too many bodies: at most {0} can exist at once")]
     TooManyBodies(usize),

@@ -391,6 +391,13 @@ impl Bundle {
             })
     }
 
+    /// The push of each of lane `lane`'s normal rows, in its group's contact order.
+    pub fn normal_impulses(&self, lane: usize) -> impl Iterator<Item = f64> + '_ {
+        self.contacts[..self.lanes[lane].contacts as usize]
+            .iter()
+            .map(move |[normal, _, _]| normal.impulse.as_array_ref()[lane])
+    }
+
     /// The sum of the pushes of lane `lane`'s normal rows, newton seconds.
     pub fn normal_impulse(&self, lane: usize) -> f64 {
         self.contacts[..self.lanes[lane].contacts as usize]

@@ -158,4 +158,20 @@ pub struct StepReport {
     /// the sum of the normal pushes of that step in newton seconds. The physics does not wake the
     /// resting body; the caller may.
     pub hits: Vec<(BodyHandle, BodyHandle, f64)>,
+    /// Each push on a body that took at least its impact limit in one step
+    /// ([`PhysicsWorld::set_impact_limit`]), in an order that is a function of the scene.
+    pub impacts: Vec<Impact>,
+}
+
+/// One contact's push on a body in one step, in the body's own frame (the frame of its
+/// [`BodyDesc`]) as it lay in that step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Impact {
+    /// Which step of the report (0 for the first).
+    pub step: u32,
+    pub body: BodyHandle,
+    /// Where the contact was.
+    pub point: [f64; 3],
+    /// The push, newton seconds: its normal push along the way out of the surface.
+    pub push: [f64; 3],
 }

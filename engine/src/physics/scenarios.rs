@@ -593,3 +593,54 @@ fn a_body_in_free_fall_is_never_put_to_rest_in_the_air() {
     assert!(body.velocity[1] < -0.99 * GRAVITY * 25.0, "{body:?}");
     assert!(body.position[1] > 500.0, "{body:?}");
 }
+
+#[test]
+fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
+    let mut physics = physics(1);
+    let limited = physics.add(&cube([-0.5, 2.0, -0.5])).expect("a cube");
+    let unlimited = physics.add(&cube([3.0, 2.0, -0.5])).expect("a cube");
+    for bad in [-1.0, f64::NAN] {
+        assert!(matches!(
+            physics.set_impact_limit(limited, bad),
+            Err(PhysicsError::BadLimit(_))
+        ));
+    }
+    // A 2600 kg cube: its weight takes 212 N s a step, its landing from 2 m some 18,000.
+    physics.set_impact_limit(limited, 1000.0).expect("a limit");
+    let ground = Ground { height: 0.0 };
+    let mut reported = Vec::new();
+    for step in 0..240 {
+        let before = view(&physics, limited).velocity;
+        let report = physics.step(&ground, &Boxes::default());
+        let after = view(&physics, limited).velocity;
+        assert!(report.impacts.iter().all(|impact| impact.body == limited));
+        if report.impacts.is_empty() {
+            continue;
+        }
+        reported.push(step);
+        // The pushes are all the change of momentum gravity did not make, straight up in the
+        // body's frame (it hardly turns), at its bottom face (y = 2 in its frame).
+        let total: f64 = report.impacts.iter().map(|impact| impact.push[1]).sum();
+        let mass = view(&physics, limited).mass;
+        let change = mass * (after[1] - (before[1] - GRAVITY * STEP));
+        assert!(
+            (total - change).abs() < 1e-6 * change,
+            "{total} against {change}"
+        );
+        assert!(total >= 1000.0);
+        for impact in &report.impacts {
+            assert_eq!(impact.step, 0);
+            assert!((impact.point[1] - 2.0).abs() < 1e-6, "{impact:?}");
+            let aside = impact.push[0].hypot(impact.push[2]);
+            assert!(
+                impact.push[1] > 0.0 && aside < 1e-3 * impact.push[1],
+                "{impact:?}"
+            );
+        }
+    }
+    // It struck (and again, softer, after its bounce); lying on the ground takes only its
+    // weight's push, under the limit.
+    assert!(!reported.is_empty() && reported.len() <= 3, "{reported:?}");
+    assert!(reported.iter().all(|&step| step < 120), "{reported:?}");
+    assert!(view(&physics, unlimited).touching > 0 || view(&physics, unlimited).resting);
+}

@@ -38,7 +38,7 @@
 use std::ops::Range;
 
 use super::body::Bodies;
-use super::contacts::{ContactJob, NONE};
+use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::Matrix;
 use super::rows::{contact_rows, Mover};
@@ -300,6 +300,25 @@ impl Solver {
                         .extend(bundles.clone().map(|bundle| bundle..bundle + 1));
                 } else if !bundles.is_empty() {
                     self.stages.push(bundles.clone());
+                }
+            }
+        }
+    }
+
+    /// Calls `visit` with every contact of the step and the push its normal row ended with,
+    /// bundle by bundle, lane by lane, each group's contacts in order.
+    pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, f64)) {
+        for bundle in self.bundles() {
+            for lane in 0..LANES {
+                let group = bundle.groups[lane];
+                if group == NONE {
+                    continue;
+                }
+                let plan = &self.plans[group as usize];
+                let refs = &self.refs[plan.start as usize..plan.end as usize];
+                for (reference, push) in refs.iter().zip(bundle.normal_impulses(lane)) {
+                    let contact = &jobs[reference.job as usize].contacts[reference.index as usize];
+                    visit(contact, push);
                 }
             }
         }

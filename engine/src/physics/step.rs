@@ -29,7 +29,7 @@ use super::tuning::{
     BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
 use super::world::{PhysicsWorld, Scratch};
-use super::{BodyShape, StepCounts, StepReport};
+use super::{BodyShape, Impact, StepCounts, StepReport};
 use crate::collision::Solid;
 
 use super::body::Bodies;
@@ -148,6 +148,7 @@ impl PhysicsWorld {
             }
         }
 
+        impacts(bodies, scratch, moving, report);
         *counts = count(scratch);
         integrate(bodies, scratch, *resting, report);
         // This step's only: the report's list runs over all the steps of an `advance`.
@@ -155,6 +156,59 @@ impl PhysicsWorld {
             warm.forget(handle);
         }
     }
+}
+
+/// The pushes on each awake body that took at least its impact limit this step, into the
+/// report in the body's own frame (before the step moves it).
+fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut StepReport) {
+    let solver = &scratch.solver;
+    let taken = &mut scratch.taken;
+    taken.clear();
+    taken.resize(bodies.len(), 0.0);
+    for bundle in solver.bundles() {
+        for (lane, group) in bundle.lanes.iter().enumerate() {
+            if group.first == NONE {
+                continue;
+            }
+            let push = bundle.normal_impulse(lane);
+            taken[group.first as usize] += push;
+            if group.second != NONE {
+                taken[group.second as usize] += push;
+            }
+        }
+    }
+    let over = |body: u32| {
+        body != NONE && {
+            let body = body as usize;
+            taken[body] > 0.0 && taken[body] >= bodies.impact_limit[body]
+        }
+    };
+    if !scratch.moving.iter().any(|&body| over(body)) {
+        return;
+    }
+    let step = report.steps - 1;
+    solver.for_each_push(&scratch.jobs[..moving], |contact, push| {
+        if push <= 0.0 {
+            return;
+        }
+        for (body, sign) in [(contact.body, push), (contact.other, -push)] {
+            if !over(body) {
+                continue;
+            }
+            let dense = body as usize;
+            let rotation = &scratch.rotation[dense];
+            let offset = math::sub(contact.point, bodies.position[dense]);
+            report.impacts.push(Impact {
+                step,
+                body: bodies.handle(dense),
+                point: math::add(
+                    bodies.center[dense],
+                    math::times_transposed(rotation, offset),
+                ),
+                push: math::times_transposed(rotation, math::scale(contact.normal, sign)),
+            });
+        }
+    });
 }
 
 /// What the step had to do, from its buffers once the rows are solved.

@@ -60,6 +60,8 @@ pub(super) struct Scratch {
     /// The awake bodies' contact rows, coloured, bundled and solved.
     pub solver: Solver,
     pub fallen: Vec<BodyHandle>,
+    /// Per dense index: the normal push it took this step, newton seconds.
+    pub taken: Vec<f64>,
 }
 
 impl PhysicsWorld {
@@ -121,6 +123,21 @@ impl PhysicsWorld {
         let dense = self.dense(handle)?;
         check_finite("velocity", velocity)?;
         self.bodies.velocity[dense] = velocity;
+        Ok(())
+    }
+
+    /// From which normal push in one step (newton seconds, all the body's contacts together)
+    /// the step reports each push on the body ([`StepReport::impacts`]): for a caller that
+    /// breaks bodies under load, the push its weakest joint holds. Infinite (the default):
+    /// never. Not part of the saved state: it comes from what the body is made of.
+    ///
+    /// [`StepReport::impacts`]: super::StepReport::impacts
+    pub fn set_impact_limit(&mut self, handle: BodyHandle, limit: f64) -> Result<(), PhysicsError> {
+        let dense = self.dense(handle)?;
+        if limit.is_nan() || limit < 0.0 {
+            return Err(PhysicsError::BadLimit(limit));
+        }
+        self.bodies.impact_limit[dense] = limit;
         Ok(())
     }
 
