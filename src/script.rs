@@ -140,7 +140,7 @@ impl Script {
     pub fn end_frame(&mut self, world: &World) -> Result<Vec<String>, SceneError> {
         let mut lines = Vec::new();
         if self.frame < self.runner.frame_count() {
-            lines.extend(self.runner.state_due(world, self.frame)?);
+            lines.extend(self.runner.after_frame(world, self.frame)?);
         } else {
             lines.push(self.runner.done_line()?);
         }

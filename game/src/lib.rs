@@ -12,6 +12,7 @@
 //! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
 //!   the saves live.
 //! - [`solids`]: the nearest surface of everything solid.
+//! - [`strength`]: where a falling piece breaks when it strikes something.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
 //! - [`world`]: the world at play, one model for the window, scripted runs and `sim`: ground,
@@ -30,6 +31,7 @@ pub mod save;
 pub mod scene;
 pub mod settings;
 pub mod solids;
+pub mod strength;
 pub mod support;
 pub mod terrain;
 pub mod world;

@@ -2,13 +2,17 @@
 //! body of `engine::physics`. The piece keeps its blocks where they were in the grid — that is
 //! its own frame — in a store of its own, so that its shape (for contacts with other bodies)
 //! and its mesh leave out the sides between its blocks.
+//!
+//! A piece struck hard enough breaks where its joints give (`crate::strength`): the groups that
+//! still hold together become pieces of their own, each moving as its part of the old body
+//! moved ([`PiecesReport::split`]).
 
 use std::collections::BTreeMap;
 
 use blockfall_engine::collision::{Solid, Surface};
 use blockfall_engine::physics::{
-    BodyDesc, BodyHandle, BodyShape, BodyView, Part, PhysicsError, PhysicsState, PhysicsWorld,
-    StepReport,
+    BodyDesc, BodyHandle, BodyShape, BodyView, Impact, Part, PhysicsError, PhysicsState,
+    PhysicsWorld, StepReport,
 };
 use blockfall_engine::workers::WorkerPool;
 
@@ -18,6 +22,7 @@ use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::cell_hash::CellMap;
 use crate::solids::blocks_surface;
+use crate::strength::Joints;
 
 /// Why a group of blocks could not become a piece.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -152,6 +157,19 @@ pub struct PiecesReport {
     pub woke: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
     /// Pieces that fell out of the world.
     pub fell_out: Vec<BodyHandle>,
+    /// Pieces that broke where they were struck: the old handle is gone.
+    pub split: Vec<Split>,
+}
+
+/// A piece that broke where it was struck.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// The piece that broke (its handle now stale).
+    pub piece: BodyHandle,
+    /// Its body as it was when it broke.
+    pub body: BodyView,
+    /// The pieces it split into, in the order of their first block.
+    pub into: Vec<BodyHandle>,
 }
 
 /// Why a block could not be broken out of a piece.
@@ -176,6 +194,10 @@ pub struct Piece {
     pub mesh: BlockMesh,
     /// How many contact points its body has.
     pub contact_points: usize,
+    /// Each block's id in `own`, in the order of `blocks`.
+    ids: Vec<BlockId>,
+    /// The joints between its blocks, and what breaks them.
+    joints: Joints,
 }
 
 impl Piece {
@@ -199,13 +221,16 @@ impl Piece {
             parts: blocks.iter().map(part_of).collect(),
             points,
         };
+        let joints = Joints::of(&blocks, &own, &ids);
         let mut mesh = BlockMesh::new();
-        mesh_blocks(&own, ids, &mut mesh);
+        mesh_blocks(&own, ids.iter().copied(), &mut mesh);
         let piece = Piece {
             blocks,
             own,
             mesh,
             contact_points: desc.points.len(),
+            ids,
+            joints,
         };
         Ok((piece, desc))
     }
@@ -244,6 +269,8 @@ impl Pieces {
     pub fn add(&mut self, blocks: Vec<Block>) -> Result<BodyHandle, PieceError> {
         let (piece, desc) = Piece::of(blocks)?;
         let handle = self.physics.add(&desc)?;
+        self.physics
+            .set_impact_limit(handle, piece.joints.impact_limit())?;
         self.pieces.insert(handle, piece);
         Ok(handle)
     }
@@ -295,8 +322,12 @@ impl Pieces {
                 handle.index()
             )));
         }
+        let mut physics = PhysicsWorld::restore(pool, physics, &descs)?;
+        for (&handle, piece) in &built {
+            physics.set_impact_limit(handle, piece.joints.impact_limit())?;
+        }
         Ok(Self {
-            physics: PhysicsWorld::restore(pool, physics, &descs)?,
+            physics,
             pieces: built,
         })
     }
@@ -325,6 +356,7 @@ impl Pieces {
             fell_out,
             came_to_rest,
             hits,
+            impacts,
             ..
         } = self.physics.advance(dt, world, &shapes);
         let mut report = PiecesReport::default();
@@ -332,6 +364,7 @@ impl Pieces {
             self.pieces.remove(handle);
         }
         report.fell_out = fell_out;
+        report.split = self.break_struck(&impacts);
         for (struck, _, impulse) in hits {
             let hard = self
                 .physics
@@ -554,44 +587,107 @@ impl Pieces {
         }
         let removed = removed.ok_or(BreakPieceError::NoPiece(handle.index()))?;
         let all: Vec<BlockId> = own.iter().map(|(id, _)| id).collect();
-        let groups = crate::support::loose_groups(&own, |_, _| false, all, None);
-        // The new pieces take the old one's place and motion.
-        let mut made = Vec::new();
-        let mut placed = Vec::new();
-        for group in &groups {
-            let blocks: Vec<Block> = group
-                .iter()
-                .filter_map(|&id| own.get(id).copied())
-                .collect();
-            let middle = {
-                let parts: Vec<Part> = blocks.iter().map(part_of).collect();
-                let mass: f64 = parts.iter().map(|p| p.mass).sum();
-                std::array::from_fn(|axis| {
-                    parts.iter().map(|p| p.center[axis] * p.mass).sum::<f64>() / mass
-                })
-            };
+        let groups = crate::support::loose_groups(&own, |_, _| false, all, None)
+            .iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .filter_map(|&id| own.get(id).copied())
+                    .collect()
+            })
+            .collect();
+        let made = self.split(handle, &body, groups)?;
+        Ok((removed, made))
+    }
+
+    /// Replaces piece `handle` (whose body is `body`) by pieces of `groups` of its blocks (in
+    /// its own grid), each where it lay and moving as its part of the old body moved: the old
+    /// velocity at the group's own middle of mass (`v + ω × r`), the old spin. The mass is
+    /// kept, and so is the momentum: the groups' middles weighted by their masses are the old
+    /// middle, so their `ω × r` cancel. Returns the new pieces, in the order of the groups.
+    fn split(
+        &mut self,
+        handle: BodyHandle,
+        body: &BodyView,
+        groups: Vec<Vec<Block>>,
+    ) -> Result<Vec<BodyHandle>, PieceError> {
+        let mut placed = Vec::with_capacity(groups.len());
+        for blocks in groups {
+            let parts: Vec<Part> = blocks.iter().map(part_of).collect();
+            let mass: f64 = parts.iter().map(|p| p.mass).sum();
+            let middle: [f64; 3] = std::array::from_fn(|axis| {
+                parts.iter().map(|p| p.center[axis] * p.mass).sum::<f64>() / mass
+            });
             let position = self
                 .physics
                 .to_world(handle, middle)
-                .ok_or(BreakPieceError::NoPiece(handle.index()))?;
-            placed.push((blocks, position));
+                .ok_or(PhysicsError::StaleHandle(handle))?;
+            let lever: [f64; 3] = std::array::from_fn(|axis| position[axis] - body.position[axis]);
+            let [wx, wy, wz] = body.spin;
+            let turning = [
+                wy * lever[2] - wz * lever[1],
+                wz * lever[0] - wx * lever[2],
+                wx * lever[1] - wy * lever[0],
+            ];
+            let velocity = std::array::from_fn(|axis| body.velocity[axis] + turning[axis]);
+            placed.push((blocks, position, velocity));
         }
-        self.physics.remove(handle).map_err(PieceError::from)?;
+        self.physics.remove(handle)?;
         self.pieces.remove(&handle);
-        for (blocks, position) in placed {
+        let mut made = Vec::with_capacity(placed.len());
+        for (blocks, position, velocity) in placed {
             let new = self.add(blocks)?;
-            self.physics
-                .set_pose(new, position, body.orientation)
-                .map_err(PieceError::from)?;
-            self.physics
-                .set_velocity(new, body.velocity)
-                .map_err(PieceError::from)?;
-            self.physics
-                .set_spin(new, body.spin)
-                .map_err(PieceError::from)?;
+            self.physics.set_pose(new, position, body.orientation)?;
+            self.physics.set_velocity(new, velocity)?;
+            self.physics.set_spin(new, body.spin)?;
             made.push(new);
         }
-        Ok((removed, made))
+        Ok(made)
+    }
+
+    /// Breaks the pieces whose joints the steps' pushes overloaded (`crate::strength`), each
+    /// step's pushes on a piece weighed on their own; pieces in handle order.
+    fn break_struck(&mut self, impacts: &[Impact]) -> Vec<Split> {
+        let mut by_body: BTreeMap<BodyHandle, Vec<&Impact>> = BTreeMap::new();
+        for impact in impacts {
+            by_body.entry(impact.body).or_default().push(impact);
+        }
+        let mut splits = Vec::new();
+        for (handle, pushes) in by_body {
+            let (Some(piece), Some(body)) = (self.pieces.get(&handle), self.physics.body(handle))
+            else {
+                // Fell out of the world in a later step.
+                continue;
+            };
+            let mut broken = vec![false; piece.joints.joints().len()];
+            for step in pushes.chunk_by(|a, b| a.step == b.step) {
+                let step: Vec<([f64; 3], [f64; 3])> =
+                    step.iter().map(|impact| (impact.point, impact.push)).collect();
+                let now = piece
+                    .joints
+                    .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &step);
+                for (was, now) in broken.iter_mut().zip(now) {
+                    *was |= now;
+                }
+            }
+            let groups = piece.joints.groups(piece.blocks.len(), &broken);
+            if groups.len() < 2 {
+                continue;
+            }
+            let groups = groups
+                .iter()
+                .map(|group| group.iter().map(|&b| piece.blocks[b as usize]).collect())
+                .collect();
+            // Its own blocks, apart as they were: only a body the physics refuses could fail.
+            if let Ok(into) = self.split(handle, &body, groups) {
+                splits.push(Split {
+                    piece: handle,
+                    body,
+                    into,
+                });
+            }
+        }
+        splits
     }
 
     /// The block of the rubble a ray from `origin` along `direction` (any length) meets first

@@ -1,7 +1,25 @@
 //! What blocks can be made of, in the order of the number keys and the texture layers, with how
-//! heavy each is (the table in docs/blocks.md).
+//! heavy and how strong each is (the table in docs/blocks.md).
+//!
+//! The strengths are what a joint between two blocks of a falling piece holds per square meter
+//! of the side they share (`crate::strength`), in megapascals: a joint breaks when the push
+//! through it in one step, over the step's length, is more than its strength times its area.
+//! They follow the real materials' tensile strengths where those make a game a player can see
+//! through, and part from them where the real ones would not:
+//!
+//! - Copper, 200: the real metal's (about 210). Nothing in the world breaks it.
+//! - Stone, 20: a strong, sound rock (granite is 10–20). A stone building's pieces survive
+//!   falls of tens of meters.
+//! - Planks, 10: wood is tough, strong along its fibres (40 and more) and weak across them (a
+//!   few); 10 between the two. Planks are light, so little pushes through their joints: they
+//!   hardly ever break.
+//! - Bricks, 8, and slate, 6: middling. Bricks are only as strong as the mortar between them;
+//!   slate splits along its layers. A brick or slate piece falling a storey or two holds, one
+//!   falling from a tower's top breaks.
+//! - Plaster, 1: brittle (set gypsum is 1–3). A plaster piece breaks on any hard landing; a
+//!   4-block plaster beam dropped 10 m breaks, and so does a plaster layer in a toppling tower.
 
-/// A material: its name, its colour (sRGB) and its density.
+/// A material: its name, its colour (sRGB), its density and its strength.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Material {
     pub name: &'static str,
@@ -9,6 +27,9 @@ pub struct Material {
     pub colour: [u8; 3],
     /// Kilograms per cubic meter.
     pub density: f32,
+    /// Megapascals: what a joint of this material holds per square meter of shared side (the
+    /// module's documentation gives the reason for each).
+    pub strength: f32,
 }
 
 /// The six materials, by their numbers.
@@ -17,31 +38,37 @@ pub const MATERIALS: [Material; 6] = [
         name: "Stone",
         colour: [0x9a, 0x9c, 0x8e],
         density: 2600.0,
+        strength: 20.0,
     },
     Material {
         name: "Bricks",
         colour: [0xb5, 0x52, 0x3b],
         density: 1900.0,
+        strength: 8.0,
     },
     Material {
         name: "Planks",
         colour: [0xb9, 0x8a, 0x52],
         density: 600.0,
+        strength: 10.0,
     },
     Material {
         name: "Plaster",
         colour: [0xd6, 0xdc, 0xc6],
         density: 1500.0,
+        strength: 1.0,
     },
     Material {
         name: "Slate",
         colour: [0x4f, 0x4a, 0x63],
         density: 2800.0,
+        strength: 6.0,
     },
     Material {
         name: "Copper",
         colour: [0xcf, 0x7a, 0x3f],
         density: 8900.0,
+        strength: 200.0,
     },
 ];
 
@@ -62,6 +89,8 @@ mod tests {
         let densities: Vec<f32> = MATERIALS.iter().map(|m| m.density).collect();
         assert_eq!(densities, [2600.0, 1900.0, 600.0, 1500.0, 2800.0, 8900.0]);
         assert_eq!(MATERIALS[COPPER].name, "Copper");
+        let strengths: Vec<f32> = MATERIALS.iter().map(|m| m.strength).collect();
+        assert_eq!(strengths, [20.0, 8.0, 10.0, 1.0, 6.0, 200.0]);
         assert_eq!(MATERIALS[PLANKS].colour, [0xb9, 0x8a, 0x52]);
         assert_eq!(
             [STONE, BRICKS, PLANKS, PLASTER, SLATE, COPPER],

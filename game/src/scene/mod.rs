@@ -5,6 +5,7 @@
 //! ```text
 //!   {"t":0,"player":{"feet":[..],"velocity":[..],"grounded":true,"mode":"walk"},"blocks":3,"pieces":[{"id":0,"blocks":3,"mass":…,"center_of_mass":[..],"orientation":[x,y,z,w],"velocity":[..],"spin":[..],"resting":false,"contact_points":44}],"falling":1}
 //!   {"t":1,"event":"break","cell":[4,0,2],"removed":true}
+//!   {"t":2.4,"event":"split","piece":0,"into":[0,1]}
 //!   ...
 //!   {"done":true,"t":5}
 //! ```

@@ -17,7 +17,7 @@ use super::error::{invalid, SceneError};
 use super::events::{apply, Outcome};
 use super::file::{ActionSpec, SceneFile};
 use super::setup::{world_of, Start};
-use super::trace::{trace_time, DoneLine, StateLine};
+use super::trace::{trace_time, DoneLine, EventLine, StateLine};
 
 /// A scene being run, frame by frame: its events in order and the input they give. The world
 /// is the caller's ([`world_of`] sets it up), so a renderer may own it.
@@ -218,11 +218,30 @@ impl Runner {
     }
 
     /// Steps `frame` (after its events) headless: the world's frame with this frame's input;
-    /// returns the state line when one is due.
-    pub fn step(&mut self, world: &mut World, frame: u64) -> Result<Option<String>, SceneError> {
+    /// returns the lines after it ([`Runner::after_frame`]).
+    pub fn step(&mut self, world: &mut World, frame: u64) -> Result<Vec<String>, SceneError> {
         let commands = self.take_commands();
         world.frame(self.scene.frame_dt as f32, &mut self.input, &commands);
-        self.state_due(world, frame)
+        self.after_frame(world, frame)
+    }
+
+    /// The lines after `frame` was stepped: a `split` line for each piece that broke where it
+    /// was struck, then the state line when one is due.
+    pub fn after_frame(&mut self, world: &World, frame: u64) -> Result<Vec<String>, SceneError> {
+        let after = self.time_of(frame + 1);
+        let mut lines = Vec::new();
+        for split in world.splits() {
+            let line = serde_json::to_string(&EventLine {
+                t: trace_time(after),
+                event: "split",
+                piece: Some(split.piece.index()),
+                into: Some(split.into.iter().map(|piece| piece.index()).collect()),
+                ..EventLine::default()
+            })?;
+            lines.push(self.count(line, after)?);
+        }
+        lines.extend(self.state_due(world, frame)?);
+        Ok(lines)
     }
 
     /// The last line of the trace.
@@ -274,7 +293,7 @@ pub fn run_with_pool(
     writeln!(out, "{}", runner.first_line(&world)?)?;
     for frame in 0..runner.frame_count() {
         write_lines(out, runner.events(&mut world, frame)?)?;
-        if let Some(line) = runner.step(&mut world, frame)? {
+        for line in runner.step(&mut world, frame)? {
             writeln!(out, "{line}")?;
         }
     }

@@ -192,6 +192,9 @@ pub(super) struct EventLine {
     /// The pieces it split into (a load: the loaded world's pieces).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) pieces: Option<Vec<u32>>,
+    /// The pieces a piece that broke where it was struck split into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) into: Option<Vec<u32>>,
     /// The blocks standing in a loaded world.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) blocks: Option<usize>,

@@ -115,6 +115,8 @@ pub struct World {
     aim: Option<Aim>,
     /// Block regions whose meshes are out of date, for the renderer.
     changed_regions: BTreeSet<[i32; 3]>,
+    /// The pieces that broke where they were struck in the last [`World::step`].
+    splits: Vec<crate::pieces::Split>,
 }
 
 impl World {
@@ -170,6 +172,7 @@ impl World {
             fov_degrees: FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
+            splits: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@
 use blockfall_engine::physics::{BodyHandle, PhysicsError};
 
 use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
-use crate::pieces::BreakPieceError;
+use crate::pieces::{BreakPieceError, Split};
 use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
 use crate::terrain::{EditError, SampleBox};
@@ -148,6 +148,12 @@ impl World {
         Ok((ids, self.settle()))
     }
 
+    /// The pieces that broke where they were struck in the last [`World::step`], in the order
+    /// they broke.
+    pub fn splits(&self) -> &[Split] {
+        &self.splits
+    }
+
     /// Sets a piece moving at `velocity` (m/s) with `spin` (rad/s), as a throw or a blast
     /// would ([`Pieces::launch`](crate::pieces::Pieces::launch)). Rubble wakes, with what lies
     /// on it; the blocks it held are searched again and what lost its hold falls. Returns how
@@ -262,6 +268,7 @@ impl World {
             blocks: &self.blocks,
         };
         let report = self.pieces.update(f64::from(dt), &solids);
+        self.splits = report.split;
         // Rubble that came to rest may hold blocks, rubble that woke may have held some.
         for (_, low, high) in report.came_to_rest.iter().chain(&report.woke) {
             self.support.solid_changed(&self.blocks, *low, *high);

@@ -104,6 +104,7 @@ impl World {
             fov_degrees: crate::camera::FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
+            splits: Vec::new(),
         };
         world.changed_regions = world
             .blocks

@@ -1,0 +1,226 @@
+//! Strength (issue 18, docs/blocks.md "Strength"): falling pieces break where they are struck,
+//! at their weak joints, keeping mass and momentum; strong ones hold. Headless, through the
+//! game's own world on flat ground.
+
+use std::sync::Arc;
+
+use blockfall_engine::physics::{BodyView, STEP};
+use blockfall_engine::workers::WorkerPool;
+use blockfall_game::blocks::materials::{COPPER, PLASTER, STONE};
+use blockfall_game::blocks::Block;
+use blockfall_game::pieces::Split;
+use blockfall_game::player::Controls;
+use blockfall_game::terrain::{Ground, PlaneGround};
+use blockfall_game::world::World;
+
+fn flat_world() -> World {
+    let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.0));
+    World::on(ground, 1, WorkerPool::new(1).expect("a thread"))
+}
+
+fn block(x: i32, y: i32, z: i32, size: u8, material: usize) -> Block {
+    Block::new(x, y, z, size, material as u8, 0, false).expect("a valid block")
+}
+
+/// What a run saw: every split with the pieces' total mass and momentum just before the step
+/// it happened in and just after it.
+#[derive(Default)]
+struct Seen {
+    splits: Vec<Split>,
+    /// Per split step: (mass before, mass after, the old bodies' momentum, the new ones').
+    kept: Vec<(f64, f64, [f64; 3], [f64; 3])>,
+}
+
+fn mass_of(world: &World) -> f64 {
+    world.pieces.iter().map(|(_, _, body)| body.mass).sum()
+}
+
+fn momentum(bodies: &[BodyView]) -> [f64; 3] {
+    let mut total = [0.0; 3];
+    for body in bodies {
+        for (axis, sum) in total.iter_mut().enumerate() {
+            *sum += body.mass * body.velocity[axis];
+        }
+    }
+    total
+}
+
+/// Steps the world a physics step a frame for `seconds`, or until every piece rests.
+fn run(world: &mut World, seconds: f64) -> Seen {
+    let mut seen = Seen::default();
+    for _ in 0..(seconds / STEP) as usize {
+        let before = mass_of(world);
+        world.step(STEP as f32, &Controls::default());
+        let splits = world.splits().to_vec();
+        if !splits.is_empty() {
+            let old: Vec<BodyView> = splits.iter().map(|split| split.body).collect();
+            let new: Vec<BodyView> = splits
+                .iter()
+                .flat_map(|split| &split.into)
+                .map(|&piece| world.pieces.physics().body(piece).expect("a new piece"))
+                .collect();
+            seen.kept
+                .push((before, mass_of(world), momentum(&old), momentum(&new)));
+            seen.splits.extend(splits);
+        }
+        if world.pieces.falling() == 0 {
+            break;
+        }
+    }
+    seen
+}
+
+/// A row of four blocks along x, its lowest `height` meters above the ground.
+fn beam(material: usize, size: u8, height: f64) -> Vec<Block> {
+    let y = (height / 0.5) as i32;
+    (0..4)
+        .map(|i| block(i * i32::from(size), y, 0, size, material))
+        .collect()
+}
+
+fn close(a: f64, b: f64, relative: f64) -> bool {
+    (a - b).abs() <= relative * a.abs().max(b.abs())
+}
+
+fn assert_kept(seen: &Seen) {
+    for &(before, after, old, new) in &seen.kept {
+        assert!(close(before, after, 1e-9), "mass {before} → {after}");
+        let size = old.iter().map(|c| c * c).sum::<f64>().sqrt();
+        for axis in 0..3 {
+            assert!(
+                (old[axis] - new[axis]).abs() <= 1e-6 * size,
+                "momentum {old:?} → {new:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_plaster_beam_dropped_10_m_breaks_and_a_copper_one_does_not() {
+    for size in [1u8, 2] {
+        for (material, breaks) in [(PLASTER, true), (COPPER, false)] {
+            let mut world = flat_world();
+            world
+                .pieces
+                .add(beam(material, size, 10.0))
+                .expect("a beam");
+            let seen = run(&mut world, 6.0);
+            assert_eq!(
+                !seen.splits.is_empty(),
+                breaks,
+                "material {material}, {size}-cell blocks: {} splits",
+                seen.splits.len()
+            );
+            let blocks: usize = world.pieces.iter().map(|(_, p, _)| p.blocks.len()).sum();
+            assert_eq!(blocks, 4, "no block lost or made");
+            assert_eq!(world.pieces.len() > 1, breaks);
+            assert_kept(&seen);
+        }
+    }
+}
+
+#[test]
+fn a_split_keeps_mass_and_momentum_whatever_the_turn_and_spin() {
+    // Plaster pieces of several shapes, thrown down turning: each split keeps the mass and the
+    // momentum of what broke.
+    let shapes: [Vec<Block>; 3] = [
+        beam(PLASTER, 1, 6.0),
+        (0..3)
+            .flat_map(|i| [block(i, 12, 0, 1, PLASTER), block(0, 12 + i, 1, 1, PLASTER)])
+            .collect(),
+        vec![
+            block(0, 12, 0, 2, PLASTER),
+            block(2, 12, 0, 1, PLASTER),
+            block(2, 13, 0, 1, PLASTER),
+            block(0, 14, 0, 1, STONE),
+        ],
+    ];
+    let mut splits = 0;
+    for (index, blocks) in shapes.into_iter().enumerate() {
+        let mut world = flat_world();
+        let piece = world.pieces.add(blocks).expect("a piece");
+        let spin = [1.5 * index as f64 - 1.0, 0.7, 2.0];
+        world
+            .launch_piece(piece, [1.0, -12.0, 0.5], spin)
+            .expect("finite");
+        let seen = run(&mut world, 4.0);
+        assert_kept(&seen);
+        splits += seen.splits.len();
+    }
+    assert!(splits >= 3, "{splits} splits");
+}
+
+/// A column of `heights` blocks (from y = 0 up, one cell each) tilted to topple: the block
+/// above `weak` is joined to it only by an edge when `edge`, else it is plaster.
+fn toppling_tower(weak: i32, edge: bool) -> (World, Vec<Block>) {
+    let mut world = flat_world();
+    let blocks: Vec<Block> = (0..8)
+        .map(|y| {
+            let shifted = edge && y > weak;
+            let material = if !edge && y == weak { PLASTER } else { STONE };
+            block(i32::from(shifted), y, 0, 1, material)
+        })
+        .collect();
+    let piece = world.pieces.add(blocks.clone()).expect("a tower");
+    // Leaning over: a turn toward −x about z, and a push.
+    world
+        .launch_piece(piece, [0.0, 0.0, 0.0], [0.0, 0.0, 1.2])
+        .expect("finite");
+    (world, blocks)
+}
+
+#[test]
+fn a_toppling_tower_breaks_at_its_weak_joints_and_nowhere_else() {
+    for (weak, edge) in [(3, false), (5, false), (3, true), (4, true)] {
+        let (mut world, blocks) = toppling_tower(weak, edge);
+        let seen = run(&mut world, 6.0);
+        assert!(
+            !seen.splits.is_empty(),
+            "weak at {weak} (edge {edge}): the tower did not break"
+        );
+        // Which piece each block ended in, by its place in the grid (pieces keep their
+        // blocks' grid places).
+        let piece_of = |b: &Block| {
+            world
+                .pieces
+                .iter()
+                .find(|(_, piece, _)| piece.blocks.contains(b))
+                .map(|(handle, _, _)| handle)
+                .expect("every block is in a piece")
+        };
+        for pair in blocks.windows(2) {
+            let (lower, upper) = (&pair[0], &pair[1]);
+            let weak_joint = if edge {
+                lower.y == weak
+            } else {
+                lower.y == weak || upper.y == weak
+            };
+            if !weak_joint {
+                assert_eq!(
+                    piece_of(lower),
+                    piece_of(upper),
+                    "weak at {weak} (edge {edge}): the strong joint between y = {} and {} broke",
+                    lower.y,
+                    upper.y
+                );
+            }
+        }
+        assert_kept(&seen);
+    }
+}
+
+#[test]
+fn pieces_lying_still_do_not_break_under_their_own_weight() {
+    // A long plaster slab and a plaster tower set down on the ground: they settle and rest
+    // without breaking.
+    let mut world = flat_world();
+    let slab: Vec<Block> = (0..8)
+        .flat_map(|x| (0..2).map(move |z| block(x, 0, z, 1, PLASTER)))
+        .collect();
+    let tower: Vec<Block> = (0..6).map(|y| block(20, y, 0, 1, PLASTER)).collect();
+    world.pieces.add(slab).expect("a slab");
+    world.pieces.add(tower).expect("a tower");
+    let seen = run(&mut world, 10.0);
+    assert!(seen.splits.is_empty(), "{} splits", seen.splits.len());
+    assert_eq!(world.pieces.falling(), 0, "they came to rest");
+}
