@@ -22,13 +22,13 @@ fn block(x: i32, y: i32, z: i32, size: u8, material: usize) -> Block {
     Block::new(x, y, z, size, material as u8, 0, false).expect("a valid block")
 }
 
-/// What a run saw: every split with the pieces' total mass and momentum just before the step
-/// it happened in and just after it.
+/// What a run saw: every split, with the pieces' total mass before and after the step it
+/// happened in, and the bodies that broke with the bodies they broke into.
 #[derive(Default)]
 struct Seen {
     splits: Vec<Split>,
-    /// Per split step: (mass before, mass after, the old bodies' momentum, the new ones').
-    kept: Vec<(f64, f64, [f64; 3], [f64; 3])>,
+    /// Per step with splits: (mass before, mass after, each old body with its new ones).
+    kept: Vec<(f64, f64, Vec<(BodyView, Vec<BodyView>)>)>,
 }
 
 fn mass_of(world: &World) -> f64 {
@@ -53,14 +53,18 @@ fn run(world: &mut World, seconds: f64) -> Seen {
         world.step(STEP as f32, &Controls::default());
         let splits = world.splits().to_vec();
         if !splits.is_empty() {
-            let old: Vec<BodyView> = splits.iter().map(|split| split.body).collect();
-            let new: Vec<BodyView> = splits
+            let bodies = splits
                 .iter()
-                .flat_map(|split| &split.into)
-                .map(|&piece| world.pieces.physics().body(piece).expect("a new piece"))
+                .map(|split| {
+                    let new = split
+                        .into
+                        .iter()
+                        .map(|&piece| world.pieces.physics().body(piece).expect("a new piece"))
+                        .collect();
+                    (split.body, new)
+                })
                 .collect();
-            seen.kept
-                .push((before, mass_of(world), momentum(&old), momentum(&new)));
+            seen.kept.push((before, mass_of(world), bodies));
             seen.splits.extend(splits);
         }
         if world.pieces.falling() == 0 {
@@ -82,15 +86,36 @@ fn close(a: f64, b: f64, relative: f64) -> bool {
     (a - b).abs() <= relative * a.abs().max(b.abs())
 }
 
+/// Every split kept the total mass and each broken piece's mass and momentum, and each new
+/// piece moves as its part of the old body moved: `v + ω × r`, with the old spin.
 fn assert_kept(seen: &Seen) {
-    for &(before, after, old, new) in &seen.kept {
-        assert!(close(before, after, 1e-9), "mass {before} → {after}");
-        let size = old.iter().map(|c| c * c).sum::<f64>().sqrt();
-        for axis in 0..3 {
-            assert!(
-                (old[axis] - new[axis]).abs() <= 1e-6 * size,
-                "momentum {old:?} → {new:?}"
-            );
+    for (before, after, splits) in &seen.kept {
+        assert!(close(*before, *after, 1e-9), "mass {before} → {after}");
+        for (old, new) in splits {
+            let mass: f64 = new.iter().map(|body| body.mass).sum();
+            assert!(close(old.mass, mass, 1e-9), "mass {} → {mass}", old.mass);
+            let (was, now) = (momentum(std::slice::from_ref(old)), momentum(new));
+            let size = was.iter().map(|c| c * c).sum::<f64>().sqrt();
+            for axis in 0..3 {
+                assert!(
+                    (was[axis] - now[axis]).abs() <= 1e-6 * size,
+                    "momentum {was:?} → {now:?}"
+                );
+            }
+            for body in new {
+                let r: [f64; 3] = std::array::from_fn(|a| body.position[a] - old.position[a]);
+                let w = old.spin;
+                let turning = [
+                    w[1] * r[2] - w[2] * r[1],
+                    w[2] * r[0] - w[0] * r[2],
+                    w[0] * r[1] - w[1] * r[0],
+                ];
+                for axis in 0..3 {
+                    let want = old.velocity[axis] + turning[axis];
+                    assert!((body.velocity[axis] - want).abs() < 1e-9, "{body:?} from {old:?}");
+                }
+                assert_eq!(body.spin, old.spin);
+            }
         }
     }
 }
