@@ -112,7 +112,10 @@ fn assert_kept(seen: &Seen) {
                 ];
                 for axis in 0..3 {
                     let want = old.velocity[axis] + turning[axis];
-                    assert!((body.velocity[axis] - want).abs() < 1e-9, "{body:?} from {old:?}");
+                    assert!(
+                        (body.velocity[axis] - want).abs() < 1e-9,
+                        "{body:?} from {old:?}"
+                    );
                 }
                 assert_eq!(body.spin, old.spin);
             }

@@ -661,11 +661,14 @@ impl Pieces {
             };
             let mut broken = vec![false; piece.joints.joints().len()];
             for step in pushes.chunk_by(|a, b| a.step == b.step) {
-                let step: Vec<([f64; 3], [f64; 3])> =
-                    step.iter().map(|impact| (impact.point, impact.push)).collect();
-                let now = piece
-                    .joints
-                    .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &step);
+                let step: Vec<([f64; 3], [f64; 3])> = step
+                    .iter()
+                    .map(|impact| (impact.point, impact.push))
+                    .collect();
+                let now =
+                    piece
+                        .joints
+                        .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &step);
                 for (was, now) in broken.iter_mut().zip(now) {
                     *was |= now;
                 }

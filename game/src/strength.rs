@@ -8,23 +8,26 @@
 //! joined. A joint holds the weaker of its two materials' strengths (`blocks::materials`)
 //! times its area, in newtons.
 //!
-//! **Load.** The physics reports each push on a piece that took at least what its weakest joint
-//! holds in one step (`PhysicsWorld::set_impact_limit`). Each push goes to the blocks at its
-//! point (shared equally when the point is a corner of several), and passes toward the block
-//! at the piece's middle of mass along the shortest chain of joints (breadth first from that
-//! block, neighbours in block order):
+//! **Load.** The physics reports each push on a piece (normal and friction together) that took
+//! at least what its weakest joint holds in one step (`PhysicsWorld::set_impact_limit`). Each
+//! push goes to the blocks at its point (shared by their masses when the point is a corner of
+//! several: a small block beside a big one takes little of what strikes their shared corner),
+//! and passes toward the block at the piece's middle of mass along the shortest chain of
+//! joints (breadth first from that block, neighbours in block order):
 //!
 //! ```text
-//!   pushes ↑      ↑      ↑      ↑         a beam landing on its left end: the pushes at the
-//!        [ 0 ]──[ 1 ]──[ 2 ]──[ 3 ]       left block pass through joint 0–1 and joint 1–2 to
-//!                  middle ●                the middle; the joint 0–1 carries block 0's push,
-//!                                          the joint 1–2 blocks 0 and 1's together.
+//!   pushes ↑      ↑      ↑      ↑         a beam landing flat: the pushes on blocks 0 and 3
+//!        [ 0 ]──[ 1 ]──[ 2 ]──[ 3 ]       pass through joints 0–1 and 3–2; joint 1–2 carries
+//!                  ● middle               what blocks 2 and 3 took together (the chains
+//!                                         start at block 1, the first block at the middle).
 //! ```
 //!
 //! What passes from a block toward the middle is the sum of the pushes on every block beyond
 //! it in the chain (its branch). The branch is held to the rest by every joint between the
 //! two, together: if the branch's push over the step's length is more than they hold, they
-//! all break. The piece then splits into the groups that still hold together.
+//! all break. The piece then splits into the groups that still hold together. So a piece
+//! breaks where much of what strikes it must pass through little or weak joint: a plaster
+//! layer, blocks joined by an edge only, a small block under a heavy one it lands on.
 //!
 //! A push of one step is a blow: a landing's pushes come in the step it strikes, a piece lying
 //! still takes its weight's push every step (`m g · STEP`), far below what any joint of it
@@ -36,6 +39,7 @@ use blockfall_engine::physics::STEP;
 
 use crate::blocks::materials::MATERIALS;
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
+use crate::pieces::part_of;
 use crate::support::for_each_touching;
 
 /// What an edge joint holds against a side joint of the same length: as if the blocks were
@@ -59,7 +63,10 @@ pub struct Joint {
 /// What a material holds per square meter, pascals (the weakest material's for a number
 /// outside the table: blocks are checked before they are made, so only a bad save gets here).
 fn strength_of(block: &Block) -> f64 {
-    let weakest = MATERIALS.iter().map(|m| m.strength).fold(f32::MAX, f32::min);
+    let weakest = MATERIALS
+        .iter()
+        .map(|m| m.strength)
+        .fold(f32::MAX, f32::min);
     let megapascals = MATERIALS
         .get(usize::from(block.material))
         .map_or(weakest, |material| material.strength);
@@ -194,13 +201,15 @@ impl Joints {
                 found.push(nearest_block(blocks, point));
             }
         };
-        // Each block's push.
+        let masses: Vec<f64> = blocks.iter().map(|block| part_of(block).mass).collect();
+        // Each block's push: a push at a point of several blocks shared by their masses.
         let mut taken = vec![[0.0f64; 3]; blocks.len()];
         let mut found = Vec::new();
         for &(point, push) in pushes {
             block_at(point, &mut found);
-            let share = 1.0 / found.len() as f64;
+            let mass: f64 = found.iter().map(|&b| masses[b as usize]).sum();
             for &block in &found {
+                let share = masses[block as usize] / mass;
                 for axis in 0..3 {
                     taken[block as usize][axis] += push[axis] * share;
                 }
@@ -218,11 +227,7 @@ impl Joints {
                 }
             }
         }
-        // What holds each branch to the rest: every joint whose chain path crosses its link.
-        let mut holds = vec![0.0f64; blocks.len()];
-        for joint in &self.joints {
-            chains.walk(joint, |block| holds[block as usize] += joint.holds);
-        }
+        let holds = self.branch_holds(&chains);
         let breaks: Vec<bool> = (0..blocks.len())
             .map(|block| {
                 let load = taken[block].iter().map(|c| c * c).sum::<f64>().sqrt() / STEP;
@@ -233,6 +238,16 @@ impl Joints {
             chains.walk(joint, |block| *broken |= breaks[block as usize]);
         }
         broken
+    }
+
+    /// What holds each block's branch to the rest: every joint whose chain path crosses the
+    /// block's link toward the middle, together.
+    fn branch_holds(&self, chains: &Chains) -> Vec<f64> {
+        let mut holds = vec![0.0f64; self.by_block.len()];
+        for joint in &self.joints {
+            chains.walk(joint, |block| holds[block as usize] += joint.holds);
+        }
+        holds
     }
 
     /// The groups of blocks that still hold together through the joints not `broken`: each
@@ -375,18 +390,42 @@ fn nearest_block(blocks: &[Block], point: [f64; 3]) -> u32 {
 mod tests {
     use super::*;
     use crate::blocks::materials::{COPPER, PLASTER, STONE};
+    use crate::pieces::Pieces;
+    use blockfall_engine::workers::WorkerPool;
 
     fn block(x: i32, y: i32, z: i32, size: u8, material: usize) -> Block {
         Block::new(x, y, z, size, material as u8, 0, false).expect("a valid block")
     }
 
-    fn joints_of(blocks: &[Block]) -> (Joints, BlockStore, Vec<BlockId>) {
-        let mut own = BlockStore::new();
-        let ids: Vec<BlockId> = blocks
-            .iter()
-            .map(|b| own.add(*b).expect("apart"))
-            .collect();
-        (Joints::of(blocks, &own, &ids), own, ids)
+    /// A piece of `blocks`: its joints, store, ids, and its body's middle and inverse inertia.
+    struct Test {
+        blocks: Vec<Block>,
+        joints: Joints,
+        own: BlockStore,
+        ids: Vec<BlockId>,
+        middle: [f64; 3],
+    }
+
+    impl Test {
+        fn of(blocks: Vec<Block>) -> Self {
+            let mut own = BlockStore::new();
+            let ids: Vec<BlockId> = blocks.iter().map(|b| own.add(*b).expect("apart")).collect();
+            let mut pieces = Pieces::new(WorkerPool::new(1).expect("a thread"));
+            let handle = pieces.add(blocks.clone()).expect("a piece");
+            let body = pieces.physics().body(handle).expect("its body");
+            Test {
+                joints: Joints::of(&blocks, &own, &ids),
+                blocks,
+                own,
+                ids,
+                middle: body.center,
+            }
+        }
+
+        fn broken(&self, pushes: &[([f64; 3], [f64; 3])]) -> Vec<bool> {
+            self.joints
+                .broken(&self.blocks, &self.own, &self.ids, self.middle, pushes)
+        }
     }
 
     #[test]
@@ -408,75 +447,74 @@ mod tests {
     }
 
     #[test]
-    fn a_blow_at_one_end_of_a_beam_breaks_only_the_joints_it_overloads() {
-        // Four 0.5 m plaster blocks in a row along x, the middle between blocks 1 and 2.
-        let blocks: Vec<Block> = (0..4).map(|i| block(i, 0, 0, 1, PLASTER)).collect();
-        let (joints, own, ids) = joints_of(&blocks);
-        assert_eq!(joints.joints().len(), 3);
+    fn a_flat_landing_loads_the_joints_by_what_passes_through_them() {
+        // A plaster beam landing flat, each block pushed under its middle: the chains start at
+        // block 1 (the first at the middle), so joint 1–2 carries blocks 2 and 3's pushes
+        // together, joints 0–1 and 2–3 one block's each.
+        let test = Test::of((0..4).map(|i| block(i, 0, 0, 1, PLASTER)).collect());
         let holds = 0.25 * 1e6;
-        assert!((joints.impact_limit() - holds * STEP).abs() < 1e-9);
-        let middle = [1.0, 0.25, 0.25];
-        // A push at block 0's far end, a little more than a joint holds over a step. The
-        // middle lies between blocks 1 and 2: the chains start at block 1, so the push passes
-        // through joint 0–1 alone and breaks it.
-        let push = holds * STEP * 1.01;
-        let pushes = [([0.0, 0.0, 0.25], [0.0, push, 0.0])];
-        let broken = joints.broken(&blocks, &own, &ids, middle, &pushes);
-        assert_eq!(broken, [true, false, false]);
-        assert_eq!(joints.groups(4, &broken), [vec![0], vec![1, 2, 3]]);
-        // At block 3's far end, it passes through joints 2–3 and 1–2 on its way to block 1.
-        let pushes = [([2.0, 0.0, 0.25], [0.0, push, 0.0])];
-        let broken = joints.broken(&blocks, &own, &ids, middle, &pushes);
-        assert_eq!(broken, [false, true, true]);
-        assert_eq!(joints.groups(4, &broken), [vec![0, 1], vec![2], vec![3]]);
-        // A little less: nothing breaks.
-        let pushes = [([0.0, 0.0, 0.25], [0.0, push / 1.02, 0.0])];
-        let broken = joints.broken(&blocks, &own, &ids, middle, &pushes);
-        assert_eq!(broken, [false; 3]);
-        assert_eq!(joints.groups(4, &broken), [vec![0, 1, 2, 3]]);
+        let landing = |push: f64| {
+            let pushes: Vec<_> = (0..4)
+                .map(|i| ([0.25 + 0.5 * f64::from(i), 0.1, 0.25], [0.0, push, 0.0]))
+                .collect();
+            test.broken(&pushes)
+        };
+        assert_eq!(landing(0.49 * holds * STEP), [false; 3]);
+        let broken = landing(0.75 * holds * STEP);
+        assert_eq!(broken, [false, true, false]);
+        assert_eq!(test.joints.groups(4, &broken), [vec![0, 1], vec![2, 3]]);
+        assert_eq!(landing(1.01 * holds * STEP), [true; 3]);
+        // Pushes that cancel along one line within a block: no load, however hard.
+        let big = 1e12;
+        let pushes = [
+            ([0.1, 0.25, 0.25], [big, 0.0, 0.0]),
+            ([0.4, 0.25, 0.25], [-big, 0.0, 0.0]),
+        ];
+        assert_eq!(test.broken(&pushes), [false; 3]);
     }
 
     #[test]
-    fn pushes_that_cancel_through_a_joint_do_not_load_it() {
-        // Squeezed from both ends of the beam's first block: the push beyond joint 0–1 sums
-        // to nothing.
-        let blocks: Vec<Block> = (0..4).map(|i| block(i, 0, 0, 1, PLASTER)).collect();
-        let (joints, own, ids) = joints_of(&blocks);
-        let big = 1e9;
-        let pushes = [
-            ([0.0, 0.1, 0.25], [big, 0.0, 0.0]),
-            ([0.0, 0.4, 0.25], [-big, 0.0, 0.0]),
-        ];
-        let broken = joints.broken(&blocks, &own, &ids, [1.0, 0.25, 0.25], &pushes);
-        assert_eq!(broken, [false; 3]);
+    fn a_blow_at_one_end_of_a_beam_breaks_a_plaster_one_and_not_a_copper_one() {
+        // The blow a 750 kg beam's end takes stopping 14 m/s: plaster gives, copper holds.
+        let blow = [([0.0, 0.0, 0.25], [0.0, 750.0 * 14.0, 0.0])];
+        let plaster = Test::of((0..4).map(|i| block(i, 0, 0, 1, PLASTER)).collect());
+        let broken = plaster.broken(&blow);
+        assert!(broken[0], "the joint at the struck end: {broken:?}");
+        assert!(plaster.joints.groups(4, &broken).len() >= 2);
+        let copper = Test::of((0..4).map(|i| block(i, 0, 0, 1, COPPER)).collect());
+        assert_eq!(copper.broken(&blow), [false; 3]);
+        // A tap breaks nothing.
+        let tap = [([0.0, 0.0, 0.25], [0.0, 10.0, 0.0])];
+        assert_eq!(plaster.broken(&tap), [false; 3]);
     }
 
     #[test]
     fn a_branch_is_held_by_every_joint_between_it_and_the_rest() {
-        // A 2 × 2 square of copper blocks with one plaster block: the plaster block's push
-        // passes along one chain, but both of its side joints hold it.
-        let blocks = [
+        // A 2 × 2 square of copper blocks with one plaster block, the chains starting at
+        // block 0: the plaster block passes its load straight to block 0 (by their edge),
+        // but its two sides hold it as well.
+        let test = Test::of(vec![
             block(0, 0, 0, 1, COPPER),
             block(1, 0, 0, 1, COPPER),
             block(0, 1, 0, 1, COPPER),
             block(1, 1, 0, 1, PLASTER),
-        ];
-        let (joints, own, ids) = joints_of(&blocks);
-        let sides = joints.joints().iter().filter(|j| !j.by_edge).count();
-        assert_eq!(sides, 4);
+        ]);
+        let joints = test.joints.joints();
+        assert_eq!(joints.iter().filter(|j| !j.by_edge).count(), 4);
+        let chains = test.joints.chains(0);
+        assert_eq!(chains.toward, [u32::MAX, 0, 0, 0]);
+        let holds = test.joints.branch_holds(&chains);
         let plaster_side = 0.25 * 1e6;
-        // The edge joint 0–3 (plaster, a tenth of 0.5 m × 0.5 m) holds besides the two sides.
-        let together = 2.0 * plaster_side + 0.5 * 0.05 * 1e6;
-        let middle = [0.25, 0.25, 0.25];
-        let at_plaster = [1.0, 1.0, 0.25];
-        let hit = |load: f64| {
-            let pushes = [(at_plaster, [0.0, -load * STEP, 0.0])];
-            joints.broken(&blocks, &own, &ids, middle, &pushes)
-        };
-        assert!(hit(together * 0.99).iter().all(|b| !b));
-        let broken = hit(together * 1.01);
+        let plaster_edge = 0.5 * 0.05 * 1e6;
+        assert!((holds[3] - (2.0 * plaster_side + plaster_edge)).abs() < 1e-6);
+        // Block 1's branch: its side with 0, its edge with 2, its side with 3 (plaster).
+        let copper_side = 0.25 * 200e6;
+        let copper_edge = 0.5 * 0.05 * 200e6;
+        assert!((holds[1] - (copper_side + copper_edge + plaster_side)).abs() < 1e-3);
+        // Struck hard at the plaster block's outer corner: it breaks off alone.
+        let broken = test.broken(&[([1.0, 1.0, 0.25], [-1e4, -1e4, 0.0])]);
         assert_eq!(
-            joints.groups(4, &broken),
+            test.joints.groups(4, &broken),
             [vec![0, 1, 2], vec![3]],
             "{broken:?}"
         );

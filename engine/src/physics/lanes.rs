@@ -391,11 +391,17 @@ impl Bundle {
             })
     }
 
-    /// The push of each of lane `lane`'s normal rows, in its group's contact order.
-    pub fn normal_impulses(&self, lane: usize) -> impl Iterator<Item = f64> + '_ {
+    /// The whole push of each of lane `lane`'s contacts (its normal row's and its friction
+    /// rows' along their directions), in its group's contact order, on the group's first body.
+    pub fn contact_pushes(&self, lane: usize) -> impl Iterator<Item = Vector> + '_ {
         self.contacts[..self.lanes[lane].contacts as usize]
             .iter()
-            .map(move |[normal, _, _]| normal.impulse.as_array_ref()[lane])
+            .map(move |rows| {
+                rows.iter().fold(math::ZERO, |push, row| {
+                    let impulse = row.impulse.as_array_ref()[lane];
+                    math::add(push, math::scale(get(&row.direction, lane), impulse))
+                })
+            })
     }
 
     /// The sum of the pushes of lane `lane`'s normal rows, newton seconds.

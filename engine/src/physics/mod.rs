@@ -172,6 +172,6 @@ pub struct Impact {
     pub body: BodyHandle,
     /// Where the contact was.
     pub point: [f64; 3],
-    /// The push, newton seconds: its normal push along the way out of the surface.
+    /// The push, newton seconds: the contact's normal push and its friction together.
     pub push: [f64; 3],
 }

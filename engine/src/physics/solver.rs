@@ -40,7 +40,7 @@ use std::ops::Range;
 use super::body::Bodies;
 use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
-use super::math::Matrix;
+use super::math::{Matrix, Vector};
 use super::rows::{contact_rows, Mover};
 use super::tuning::ITERATIONS;
 use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
@@ -305,9 +305,11 @@ impl Solver {
         }
     }
 
-    /// Calls `visit` with every contact of the step and the push its normal row ended with,
-    /// bundle by bundle, lane by lane, each group's contacts in order.
-    pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, f64)) {
+    /// Calls `visit` with every contact of the step and the whole push it gave its group's
+    /// first body (normal and friction; the second body took the opposite), bundle by bundle,
+    /// lane by lane, each group's contacts in order. The group's first body is the contact's
+    /// own or its other, whichever has the lower dense index when both are awake.
+    pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, u32, Vector)) {
         for bundle in self.bundles() {
             for lane in 0..LANES {
                 let group = bundle.groups[lane];
@@ -315,10 +317,11 @@ impl Solver {
                     continue;
                 }
                 let plan = &self.plans[group as usize];
+                let first = (plan.key >> 32) as u32;
                 let refs = &self.refs[plan.start as usize..plan.end as usize];
-                for (reference, push) in refs.iter().zip(bundle.normal_impulses(lane)) {
+                for (reference, push) in refs.iter().zip(bundle.contact_pushes(lane)) {
                     let contact = &jobs[reference.job as usize].contacts[reference.index as usize];
-                    visit(contact, push);
+                    visit(contact, first, push);
                 }
             }
         }

@@ -187,11 +187,16 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
         return;
     }
     let step = report.steps - 1;
-    solver.for_each_push(&scratch.jobs[..moving], |contact, push| {
-        if push <= 0.0 {
+    solver.for_each_push(&scratch.jobs[..moving], |contact, first, push| {
+        if push == ZERO {
             return;
         }
-        for (body, sign) in [(contact.body, push), (contact.other, -push)] {
+        let second = if contact.body == first {
+            contact.other
+        } else {
+            contact.body
+        };
+        for (body, push) in [(first, push), (second, math::scale(push, -1.0))] {
             if !over(body) {
                 continue;
             }
@@ -205,7 +210,7 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
                     bodies.center[dense],
                     math::times_transposed(rotation, offset),
                 ),
-                push: math::times_transposed(rotation, math::scale(contact.normal, sign)),
+                push: math::times_transposed(rotation, push),
             });
         }
     });
