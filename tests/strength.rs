@@ -22,13 +22,16 @@ fn block(x: i32, y: i32, z: i32, size: u8, material: usize) -> Block {
     Block::new(x, y, z, size, material as u8, 0, false).expect("a valid block")
 }
 
+/// A body that broke, with the bodies it broke into.
+type Broke = (BodyView, Vec<BodyView>);
+
 /// What a run saw: every split, with the pieces' total mass before and after the step it
 /// happened in, and the bodies that broke with the bodies they broke into.
 #[derive(Default)]
 struct Seen {
     splits: Vec<Split>,
-    /// Per step with splits: (mass before, mass after, each old body with its new ones).
-    kept: Vec<(f64, f64, Vec<(BodyView, Vec<BodyView>)>)>,
+    /// Per step with splits: (mass before, mass after, what broke).
+    kept: Vec<(f64, f64, Vec<Broke>)>,
 }
 
 fn mass_of(world: &World) -> f64 {
@@ -110,12 +113,8 @@ fn assert_kept(seen: &Seen) {
                     w[2] * r[0] - w[0] * r[2],
                     w[0] * r[1] - w[1] * r[0],
                 ];
-                for axis in 0..3 {
-                    let want = old.velocity[axis] + turning[axis];
-                    assert!(
-                        (body.velocity[axis] - want).abs() < 1e-9,
-                        "{body:?} from {old:?}"
-                    );
+                for ((got, was), turn) in body.velocity.iter().zip(old.velocity).zip(turning) {
+                    assert!((got - (was + turn)).abs() < 1e-9, "{body:?} from {old:?}");
                 }
                 assert_eq!(body.spin, old.spin);
             }
