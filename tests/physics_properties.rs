@@ -7,7 +7,7 @@
 //!   unit length;
 //! - no block is lost or made: the blocks standing and those of the pieces (falling or rubble)
 //!   are exactly the scene's blocks less those an event broke, and each piece's mass is its
-//!   blocks' mass;
+//!   blocks' mass (pieces that break where they are struck keep all their blocks);
 //! - every piece comes to rest within its longest fall (docs/physics.md): a piece awake never
 //!   touches something for more than `LONGEST_FALL` in all since it was made or woken, whether
 //!   or not it ever gets still (free fall does not count), and every scene ends with all its
@@ -16,7 +16,7 @@
 //!
 //! And tunnelling: a piece launched at up to 200 m/s, in any direction toward it and with any
 //! spin, at a 0.5 m wall (one row of blocks, 0.5 m thick) or onto a 0.5 m slab of blocks never
-//! crosses to the other side within it.
+//! crosses to the other side within it, nor does any piece it breaks into.
 //!
 //! The cases come from seeds: `BLOCKFALL_PROPERTY_CASES` sets how many each test runs (its
 //! default is below), `BLOCKFALL_PROPERTY_SEED` runs the one seed a failure names. A failure
@@ -385,6 +385,8 @@ struct Coverage {
     launched: usize,
     fastest_launch: f64,
     pieces_broken: usize,
+    /// Pieces that broke where they were struck (strength).
+    splits: usize,
     fell_out: usize,
     rested_by_longest_fall: usize,
     longest_awake: f64,
@@ -566,7 +568,12 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
         // A piece may leave the world only by falling out of its bottom (a long slope goes
         // there): its middle was within a step's travel of it.
         for (handle, body, blocks) in before {
-            if world.pieces.physics().body(handle).is_some() {
+            // Still there, or broke where it was struck (its blocks in the new pieces).
+            let split = world.splits().iter().any(|split| split.piece == handle);
+            if split {
+                coverage.splits += 1;
+            }
+            if split || world.pieces.physics().body(handle).is_some() {
                 continue;
             }
             let reach = (length(body.velocity) + 1.0) * STEP + 1.0;
@@ -809,61 +816,113 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
     world
         .launch_piece(handle, throw.velocity, throw.spin)
         .map_err(|e| format!("the launch: {e}"))?;
-    let points = points_of(&throw.blocks);
-    let body = |world: &World| world.pieces.physics().body(handle);
-    let launched = body(world).ok_or("the piece is gone")?;
-    let (mut before, mut velocity) = (launched.position, launched.velocity);
+    /// A piece of the throw (it may break where it strikes: then the pieces it broke into
+    /// are followed instead): its middle before the step, its velocity, its contact points.
+    struct Followed {
+        handle: BodyHandle,
+        before: [f64; 3],
+        velocity: [f64; 3],
+        points: Vec<[f64; 3]>,
+    }
+    let launched = world
+        .pieces
+        .physics()
+        .body(handle)
+        .ok_or("the piece is gone")?;
+    let mut followed = vec![Followed {
+        handle,
+        before: launched.position,
+        velocity: launched.velocity,
+        points: points_of(&throw.blocks),
+    }];
     let mut struck = false;
     depth.throws += 1;
     for at in 0..72 {
         step(world);
-        let Some(now) = body(world) else {
-            return Err(format!("after step {at}: the piece fell out of the world"));
-        };
-        // The middle's path this step, where it crosses the far face.
-        let (from, to) = (
-            past_face(throw.target, before),
-            past_face(throw.target, now.position),
-        );
-        if from <= THICKNESS && to > THICKNESS {
-            let t = (THICKNESS - from) / (to - from);
-            let crossing: [f64; 3] =
-                std::array::from_fn(|axis| before[axis] + (now.position[axis] - before[axis]) * t);
-            if within(throw.target, crossing) {
-                return Err(format!(
-                    "after step {at}: the piece's middle passed through the {:?} at {crossing:?}: \
-                     {now:?}",
-                    throw.target
-                ));
+        let mut next = Vec::new();
+        for piece in followed {
+            let (now, into) = match world.pieces.physics().body(piece.handle) {
+                Some(now) => (now, Vec::new()),
+                None => {
+                    let split = world
+                        .splits()
+                        .iter()
+                        .find(|split| split.piece == piece.handle)
+                        .ok_or_else(|| format!("after step {at}: a piece fell out of the world"))?;
+                    struck = true;
+                    (split.body, split.into.clone())
+                }
+            };
+            // The middle's path this step, where it crosses the far face.
+            let before = piece.before;
+            let (from, to) = (
+                past_face(throw.target, before),
+                past_face(throw.target, now.position),
+            );
+            if from <= THICKNESS && to > THICKNESS {
+                let t = (THICKNESS - from) / (to - from);
+                let crossing: [f64; 3] = std::array::from_fn(|axis| {
+                    before[axis] + (now.position[axis] - before[axis]) * t
+                });
+                if within(throw.target, crossing) {
+                    return Err(format!(
+                        "after step {at}: a piece's middle passed through the {:?} at \
+                         {crossing:?}: {now:?}",
+                        throw.target
+                    ));
+                }
+            }
+            // Gravity changes the velocity by 0.08 m/s a step; a strike by far more.
+            let change: f64 = (0..3)
+                .map(|axis| (now.velocity[axis] - piece.velocity[axis]).powi(2))
+                .sum();
+            struck |= now.touching > 0 || change > 1.0;
+            if into.is_empty() {
+                for &point in &piece.points {
+                    let point = world
+                        .pieces
+                        .to_world(piece.handle, point)
+                        .ok_or("the piece is gone")?;
+                    if within(throw.target, point) {
+                        depth.deepest_point =
+                            depth.deepest_point.max(past_face(throw.target, point));
+                    }
+                }
+                next.push(Followed {
+                    before: now.position,
+                    velocity: now.velocity,
+                    ..piece
+                });
+            }
+            for handle in into {
+                let (_, new, body) = world
+                    .pieces
+                    .iter()
+                    .find(|(h, _, _)| *h == handle)
+                    .ok_or("a piece it broke into is gone")?;
+                next.push(Followed {
+                    handle,
+                    before: body.position,
+                    velocity: body.velocity,
+                    points: points_of(&new.blocks),
+                });
             }
         }
-        // Gravity changes the velocity by 0.08 m/s a step; a strike by far more.
-        let change: f64 = (0..3)
-            .map(|axis| (now.velocity[axis] - velocity[axis]).powi(2))
-            .sum();
-        struck |= now.touching > 0 || change > 1.0;
-        velocity = now.velocity;
-        for &point in &points {
-            let point = world
-                .pieces
-                .to_world(handle, point)
-                .ok_or("the piece is gone")?;
-            if within(throw.target, point) {
-                depth.deepest_point = depth.deepest_point.max(past_face(throw.target, point));
-            }
-        }
-        before = now.position;
-        if now.resting {
+        followed = next;
+        let resting = |piece: &Followed| world.pieces.is_resting(piece.handle);
+        if followed.iter().all(resting) {
             break;
         }
     }
     depth.hit += usize::from(struck);
-    let past = past_face(throw.target, before);
-    if within(throw.target, before) && past > 0.0 && past < THICKNESS {
-        return Err(format!(
-            "the piece's middle ends {past:.3} m inside the {:?}, at {before:?}",
-            throw.target
-        ));
+    for piece in &followed {
+        let past = past_face(throw.target, piece.before);
+        if within(throw.target, piece.before) && past > 0.0 && past < THICKNESS {
+            return Err(format!(
+                "a piece's middle ends {past:.3} m inside the {:?}, at {:?}",
+                throw.target, piece.before
+            ));
+        }
     }
     Ok(())
 }

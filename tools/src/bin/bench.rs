@@ -110,6 +110,10 @@ enum Benchmark {
         /// Skip the search for the most awake 4×4×4 pieces within a frame.
         #[arg(long)]
         no_capacity: bool,
+        /// In the drop scene's table, do not judge strength after blockfall's steps (to see
+        /// what it costs).
+        #[arg(long)]
+        no_strength: bool,
         /// Only time this many awake 4×4×4 pieces on 1 and 2 threads (for profiling).
         #[arg(long)]
         only_awake: Option<usize>,
@@ -196,6 +200,7 @@ fn main() -> anyhow::Result<()> {
             repeats,
             seed,
             no_capacity,
+            no_strength,
             only_awake,
             equal_work,
             only_heap,
@@ -205,7 +210,14 @@ fn main() -> anyhow::Result<()> {
             None if equal_work => {
                 bench::physics::run_equal_work(pieces as usize, steps, repeats, seed)
             }
-            None => bench::physics::run(pieces as usize, steps, repeats, seed, !no_capacity),
+            None => bench::physics::run(
+                pieces as usize,
+                steps,
+                repeats,
+                seed,
+                !no_capacity,
+                !no_strength,
+            ),
         },
         Benchmark::Support {
             blocks,

@@ -1,14 +1,20 @@
 //! blockfall's side of the physics benchmark: the pieces as bodies of its physics core, each
 //! with the exact box-union distance of its blocks as its shape, stepped against the scene's
-//! solids; and the checks that every body is still there, finite and above the floor.
+//! solids, and (in the drop scene's table) their strength judged after every step as the
+//! game's pieces judge it; and the checks that every body is still there, finite and above
+//! the floor.
 
 use std::time::Instant;
 
 use anyhow::{ensure, Context as _};
 use blockfall_engine::collision::Surface;
-use blockfall_engine::physics::{BodyHandle, BodyShape, PhysicsWorld};
+use std::collections::BTreeMap;
+
+use blockfall_engine::physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
 use blockfall_engine::workers::WorkerPool;
+use blockfall_game::blocks::{Block, BlockId, BlockStore};
 use blockfall_game::scene::SceneSolids;
+use blockfall_game::strength::Joints;
 use blockfall_game::terrain::Generator;
 
 use super::piece::BenchPiece;
@@ -55,9 +61,79 @@ pub(super) fn blockfall_world(
     Ok((physics, shapes, handles))
 }
 
+/// Strength as the game's pieces judge it (`game::strength`, `Pieces::update`): each piece's
+/// joints and impact limit, and after each step the loads of the pushes reported. Only the
+/// judging: a piece whose joints would break is counted, not split, so that the timed scene
+/// stays the one timed without strength.
+pub(super) struct StrengthJudge {
+    /// Per body slot: the piece's blocks (1 m blocks: 2-cell game blocks), their store and
+    /// ids, and their joints.
+    by_slot: Vec<Option<(Vec<Block>, BlockStore, Vec<BlockId>, Joints)>>,
+    /// Steps in which a piece would have broken.
+    pub breaks: usize,
+}
+
+impl StrengthJudge {
+    /// The joints of every piece, and each body's impact limit set from them.
+    pub(super) fn new(
+        placed: &[Placed],
+        physics: &mut PhysicsWorld,
+        handles: &[BodyHandle],
+    ) -> anyhow::Result<Self> {
+        let mut by_slot = Vec::new();
+        for (place, &handle) in placed.iter().zip(handles) {
+            let blocks: Vec<Block> = place
+                .piece
+                .blocks()
+                .map(|cell| {
+                    let [x, y, z] = cell.map(|c| 2 * c as i32);
+                    Block::new(x, y, z, 2, place.piece.material as u8, 0, false)
+                })
+                .collect::<Result<_, _>>()?;
+            let mut own = BlockStore::new();
+            let ids = blocks
+                .iter()
+                .map(|block| own.add(*block))
+                .collect::<Result<Vec<_>, _>>()?;
+            let joints = Joints::of(&blocks, &own, &ids);
+            physics.set_impact_limit(handle, joints.impact_limit())?;
+            let slot = handle.index() as usize;
+            if by_slot.len() <= slot {
+                by_slot.resize_with(slot + 1, || None);
+            }
+            by_slot[slot] = Some((blocks, own, ids, joints));
+        }
+        Ok(Self { by_slot, breaks: 0 })
+    }
+
+    /// Judges one step's impacts, as `Pieces::update` does.
+    fn judge(&mut self, physics: &PhysicsWorld, impacts: &[Impact]) {
+        let mut by_body: BTreeMap<BodyHandle, Vec<([f64; 3], [f64; 3])>> = BTreeMap::new();
+        for impact in impacts {
+            by_body
+                .entry(impact.body)
+                .or_default()
+                .push((impact.point, impact.push));
+        }
+        for (handle, pushes) in by_body {
+            let Some(Some((blocks, own, ids, joints))) = self.by_slot.get(handle.index() as usize)
+            else {
+                continue;
+            };
+            let Some(body) = physics.body(handle) else {
+                continue;
+            };
+            let broken = joints.broken(blocks, own, ids, body.center, &pushes);
+            self.breaks += usize::from(broken.iter().any(|&joint| joint));
+        }
+    }
+}
+
 /// Steps the pieces `placed` `steps` times on `threads` threads against `solids`, bodies
-/// coming to rest or not (`resting`, see `PhysicsWorld::set_resting`): each step's time, and
-/// how the run ended. No body may fall out of the world or below `floor`.
+/// coming to rest or not (`resting`, see `PhysicsWorld::set_resting`), their strength judged
+/// after each step when `strength` (within the step's time): each step's time, and how the
+/// run ended. No body may fall out of the world or below `floor`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_blockfall(
     generator: &Generator,
     placed: &[Placed],
@@ -66,13 +142,22 @@ pub(super) fn run_blockfall(
     solids: &SceneSolids<'_>,
     floor: f64,
     resting: bool,
+    strength: bool,
 ) -> anyhow::Result<Run> {
     let (mut physics, shapes, handles) = blockfall_world(placed, threads)?;
     physics.set_resting(resting);
+    let mut judge = if strength {
+        Some(StrengthJudge::new(placed, &mut physics, &handles)?)
+    } else {
+        None
+    };
     let mut times = Vec::with_capacity(steps as usize);
     for step in 0..steps {
         let started = Instant::now();
         let report = physics.step(solids, &shapes);
+        if let Some(judge) = &mut judge {
+            judge.judge(&physics, &report.impacts);
+        }
         times.push(started.elapsed().as_secs_f64() * 1e3);
         ensure!(
             report.fell_out.is_empty(),
@@ -90,6 +175,7 @@ pub(super) fn run_blockfall(
         times,
         awake: physics.awake_count(),
         sunk,
+        breaks: judge.map_or(0, |judge| judge.breaks),
     })
 }
 

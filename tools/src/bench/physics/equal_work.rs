@@ -128,7 +128,9 @@ pub fn run_heap_only(steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> 
     for threads in [1, 2] {
         let mut best: Option<Run> = None;
         for _ in 0..repeats {
-            let run = run_blockfall(&generator, &heap, threads, steps, &solids, floor, false)?;
+            let run = run_blockfall(
+                &generator, &heap, threads, steps, &solids, floor, false, false,
+            )?;
             match &mut best {
                 Some(best) => best.keep_fastest(&run),
                 None => best = Some(run),
@@ -187,7 +189,9 @@ fn scene_cases(
     let mut cases: Vec<Case> = Vec::new();
     for repeat in 0..repeats {
         for (slot, threads) in [1, 2].into_iter().enumerate() {
-            let ours = run_blockfall(generator, placed, threads, steps, &solids, floor, false)?;
+            let ours = run_blockfall(
+                generator, placed, threads, steps, &solids, floor, false, false,
+            )?;
             let rapier_defaults =
                 run_rapier(generator, placed, &terrain, threads, steps, floor, defaults)?;
             let rapier_equal =

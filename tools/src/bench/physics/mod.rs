@@ -71,6 +71,7 @@ pub fn run(
     repeats: u32,
     seed: u64,
     capacity: bool,
+    strength: bool,
 ) -> anyhow::Result<()> {
     ensure!(pieces > 0, "at least one piece");
     ensure!(repeats > 0, "at least one run");
@@ -128,7 +129,9 @@ pub fn run(
     let mut results: Vec<(usize, Run, Run)> = Vec::new();
     for repeat in 0..repeats {
         for (slot, threads) in [1, 2].into_iter().enumerate() {
-            let ours = run_blockfall(&generator, &placed, threads, steps, &solids, floor, true)?;
+            let ours = run_blockfall(
+                &generator, &placed, threads, steps, &solids, floor, true, strength,
+            )?;
             let theirs = run_rapier(
                 &generator,
                 &placed,
@@ -147,6 +150,13 @@ pub fn run(
         }
     }
     print_results(pieces, &results);
+    if strength {
+        println!(
+            "blockfall's steps include judging strength (game::strength, as the game's pieces \
+             do; --no-strength leaves it out): {} piece-steps over a joint's strength, not split",
+            results[0].1.breaks
+        );
+    }
 
     if capacity {
         println!();

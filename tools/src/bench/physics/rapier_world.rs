@@ -206,6 +206,7 @@ pub(super) fn run_rapier(
         times,
         awake: world.awake(),
         sunk,
+        breaks: 0,
     })
 }
 

@@ -10,6 +10,9 @@ pub(super) struct Run {
     pub(super) awake: usize,
     /// Pieces whose middle ended below the ground's height there (caves aside).
     pub(super) sunk: usize,
+    /// Steps in which a piece was struck harder than a joint of it holds (blockfall with
+    /// strength judged; not split, see `StrengthJudge`).
+    pub(super) breaks: usize,
 }
 
 impl Run {
