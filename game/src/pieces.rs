@@ -22,7 +22,7 @@ use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::cell_hash::CellMap;
 use crate::solids::blocks_surface;
-use crate::strength::Joints;
+use crate::strength::{Joints, Push};
 
 /// Why a group of blocks could not become a piece.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -661,7 +661,7 @@ impl Pieces {
             };
             let mut broken = vec![false; piece.joints.joints().len()];
             for step in pushes.chunk_by(|a, b| a.step == b.step) {
-                let step: Vec<([f64; 3], [f64; 3])> = step
+                let step: Vec<Push> = step
                     .iter()
                     .map(|impact| (impact.point, impact.push))
                     .collect();

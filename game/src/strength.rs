@@ -49,6 +49,10 @@ pub const EDGE_SHARE: f64 = 0.1;
 /// Pascals per megapascal of the material table.
 const PASCALS: f64 = 1e6;
 
+/// A push on a piece in one step: where (its own frame, meters) and how hard (newton
+/// seconds, its own frame).
+pub type Push = ([f64; 3], [f64; 3]);
+
 /// A joint between two blocks of a piece (their indices in the piece's list).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Joint {
@@ -183,7 +187,7 @@ impl Joints {
         own: &BlockStore,
         ids: &[BlockId],
         middle: [f64; 3],
-        pushes: &[([f64; 3], [f64; 3])],
+        pushes: &[Push],
     ) -> Vec<bool> {
         let mut broken = vec![false; self.joints.len()];
         if self.joints.is_empty() || pushes.is_empty() {
@@ -422,7 +426,7 @@ mod tests {
             }
         }
 
-        fn broken(&self, pushes: &[([f64; 3], [f64; 3])]) -> Vec<bool> {
+        fn broken(&self, pushes: &[Push]) -> Vec<bool> {
             self.joints
                 .broken(&self.blocks, &self.own, &self.ids, self.middle, pushes)
         }

@@ -14,7 +14,7 @@ use blockfall_engine::physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::{Block, BlockId, BlockStore};
 use blockfall_game::scene::SceneSolids;
-use blockfall_game::strength::Joints;
+use blockfall_game::strength::{Joints, Push};
 use blockfall_game::terrain::Generator;
 
 use super::piece::BenchPiece;
@@ -66,11 +66,18 @@ pub(super) fn blockfall_world(
 /// judging: a piece whose joints would break is counted, not split, so that the timed scene
 /// stays the one timed without strength.
 pub(super) struct StrengthJudge {
-    /// Per body slot: the piece's blocks (1 m blocks: 2-cell game blocks), their store and
-    /// ids, and their joints.
-    by_slot: Vec<Option<(Vec<Block>, BlockStore, Vec<BlockId>, Joints)>>,
+    by_slot: Vec<Option<Judged>>,
     /// Steps in which a piece would have broken.
     pub breaks: usize,
+}
+
+/// A piece as strength sees it: its blocks (1 m blocks: 2-cell game blocks), their store and
+/// ids, and their joints.
+struct Judged {
+    blocks: Vec<Block>,
+    own: BlockStore,
+    ids: Vec<BlockId>,
+    joints: Joints,
 }
 
 impl StrengthJudge {
@@ -101,14 +108,19 @@ impl StrengthJudge {
             if by_slot.len() <= slot {
                 by_slot.resize_with(slot + 1, || None);
             }
-            by_slot[slot] = Some((blocks, own, ids, joints));
+            by_slot[slot] = Some(Judged {
+                blocks,
+                own,
+                ids,
+                joints,
+            });
         }
         Ok(Self { by_slot, breaks: 0 })
     }
 
     /// Judges one step's impacts, as `Pieces::update` does.
     fn judge(&mut self, physics: &PhysicsWorld, impacts: &[Impact]) {
-        let mut by_body: BTreeMap<BodyHandle, Vec<([f64; 3], [f64; 3])>> = BTreeMap::new();
+        let mut by_body: BTreeMap<BodyHandle, Vec<Push>> = BTreeMap::new();
         for impact in impacts {
             by_body
                 .entry(impact.body)
@@ -116,14 +128,16 @@ impl StrengthJudge {
                 .push((impact.point, impact.push));
         }
         for (handle, pushes) in by_body {
-            let Some(Some((blocks, own, ids, joints))) = self.by_slot.get(handle.index() as usize)
-            else {
+            let Some(Some(piece)) = self.by_slot.get(handle.index() as usize) else {
                 continue;
             };
             let Some(body) = physics.body(handle) else {
                 continue;
             };
-            let broken = joints.broken(blocks, own, ids, body.center, &pushes);
+            let broken =
+                piece
+                    .joints
+                    .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &pushes);
             self.breaks += usize::from(broken.iter().any(|&joint| joint));
         }
     }
