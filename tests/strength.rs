@@ -251,3 +251,48 @@ fn pieces_lying_still_do_not_break_under_their_own_weight() {
     assert!(seen.splits.is_empty(), "{} splits", seen.splits.len());
     assert_eq!(world.pieces.falling(), 0, "they came to rest");
 }
+
+#[test]
+fn sim_reports_each_split_and_its_state_lines_list_every_piece() {
+    // A plaster beam 10 m up on a planks block (blocks stand until something near them
+    // changes): breaking the block drops the beam.
+    let blocks: Vec<String> = (0..4)
+        .map(|x| format!(r#"{{"cell": [{x}, 20, 0], "size": 1, "material": "Plaster"}}"#))
+        .chain([r#"{"cell": [0, 19, 0], "size": 1, "material": "Planks"}"#.to_owned()])
+        .collect();
+    let text = format!(
+        r#"{{"terrain": {{"flat": {{"height": 0.0}}}}, "blocks": [{}],
+            "events": [{{"t": 0.1, "break": [0, 19, 0]}}],
+            "duration": 4.0, "frame_dt": 0.0083333333, "report_every": 0}}"#,
+        blocks.join(",")
+    );
+    let scene = blockfall_game::scene::parse(&text).expect("a valid scene");
+    let mut out = Vec::new();
+    blockfall_game::scene::run(&scene, &mut out).expect("it runs");
+    let trace = String::from_utf8(out).expect("UTF-8");
+    let splits: Vec<serde_json::Value> = trace
+        .lines()
+        .filter(|line| line.contains(r#""event":"split""#))
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert!(!splits.is_empty(), "the beam broke:\n{trace}");
+    for split in &splits {
+        let keys: Vec<&String> = split.as_object().expect("an object").keys().collect();
+        assert_eq!(keys, ["event", "into", "piece", "t"], "{split}");
+        assert!(split["into"].as_array().expect("a list").len() >= 2);
+    }
+    // The last state line lists every piece, all four blocks among them.
+    let last = trace
+        .lines()
+        .rev()
+        .find(|line| line.contains(r#""pieces""#))
+        .expect("a state line");
+    let state: serde_json::Value = serde_json::from_str(last).expect("JSON");
+    let pieces = state["pieces"].as_array().expect("pieces");
+    let blocks: u64 = pieces
+        .iter()
+        .map(|p| p["blocks"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(blocks, 4);
+    assert!(pieces.len() >= 2);
+}
