@@ -109,6 +109,26 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
     }
     let from = |c: f32| ((c - reach) / CELL).floor() as i32;
     let to = |c: f32| ((c + reach) / CELL).floor() as i32;
+    // A reach wider than the blocks are many (a body moving absurdly fast, a damaged save):
+    // every block asked instead of every cell, so the question stays bounded by the blocks.
+    let cells: f64 = (0..3)
+        .map(|axis| f64::from(to(point[axis])) - f64::from(from(point[axis])) + 1.0)
+        .product();
+    if cells > 8.0 * store.count() as f64 + 64.0 {
+        return store
+            .iter()
+            .filter(|(_, block)| {
+                let low = block.low();
+                let size = i32::from(block.size);
+                (0..3).all(|axis| {
+                    low[axis] <= to(point[axis])
+                        && low[axis].saturating_add(size - 1) >= from(point[axis])
+                })
+            })
+            .map(|(_, block)| block_distance(block, point, |side| !covered(store, block, side)))
+            .filter(|surface| surface.distance < reach)
+            .min_by(|a, b| a.distance.total_cmp(&b.distance));
+    }
     // The blocks already asked, on the stack: a query near the player's reach meets a few
     // blocks, and this runs for every point of every body every step.
     let mut seen_here = [None::<BlockId>; 32];
@@ -276,6 +296,26 @@ mod tests {
                 "{probe:?}, reach {reach}"
             );
         }
+    }
+
+    #[test]
+    fn a_reach_past_every_block_asks_each_block_and_finds_the_nearest() {
+        // A damaged save's piece moving at 1e20 m/s asked with a reach of light-years: every
+        // block is asked (not every cell of the reach, which never finished), and the answer
+        // is the nearest surface, as a reach just past it finds.
+        let mut store = BlockStore::new();
+        for (x, size) in [(0, 1u8), (6, 2), (-9, 4)] {
+            store
+                .add(Block::new(x, 0, 0, size, 0, 0, false).expect("a block"))
+                .expect("apart");
+        }
+        let point = [1.3, 0.25, 0.25];
+        let near = blocks_surface(&store, point, 1.0).expect("the first block is 0.8 m away");
+        for reach in [1e6, 1e20, f32::MAX, f32::INFINITY] {
+            let far = blocks_surface(&store, point, reach).expect("a block within reach");
+            assert_eq!(bits(Some(far)), bits(Some(near)), "reach {reach}");
+        }
+        assert!(blocks_surface(&store, point, 0.5).is_none());
     }
 
     #[test]
