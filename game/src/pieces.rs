@@ -194,8 +194,6 @@ pub struct Piece {
     pub mesh: BlockMesh,
     /// How many contact points its body has.
     pub contact_points: usize,
-    /// Each block's id in `own`, in the order of `blocks`.
-    ids: Vec<BlockId>,
     /// The joints between its blocks, and what breaks them.
     joints: Joints,
 }
@@ -229,7 +227,6 @@ impl Piece {
             own,
             mesh,
             contact_points: desc.points.len(),
-            ids,
             joints,
         };
         Ok((piece, desc))
@@ -665,10 +662,7 @@ impl Pieces {
                     .iter()
                     .map(|impact| (impact.point, impact.push))
                     .collect();
-                let now =
-                    piece
-                        .joints
-                        .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &step);
+                let now = piece.joints.broken(&piece.blocks, &piece.own, &step);
                 for (was, now) in broken.iter_mut().zip(now) {
                     *was |= now;
                 }

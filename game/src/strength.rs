@@ -35,7 +35,7 @@
 
 use std::collections::HashMap;
 
-use blockfall_engine::physics::STEP;
+use blockfall_engine::physics::{FRICTION, STEP};
 
 use crate::blocks::materials::MATERIALS;
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
@@ -117,10 +117,19 @@ pub struct Joints {
     joints: Vec<Joint>,
     /// Each block's joints, by index into `joints`, in joint order.
     by_block: Vec<Vec<u32>>,
+    /// Each block's index by its id in the piece's store.
+    index_of: HashMap<BlockId, u32>,
+    /// Each block's mass, kilograms.
+    masses: Vec<f64>,
+    /// The chains toward the block at the middle of mass.
+    chains: Chains,
+    /// Per block: what holds its branch to the rest, newtons (infinite for a root).
+    holds: Vec<f64>,
 }
 
 /// How a step's pushes pass through a piece: the breadth-first chains toward the block at
 /// the middle.
+#[derive(Debug, Clone, Default)]
 struct Chains {
     /// Per block: the block it passes its push to ([`u32::MAX`] for a root).
     toward: Vec<u32>,
@@ -162,55 +171,66 @@ impl Joints {
         for list in &mut by_block {
             list.sort_unstable();
         }
-        Self { joints, by_block }
+        let parts: Vec<_> = blocks.iter().map(part_of).collect();
+        let mass: f64 = parts.iter().map(|part| part.mass).sum();
+        let middle: [f64; 3] = std::array::from_fn(|axis| {
+            parts.iter().map(|p| p.center[axis] * p.mass).sum::<f64>() / mass
+        });
+        let mut joints = Self {
+            joints,
+            by_block,
+            index_of,
+            masses: parts.iter().map(|part| part.mass).collect(),
+            chains: Chains::default(),
+            holds: Vec::new(),
+        };
+        let mut found = Vec::new();
+        joints.blocks_at(blocks, own, middle, &mut found);
+        joints.chains = joints.chains(found.first().copied().unwrap_or(0));
+        joints.holds = joints.branch_holds(&joints.chains);
+        joints
+    }
+
+    /// The blocks at a point of the piece's own frame (see [`blocks_at`]), or the nearest.
+    fn blocks_at(&self, blocks: &[Block], own: &BlockStore, point: [f64; 3], found: &mut Vec<u32>) {
+        found.clear();
+        blocks_at(own, &self.index_of, point, found);
+        if found.is_empty() && !blocks.is_empty() {
+            found.push(nearest_block(blocks, point));
+        }
     }
 
     pub fn joints(&self) -> &[Joint] {
         &self.joints
     }
 
-    /// The push in one step (newton seconds) below which nothing can break: what the weakest
-    /// joint holds over a step. Infinite for a piece without joints.
+    /// The normal push in one step (newton seconds, all of a piece's contacts together) below
+    /// which nothing can break: what holds the weakest branch over a step, less what friction
+    /// may add (a branch's push is at most all the pushes together, and a contact's friction
+    /// at most [`FRICTION`] times its normal push, so its whole push at most
+    /// `√(1 + FRICTION²)` times it). Infinite for a piece of one block.
     pub fn impact_limit(&self) -> f64 {
-        self.joints
+        let most = (1.0 + FRICTION * FRICTION).sqrt();
+        self.holds
             .iter()
-            .map(|joint| joint.holds * STEP)
+            .map(|holds| holds * STEP / most)
             .fold(f64::INFINITY, f64::min)
     }
 
     /// Which joints one step's pushes break: `pushes` are `(point, push)` in the piece's own
-    /// frame (meters, newton seconds), `middle` its middle of mass there, `own` its blocks'
-    /// store as [`Joints::of`] had it.
-    pub fn broken(
-        &self,
-        blocks: &[Block],
-        own: &BlockStore,
-        ids: &[BlockId],
-        middle: [f64; 3],
-        pushes: &[Push],
-    ) -> Vec<bool> {
+    /// frame (meters, newton seconds); `blocks` and `own` as [`Joints::of`] had them.
+    pub fn broken(&self, blocks: &[Block], own: &BlockStore, pushes: &[Push]) -> Vec<bool> {
         let mut broken = vec![false; self.joints.len()];
         if self.joints.is_empty() || pushes.is_empty() {
             return broken;
         }
-        let index_of: HashMap<BlockId, u32> = ids
-            .iter()
-            .enumerate()
-            .map(|(index, &id)| (id, index as u32))
-            .collect();
-        let block_at = |point: [f64; 3], found: &mut Vec<u32>| {
-            found.clear();
-            blocks_at(own, &index_of, point, found);
-            if found.is_empty() {
-                found.push(nearest_block(blocks, point));
-            }
-        };
-        let masses: Vec<f64> = blocks.iter().map(|block| part_of(block).mass).collect();
+        let masses = &self.masses;
+        let chains = &self.chains;
         // Each block's push: a push at a point of several blocks shared by their masses.
         let mut taken = vec![[0.0f64; 3]; blocks.len()];
         let mut found = Vec::new();
         for &(point, push) in pushes {
-            block_at(point, &mut found);
+            self.blocks_at(blocks, own, point, &mut found);
             let mass: f64 = found.iter().map(|&b| masses[b as usize]).sum();
             for &block in &found {
                 let share = masses[block as usize] / mass;
@@ -219,8 +239,6 @@ impl Joints {
                 }
             }
         }
-        block_at(middle, &mut found);
-        let chains = self.chains(found[0]);
         // Each branch's push, from the leaves in.
         for &block in chains.order.iter().rev() {
             let toward = chains.toward[block as usize];
@@ -231,11 +249,10 @@ impl Joints {
                 }
             }
         }
-        let holds = self.branch_holds(&chains);
         let breaks: Vec<bool> = (0..blocks.len())
             .map(|block| {
                 let load = taken[block].iter().map(|c| c * c).sum::<f64>().sqrt() / STEP;
-                chains.toward[block] != u32::MAX && load > holds[block]
+                chains.toward[block] != u32::MAX && load > self.holds[block]
             })
             .collect();
         for (joint, broken) in self.joints.iter().zip(&mut broken) {
@@ -250,6 +267,11 @@ impl Joints {
         let mut holds = vec![0.0f64; self.by_block.len()];
         for joint in &self.joints {
             chains.walk(joint, |block| holds[block as usize] += joint.holds);
+        }
+        for (holds, &toward) in holds.iter_mut().zip(&chains.toward) {
+            if toward == u32::MAX {
+                *holds = f64::INFINITY;
+            }
         }
         holds
     }
@@ -394,41 +416,31 @@ fn nearest_block(blocks: &[Block], point: [f64; 3]) -> u32 {
 mod tests {
     use super::*;
     use crate::blocks::materials::{COPPER, PLASTER, STONE};
-    use crate::pieces::Pieces;
-    use blockfall_engine::workers::WorkerPool;
 
     fn block(x: i32, y: i32, z: i32, size: u8, material: usize) -> Block {
         Block::new(x, y, z, size, material as u8, 0, false).expect("a valid block")
     }
 
-    /// A piece of `blocks`: its joints, store, ids, and its body's middle and inverse inertia.
+    /// A piece of `blocks`: its joints and store.
     struct Test {
         blocks: Vec<Block>,
         joints: Joints,
         own: BlockStore,
-        ids: Vec<BlockId>,
-        middle: [f64; 3],
     }
 
     impl Test {
         fn of(blocks: Vec<Block>) -> Self {
             let mut own = BlockStore::new();
             let ids: Vec<BlockId> = blocks.iter().map(|b| own.add(*b).expect("apart")).collect();
-            let mut pieces = Pieces::new(WorkerPool::new(1).expect("a thread"));
-            let handle = pieces.add(blocks.clone()).expect("a piece");
-            let body = pieces.physics().body(handle).expect("its body");
             Test {
                 joints: Joints::of(&blocks, &own, &ids),
                 blocks,
                 own,
-                ids,
-                middle: body.center,
             }
         }
 
         fn broken(&self, pushes: &[Push]) -> Vec<bool> {
-            self.joints
-                .broken(&self.blocks, &self.own, &self.ids, self.middle, pushes)
+            self.joints.broken(&self.blocks, &self.own, pushes)
         }
     }
 
@@ -505,9 +517,9 @@ mod tests {
         ]);
         let joints = test.joints.joints();
         assert_eq!(joints.iter().filter(|j| !j.by_edge).count(), 4);
-        let chains = test.joints.chains(0);
+        let chains = &test.joints.chains;
         assert_eq!(chains.toward, [u32::MAX, 0, 0, 0]);
-        let holds = test.joints.branch_holds(&chains);
+        let holds = &test.joints.holds;
         let plaster_side = 0.25 * 1e6;
         let plaster_edge = 0.5 * 0.05 * 1e6;
         assert!((holds[3] - (2.0 * plaster_side + plaster_edge)).abs() < 1e-6);

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use blockfall_engine::physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
 use blockfall_engine::workers::WorkerPool;
-use blockfall_game::blocks::{Block, BlockId, BlockStore};
+use blockfall_game::blocks::{Block, BlockStore};
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::strength::{Joints, Push};
 use blockfall_game::terrain::Generator;
@@ -71,12 +71,11 @@ pub(super) struct StrengthJudge {
     pub breaks: usize,
 }
 
-/// A piece as strength sees it: its blocks (1 m blocks: 2-cell game blocks), their store and
-/// ids, and their joints.
+/// A piece as strength sees it: its blocks (1 m blocks: 2-cell game blocks), their store,
+/// and their joints.
 struct Judged {
     blocks: Vec<Block>,
     own: BlockStore,
-    ids: Vec<BlockId>,
     joints: Joints,
 }
 
@@ -111,7 +110,6 @@ impl StrengthJudge {
             by_slot[slot] = Some(Judged {
                 blocks,
                 own,
-                ids,
                 joints,
             });
         }
@@ -131,13 +129,10 @@ impl StrengthJudge {
             let Some(Some(piece)) = self.by_slot.get(handle.index() as usize) else {
                 continue;
             };
-            let Some(body) = physics.body(handle) else {
+            if physics.body(handle).is_none() {
                 continue;
-            };
-            let broken =
-                piece
-                    .joints
-                    .broken(&piece.blocks, &piece.own, &piece.ids, body.center, &pushes);
+            }
+            let broken = piece.joints.broken(&piece.blocks, &piece.own, &pushes);
             self.breaks += usize::from(broken.iter().any(|&joint| joint));
         }
     }
