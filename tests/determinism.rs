@@ -194,7 +194,10 @@ fn two_hundred_pieces_give_the_same_trace_on_1_2_and_8_threads_and_the_kept_hash
         .count();
     assert!(splits >= 10, "{splits} splits");
     let mut removed = 0;
-    for line in one.lines().filter(|l| l.contains(r#""event":"break_piece""#)) {
+    for line in one
+        .lines()
+        .filter(|l| l.contains(r#""event":"break_piece""#))
+    {
         if line.contains(r#""removed":true"#) {
             removed += 1;
         } else {

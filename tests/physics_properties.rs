@@ -550,7 +550,10 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
     let drop = 100.0 - BOTTOM;
     let flight =
         (FASTEST_LAUNCH + (FASTEST_LAUNCH.powi(2) + 2.0 * GRAVITY * drop).sqrt()) / GRAVITY;
-    let most_steps = last_event + ((flight + LONGEST_FALL + 1.0) / STEP) as u32;
+    // A piece may fly again between touches (a bounce, a tumble down a slope, a break that
+    // throws its parts): RestWatch holds the time touching to the longest fall, and the whole
+    // scene gets four such spans to end.
+    let most_steps = last_event + 4 * ((flight + LONGEST_FALL + 1.0) / STEP) as u32;
     let mut watch = RestWatch::default();
     let mut events = scene.events.iter().peekable();
     let mut seen = std::collections::HashSet::new();
