@@ -123,9 +123,9 @@ fn assert_kept(seen: &Seen) {
 }
 
 #[test]
-fn a_plaster_beam_dropped_10_m_breaks_and_a_copper_one_does_not() {
+fn a_plaster_beam_dropped_10_m_breaks_and_a_copper_or_stone_one_does_not() {
     for size in [1u8, 2] {
-        for (material, breaks) in [(PLASTER, true), (COPPER, false)] {
+        for (material, breaks) in [(PLASTER, true), (COPPER, false), (STONE, false)] {
             let mut world = flat_world();
             world
                 .pieces

@@ -456,7 +456,7 @@ mod tests {
         let edge = block(2, 2, 0, 1, STONE);
         let joint = joint_between((0, &stone), (1, &edge)).expect("by an edge");
         assert!(joint.by_edge);
-        assert!((joint.holds - 0.5 * 0.05 * 20e6).abs() < 1e-6, "{joint:?}");
+        assert!((joint.holds - 0.5 * 0.05 * 40e6).abs() < 1e-6, "{joint:?}");
         // A corner holds nothing, nor does a gap.
         assert!(joint_between((0, &stone), (1, &block(2, 2, 2, 1, STONE))).is_none());
         assert!(joint_between((0, &stone), (1, &block(3, 0, 0, 1, STONE))).is_none());
