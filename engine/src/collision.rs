@@ -27,4 +27,50 @@ pub trait Solid: Sync {
             *answer = self.nearest(point, reach);
         }
     }
+
+    /// [`Solid::nearest_many`], and into `clear` (as long as `queries`) how clear of every
+    /// surface each point surely is: a clearance `c` promises that a question from any point
+    /// within `c − r` of this one, with any reach `r`, finds nothing. It is what lets a body
+    /// lying still skip its points from step to step (`physics::clearance`). A true distance
+    /// is its own clearance (the distance found, or the reach when nothing was found); a
+    /// solid that cannot tell gives −∞, as this default does.
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.nearest_many(queries, out);
+        clear.fill(f32::NEG_INFINITY);
+    }
+
+    /// A name for everything the solid's answers depend on, now: any two solids that give the
+    /// same stamp answer every question the same. A solid that changes (the ground dug, a
+    /// block added) gives a stamp no solid has given before. `None` (the default) promises
+    /// nothing.
+    ///
+    /// The physics core keeps the clearances of [`Solid::nearest_many_clear`] from step to step
+    /// while the stamp stays the same, and asks only about the points that may have come near
+    /// since; without a stamp it asks about every point near the world every step.
+    fn stamp(&self) -> Option<u128> {
+        None
+    }
+}
+
+/// The clearances of a solid whose distances are true distances (no surface nearer than the
+/// distance it gives, and distances that change no faster than the point moves): the distance
+/// found, or the whole reach when nothing was found.
+pub fn true_clearances(queries: &[([f32; 3], f32)], out: &[Option<Surface>], clear: &mut [f32]) {
+    for ((clear, answer), &(_, reach)) in clear.iter_mut().zip(out).zip(queries) {
+        *clear = answer.map_or(reach, |surface| surface.distance);
+    }
+}
+
+/// A stamp no caller of this function has had before in this process: for solids that name
+/// each state they are in ([`Solid::stamp`]) by taking a fresh one whenever they change.
+pub fn fresh_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // From 1: 0 is left for the empty states a `Default` makes.
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }

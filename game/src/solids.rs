@@ -60,14 +60,21 @@ fn exact_surface(probe: Probe, squared: f32, reach: f32) -> Option<Surface> {
 
 /// The terrain's part of many questions at once, into `out`: the same answers as
 /// [`terrain_surface`] point by point, from the samples around all the points read once (one
-/// lock per brick of the field's cache instead of one or eight per point).
+/// lock per brick of the field's cache instead of one or eight per point). With `clear`, also
+/// how clear of the terrain each point surely is (`blockfall_engine::collision::Solid::
+/// nearest_many_clear`; −∞ where it cannot tell), from [`SampleWindow::clearance`] over a
+/// window a sample wider on every side.
 pub fn terrain_surfaces<S: Samples>(
     field: &Field<S>,
     queries: &[([f32; 3], f32)],
     out: &mut [Option<Surface>],
+    mut clear: Option<&mut [f32]>,
 ) {
     /// Past this many samples (a box of 32 m), the points are too spread out to share much.
     const MOST_SAMPLES: usize = 32 * 32 * 32;
+    if let Some(clear) = clear.as_deref_mut() {
+        clear.fill(f32::NEG_INFINITY);
+    }
     let finite = queries
         .iter()
         .all(|(point, reach)| point.iter().all(|c| c.is_finite()) && reach.is_finite());
@@ -79,7 +86,13 @@ pub fn terrain_surfaces<S: Samples>(
             high[axis] = high[axis].max(point[axis]);
         }
     }
-    let (first, size) = SampleWindow::covering(low, high);
+    let (mut first, mut size) = SampleWindow::covering(low, high);
+    if clear.is_some() {
+        // A sample more on every side: the window then holds a meter of ground around every
+        // point, and the clearance can reach that far.
+        first = first.map(|value| value.saturating_sub(1));
+        size = size.map(|value| value.saturating_add(2));
+    }
     let volume = size[0].saturating_mul(size[1]).saturating_mul(size[2]);
     if queries.is_empty() || !finite || volume == 0 || volume > MOST_SAMPLES {
         for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
@@ -92,11 +105,16 @@ pub fn terrain_surfaces<S: Samples>(
     }
     BUFFER.with_borrow_mut(|buffer| {
         let window = field.window(first, size, buffer);
-        for (answer, &([x, y, z], reach)) in out.iter_mut().zip(queries) {
-            let probe = window
-                .probe(x, y, z)
-                .unwrap_or_else(|| field.probe(x, y, z));
+        let steepest = clear.is_some().then(|| window.steepest());
+        for (index, (answer, &([x, y, z], reach))) in out.iter_mut().zip(queries).enumerate() {
+            let Some(probe) = window.probe(x, y, z) else {
+                *answer = surface_of(field.probe(x, y, z), reach);
+                continue;
+            };
             *answer = surface_of(probe, reach);
+            if let (Some(clear), Some(steepest)) = (clear.as_deref_mut(), steepest) {
+                clear[index] = window.clearance(probe, [x, y, z], steepest);
+            }
         }
     });
 }
@@ -181,6 +199,23 @@ impl<S: Samples> Solid for TerrainSolid<'_, S> {
         }
         terrain_surface(self.field, point, reach)
     }
+
+    fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
+        terrain_surfaces(self.field, queries, out, None);
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        terrain_surfaces(self.field, queries, out, Some(clear));
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        Some(u128::from(self.field.stamp()))
+    }
 }
 
 #[cfg(test)]
@@ -228,7 +263,7 @@ mod tests {
                 queries[7].0[1] = f32::NAN;
             }
             let mut out = vec![None; queries.len()];
-            terrain_surfaces(&field, &queries, &mut out);
+            terrain_surfaces(&field, &queries, &mut out, None);
             for (answer, &(point, reach)) in out.iter().zip(&queries) {
                 let expected = terrain_surface(&field, point, reach);
                 assert_eq!(
@@ -334,3 +369,4 @@ mod tests {
         assert!(solid.nearest([f32::NAN, 0.0, 0.0], 0.4).is_none());
     }
 }
+

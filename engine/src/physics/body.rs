@@ -13,6 +13,7 @@
 //!
 //! The hot loops walk the dense arrays; a handle is looked up once per call from outside.
 
+use super::clearance::Clearance;
 use super::error::PhysicsError;
 use super::math::{self, Matrix, Quaternion, Vector, NO_TURN, ZERO, ZERO_MATRIX};
 
@@ -245,6 +246,9 @@ pub(crate) struct Bodies {
     /// The normal push in one step (newton seconds, all its contacts together) from which the
     /// step reports where it was pushed ([`super::Impact`]); infinite: never.
     pub impact_limit: Vec<f64>,
+    /// How clear of the world its points were found, and how far they may have moved since
+    /// (lent to the body's contact job during a step).
+    pub clearance: Vec<Clearance>,
 }
 
 impl Bodies {
@@ -441,6 +445,8 @@ impl Bodies {
         self.age.push(0.0);
         self.touching.push(0);
         self.impact_limit.push(f64::INFINITY);
+        self.clearance
+            .push(Clearance::new(properties.center, NO_TURN));
         Ok(dense as usize)
     }
 
@@ -496,6 +502,7 @@ impl Bodies {
         self.age.swap_remove(dense);
         self.touching.swap_remove(dense);
         self.impact_limit.swap_remove(dense);
+        self.clearance.swap_remove(dense);
         if let Some(&moved) = self.owner.get(dense) {
             self.slots[moved as usize].dense = Some(dense as u32);
         }

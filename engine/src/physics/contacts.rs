@@ -22,6 +22,7 @@
 //! points.
 
 use super::body::{Bodies, Cluster};
+use super::clearance::{Clearance, LOOK};
 use super::math::{self, Matrix, Vector, ZERO};
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
@@ -67,6 +68,8 @@ pub(crate) struct Scene<'a> {
     pub partners: &'a [u32],
     pub world: &'a dyn Solid,
     pub shapes: &'a dyn BodyShape,
+    /// Which world the bodies' clearances belong to (see `clearance`).
+    pub epoch: u64,
 }
 
 /// One awake body's contacts, with the buffers it reuses from step to step.
@@ -84,8 +87,12 @@ pub(crate) struct ContactJob {
     /// The questions to the world for its points, and the answers.
     queries: Vec<([f32; 3], f32)>,
     answers: Vec<Option<Surface>>,
-    /// The points asked about, in the order of the questions, with their indices.
-    asked: Vec<(Vector, u32)>,
+    /// How clear of the world the world says each point asked is.
+    clearances: Vec<f32>,
+    /// The points asked about, in the order of the questions, with their indices and reaches.
+    asked: Vec<(Vector, u32, f64)>,
+    /// What its body has learned of the world: lent by the body for the step.
+    pub clearance: Clearance,
     /// The bodies it may touch, ascending.
     partners: Vec<u32>,
 }
@@ -118,13 +125,13 @@ impl ContactJob {
             return;
         }
         let offsets = bodies.offsets_of(body);
+        let clusters = bodies.clusters_of(body);
         let point_of = |offset: Vector| {
             let lever = math::times(rotation, offset);
             let speed = math::length(math::add(velocity, math::cross(spin, lever)));
             (math::add(position, lever), speed)
         };
         // Where the clusters are; their points only once a cluster is near something.
-        let clusters = bodies.clusters_of(body);
         self.centres.clear();
         self.centres.extend(
             clusters
@@ -145,35 +152,55 @@ impl ContactJob {
             }
         };
         if near_world {
-            // The clusters near the world, then all their points at once: the world reads
-            // what they share once.
+            // The clusters near the world, then the points of theirs that may be: all asked
+            // at once, so the world reads what they share once.
             self.queries.clear();
             self.asked.clear();
-            for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
+            // What the body learned of the world in earlier steps: a point surely clearer
+            // than any of its points must be is not asked (`clearance`).
+            let clear = &mut self.clearance;
+            clear.start(scene.epoch, offsets.len());
+            let point_need = most_reach + BOUND_SLACK;
+            for (cluster, &centre) in clusters.iter().zip(&self.centres) {
                 let near = scene
                     .world
                     .nearest(
                         math::to_f32(centre),
-                        (cluster.radius + most_reach + BOUND_SLACK) as f32,
+                        (cluster.radius + point_need) as f32,
                     )
                     .is_some();
                 if !near {
                     continue;
                 }
-                place(&mut self.points, which, cluster);
                 let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
                 for index in members {
-                    let (point, speed) = self.points[index];
-                    self.asked.push((point, index as u32));
+                    if clear.point(index) >= point_need {
+                        continue;
+                    }
+                    let (point, speed) = point_of(offsets[index]);
+                    let reach = MARGIN + speed * STEP;
+                    self.asked.push((point, index as u32, reach));
                     self.queries
-                        .push((math::to_f32(point), (MARGIN + speed * STEP) as f32));
+                        .push((math::to_f32(point), (reach + LOOK) as f32));
                 }
             }
             self.answers.clear();
             self.answers.resize(self.queries.len(), None);
-            scene.world.nearest_many(&self.queries, &mut self.answers);
-            for (&(point, feature), answer) in self.asked.iter().zip(&self.answers) {
-                if let Some(surface) = *answer {
+            self.clearances.clear();
+            self.clearances
+                .resize(self.queries.len(), f32::NEG_INFINITY);
+            scene.world.nearest_many_clear(
+                &self.queries,
+                &mut self.answers,
+                &mut self.clearances,
+            );
+            for ((&(point, feature, reach), answer), &learned) in
+                self.asked.iter().zip(&self.answers).zip(&self.clearances)
+            {
+                clear.learn_point(feature as usize, f64::from(learned));
+                // Only a surface within the point's own reach is a contact; one found
+                // beyond it was asked for the bound.
+                if let Some(surface) = answer.filter(|surface| surface.distance < reach as f32) {
                     let at = (point, feature);
                     push(&mut self.contacts, self.body, NONE, at, surface, None);
                 }

@@ -83,6 +83,7 @@
 
 mod body;
 mod broad;
+mod clearance;
 mod contacts;
 mod error;
 mod lanes;

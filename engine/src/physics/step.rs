@@ -54,8 +54,16 @@ impl PhysicsWorld {
             resting,
             warm,
             counts,
+            world_stamp,
+            epoch,
             ..
         } = self;
+        // What the bodies learned of the world holds while it stays the same world.
+        let stamp = world.stamp();
+        if stamp.is_none() || stamp != *world_stamp {
+            *epoch += 1;
+            *world_stamp = stamp;
+        }
         prepare(bodies, scratch);
         *counts = StepCounts::default();
         if scratch.moving.is_empty() {
@@ -74,6 +82,8 @@ impl PhysicsWorld {
         for (job, (slot, &body)) in scratch.jobs.iter_mut().zip(&scratch.moving).enumerate() {
             slot.body = body;
             slot.job = job as u32;
+            // Lent for the contacts, given back after them.
+            std::mem::swap(&mut slot.clearance, &mut bodies.clearance[body as usize]);
         }
         let scene = Scene {
             bodies,
@@ -83,8 +93,12 @@ impl PhysicsWorld {
             partners: &scratch.partners,
             world,
             shapes,
+            epoch: *epoch,
         };
         pool.for_each_mut(&mut scratch.jobs[..moving], |job| job.find(&scene));
+        for job in &mut scratch.jobs[..moving] {
+            std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
+        }
 
         // The solver set: the awake bodies' contacts grouped, coloured, built into rows,
         // bundled and solved (see `solver`).
@@ -258,6 +272,11 @@ fn prepare(bodies: &mut Bodies, scratch: &mut Scratch) {
             scratch.sphere.push(radius + MARGIN + SPHERE_SLACK);
         } else {
             bodies.velocity[body][1] -= GRAVITY * STEP;
+            bodies.clearance[body].follow(
+                bodies.position[body],
+                bodies.orientation[body],
+                radius,
+            );
             scratch
                 .inverse_inertia
                 .push(math::turned(&rotation, &bodies.inverse_inertia[body]));

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::body::cube_inertia;
 use super::{BodyDesc, BodyHandle, BodyShape, Part};
-use crate::collision::{Solid, Surface};
+use crate::collision::{true_clearances, Solid, Surface};
 
 /// Numbers in `[0, 1)` from a linear congruential generator started at `seed`: repeatable
 /// scenes for the tests.
@@ -17,12 +17,39 @@ pub fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
+/// A test solid's stamp: a 128-bit FNV-1a hash of its kind and its numbers, which never
+/// change (so that the tests step with what bodies learn of the world kept, as the game does).
+fn named(kind: u8, numbers: &[f32]) -> Option<u128> {
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013B;
+    let bytes = numbers.iter().flat_map(|number| number.to_bits().to_le_bytes());
+    let hash = std::iter::once(kind)
+        .chain(bytes)
+        .fold(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d, |hash: u128, byte| {
+            (hash ^ u128::from(byte)).wrapping_mul(PRIME)
+        });
+    Some(hash)
+}
+
 /// Nothing solid anywhere.
 pub struct Nothing;
 
 impl Solid for Nothing {
     fn nearest(&self, _point: [f32; 3], _reach: f32) -> Option<Surface> {
         None
+    }
+
+    fn nearest_many_clear(
+        &self,
+        _queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        out.fill(None);
+        clear.fill(f32::INFINITY);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        named(0, &[])
     }
 }
 
@@ -38,6 +65,20 @@ impl Solid for Ground {
             distance,
             normal: [0.0, 1.0, 0.0],
         })
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.nearest_many(queries, out);
+        true_clearances(queries, out, clear);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        named(1, &[self.height])
     }
 }
 
@@ -57,6 +98,20 @@ impl Solid for Slope {
         let normal = self.normal();
         let distance = point[0] * normal[0] + point[1] * normal[1] + point[2] * normal[2];
         (distance < reach).then_some(Surface { distance, normal })
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.nearest_many(queries, out);
+        true_clearances(queries, out, clear);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        named(2, &[self.angle])
     }
 }
 
@@ -106,6 +161,20 @@ impl Solid for Slab {
     fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
         box_nearest(point, self.low, self.high, reach)
     }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.nearest_many(queries, out);
+        true_clearances(queries, out, clear);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        named(3, &[self.low, self.high].concat())
+    }
 }
 
 /// A ledge: solid where `x < edge` and `y < 0`, endless in z.
@@ -135,6 +204,20 @@ impl Solid for Ledge {
             }
         };
         (surface.distance < reach).then_some(surface)
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.nearest_many(queries, out);
+        true_clearances(queries, out, clear);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        named(4, &[self.edge])
     }
 }
 

@@ -31,6 +31,10 @@ pub struct PhysicsWorld {
     pub(super) scratch: Scratch,
     /// What the last step had to do.
     pub(super) counts: StepCounts,
+    /// The world the bodies' clearances were learned in: its stamp, and the epoch counted
+    /// up each time a step meets another world (or one without a stamp).
+    pub(super) world_stamp: Option<u128>,
+    pub(super) epoch: u64,
 }
 
 /// Buffers a step fills and the next one reuses: once they have grown to the scene, a step
@@ -75,6 +79,8 @@ impl PhysicsWorld {
             warm: WarmStarts::default(),
             scratch: Scratch::default(),
             counts: StepCounts::default(),
+            world_stamp: None,
+            epoch: 0,
         }
     }
 

@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
+use blockfall_engine::collision::fresh_stamp;
 use thiserror::Error;
 
 use super::cell_grid::CellGrid;
@@ -195,6 +196,9 @@ pub struct BlockStore {
     regions: HashMap<[i32; 3], BTreeSet<BlockId>>,
     events: VecDeque<StoreEvent>,
     revision: u64,
+    /// Names what the store holds now: fresh with every change, 0 while none was made
+    /// ([`BlockStore::stamp`]).
+    stamp: u64,
     count: usize,
 }
 
@@ -288,6 +292,7 @@ impl BlockStore {
             .insert(id);
         self.count += 1;
         self.revision += 1;
+        self.stamp = fresh_stamp();
         self.events.push_back(StoreEvent::Added(id, block));
         Ok(id)
     }
@@ -364,6 +369,7 @@ impl BlockStore {
         }
         self.count -= 1;
         self.revision += 1;
+        self.stamp = fresh_stamp();
         self.events.push_back(StoreEvent::Removed(id, block));
         Some(block)
     }
@@ -383,6 +389,7 @@ impl BlockStore {
         block.slope = slope;
         let block = *block;
         self.revision += 1;
+        self.stamp = fresh_stamp();
         self.events.push_back(StoreEvent::Reshaped(id, block));
         Ok(())
     }
@@ -395,6 +402,13 @@ impl BlockStore {
     /// Counts up with every add, remove and reshape: a cheap "has anything changed?".
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// A name for what the store holds now, never given to a store that held other blocks:
+    /// fresh with every add, remove and reshape (`blockfall_engine::collision::Solid::stamp`).
+    /// Stores no block was ever added to share 0: they hold the same, nothing.
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// How many blocks there are.

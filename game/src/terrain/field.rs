@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+use blockfall_engine::collision::fresh_stamp;
 use crossbeam::utils::CachePadded;
 
 use crate::cell_hash::CellMap;
@@ -94,6 +95,9 @@ pub struct Field<S = EditStore> {
     id: u64,
     /// Counts the forgets: a thread's copies made before the last one are dropped.
     forgets: AtomicU64,
+    /// Names what the field answers now: fresh when it is made and whenever it forgets
+    /// samples (its ground changed), see [`Field::stamp`].
+    stamp: AtomicU64,
 }
 
 /// Bricks a thread keeps its own copies of (2 KiB each).
@@ -145,6 +149,7 @@ impl<S: Samples> Field<S> {
             bricks_per_shard: bricks.div_ceil(SHARDS).max(1),
             id: NEXT_FIELD.fetch_add(1, Ordering::Relaxed),
             forgets: AtomicU64::new(0),
+            stamp: AtomicU64::new(fresh_stamp()),
         }
     }
 
@@ -180,6 +185,14 @@ impl<S: Samples> Field<S> {
     pub fn forget(&self, changed: &SampleBox) {
         self.forget_in_shards(changed);
         self.forgets.fetch_add(1, Ordering::AcqRel);
+        self.stamp.store(fresh_stamp(), Ordering::Release);
+    }
+
+    /// A name for the field's answers now, never given to a field that answered otherwise:
+    /// it changes whenever the field forgets samples, as it does when its ground is dug or
+    /// built on (`blockfall_engine::collision::Solid::stamp`).
+    pub fn stamp(&self) -> u64 {
+        self.stamp.load(Ordering::Acquire)
     }
 
     fn forget_in_shards(&self, changed: &SampleBox) {
@@ -218,6 +231,7 @@ impl<S: Samples> Field<S> {
             shard.order.clear();
         }
         self.forgets.fetch_add(1, Ordering::AcqRel);
+        self.stamp.store(fresh_stamp(), Ordering::Release);
     }
 
     /// A sample, from the cache or worked out and kept.
@@ -544,6 +558,57 @@ impl SampleWindow<'_> {
             &cell_corners(self.values, first, row, layer),
             fraction,
         ))
+    }
+
+    /// An upper bound on the length of the gradient anywhere in the window's box: along each
+    /// axis, a cell's slope is a blend of its four edges' differences, so no more than the
+    /// largest difference between neighbouring samples along that axis. Infinite if a sample
+    /// is not finite.
+    pub fn steepest(&self) -> f32 {
+        let [nx, ny, nz] = self.size;
+        let (row, layer) = (nx, nx * ny);
+        let mut most = [0.0f32; 3];
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    let at = i + j * row + k * layer;
+                    let value = self.values[at];
+                    if !value.is_finite() {
+                        return f32::INFINITY;
+                    }
+                    for (axis, (index, stride, count)) in
+                        [(i, 1, nx), (j, row, ny), (k, layer, nz)].into_iter().enumerate()
+                    {
+                        if index + 1 < count {
+                            most[axis] = most[axis].max((self.values[at + stride] - value).abs());
+                        }
+                    }
+                }
+            }
+        }
+        (most[0] * most[0] + most[1] * most[1] + most[2] * most[2]).sqrt()
+    }
+
+    /// How clear of the terrain a point inside the window surely is, from its probe and the
+    /// window's [`SampleWindow::steepest`] rise `steepest`: its density over that rise, and no
+    /// more than its room to the window's sides. Every point `q` within `clear − r` of it lies
+    /// in the window, where the density rises at most `steepest` per meter, so at `q` the
+    /// density is still below `−r` times the length of the gradient there: the terrain's
+    /// distance at `q` (density over the gradient's length) is at least `r`. −∞ for a point in
+    /// the ground, on its surface or with a probe that is not a number.
+    pub fn clearance(&self, probe: Probe, point: [f32; 3], steepest: f32) -> f32 {
+        if !(probe.density < 0.0) {
+            return f32::NEG_INFINITY;
+        }
+        let room = (0..3)
+            .map(|axis| {
+                let low = self.low[axis] as f32;
+                let high = low + (self.size[axis] - 1) as f32;
+                (point[axis] - low).min(high - point[axis])
+            })
+            .fold(f32::INFINITY, f32::min);
+        // A flat window (a rise of 0) leaves the room; an infinite rise leaves nothing.
+        (-probe.density / steepest).min(room)
     }
 
     /// Whether any sample of the window is positive (inside the ground).

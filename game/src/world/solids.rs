@@ -24,15 +24,49 @@ impl Solid for SceneSolids<'_> {
     }
 
     fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
-        crate::solids::terrain_surfaces(self.field, queries, out);
+        self.many(queries, out, None);
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.many(queries, out, Some(clear));
+    }
+
+    /// The ground's stamp and the blocks', side by side: each is fresh with every change.
+    fn stamp(&self) -> Option<u128> {
+        Some(u128::from(self.field.stamp()) << 64 | u128::from(self.blocks.stamp()))
+    }
+}
+
+impl SceneSolids<'_> {
+    /// The terrain's answers for all the points at once, then the blocks' one by one; with
+    /// `clear`, the nearer of the two clearances (a block's distance is a true distance, and
+    /// none within the reach means none nearer than the reach).
+    fn many(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<Surface>],
+        mut clear: Option<&mut [f32]>,
+    ) {
+        crate::solids::terrain_surfaces(self.field, queries, out, clear.as_deref_mut());
         let any_blocks = self.blocks.count() > 0;
-        for (answer, &(point, reach)) in out.iter_mut().zip(queries) {
+        for (index, (answer, &(point, reach))) in out.iter_mut().zip(queries).enumerate() {
             if !point.iter().all(|c| c.is_finite()) {
                 *answer = None;
+                if let Some(clear) = clear.as_deref_mut() {
+                    clear[index] = f32::NEG_INFINITY;
+                }
                 continue;
             }
             if any_blocks {
                 let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+                if let Some(clear) = clear.as_deref_mut() {
+                    clear[index] = clear[index].min(blocks.map_or(reach, |s| s.distance));
+                }
                 *answer = nearer(*answer, blocks);
             }
         }

@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use anyhow::ensure;
+use blockfall_engine::physics::StepCounts;
 use blockfall_game::blocks::BlockStore;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
@@ -19,7 +20,7 @@ use crate::bench::shared::world_field;
 /// The capacity search: steps before timing, steps timed, and the most pieces tried.
 const CAPACITY_WARM_STEPS: u32 = 5;
 const CAPACITY_TIMED_STEPS: u32 = 30;
-const CAPACITY_MOST: usize = 1024;
+const CAPACITY_MOST: usize = 4096;
 
 /// Mean milliseconds per step of `count` awake 4 × 4 × 4 pieces on 2 threads, each step's
 /// fastest of `repeats` runs.
@@ -29,19 +30,21 @@ fn capacity_trial(
     count: usize,
     repeats: u32,
 ) -> anyhow::Result<f64> {
-    awake_trial(generator, solids, count, repeats, 2)
+    Ok(awake_trial(generator, solids, count, repeats, 2)?.0)
 }
 
-/// Mean ms per step of `count` awake 4 × 4 × 4 pieces on the ground, on `threads` threads.
+/// Mean ms per step of `count` awake 4 × 4 × 4 pieces on the ground, on `threads` threads,
+/// and what the last step counted.
 fn awake_trial(
     generator: &Generator,
     solids: &SceneSolids<'_>,
     count: usize,
     repeats: u32,
     threads: usize,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<(f64, StepCounts)> {
     let placed = resting_scene(generator, count);
     let mut fastest = vec![f64::INFINITY; CAPACITY_TIMED_STEPS as usize];
+    let mut counts = StepCounts::default();
     for _ in 0..repeats {
         let (mut physics, shapes, handles) = blockfall_world(&placed, threads)?;
         for step in 0..CAPACITY_WARM_STEPS + CAPACITY_TIMED_STEPS {
@@ -71,8 +74,9 @@ fn awake_trial(
             f64::NEG_INFINITY,
             &format!("capacity, {count} pieces"),
         )?;
+        counts = physics.last_step_counts();
     }
-    Ok(Run::mean(&fastest))
+    Ok((Run::mean(&fastest), counts))
 }
 
 /// Times `count` awake 4 × 4 × 4 pieces on 1 and 2 threads, and nothing else: for profiling.
@@ -85,8 +89,11 @@ pub fn run_awake(count: usize, repeats: u32) -> anyhow::Result<()> {
         blocks: &blocks,
     };
     for threads in [1, 2] {
-        let ms = awake_trial(&generator, &solids, count, repeats, threads)?;
+        let (ms, counts) = awake_trial(&generator, &solids, count, repeats, threads)?;
         println!("{count} awake 4 × 4 × 4 pieces, {threads} thread(s): {ms:.2} ms per step");
+        if threads == 1 {
+            println!("  last step: {counts:?}");
+        }
     }
     Ok(())
 }

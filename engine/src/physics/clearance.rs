@@ -1,0 +1,189 @@
+//! What each body has learned of how clear of the world its points are, kept from step to
+//! step so that a body lying still does not ask about all of its points again every step.
+//!
+//! ```text
+//!      ● p, asked: the world says no surface         p may have moved t meters since:
+//!      ¦        within c of p, for any reach         a question with reach r would
+//!      ¦ c                                           find nothing while c − t ≥ r
+//!   ═══╧═══════ surface
+//! ```
+//!
+//! The bound comes from the world itself: [`Solid::nearest_many_clear`] answers each question
+//! and says how clear of every surface the point surely is, in the sense that a question from
+//! any point within `c − r` of it, with reach `r`, finds nothing. (The terrain works this out
+//! from its density and the steepest its samples around the points rise; a true distance is
+//! its own bound.) So skipping a point changes no answer; the world promises it.
+//!
+//! The bound holds only while the world stays what it was: each step asks the world for its
+//! [`Solid::stamp`], and a new stamp (or none) starts a new epoch, which forgets everything
+//! learned ([`Clearance::start`]).
+//!
+//! How far a body's points may have moved is its `travel`: each step adds how far its middle
+//! moved and how far its turn can carry a point at its radius, from where it was seen last
+//! ([`Clearance::follow`]), so moves made through the API between steps count as well. A
+//! question reaches [`LOOK`] farther than it must, so that what a world finds only within the
+//! reach (the blocks) still leaves a bound that lasts while the point moves.
+//!
+//! [`Solid::nearest_many_clear`]: crate::collision::Solid::nearest_many_clear
+//! [`Solid::stamp`]: crate::collision::Solid::stamp
+
+use super::math::{self, Quaternion, Vector};
+
+/// How much farther than its reach a question to the world reaches, in meters, so that its
+/// answer stays good while the point moves: a quarter of a meter, half a block cell.
+pub(crate) const LOOK: f64 = 0.25;
+
+/// One body's learned clearances. Each is kept as a *base*, `clearance + travel` at the time
+/// it was learned, so that none needs updating as the body moves: the bound now is
+/// `base − travel`.
+#[derive(Debug, Clone)]
+pub(crate) struct Clearance {
+    /// The world epoch the bases belong to (0: none, the epochs start at 1).
+    epoch: u64,
+    /// How far any point of the body may have moved, in all, meters.
+    travel: f64,
+    /// Where the body was when `travel` was last brought up to date.
+    seen: (Vector, Quaternion),
+    /// The bases of its points.
+    points: Vec<f64>,
+}
+
+impl Default for Clearance {
+    fn default() -> Self {
+        Self::new(math::ZERO, math::NO_TURN)
+    }
+}
+
+impl Clearance {
+    /// Nothing learned yet, the body seen where it is.
+    pub fn new(position: Vector, orientation: Quaternion) -> Self {
+        Self {
+            epoch: 0,
+            travel: 0.0,
+            seen: (position, orientation),
+            points: Vec::new(),
+        }
+    }
+
+    /// Adds how far a point of the body (within `radius` of its middle) may have moved since
+    /// it was seen last, and sees it where it is now. A move that is not finite forgets
+    /// everything learned.
+    pub fn follow(&mut self, position: Vector, orientation: Quaternion, radius: f64) {
+        let (seen_position, seen_orientation) = self.seen;
+        let shift = math::length(math::sub(position, seen_position));
+        // A turn by θ carries a point at distance r by 2 r sin(θ/2), no more than
+        // 2 r |q − q₀| (either sign of q₀: both name the same turn).
+        let apart = |sign: f64| {
+            (0..4)
+                .map(|k| (orientation[k] - sign * seen_orientation[k]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        let moved = shift + 2.0 * radius * apart(1.0).min(apart(-1.0));
+        if moved.is_finite() && self.travel.is_finite() {
+            self.travel += moved;
+        } else {
+            self.travel = 0.0;
+            self.epoch = 0;
+        }
+        self.seen = (position, orientation);
+    }
+
+    /// Readies the bases for a step in world `epoch`, for `points` points: all forgotten if
+    /// they were learned in another epoch.
+    pub fn start(&mut self, epoch: u64, points: usize) {
+        if self.epoch != epoch || self.points.len() != points {
+            self.epoch = epoch;
+            self.points.clear();
+            self.points.resize(points, f64::NEG_INFINITY);
+        }
+    }
+
+    /// How clear of the world point `index` surely is now.
+    #[inline]
+    pub fn point(&self, index: usize) -> f64 {
+        self.now(self.points[index])
+    }
+
+    /// Point `index` was found `clear` meters clear of the world just now (see the module);
+    /// a clearance that is not a number teaches nothing.
+    #[inline]
+    pub fn learn_point(&mut self, index: usize, clear: f64) {
+        self.points[index] = if clear.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            self.base(clear)
+        };
+    }
+
+    #[inline]
+    fn now(&self, base: f64) -> f64 {
+        base - self.travel
+    }
+
+    #[inline]
+    fn base(&self, clear: f64) -> f64 {
+        clear + self.travel
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::math::NO_TURN;
+
+    #[test]
+    fn a_bound_shrinks_by_how_far_the_body_moved() {
+        let mut clearance = Clearance::new([0.0; 3], NO_TURN);
+        clearance.start(1, 2);
+        assert_eq!(clearance.point(0), f64::NEG_INFINITY);
+        clearance.learn_point(0, 0.5);
+        assert_eq!(clearance.point(0), 0.5);
+        clearance.follow([0.0, 0.1, 0.0], NO_TURN, 1.0);
+        assert!((clearance.point(0) - 0.4).abs() < 1e-12);
+        // Learned after the move: from there on.
+        clearance.learn_point(1, 0.3);
+        assert!((clearance.point(1) - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_turn_counts_what_it_carries_a_point_at_the_radius() {
+        let mut clearance = Clearance::new([0.0; 3], NO_TURN);
+        clearance.start(1, 1);
+        clearance.learn_point(0, 10.0);
+        // A quarter turn about y carries a point 2 m out by 2·√2 m.
+        let half = std::f64::consts::FRAC_PI_4;
+        let quarter = [0.0, half.sin(), 0.0, half.cos()];
+        clearance.follow([0.0; 3], quarter, 2.0);
+        let lost = 10.0 - clearance.point(0);
+        let carried = 2.0 * 2.0f64.sqrt();
+        assert!(lost >= carried - 1e-9, "{lost}");
+        assert!(lost <= carried * 1.1, "{lost}");
+        // The same turn named by the other sign moves nothing.
+        let before = clearance.point(0);
+        clearance.follow([0.0; 3], quarter.map(|value| -value), 2.0);
+        assert!((clearance.point(0) - before).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_new_epoch_or_a_move_that_is_not_finite_forgets_everything() {
+        let mut clearance = Clearance::new([0.0; 3], NO_TURN);
+        clearance.start(1, 3);
+        clearance.learn_point(2, 2.0);
+        clearance.start(1, 3);
+        assert_eq!(clearance.point(2), 2.0);
+        clearance.start(2, 3);
+        assert_eq!(clearance.point(2), f64::NEG_INFINITY);
+
+        clearance.learn_point(2, 2.0);
+        clearance.follow([f64::NAN, 0.0, 0.0], NO_TURN, 1.0);
+        clearance.follow([0.0; 3], NO_TURN, 1.0);
+        clearance.start(2, 3);
+        assert_eq!(clearance.point(2), f64::NEG_INFINITY);
+        assert!(clearance.travel.is_finite());
+
+        // A clearance that is not a number teaches nothing.
+        clearance.learn_point(1, f64::NAN);
+        assert_eq!(clearance.point(1), f64::NEG_INFINITY);
+    }
+}
