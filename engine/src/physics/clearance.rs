@@ -44,8 +44,10 @@ pub(crate) struct Clearance {
     travel: f64,
     /// Where the body was when `travel` was last brought up to date.
     seen: (Vector, Quaternion),
-    /// The bases of its points.
+    /// The bases of its points, and of each cluster the lowest of its points' (−∞ until all
+    /// its points were asked).
     points: Vec<f64>,
+    clusters: Vec<f64>,
 }
 
 impl Default for Clearance {
@@ -62,6 +64,7 @@ impl Clearance {
             travel: 0.0,
             seen: (position, orientation),
             points: Vec::new(),
+            clusters: Vec::new(),
         }
     }
 
@@ -89,14 +92,30 @@ impl Clearance {
         self.seen = (position, orientation);
     }
 
-    /// Readies the bases for a step in world `epoch`, for `points` points: all forgotten if
-    /// they were learned in another epoch.
-    pub fn start(&mut self, epoch: u64, points: usize) {
-        if self.epoch != epoch || self.points.len() != points {
+    /// Readies the bases for a step in world `epoch`, for `clusters` clusters and `points`
+    /// points: all forgotten if they were learned in another epoch.
+    pub fn start(&mut self, epoch: u64, clusters: usize, points: usize) {
+        if self.epoch != epoch || self.points.len() != points || self.clusters.len() != clusters
+        {
             self.epoch = epoch;
             self.points.clear();
             self.points.resize(points, f64::NEG_INFINITY);
+            self.clusters.clear();
+            self.clusters.resize(clusters, f64::NEG_INFINITY);
         }
+    }
+
+    /// How clear of the world every point of cluster `which` surely is now.
+    #[inline]
+    pub fn cluster(&self, which: usize) -> f64 {
+        self.now(self.clusters[which])
+    }
+
+    /// Works out again the lowest base of cluster `which`, whose points are `members`.
+    pub fn sum_up(&mut self, which: usize, members: std::ops::Range<usize>) {
+        self.clusters[which] = self.points[members]
+            .iter()
+            .fold(f64::INFINITY, |low, &base| low.min(base));
     }
 
     /// How clear of the world point `index` surely is now.
@@ -135,7 +154,7 @@ mod tests {
     #[test]
     fn a_bound_shrinks_by_how_far_the_body_moved() {
         let mut clearance = Clearance::new([0.0; 3], NO_TURN);
-        clearance.start(1, 2);
+        clearance.start(1, 1, 2);
         assert_eq!(clearance.point(0), f64::NEG_INFINITY);
         clearance.learn_point(0, 0.5);
         assert_eq!(clearance.point(0), 0.5);
@@ -149,7 +168,7 @@ mod tests {
     #[test]
     fn a_turn_counts_what_it_carries_a_point_at_the_radius() {
         let mut clearance = Clearance::new([0.0; 3], NO_TURN);
-        clearance.start(1, 1);
+        clearance.start(1, 1, 1);
         clearance.learn_point(0, 10.0);
         // A quarter turn about y carries a point 2 m out by 2·√2 m.
         let half = std::f64::consts::FRAC_PI_4;
@@ -166,19 +185,35 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_is_as_clear_as_its_least_clear_point() {
+        let mut clearance = Clearance::new([0.0; 3], NO_TURN);
+        clearance.start(1, 2, 4);
+        clearance.learn_point(0, 0.5);
+        clearance.learn_point(1, 0.2);
+        clearance.sum_up(0, 0..2);
+        assert_eq!(clearance.cluster(0), 0.2);
+        // A point never asked keeps its cluster unknown.
+        clearance.learn_point(2, 3.0);
+        clearance.sum_up(1, 2..4);
+        assert_eq!(clearance.cluster(1), f64::NEG_INFINITY);
+        clearance.follow([0.1, 0.0, 0.0], NO_TURN, 1.0);
+        assert!((clearance.cluster(0) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
     fn a_new_epoch_or_a_move_that_is_not_finite_forgets_everything() {
         let mut clearance = Clearance::new([0.0; 3], NO_TURN);
-        clearance.start(1, 3);
+        clearance.start(1, 1, 3);
         clearance.learn_point(2, 2.0);
-        clearance.start(1, 3);
+        clearance.start(1, 1, 3);
         assert_eq!(clearance.point(2), 2.0);
-        clearance.start(2, 3);
+        clearance.start(2, 1, 3);
         assert_eq!(clearance.point(2), f64::NEG_INFINITY);
 
         clearance.learn_point(2, 2.0);
         clearance.follow([f64::NAN, 0.0, 0.0], NO_TURN, 1.0);
         clearance.follow([0.0; 3], NO_TURN, 1.0);
-        clearance.start(2, 3);
+        clearance.start(2, 1, 3);
         assert_eq!(clearance.point(2), f64::NEG_INFINITY);
         assert!(clearance.travel.is_finite());
 

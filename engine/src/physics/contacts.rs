@@ -89,6 +89,8 @@ pub(crate) struct ContactJob {
     answers: Vec<Option<Surface>>,
     /// How clear of the world the world says each point asked is.
     clearances: Vec<f32>,
+    /// The clusters whose points were looked at this step, to sum up afterwards.
+    summed: Vec<u32>,
     /// The points asked about, in the order of the questions, with their indices and reaches.
     asked: Vec<(Vector, u32, f64)>,
     /// What its body has learned of the world: lent by the body for the step.
@@ -159,9 +161,14 @@ impl ContactJob {
             // What the body learned of the world in earlier steps: a point surely clearer
             // than any of its points must be is not asked (`clearance`).
             let clear = &mut self.clearance;
-            clear.start(scene.epoch, offsets.len());
+            clear.start(scene.epoch, clusters.len(), offsets.len());
             let point_need = most_reach + BOUND_SLACK;
-            for (cluster, &centre) in clusters.iter().zip(&self.centres) {
+            self.summed.clear();
+            for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
+                // None of its points may be near: not even the cluster is asked.
+                if clear.cluster(which) >= point_need {
+                    continue;
+                }
                 let near = scene
                     .world
                     .nearest(
@@ -172,6 +179,7 @@ impl ContactJob {
                 if !near {
                     continue;
                 }
+                self.summed.push(which as u32);
                 let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
                 for index in members {
                     if clear.point(index) >= point_need {
@@ -204,6 +212,11 @@ impl ContactJob {
                     let at = (point, feature);
                     push(&mut self.contacts, self.body, NONE, at, surface, None);
                 }
+            }
+            for &which in &self.summed {
+                let cluster = &clusters[which as usize];
+                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                clear.sum_up(which as usize, members);
             }
         }
         // The partners in ascending order (the broad phase lists them in the order it found

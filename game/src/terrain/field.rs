@@ -101,7 +101,7 @@ pub struct Field<S = EditStore> {
 }
 
 /// Bricks a thread keeps its own copies of (2 KiB each).
-const LOCAL_BRICKS: usize = 512;
+const LOCAL_BRICKS: usize = 4096;
 
 /// Each thread's own copies of whole bricks it read, so that threads probing the same ground
 /// (the points of many bodies, every step) do not take the shards' locks, whose cache lines
