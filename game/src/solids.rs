@@ -369,4 +369,3 @@ mod tests {
         assert!(solid.nearest([f32::NAN, 0.0, 0.0], 0.4).is_none());
     }
 }
-

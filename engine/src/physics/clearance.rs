@@ -95,8 +95,7 @@ impl Clearance {
     /// Readies the bases for a step in world `epoch`, for `clusters` clusters and `points`
     /// points: all forgotten if they were learned in another epoch.
     pub fn start(&mut self, epoch: u64, clusters: usize, points: usize) {
-        if self.epoch != epoch || self.points.len() != points || self.clusters.len() != clusters
-        {
+        if self.epoch != epoch || self.points.len() != points || self.clusters.len() != clusters {
             self.epoch = epoch;
             self.points.clear();
             self.points.resize(points, f64::NEG_INFINITY);

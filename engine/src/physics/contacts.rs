@@ -100,10 +100,16 @@ pub(crate) struct ContactJob {
 }
 
 impl ContactJob {
+    /// How many of its points it asked the world about in its last [`ContactJob::find`].
+    pub fn asked(&self) -> usize {
+        self.queries.len()
+    }
+
     /// Fills [`ContactJob::contacts`]: against the world first, then against each partner
     /// in the order of the partner list.
     pub fn find(&mut self, scene: &Scene) {
         self.contacts.clear();
+        self.queries.clear();
         let bodies = scene.bodies;
         let body = self.body as usize;
         let position = bodies.position[body];
@@ -156,7 +162,6 @@ impl ContactJob {
         if near_world {
             // The clusters near the world, then the points of theirs that may be: all asked
             // at once, so the world reads what they share once.
-            self.queries.clear();
             self.asked.clear();
             // What the body learned of the world in earlier steps: a point surely clearer
             // than any of its points must be is not asked (`clearance`).
@@ -171,10 +176,7 @@ impl ContactJob {
                 }
                 let near = scene
                     .world
-                    .nearest(
-                        math::to_f32(centre),
-                        (cluster.radius + point_need) as f32,
-                    )
+                    .nearest(math::to_f32(centre), (cluster.radius + point_need) as f32)
                     .is_some();
                 if !near {
                     continue;
@@ -197,11 +199,9 @@ impl ContactJob {
             self.clearances.clear();
             self.clearances
                 .resize(self.queries.len(), f32::NEG_INFINITY);
-            scene.world.nearest_many_clear(
-                &self.queries,
-                &mut self.answers,
-                &mut self.clearances,
-            );
+            scene
+                .world
+                .nearest_many_clear(&self.queries, &mut self.answers, &mut self.clearances);
             for ((&(point, feature, reach), answer), &learned) in
                 self.asked.iter().zip(&self.answers).zip(&self.clearances)
             {

@@ -130,6 +130,9 @@ pub struct StepCounts {
     pub awake: usize,
     /// Pairs of bodies whose grown spheres overlap.
     pub pairs: usize,
+    /// Points asked of the world (the others were surely clear of it, see
+    /// [`crate::collision::Solid::stamp`]).
+    pub asked: usize,
     /// Contacts found, touching and speculative.
     pub contacts: usize,
     /// Of those, the ones within the margin.

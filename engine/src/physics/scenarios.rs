@@ -647,3 +647,107 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
     assert!(reported.iter().all(|&step| step < 120), "{reported:?}");
     assert!(view(&physics, unlimited).touching > 0 || view(&physics, unlimited).resting);
 }
+
+/// A solid that answers as another does but promises nothing: no stamp, no clearances.
+struct Forgetful<'a>(&'a dyn Solid);
+
+impl Solid for Forgetful<'_> {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<crate::collision::Surface> {
+        self.0.nearest(point, reach)
+    }
+}
+
+/// Flat ground that can rise between steps, with a fresh stamp each time.
+struct RisingGround {
+    ground: Ground,
+    stamp: u64,
+}
+
+impl Solid for RisingGround {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<crate::collision::Surface> {
+        self.ground.nearest(point, reach)
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<crate::collision::Surface>],
+        clear: &mut [f32],
+    ) {
+        self.ground.nearest_many_clear(queries, out, clear);
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        Some(u128::from(self.stamp))
+    }
+}
+
+/// Thirty cubes and beams thrown spinning onto flat ground that rises 0.3 m under them at step
+/// 300, kept awake; whether the world's clearances are kept (or the world promises nothing).
+/// The state's hash after 600 steps; the points asked of the world that were no contact, in all
+/// the steps after the bodies settled (steps 200 to 300 and 500 to 600); and the lowest middle
+/// at the end.
+fn thrown_on_rising_ground(keep: bool) -> (u64, usize, f64) {
+    let mut physics = physics(2);
+    physics.set_resting(false);
+    let mut shapes = Boxes::default();
+    let mut next = uniform(0xc1ea_5eed);
+    for index in 0..30 {
+        let blocks = if index % 3 == 0 { [3, 1, 1] } else { [1, 1, 1] };
+        let low = [
+            f64::from(index % 6) * 2.5 - 6.0,
+            0.5 + next() * 2.0,
+            f64::from(index / 6) * 2.5 - 6.0,
+        ];
+        let handle = physics.add(&block_box(low, blocks, 1.0)).expect("a body");
+        shapes
+            .boxes
+            .insert(handle, block_box_extent(low, blocks, 1.0));
+        physics
+            .set_velocity(handle, [next() - 0.5, 0.0, next() - 0.5])
+            .expect("finite");
+        physics
+            .set_spin(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
+            .expect("finite");
+    }
+    let mut ground = RisingGround {
+        ground: Ground { height: 0.0 },
+        stamp: crate::collision::fresh_stamp(),
+    };
+    let mut idle = 0;
+    for step in 0..600 {
+        if step == 300 {
+            ground.ground.height = 0.3;
+            ground.stamp = crate::collision::fresh_stamp();
+        }
+        if keep {
+            physics.step(&ground, &shapes);
+        } else {
+            physics.step(&Forgetful(&ground), &shapes);
+        }
+        if (200..300).contains(&step) || step >= 500 {
+            let counts = physics.last_step_counts();
+            idle += counts.asked.saturating_sub(counts.contacts);
+        }
+    }
+    let lowest = physics
+        .handles()
+        .map(|handle| view(&physics, handle).position[1])
+        .fold(f64::INFINITY, f64::min);
+    (physics.state_hash(), idle, lowest)
+}
+
+#[test]
+fn what_bodies_learn_of_the_world_changes_no_contact_and_is_forgotten_when_the_world_changes() {
+    let (kept, idle_kept, lowest) = thrown_on_rising_ground(true);
+    let (forgot, idle_forgot, _) = thrown_on_rising_ground(false);
+    // The same bits: a point skipped would have found nothing.
+    assert_eq!(kept, forgot);
+    // And far fewer questions: a body lying still asks about little but its touching points.
+    assert!(
+        idle_kept * 10 < idle_forgot,
+        "{idle_kept} points asked in vain, {idle_forgot} without the clearances"
+    );
+    // The risen ground was felt: every body stands on it (a 1 m cube's middle 0.5 m up).
+    assert!(lowest > 0.3 + 0.45, "a middle at {lowest}");
+}

@@ -237,6 +237,10 @@ fn count(scratch: &Scratch) -> StepCounts {
     StepCounts {
         awake: scratch.moving.len(),
         pairs: scratch.sweep.pairs.len(),
+        asked: scratch.jobs[..scratch.moving.len()]
+            .iter()
+            .map(|job| job.asked())
+            .sum(),
         contacts: solver.refs.len(),
         touching: bundles
             .iter()
@@ -272,11 +276,7 @@ fn prepare(bodies: &mut Bodies, scratch: &mut Scratch) {
             scratch.sphere.push(radius + MARGIN + SPHERE_SLACK);
         } else {
             bodies.velocity[body][1] -= GRAVITY * STEP;
-            bodies.clearance[body].follow(
-                bodies.position[body],
-                bodies.orientation[body],
-                radius,
-            );
+            bodies.clearance[body].follow(bodies.position[body], bodies.orientation[body], radius);
             scratch
                 .inverse_inertia
                 .push(math::turned(&rotation, &bodies.inverse_inertia[body]));

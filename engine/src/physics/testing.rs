@@ -21,12 +21,13 @@ pub fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
 /// change (so that the tests step with what bodies learn of the world kept, as the game does).
 fn named(kind: u8, numbers: &[f32]) -> Option<u128> {
     const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013B;
-    let bytes = numbers.iter().flat_map(|number| number.to_bits().to_le_bytes());
-    let hash = std::iter::once(kind)
-        .chain(bytes)
-        .fold(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d, |hash: u128, byte| {
-            (hash ^ u128::from(byte)).wrapping_mul(PRIME)
-        });
+    let bytes = numbers
+        .iter()
+        .flat_map(|number| number.to_bits().to_le_bytes());
+    let hash = std::iter::once(kind).chain(bytes).fold(
+        0x6c62_272e_07bb_0142_62b8_2175_6295_c58d,
+        |hash: u128, byte| (hash ^ u128::from(byte)).wrapping_mul(PRIME),
+    );
     Some(hash)
 }
 

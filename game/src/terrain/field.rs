@@ -275,13 +275,15 @@ impl<S: Samples> Field<S> {
         }
         self.for_each_brick_of(low, size, |brick, from, to| {
             self.with_local(brick, |samples| {
+                // A row of the box within the brick is a row of the brick: copied at once.
+                let width = (to[0] - from[0] + 1) as usize;
                 for z in from[2]..=to[2] {
                     for y in from[1]..=to[1] {
                         let row =
                             size[0] * ((y - low[1]) as usize + size[1] * (z - low[2]) as usize);
-                        for x in from[0]..=to[0] {
-                            out[row + (x - low[0]) as usize] = samples[index_in_brick([x, y, z])];
-                        }
+                        let start = row + (from[0] - low[0]) as usize;
+                        let first = index_in_brick([from[0], y, z]);
+                        out[start..start + width].copy_from_slice(&samples[first..first + width]);
                     }
                 }
             });
@@ -576,8 +578,9 @@ impl SampleWindow<'_> {
                     if !value.is_finite() {
                         return f32::INFINITY;
                     }
-                    for (axis, (index, stride, count)) in
-                        [(i, 1, nx), (j, row, ny), (k, layer, nz)].into_iter().enumerate()
+                    for (axis, (index, stride, count)) in [(i, 1, nx), (j, row, ny), (k, layer, nz)]
+                        .into_iter()
+                        .enumerate()
                     {
                         if index + 1 < count {
                             most[axis] = most[axis].max((self.values[at + stride] - value).abs());
@@ -597,7 +600,7 @@ impl SampleWindow<'_> {
     /// distance at `q` (density over the gradient's length) is at least `r`. −∞ for a point in
     /// the ground, on its surface or with a probe that is not a number.
     pub fn clearance(&self, probe: Probe, point: [f32; 3], steepest: f32) -> f32 {
-        if !(probe.density < 0.0) {
+        if probe.density.is_nan() || probe.density >= 0.0 {
             return f32::NEG_INFINITY;
         }
         let room = (0..3)

@@ -95,3 +95,148 @@ fn nearer(terrain: Option<Surface>, blocks: Option<Surface>) -> Option<Surface> 
         (a, b) => a.or(b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use blockfall_engine::collision::Solid;
+
+    use super::SceneSolids;
+    use crate::blocks::store::{Block, BlockStore, ALL_CUTS, CELL};
+    use crate::terrain::{EditStore, Field, Generator, Ground};
+
+    /// Numbers in `[0, 1)` from an xorshift generator started at `seed`.
+    fn uniform(mut random: u64) -> impl FnMut() -> f32 {
+        move || {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            (random >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// The promise of `nearest_many_clear`, checked: from every point a question was asked
+    /// about, a question from anywhere within its clearance less the reach finds nothing. Over
+    /// dug and built ground and chiselled blocks, with points near and inside both.
+    #[test]
+    fn nothing_is_found_within_a_clearance_less_the_reach() {
+        let generator = Generator::new(11);
+        let [sx, _, sz] = generator.spawn_point();
+        let ground = generator.surface_height(sx, sz);
+        let source: Arc<dyn Ground> = Arc::new(generator);
+        let mut field = Field::new(EditStore::new(source));
+        field.dig([sx + 3.0, ground, sz], 2.5).expect("a dig");
+        field
+            .build([sx - 4.0, ground + 0.5, sz + 2.0], 1.5)
+            .expect("a build");
+        let mut blocks = BlockStore::new();
+        let cell = |c: f32| (c / CELL).floor() as i32;
+        for (index, (dx, dz, size)) in [(0.0, 5.0, 2u8), (1.0, 5.0, 1), (-3.0, -4.0, 4)]
+            .into_iter()
+            .enumerate()
+        {
+            let block = Block::new(
+                cell(sx + dx),
+                cell(ground + 0.3),
+                cell(sz + dz),
+                size,
+                index as u8,
+                if index == 1 { ALL_CUTS } else { 0 },
+                index == 2,
+            )
+            .expect("a valid block");
+            blocks.add(block).expect("room for the block");
+        }
+        let solids = SceneSolids {
+            field: &field,
+            blocks: &blocks,
+        };
+        let mut next = uniform(0x1234_5678_9ABC_DEF1);
+        let (mut kept, mut checked) = (0, 0);
+        for body in 0..60 {
+            // A body's points: a few meters across, around the ground and the blocks.
+            let centre = [
+                sx + (next() - 0.5) * 12.0,
+                ground + (next() - 0.5) * 4.0,
+                sz + (next() - 0.5) * 12.0,
+            ];
+            let queries: Vec<([f32; 3], f32)> = (0..40)
+                .map(|_| {
+                    let point = centre.map(|c| c + (next() - 0.5) * 3.0);
+                    (point, 0.02 + next() * 0.3)
+                })
+                .collect();
+            let mut out = vec![None; queries.len()];
+            let mut clear = vec![0.0; queries.len()];
+            solids.nearest_many_clear(&queries, &mut out, &mut clear);
+            for ((&(point, reach), answer), &clear) in queries.iter().zip(&out).zip(&clear) {
+                // The answers are the plain ones.
+                assert_eq!(
+                    *answer,
+                    solids.nearest(point, reach),
+                    "body {body}, {point:?}"
+                );
+                if clear.is_nan() || clear <= 0.0 {
+                    continue;
+                }
+                kept += 1;
+                for _ in 0..20 {
+                    let reach = next() * clear;
+                    let direction = [0; 3].map(|_| next() - 0.5);
+                    let length = direction.iter().map(|d| d * d).sum::<f32>().sqrt();
+                    // Short of the bound by a millimeter: the promise is made in f32.
+                    let travel = (clear - reach - 1e-3).max(0.0) * next().sqrt();
+                    let moved: [f32; 3] =
+                        std::array::from_fn(|axis| point[axis] + direction[axis] / length * travel);
+                    let found = solids.nearest(moved, reach);
+                    assert!(
+                        found.is_none(),
+                        "body {body}: clear {clear} at {point:?}, yet {found:?} within {reach} \
+                         at {moved:?}, {travel} m away"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            kept > 500 && checked > 10_000,
+            "{kept} clearances, {checked} checks"
+        );
+    }
+
+    /// Digging, building and every change to the blocks give a stamp never seen before.
+    #[test]
+    fn every_change_to_the_ground_or_the_blocks_gives_a_new_stamp() {
+        let generator = Generator::new(3);
+        let [sx, sy, sz] = generator.spawn_point();
+        let source: Arc<dyn Ground> = Arc::new(generator);
+        let mut field = Field::new(EditStore::new(source));
+        let mut blocks = BlockStore::new();
+        let stamp = |field: &Field<EditStore<dyn Ground>>, blocks: &BlockStore| {
+            SceneSolids { field, blocks }.stamp().expect("a stamp")
+        };
+        let mut seen = vec![stamp(&field, &blocks)];
+        assert_eq!(stamp(&field, &blocks), seen[0], "unchanged, the same stamp");
+        let changed = |seen: &mut Vec<u128>, stamp: u128| {
+            assert!(!seen.contains(&stamp), "{stamp:x} seen before");
+            seen.push(stamp);
+        };
+        field.dig([sx, sy, sz], 2.0).expect("a dig");
+        changed(&mut seen, stamp(&field, &blocks));
+        field.build([sx, sy, sz], 1.0).expect("a build");
+        changed(&mut seen, stamp(&field, &blocks));
+        let block = Block::new(0, 200, 0, 1, 0, 0, false).expect("a block");
+        let id = blocks.add(block).expect("room");
+        changed(&mut seen, stamp(&field, &blocks));
+        blocks.reshape(id, 3, false).expect("a reshape");
+        changed(&mut seen, stamp(&field, &blocks));
+        blocks.remove(id).expect("a block to remove");
+        changed(&mut seen, stamp(&field, &blocks));
+        // Another field over the same ground: its own stamp.
+        let other = Field::new(EditStore::new(
+            Arc::new(Generator::new(3)) as Arc<dyn Ground>
+        ));
+        changed(&mut seen, stamp(&other, &blocks));
+    }
+}
