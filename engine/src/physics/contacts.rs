@@ -236,9 +236,21 @@ impl ContactJob {
             // This body's points against the other's shape, a cluster at a time: a cluster
             // whose sphere is out of reach of the other's has no point within reach.
             let most_reach = MARGIN + (bound + other_bound) * STEP;
-            // None of them at all when the other's sphere is out of reach of this body's box
-            // of points (a quarter of the pairs in a heap, whose spheres overlap but whose
-            // boxes do not come near): its points lie in that box, its shape in that sphere.
+            // Nothing at all when the two boxes of points are apart by more than the reach
+            // (a quarter of the pairs in a heap, and pieces lying side by side, whose spheres
+            // overlap but whose boxes do not come near): each body's points lie in its box,
+            // and so does its shape.
+            let gap = most_reach + BOUND_SLACK;
+            let this_box = (position, rotation, bodies.extent[body]);
+            if boxes_apart(
+                this_box,
+                (other_position, other_rotation, other_extent),
+                gap,
+            ) {
+                continue;
+            }
+            // None of this body's points when the other's sphere is out of reach of this
+            // body's box: the other's shape lies in that sphere.
             let from_body = math::times_transposed(rotation, math::sub(other_position, position));
             let reaches = within(
                 from_body,
@@ -378,6 +390,42 @@ impl Placed {
     }
 }
 
+/// A body's box of points as the separating-axis test sees it: its middle's place, its turn,
+/// and the box from the middle in its own frame.
+type PlacedBox<'a> = (Vector, &'a Matrix, (Vector, Vector));
+
+/// Whether two turned boxes are farther apart than `gap` along one of their six face
+/// directions: then no point of one is within `gap` of the other.
+fn boxes_apart(a: PlacedBox, b: PlacedBox, gap: f64) -> bool {
+    let middle_and_half = |(position, rotation, (low, high)): PlacedBox| {
+        let middle: Vector = std::array::from_fn(|axis| (low[axis] + high[axis]) * 0.5);
+        let half: Vector = std::array::from_fn(|axis| (high[axis] - low[axis]) * 0.5);
+        (math::add(position, math::times(rotation, middle)), half)
+    };
+    let (a_middle, a_half) = middle_and_half(a);
+    let (b_middle, b_half) = middle_and_half(b);
+    let apart = math::sub(b_middle, a_middle);
+    let (a_turn, b_turn) = (a.1, b.1);
+    // `across[i][j]`: how much of b's axis j lies along a's axis i (the columns are the axes).
+    let across: [[f64; 3]; 3] = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            (0..3)
+                .map(|k| a_turn[k][i] * b_turn[k][j])
+                .sum::<f64>()
+                .abs()
+        })
+    });
+    let a_apart = math::times_transposed(a_turn, apart);
+    let b_apart = math::times_transposed(b_turn, apart);
+    (0..3).any(|i| {
+        let b_reach: f64 = (0..3).map(|j| b_half[j] * across[i][j]).sum();
+        a_apart[i].abs() > a_half[i] + b_reach + gap
+    }) || (0..3).any(|j| {
+        let a_reach: f64 = (0..3).map(|i| a_half[i] * across[i][j]).sum();
+        b_apart[j].abs() > b_half[j] + a_reach + gap
+    })
+}
+
 /// Whether a point (from a body's middle, in its frame) lies within `grow` of the box.
 #[inline]
 fn within(point: Vector, (low, high): (Vector, Vector), grow: f64) -> bool {
@@ -415,4 +463,60 @@ fn push(
         distance,
         feature,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::math::rotation;
+
+    #[test]
+    fn boxes_are_apart_only_when_a_face_direction_separates_them_by_more_than_the_gap() {
+        let unit = ([-0.5; 3], [0.5; 3]);
+        let straight = rotation([0.0, 0.0, 0.0, 1.0]);
+        // A turn of 45° about z: its edges reach 0.5·√2 along x.
+        let eighth = std::f64::consts::FRAC_PI_8;
+        let tilted = rotation([0.0, 0.0, eighth.sin(), eighth.cos()]);
+        let at = |x: f64| [x, 0.0, 0.0];
+        // Side by side, 0.1 m apart: apart for a gap of 0.05, not for 0.2.
+        assert!(boxes_apart(
+            (at(0.0), &straight, unit),
+            (at(1.1), &straight, unit),
+            0.05
+        ));
+        assert!(!boxes_apart(
+            (at(0.0), &straight, unit),
+            (at(1.1), &straight, unit),
+            0.2
+        ));
+        // Turned 45° about z, the other reaches 0.707 toward the first: at 1.25 they are
+        // 0.043 apart, at 1.15 they overlap.
+        assert!(boxes_apart(
+            (at(0.0), &straight, unit),
+            (at(1.25), &tilted, unit),
+            0.01
+        ));
+        assert!(!boxes_apart(
+            (at(0.0), &straight, unit),
+            (at(1.25), &tilted, unit),
+            0.1
+        ));
+        assert!(!boxes_apart(
+            (at(0.0), &straight, unit),
+            (at(1.15), &tilted, unit),
+            0.0
+        ));
+        // A box off its middle: only its points' box counts.
+        let off = ([1.0, -0.5, -0.5], [2.0, 0.5, 0.5]);
+        assert!(!boxes_apart(
+            (at(0.0), &straight, off),
+            (at(2.6), &straight, unit),
+            0.2
+        ));
+        assert!(boxes_apart(
+            (at(0.0), &straight, off),
+            (at(2.8), &straight, unit),
+            0.2
+        ));
+    }
 }
