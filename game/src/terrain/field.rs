@@ -567,29 +567,23 @@ impl SampleWindow<'_> {
     /// largest difference between neighbouring samples along that axis. Infinite if a sample
     /// is not finite.
     pub fn steepest(&self) -> f32 {
-        let [nx, ny, nz] = self.size;
-        let (row, layer) = (nx, nx * ny);
-        let mut most = [0.0f32; 3];
-        for k in 0..nz {
-            for j in 0..ny {
-                for i in 0..nx {
-                    let at = i + j * row + k * layer;
-                    let value = self.values[at];
-                    if !value.is_finite() {
-                        return f32::INFINITY;
-                    }
-                    for (axis, (index, stride, count)) in [(i, 1, nx), (j, row, ny), (k, layer, nz)]
-                        .into_iter()
-                        .enumerate()
-                    {
-                        if index + 1 < count {
-                            most[axis] = most[axis].max((self.values[at + stride] - value).abs());
-                        }
-                    }
-                }
-            }
+        let values = self.values;
+        if values.iter().any(|value| !value.is_finite()) {
+            return f32::INFINITY;
         }
-        (most[0] * most[0] + most[1] * most[1] + most[2] * most[2]).sqrt()
+        let [nx, ny, _] = self.size;
+        let (row, layer) = (nx, nx * ny);
+        // The largest difference between samples `stride` apart in each run of `run` samples
+        // (a run being a row along x, a layer along y, the whole box along z).
+        let most = |run: usize, stride: usize| {
+            values
+                .chunks(run)
+                .filter(|chunk| chunk.len() > stride)
+                .flat_map(|chunk| chunk[stride..].iter().zip(chunk))
+                .fold(0.0f32, |most, (far, near)| most.max((far - near).abs()))
+        };
+        let [x, y, z] = [most(row, 1), most(layer, row), most(values.len(), layer)];
+        (x * x + y * y + z * z).sqrt()
     }
 
     /// How clear of the terrain a point inside the window surely is, from its probe and the
