@@ -32,8 +32,9 @@ pub trait Solid: Sync {
     /// surface each point surely is: a clearance `c` promises that a question from any point
     /// within `c − r` of this one, with any reach `r`, finds nothing. It is what lets a body
     /// lying still skip its points from step to step (`physics::clearance`). A true distance
-    /// is its own clearance (the distance found, or the reach when nothing was found); a
-    /// solid that cannot tell gives −∞, as this default does.
+    /// is its own clearance (the distance found, or the reach when nothing was found), and this
+    /// default gives that for a solid whose [`Solid::true_distances`] says so; −∞ (nothing
+    /// promised) otherwise.
     fn nearest_many_clear(
         &self,
         queries: &[([f32; 3], f32)],
@@ -41,7 +42,17 @@ pub trait Solid: Sync {
         clear: &mut [f32],
     ) {
         self.nearest_many(queries, out);
-        clear.fill(f32::NEG_INFINITY);
+        if self.true_distances() {
+            true_clearances(queries, out, clear);
+        } else {
+            clear.fill(f32::NEG_INFINITY);
+        }
+    }
+
+    /// Whether its distances are true distances: no surface nearer than the distance it gives,
+    /// and the distance changing no faster than the point moves (an exact signed distance).
+    fn true_distances(&self) -> bool {
+        false
     }
 
     /// A name for everything the solid's answers depend on, now: any two solids that give the
@@ -57,10 +68,9 @@ pub trait Solid: Sync {
     }
 }
 
-/// The clearances of a solid whose distances are true distances (no surface nearer than the
-/// distance it gives, and distances that change no faster than the point moves): the distance
-/// found, or the whole reach when nothing was found.
-pub fn true_clearances(queries: &[([f32; 3], f32)], out: &[Option<Surface>], clear: &mut [f32]) {
+/// The clearances of a solid whose distances are true distances: the distance found, or the
+/// whole reach when nothing was found.
+fn true_clearances(queries: &[([f32; 3], f32)], out: &[Option<Surface>], clear: &mut [f32]) {
     for ((clear, answer), &(_, reach)) in clear.iter_mut().zip(out).zip(queries) {
         *clear = answer.map_or(reach, |surface| surface.distance);
     }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::body::cube_inertia;
 use super::{BodyDesc, BodyHandle, BodyShape, Part};
-use crate::collision::{true_clearances, Solid, Surface};
+use crate::collision::{Solid, Surface};
 
 /// Numbers in `[0, 1)` from a linear congruential generator started at `seed`: repeatable
 /// scenes for the tests.
@@ -68,14 +68,8 @@ impl Solid for Ground {
         })
     }
 
-    fn nearest_many_clear(
-        &self,
-        queries: &[([f32; 3], f32)],
-        out: &mut [Option<Surface>],
-        clear: &mut [f32],
-    ) {
-        self.nearest_many(queries, out);
-        true_clearances(queries, out, clear);
+    fn true_distances(&self) -> bool {
+        true
     }
 
     fn stamp(&self) -> Option<u128> {
@@ -101,14 +95,8 @@ impl Solid for Slope {
         (distance < reach).then_some(Surface { distance, normal })
     }
 
-    fn nearest_many_clear(
-        &self,
-        queries: &[([f32; 3], f32)],
-        out: &mut [Option<Surface>],
-        clear: &mut [f32],
-    ) {
-        self.nearest_many(queries, out);
-        true_clearances(queries, out, clear);
+    fn true_distances(&self) -> bool {
+        true
     }
 
     fn stamp(&self) -> Option<u128> {
@@ -163,14 +151,8 @@ impl Solid for Slab {
         box_nearest(point, self.low, self.high, reach)
     }
 
-    fn nearest_many_clear(
-        &self,
-        queries: &[([f32; 3], f32)],
-        out: &mut [Option<Surface>],
-        clear: &mut [f32],
-    ) {
-        self.nearest_many(queries, out);
-        true_clearances(queries, out, clear);
+    fn true_distances(&self) -> bool {
+        true
     }
 
     fn stamp(&self) -> Option<u128> {
@@ -207,14 +189,8 @@ impl Solid for Ledge {
         (surface.distance < reach).then_some(surface)
     }
 
-    fn nearest_many_clear(
-        &self,
-        queries: &[([f32; 3], f32)],
-        out: &mut [Option<Surface>],
-        clear: &mut [f32],
-    ) {
-        self.nearest_many(queries, out);
-        true_clearances(queries, out, clear);
+    fn true_distances(&self) -> bool {
+        true
     }
 
     fn stamp(&self) -> Option<u128> {

@@ -101,20 +101,11 @@ mod tests {
     use std::sync::Arc;
 
     use blockfall_engine::collision::Solid;
+    use blockfall_engine::random::Rng;
 
     use super::SceneSolids;
     use crate::blocks::store::{Block, BlockStore, ALL_CUTS, CELL};
     use crate::terrain::{EditStore, Field, Generator, Ground};
-
-    /// Numbers in `[0, 1)` from an xorshift generator started at `seed`.
-    fn uniform(mut random: u64) -> impl FnMut() -> f32 {
-        move || {
-            random ^= random << 13;
-            random ^= random >> 7;
-            random ^= random << 17;
-            (random >> 40) as f32 / (1u64 << 24) as f32
-        }
-    }
 
     /// The promise of `nearest_many_clear`, checked: from every point a question was asked
     /// about, a question from anywhere within its clearance less the reach finds nothing. Over
@@ -152,7 +143,8 @@ mod tests {
             field: &field,
             blocks: &blocks,
         };
-        let mut next = uniform(0x1234_5678_9ABC_DEF1);
+        let mut rng = Rng::new(0x1234_5678_9ABC_DEF1);
+        let mut next = move || rng.unit() as f32;
         let (mut kept, mut checked) = (0, 0);
         for body in 0..60 {
             // A body's points: a few meters across, around the ground and the blocks.
