@@ -198,6 +198,14 @@ pub struct Cluster {
     pub count: u32,
 }
 
+impl Cluster {
+    /// Its points' indices within the body's points.
+    #[inline]
+    pub fn members(&self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.count) as usize
+    }
+}
+
 /// Every body's state, one `Vec` per field over a dense index `0..len`.
 #[derive(Debug, Default)]
 pub(crate) struct Bodies {

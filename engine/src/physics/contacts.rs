@@ -153,7 +153,7 @@ impl ContactJob {
         let mut placed = Placed::default();
         let mut place = |points: &mut [(Vector, f64)], which: usize, cluster: &Cluster| {
             if placed.first_time(which) {
-                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                let members = cluster.members();
                 for index in members {
                     points[index] = point_of(offsets[index]);
                 }
@@ -182,7 +182,7 @@ impl ContactJob {
                     continue;
                 }
                 self.summed.push(which as u32);
-                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                let members = cluster.members();
                 for index in members {
                     if clear.point(index) >= point_need {
                         continue;
@@ -215,7 +215,7 @@ impl ContactJob {
             }
             for &which in &self.summed {
                 let cluster = &clusters[which as usize];
-                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                let members = cluster.members();
                 clear.sum_up(which as usize, members);
             }
         }
@@ -271,7 +271,7 @@ impl ContactJob {
                     continue;
                 }
                 place(&mut self.points, which, cluster);
-                let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                let members = cluster.members();
                 for (feature, &(point, speed)) in members.clone().zip(&self.points[members]) {
                     let reach = MARGIN + (speed + other_bound) * STEP;
                     let from_other = math::sub(point, other_position);
@@ -303,7 +303,7 @@ impl ContactJob {
                     if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
                         continue;
                     }
-                    let members = cluster.start as usize..(cluster.start + cluster.count) as usize;
+                    let members = cluster.members();
                     for (feature, offset) in members.clone().zip(&other_offsets[members]) {
                         let point = math::add(other_position, math::times(other_rotation, *offset));
                         let from_body = math::sub(point, position);
