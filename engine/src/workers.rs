@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam::channel::{self, Receiver, Sender};
+use crossbeam::utils::CachePadded;
 
 /// The most threads a pool may have: more than any machine this runs on has cores, and few
 /// enough that a typo (a thread count of 10 000) is caught instead of exhausting the system.
@@ -302,10 +303,15 @@ impl WorkerPool {
         // thread works its own share first and then helps with the others'. So in stages that
         // come again (the passes of a solver) an item tends to go to the same thread each
         // time, with its data still in that core's cache, and the cursors are rarely contended.
-        let cursors: Vec<AtomicUsize> = (0..stages.len() * threads)
-            .map(|_| AtomicUsize::new(0))
+        // Each counter on its own cache line: a thread taking items from its own share does
+        // not take the line from a thread counting another share, or another stage.
+        let cursors: Vec<CachePadded<AtomicUsize>> = (0..stages.len() * threads)
+            .map(|_| CachePadded::new(AtomicUsize::new(0)))
             .collect();
-        let finished: Vec<AtomicUsize> = stages.iter().map(|_| AtomicUsize::new(0)).collect();
+        let finished: Vec<CachePadded<AtomicUsize>> = stages
+            .iter()
+            .map(|_| CachePadded::new(AtomicUsize::new(0)))
+            .collect();
         let failed = AtomicBool::new(false);
         let arrived = AtomicUsize::new(0);
         let work = || {

@@ -149,6 +149,57 @@ pub struct StepCounts {
     pub lane_rows: usize,
 }
 
+/// Where the last step's time went, phase by phase (see `step` for the phases): for profiling
+/// the serial share of a step, what the benchmarks print beside their times. Wall-clock
+/// seconds, so they vary from run to run; nothing in the step reads them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimes {
+    /// Gravity, turns, bounds and spheres (serial).
+    pub prepare: f64,
+    /// The sort and sweep for pairs, and the partner lists.
+    pub broad: f64,
+    /// Each awake body's contacts (workers).
+    pub contacts: f64,
+    /// Contacts to groups, groups coloured and laid into bundles (serial).
+    pub plan: f64,
+    /// The bundles' rows built (workers).
+    pub build: f64,
+    /// The passes over the rows (workers, stage by stage).
+    pub solve: f64,
+    /// The pushes kept for the next step, the velocities back, touching, hits and impacts.
+    pub keep: f64,
+    /// Moving, turning, rest and falling out (serial).
+    pub integrate: f64,
+}
+
+impl StepTimes {
+    /// The whole step.
+    pub fn total(&self) -> f64 {
+        self.prepare
+            + self.broad
+            + self.contacts
+            + self.plan
+            + self.build
+            + self.solve
+            + self.keep
+            + self.integrate
+    }
+
+    /// Each phase's time, with its name, in step order.
+    pub fn phases(&self) -> [(&'static str, f64); 8] {
+        [
+            ("prepare", self.prepare),
+            ("broad", self.broad),
+            ("contacts", self.contacts),
+            ("plan", self.plan),
+            ("build", self.build),
+            ("solve", self.solve),
+            ("keep", self.keep),
+            ("integrate", self.integrate),
+        ]
+    }
+}
+
 /// What happened during one or more steps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepReport {

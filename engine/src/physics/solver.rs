@@ -248,9 +248,9 @@ impl Solver {
     }
 
     /// Lays the groups of each colour side by side in bundles of [`LANES`] (the overflow's one
-    /// to a bundle: its groups may share bodies), builds their rows into the lanes on the
-    /// workers, and lays out the stages of the solve.
-    pub fn bundle(&mut self, pool: &WorkerPool, shared: &Shared) {
+    /// to a bundle: its groups may share bodies) and lays out the stages of the solve;
+    /// [`Solver::build`] then fills the bundles' rows.
+    pub fn lay_out(&mut self) {
         self.bundle_count = 0;
         self.stages.clear();
         let mut colour_bundles: Vec<Range<usize>> = Vec::with_capacity(self.colour_ends.len());
@@ -288,10 +288,6 @@ impl Solver {
             colour_bundles.push(first_bundle..self.bundle_count);
             start = end;
         }
-        let refs = &self.refs;
-        pool.for_each_mut(&mut self.bundles[..self.bundle_count], |bundle| {
-            build(bundle, plans, refs, shared);
-        });
         // The pushes the rows start with, then the passes; the overflow a bundle at a time.
         for _ in 0..=ITERATIONS {
             for (colour, bundles) in colour_bundles.iter().enumerate() {
@@ -303,6 +299,14 @@ impl Solver {
                 }
             }
         }
+    }
+
+    /// Builds the rows of every bundle's groups into its lanes, on the workers.
+    pub fn build(&mut self, pool: &WorkerPool, shared: &Shared) {
+        let (plans, refs) = (&self.plans, &self.refs);
+        pool.for_each_mut(&mut self.bundles[..self.bundle_count], |bundle| {
+            build(bundle, plans, refs, shared);
+        });
     }
 
     /// Calls `visit` with every contact of the step and the whole push it gave its group's

@@ -29,8 +29,9 @@ use super::tuning::{
     BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
 use super::world::{PhysicsWorld, Scratch};
-use super::{BodyShape, Impact, StepCounts, StepReport};
+use super::{BodyShape, Impact, StepCounts, StepReport, StepTimes};
 use crate::collision::Solid;
+use std::time::Instant;
 
 use super::body::Bodies;
 
@@ -56,8 +57,10 @@ impl PhysicsWorld {
             counts,
             world_stamp,
             epoch,
+            times,
             ..
         } = self;
+        let mut clock = Clock::start();
         // What the bodies learned of the world holds while it stays the same world.
         let stamp = world.stamp();
         if stamp.is_none() || stamp != *world_stamp {
@@ -66,6 +69,8 @@ impl PhysicsWorld {
         }
         prepare(bodies, scratch);
         *counts = StepCounts::default();
+        *times = StepTimes::default();
+        times.prepare = clock.lap();
         if scratch.moving.is_empty() {
             warm.clear_all();
             return;
@@ -74,6 +79,7 @@ impl PhysicsWorld {
             .sweep
             .find(pool, &bodies.position, &scratch.sphere, &scratch.awake);
         partners(scratch);
+        times.broad = clock.lap();
 
         let moving = scratch.moving.len();
         while scratch.jobs.len() < moving {
@@ -99,11 +105,14 @@ impl PhysicsWorld {
         for job in &mut scratch.jobs[..moving] {
             std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
         }
+        times.contacts = clock.lap();
 
         // The solver set: the awake bodies' contacts grouped, coloured, built into rows,
         // bundled and solved (see `solver`).
         let solver = &mut scratch.solver;
         solver.plan(&scratch.jobs[..moving], &scratch.job_of);
+        solver.lay_out();
+        times.plan = clock.lap();
         let shared = Shared {
             bodies,
             inverse_inertia: &scratch.inverse_inertia,
@@ -111,14 +120,16 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        solver.bundle(pool, &shared);
+        solver.build(pool, &shared);
         solver.velocities.fill(
             scratch
                 .moving
                 .iter()
                 .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
         );
+        times.build = clock.lap();
         solver.solve(pool);
+        times.solve = clock.lap();
         solver.collect_pushes(pool, moving);
 
         // Each awake body's new pushes replace its old (the lists are swapped); a resting
@@ -164,11 +175,30 @@ impl PhysicsWorld {
 
         impacts(bodies, scratch, moving, report);
         *counts = count(scratch);
+        times.keep = clock.lap();
         integrate(bodies, scratch, *resting, report);
+        times.integrate = clock.lap();
         // This step's only: the report's list runs over all the steps of an `advance`.
         for &handle in &scratch.fallen {
             warm.forget(handle);
         }
+    }
+}
+
+/// The time between a step's phases.
+struct Clock(Instant);
+
+impl Clock {
+    fn start() -> Self {
+        Self(Instant::now())
+    }
+
+    /// Seconds since the last lap (or the start).
+    fn lap(&mut self) -> f64 {
+        let now = Instant::now();
+        let seconds = (now - self.0).as_secs_f64();
+        self.0 = now;
+        seconds
     }
 }
 

@@ -8,7 +8,7 @@ use super::math::{self, Matrix, Vector};
 use super::solver::Solver;
 use super::tuning::{MOST_STEPS, STEP};
 use super::warm::WarmStarts;
-use super::{BodyShape, StepCounts, StepReport};
+use super::{BodyShape, StepCounts, StepReport, StepTimes};
 use crate::collision::Solid;
 use crate::workers::WorkerPool;
 
@@ -31,6 +31,8 @@ pub struct PhysicsWorld {
     pub(super) scratch: Scratch,
     /// What the last step had to do.
     pub(super) counts: StepCounts,
+    /// Where the last step's time went.
+    pub(super) times: StepTimes,
     /// The world the bodies' clearances were learned in: its stamp, and the epoch counted
     /// up each time a step meets another world (or one without a stamp).
     pub(super) world_stamp: Option<u128>,
@@ -79,6 +81,7 @@ impl PhysicsWorld {
             warm: WarmStarts::default(),
             scratch: Scratch::default(),
             counts: StepCounts::default(),
+            times: StepTimes::default(),
             world_stamp: None,
             epoch: 0,
         }
@@ -223,6 +226,12 @@ impl PhysicsWorld {
     /// nothing awake).
     pub fn last_step_counts(&self) -> StepCounts {
         self.counts
+    }
+
+    /// Where the last step's time went, phase by phase (all zero before the first step; only
+    /// `prepare` after a step with nothing awake).
+    pub fn last_step_times(&self) -> StepTimes {
+        self.times
     }
 
     /// How many bodies there are, resting or not.

@@ -144,7 +144,42 @@ pub fn run_heap_only(steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> 
             );
         }
     }
+    for threads in [1, 2] {
+        println!(
+            "heap, {threads} thread(s), mean ms per step by phase: {}",
+            phase_means(&heap, threads, steps, &solids)?
+        );
+    }
     Ok(())
+}
+
+/// The heap stepped once more on `threads` threads: the mean time of each phase of a step
+/// (`PhysicsWorld::last_step_times`), and the whole, as one line.
+fn phase_means(
+    heap: &[Placed],
+    threads: usize,
+    steps: u32,
+    solids: &SceneSolids<'_>,
+) -> anyhow::Result<String> {
+    let (mut physics, shapes, _) = blockfall_world(heap, threads)?;
+    physics.set_resting(false);
+    let mut sums = [0.0; 8];
+    let mut names = [""; 8];
+    for _ in 0..steps {
+        physics.step(solids, &shapes);
+        for (slot, (name, seconds)) in physics.last_step_times().phases().into_iter().enumerate() {
+            sums[slot] += seconds;
+            names[slot] = name;
+        }
+    }
+    let mean = |sum: f64| sum * 1e3 / f64::from(steps);
+    let mut line: Vec<String> = names
+        .iter()
+        .zip(sums)
+        .map(|(name, sum)| format!("{name} {:.3}", mean(sum)))
+        .collect();
+    line.push(format!("total {:.3}", mean(sums.iter().sum())));
+    Ok(line.join(", "))
 }
 
 /// One scene stepped by the three engines on 1 and 2 threads, its table rows printed.
