@@ -23,7 +23,7 @@
 
 use super::body::{Bodies, Cluster};
 use super::clearance::{Clearance, LOOK};
-use super::math::{self, Matrix, Vector, ZERO};
+use super::math::{self, Matrix, Vector};
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
@@ -80,8 +80,6 @@ pub(crate) struct ContactJob {
     /// Its place in the list of awake bodies, for its partners.
     pub job: u32,
     pub contacts: Vec<Contact>,
-    /// Its points in the world this step, and how fast each moves.
-    points: Vec<(Vector, f64)>,
     /// Where its clusters' middles are in the world this step.
     centres: Vec<Vector>,
     /// The questions to the world for its points, and the answers.
@@ -146,19 +144,6 @@ impl ContactJob {
                 .iter()
                 .map(|cluster| math::add(position, math::times(rotation, cluster.centre))),
         );
-        // Not cleared: a point is read only once its cluster has placed it this step.
-        if self.points.len() < offsets.len() {
-            self.points.resize(offsets.len(), (ZERO, 0.0));
-        }
-        let mut placed = Placed::default();
-        let mut place = |points: &mut [(Vector, f64)], which: usize, cluster: &Cluster| {
-            if placed.first_time(which) {
-                let members = cluster.members();
-                for index in members {
-                    points[index] = point_of(offsets[index]);
-                }
-            }
-        };
         if near_world {
             // The clusters near the world, then the points of theirs that may be: all asked
             // at once, so the world reads what they share once.
@@ -258,7 +243,13 @@ impl ContactJob {
                 other_radius + most_reach + BOUND_SLACK,
             );
             let near: &[Cluster] = if reaches { clusters } else { &[] };
-            for (which, (cluster, &centre)) in near.iter().zip(&self.centres).enumerate() {
+            // This body's points seen from the other's middle, in its frame: `turn · offset +
+            // shift`. Only a filter: a point it keeps is placed and asked as before, in the
+            // world, so the contacts do not depend on it.
+            let turn = math::product(&math::transpose(other_rotation), rotation);
+            let shift = math::times_transposed(other_rotation, math::sub(position, other_position));
+            let point_grow = most_reach + 2.0 * BOUND_SLACK;
+            for (cluster, &centre) in near.iter().zip(&self.centres) {
                 let from_other = math::sub(centre, other_position);
                 let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
                 if math::dot(from_other, from_other) > limit * limit {
@@ -270,9 +261,15 @@ impl ContactJob {
                 if !within(relative, other_extent, grow) {
                     continue;
                 }
-                place(&mut self.points, which, cluster);
-                let members = cluster.members();
-                for (feature, &(point, speed)) in members.clone().zip(&self.points[members]) {
+                for feature in cluster.members() {
+                    let offset = offsets[feature];
+                    // No point farther outside the other's box of points than any point of
+                    // this body may reach is asked (`ask_shape` checks the point's own reach).
+                    let seen = math::add(math::times(&turn, offset), shift);
+                    if !within(seen, other_extent, point_grow) {
+                        continue;
+                    }
+                    let (point, speed) = point_of(offset);
                     let reach = MARGIN + (speed + other_bound) * STEP;
                     let from_other = math::sub(point, other_position);
                     let limit = other_radius + reach + BOUND_SLACK;
@@ -367,26 +364,6 @@ fn ask_shape(scene: &Scene, contacts: &mut Vec<Contact>, body: u32, other: u32, 
             surface,
             Some((rotation, sign)),
         );
-    }
-}
-
-/// Which of a body's clusters have their points placed in the world this step.
-#[derive(Default)]
-struct Placed {
-    done: u64,
-}
-
-impl Placed {
-    /// Whether cluster `which` is asked for the first time (and marks it). Past 64 clusters
-    /// (more than a body has), every time: the points are placed again, the same.
-    #[inline]
-    fn first_time(&mut self, which: usize) -> bool {
-        let Some(bit) = 1u64.checked_shl(which as u32).filter(|_| which < 64) else {
-            return true;
-        };
-        let first = self.done & bit == 0;
-        self.done |= bit;
-        first
     }
 }
 
