@@ -28,6 +28,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam::channel::{self, Receiver, Sender};
 use crossbeam::utils::CachePadded;
@@ -139,13 +140,19 @@ impl std::panic::RefUnwindSafe for Workers {}
 impl std::panic::UnwindSafe for Workers {}
 
 /// How long a thread waits for a message on its core before it sleeps: calls come in bursts
-/// (a physics step makes a few in a row, each taking a fraction of a millisecond), and waking
-/// a sleeping thread takes tens of microseconds, as long as a small call itself.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+/// (a physics step makes several, with serial work between them), and waking a sleeping
+/// thread takes tens of microseconds, as long as a small call itself. For the first [`SPIN`]
+/// it only spins; after that it gives its core to any other thread that wants it between
+/// looks, until [`WAIT`] has passed. The serial parts of a step (the solver's plan: 50–100 µs
+/// for a heap of 400 pieces) are longer than the spin alone: with it alone, a worker slept
+/// in nearly every step of `bench -- physics --equal-work --only-heap` and was late for the
+/// next call (BENCHMARKS.md, "The workers wait through a step").
+const SPIN: Duration = Duration::from_micros(50);
+const WAIT: Duration = Duration::from_micros(400);
 
-/// The next message, waited for on the core for up to [`SPIN`], then asleep.
+/// The next message, waited for on the core (see [`SPIN`] and [`WAIT`]), then asleep.
 fn receive<T>(receiver: &Receiver<T>) -> Result<T, channel::RecvError> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     loop {
         for _ in 0..64 {
             match receiver.try_recv() {
@@ -154,8 +161,12 @@ fn receive<T>(receiver: &Receiver<T>) -> Result<T, channel::RecvError> {
                 Err(channel::TryRecvError::Empty) => std::hint::spin_loop(),
             }
         }
-        if started.elapsed() >= SPIN {
+        let waited = started.elapsed();
+        if waited >= WAIT {
             return receiver.recv();
+        }
+        if waited >= SPIN {
+            std::thread::yield_now();
         }
     }
 }

@@ -193,6 +193,8 @@ struct Slot {
 pub struct Cluster {
     pub centre: Vector,
     pub radius: f64,
+    /// Half the sides of its points' box about `centre`, in the body's frame.
+    pub half: Vector,
     /// Its points: `count` from `start` within the body's points.
     pub start: u32,
     pub count: u32,
@@ -418,6 +420,7 @@ impl Bodies {
             self.clusters.push(Cluster {
                 centre,
                 radius: cluster_radius,
+                half: std::array::from_fn(|axis| (high[axis] - low[axis]) / 2.0),
                 start: (first - start as usize) as u32,
                 count: members.len() as u32,
             });

@@ -249,16 +249,25 @@ impl ContactJob {
             let turn = math::product(&math::transpose(other_rotation), rotation);
             let shift = math::times_transposed(other_rotation, math::sub(position, other_position));
             let point_grow = most_reach + 2.0 * BOUND_SLACK;
+            let turn_size = turn.map(|row| row.map(f64::abs));
             for (cluster, &centre) in near.iter().zip(&self.centres) {
                 let from_other = math::sub(centre, other_position);
                 let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
                 if math::dot(from_other, from_other) > limit * limit {
                     continue;
                 }
-                // Nor does one whose sphere is out of reach of the other's box of points.
-                let relative = math::times_transposed(other_rotation, from_other);
-                let grow = cluster.radius + most_reach + BOUND_SLACK;
-                if !within(relative, other_extent, grow) {
+                // Nor does one whose points, seen from the other, lie farther than any may
+                // reach from its box of points: along each of the other's axes they lie within
+                // the cluster's box turned, and within its sphere.
+                let seen = math::add(math::times(&turn, cluster.centre), shift);
+                let spread: Vector = std::array::from_fn(|axis| {
+                    let across = math::dot(turn_size[axis], cluster.half);
+                    across.min(cluster.radius) + point_grow
+                });
+                let (low, high) = other_extent;
+                if (0..3).any(|axis| {
+                    seen[axis] < low[axis] - spread[axis] || seen[axis] > high[axis] + spread[axis]
+                }) {
                     continue;
                 }
                 for feature in cluster.members() {
