@@ -70,6 +70,8 @@ pub(crate) struct Scene<'a> {
     pub shapes: &'a dyn BodyShape,
     /// Which world the bodies' clearances belong to (see `clearance`).
     pub epoch: u64,
+    /// Each body's place among the awake bodies ([`NONE`] if resting), by dense index.
+    pub awake: &'a [u32],
 }
 
 /// One awake body's contacts, with the buffers it reuses from step to step.
@@ -80,6 +82,8 @@ pub(crate) struct ContactJob {
     /// Its place in the list of awake bodies, for its partners.
     pub job: u32,
     pub contacts: Vec<Contact>,
+    /// The key of the group each contact goes to ([`group_key`]), in the same order.
+    pub keys: Vec<u64>,
     /// Where its clusters' middles are in the world this step.
     centres: Vec<Vector>,
     /// The questions to the world for its points, and the answers.
@@ -106,6 +110,16 @@ impl ContactJob {
     /// Fills [`ContactJob::contacts`]: against the world first, then against each partner
     /// in the order of the partner list.
     pub fn find(&mut self, scene: &Scene) {
+        self.find_contacts(scene);
+        self.keys.clear();
+        self.keys.extend(
+            self.contacts
+                .iter()
+                .map(|contact| group_key(contact, scene.awake)),
+        );
+    }
+
+    fn find_contacts(&mut self, scene: &Scene) {
         self.contacts.clear();
         self.queries.clear();
         let bodies = scene.bodies;
@@ -329,6 +343,24 @@ impl ContactJob {
             }
         }
     }
+}
+
+/// The group a contact's rows go to, as `first << 32 | other`: `first` the group's first
+/// body (dense), `other` 0 for the world, else the other body's dense index plus one. Between
+/// two awake bodies the first is the lower index; against a resting body, the awake one.
+/// `awake` is each body's place among the awake ones ([`NONE`] if resting).
+pub(crate) fn group_key(contact: &Contact, awake: &[u32]) -> u64 {
+    let (first, other) = if contact.other == NONE {
+        (contact.body, 0)
+    } else if awake[contact.other as usize] == NONE {
+        (contact.body, contact.other + 1)
+    } else {
+        (
+            contact.body.min(contact.other),
+            contact.body.max(contact.other) + 1,
+        )
+    };
+    (u64::from(first) << 32) | u64::from(other)
 }
 
 /// A point asked against a body's shape.

@@ -30,7 +30,7 @@ use wide::f64x4;
 use super::contacts::NONE;
 use super::math::{self, Vector};
 use super::rows::{ContactRows, Row};
-use super::tuning::FRICTION;
+use super::tuning::{FRICTION, ITERATIONS};
 use super::warm::{ContactKey, ContactPush};
 
 /// Groups solved side by side.
@@ -83,6 +83,9 @@ pub(crate) struct LaneGroup {
     pub touching: u32,
     /// How many contacts it has.
     contacts: u32,
+    /// The sum of its normal rows' pushes once the rows are solved ([`Bundle::finish`]),
+    /// newton seconds.
+    pub normal_push: f64,
     /// The touching contacts whose pushes are kept for the next step (`warm`): the key, the
     /// contact's slot, and the sign of its normal in the group.
     kept: Vec<(ContactKey, u32, f64)>,
@@ -103,6 +106,9 @@ pub(crate) struct Bundle {
     inverse_mass_a: Wide,
     inverse_mass_b: Wide,
     contacts: Vec<WideContact>,
+    /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), each with
+    /// the awake index of the key's body.
+    pub kept: Vec<(u32, ContactPush)>,
     /// How many of its stages it has worked this step: the first applies the pushes its rows
     /// start with, each later one is a pass.
     stage: u32,
@@ -193,6 +199,7 @@ impl Bundle {
             lane.struck = NONE;
             lane.touching = 0;
             lane.contacts = 0;
+            lane.normal_push = 0.0;
             lane.kept.clear();
         }
     }
@@ -260,7 +267,8 @@ impl Bundle {
     }
 
     /// Its next stage of the solve: its bodies' velocities loaded, the pushes its rows start
-    /// with applied (the first time) or one pass over its rows, the velocities stored.
+    /// with applied (the first time) or one pass over its rows, the velocities stored; after
+    /// the last pass, [`Bundle::finish`].
     pub fn work(&mut self, velocities: &Velocities) {
         self.load(velocities);
         if self.stage == 0 {
@@ -269,6 +277,9 @@ impl Bundle {
             self.solve_once();
         }
         self.store(velocities);
+        if self.stage == ITERATIONS as u32 {
+            self.finish();
+        }
         self.stage += 1;
     }
 
@@ -354,11 +365,24 @@ impl Bundle {
         self.spin_b = spin_b;
     }
 
+    /// Once the rows are solved: each lane's normal push summed
+    /// ([`LaneGroup::normal_push`]) and the pushes its touching contacts keep for the next
+    /// step ([`Bundle::kept`]).
+    fn finish(&mut self) {
+        let mut kept = std::mem::take(&mut self.kept);
+        kept.clear();
+        for lane in 0..LANES {
+            self.lanes[lane].normal_push = self.normal_impulse(lane);
+            kept.extend(self.pushes(lane));
+        }
+        self.kept = kept;
+    }
+
     /// The pushes lane `lane`'s touching contacts ended the step with, for the next step, each
     /// with the awake index of the key's body (the group's first body, or its second when the
     /// contact's normal was turned): the normal push, and the friction push on the key's body,
     /// in the world.
-    pub fn pushes(&self, lane: usize) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
+    fn pushes(&self, lane: usize) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
         self.lanes[lane]
             .kept
             .iter()
@@ -405,7 +429,7 @@ impl Bundle {
     }
 
     /// The sum of the pushes of lane `lane`'s normal rows, newton seconds.
-    pub fn normal_impulse(&self, lane: usize) -> f64 {
+    fn normal_impulse(&self, lane: usize) -> f64 {
         self.contacts[..self.lanes[lane].contacts as usize]
             .iter()
             .map(|[normal, _, _]| normal.impulse.as_array_ref()[lane])

@@ -246,7 +246,7 @@ mod tests {
         Solved {
             velocity_a: velocities.get(0).0,
             velocity_b: velocities.get(1).0,
-            normal_impulse: bundle.normal_impulse(0),
+            normal_impulse: bundle.lanes[0].normal_push,
             touching: bundle.lanes[0].touching,
         }
     }

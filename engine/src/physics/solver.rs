@@ -79,10 +79,9 @@ pub(crate) struct Shared<'a> {
 pub(crate) struct Solver {
     /// Every contact of the step, sorted by group.
     pub refs: Vec<ContactRef>,
-    /// The contacts in the order the jobs found them, and where each first body's begin in
-    /// `refs` (the counting sort's buffers).
+    /// The contacts in the order the jobs found them, and the counting sort's starts.
     unsorted: Vec<ContactRef>,
-    first_start: Vec<u32>,
+    starts: Vec<u32>,
     /// Per group, in solving order (colour, then pair): its key, colour and range of `refs`.
     plans: Vec<Plan>,
     /// The groups in pair order while they are sorted by colour.
@@ -95,8 +94,12 @@ pub(crate) struct Solver {
     /// The groups side by side, colour after colour; only the first `bundle_count` are in use.
     bundles: Vec<Bundle>,
     bundle_count: usize,
-    /// A colour's groups by their number of rows, for bundling.
-    by_length: Vec<u32>,
+    /// A colour's groups by their number of contacts (`contacts << 32 | group`), and the
+    /// groups alone in that order, for bundling.
+    by_length: Vec<u64>,
+    lanes: Vec<u32>,
+    /// Each colour's bundles.
+    colour_bundles: Vec<Range<usize>>,
     /// The solve's stages: ranges of bundles.
     stages: Vec<Range<usize>>,
     pub velocities: Velocities,
@@ -118,49 +121,42 @@ impl Solver {
     /// Takes in the contacts the jobs found: each to the group of its pair, groups in pair
     /// order, coloured. `awake` is per dense index.
     pub fn plan(&mut self, jobs: &[ContactJob], awake: &[u32]) {
-        // Sorted by a counting sort on the group's first body (the key's high half), then
-        // each first body's few contacts by the whole order: the same order as sorting them
-        // all, in time linear in the contacts and bodies.
+        // Sorted by a stable counting sort on the group's other side (the key's low half),
+        // then one on its first body (the high half). The contacts come in the order of
+        // (job, index), so they end in the order of (key, job, index), a total order, in time
+        // linear in the contacts and bodies.
         self.unsorted.clear();
-        self.first_start.clear();
-        self.first_start.resize(awake.len() + 1, 0);
         for (job, found) in jobs.iter().enumerate() {
-            for (index, contact) in found.contacts.iter().enumerate() {
-                let (first, other) = if contact.other == NONE {
-                    (contact.body, 0)
-                } else if awake[contact.other as usize] == NONE {
-                    (contact.body, contact.other + 1)
-                } else {
-                    (
-                        contact.body.min(contact.other),
-                        contact.body.max(contact.other) + 1,
-                    )
-                };
-                self.first_start[first as usize + 1] += 1;
-                self.unsorted.push(ContactRef {
-                    key: (u64::from(first) << 32) | u64::from(other),
-                    job: job as u32,
-                    index: index as u32,
-                });
-            }
+            self.unsorted.extend(
+                found
+                    .keys
+                    .iter()
+                    .enumerate()
+                    .map(|(index, &key)| ContactRef {
+                        key,
+                        job: job as u32,
+                        index: index as u32,
+                    }),
+            );
         }
-        for body in 0..awake.len() {
-            self.first_start[body + 1] += self.first_start[body];
-        }
-        self.refs.clear();
-        self.refs.resize(self.unsorted.len(), ContactRef::default());
-        // `first_start[body]` serves as the body's fill cursor, ending at its next's start.
-        for reference in &self.unsorted {
-            let cursor = &mut self.first_start[(reference.key >> 32) as usize];
-            self.refs[*cursor as usize] = *reference;
-            *cursor += 1;
-        }
-        let mut start = 0;
-        for body in 0..awake.len() {
-            let end = self.first_start[body] as usize;
-            self.refs[start..end].sort_unstable();
-            start = end;
-        }
+        let bodies = awake.len();
+        let other = |reference: &ContactRef| (reference.key & 0xffff_ffff) as usize;
+        let first = |reference: &ContactRef| (reference.key >> 32) as usize;
+        counting_sort(
+            &self.unsorted,
+            &mut self.refs,
+            &mut self.starts,
+            bodies + 1,
+            other,
+        );
+        counting_sort(
+            &self.refs,
+            &mut self.unsorted,
+            &mut self.starts,
+            bodies,
+            first,
+        );
+        std::mem::swap(&mut self.refs, &mut self.unsorted);
         self.plans.clear();
         let mut start = 0;
         while start < self.refs.len() {
@@ -253,7 +249,7 @@ impl Solver {
     pub fn lay_out(&mut self) {
         self.bundle_count = 0;
         self.stages.clear();
-        let mut colour_bundles: Vec<Range<usize>> = Vec::with_capacity(self.colour_ends.len());
+        self.colour_bundles.clear();
         let mut start = 0;
         let plans = &self.plans;
         let contacts = |group: u32| {
@@ -266,14 +262,20 @@ impl Solver {
             // Groups of like length side by side, so that few lanes run empty: within a
             // colour the order changes no bits, each group being solved on its own. The
             // overflow keeps its order: its groups are worked one after another.
+            // As one number each, `contacts << 32 | group`, so that the sort compares once.
             self.by_length.clear();
-            self.by_length.extend(start as u32..end as u32);
+            self.by_length.extend(
+                (start as u32..end as u32)
+                    .map(|group| (contacts(group) as u64) << 32 | u64::from(group)),
+            );
             if !overflow {
-                self.by_length
-                    .sort_unstable_by_key(|&group| (contacts(group), group));
+                self.by_length.sort_unstable();
             }
+            self.lanes.clear();
+            self.lanes
+                .extend(self.by_length.iter().map(|&packed| packed as u32));
             let first_bundle = self.bundle_count;
-            for lanes in self.by_length.chunks(width) {
+            for lanes in self.lanes.chunks(width) {
                 if self.bundles.len() == self.bundle_count {
                     self.bundles.push(Bundle::default());
                 }
@@ -285,13 +287,13 @@ impl Solver {
                 self.bundles[self.bundle_count].assign(lanes, most);
                 self.bundle_count += 1;
             }
-            colour_bundles.push(first_bundle..self.bundle_count);
+            self.colour_bundles.push(first_bundle..self.bundle_count);
             start = end;
         }
         // The pushes the rows start with, then the passes; the overflow a bundle at a time.
         for _ in 0..=ITERATIONS {
-            for (colour, bundles) in colour_bundles.iter().enumerate() {
-                if self.overflow && colour == colour_bundles.len() - 1 {
+            for (colour, bundles) in self.colour_bundles.iter().enumerate() {
+                if self.overflow && colour == self.colour_bundles.len() - 1 {
                     self.stages
                         .extend(bundles.clone().map(|bundle| bundle..bundle + 1));
                 } else if !bundles.is_empty() {
@@ -346,8 +348,8 @@ impl Solver {
         );
     }
 
-    /// Sorts the pushes the touching contacts ended the step with into [`Solver::kept`], by
-    /// awake body.
+    /// Sorts the pushes the touching contacts ended the step with ([`Bundle::kept`]) into
+    /// [`Solver::kept`], by awake body (the sorting on the workers).
     pub fn collect_pushes(&mut self, pool: &WorkerPool, awake_count: usize) {
         if self.kept.len() < awake_count {
             self.kept.resize_with(awake_count, Vec::new);
@@ -355,14 +357,39 @@ impl Solver {
         for list in &mut self.kept[..awake_count] {
             list.clear();
         }
+        // A body's keys are unique, so its sorted list does not depend on the order here.
         for bundle in &self.bundles[..self.bundle_count] {
-            for lane in 0..LANES {
-                for (body, push) in bundle.pushes(lane) {
-                    self.kept[body as usize].push(push);
-                }
+            for &(body, push) in &bundle.kept {
+                self.kept[body as usize].push(push);
             }
         }
         pool.for_each_mut(&mut self.kept[..awake_count], |list| sort_list(list));
+    }
+}
+
+/// Sorts `from` into `to` by `bucket` (each below `buckets`), keeping the order of equals.
+fn counting_sort(
+    from: &[ContactRef],
+    to: &mut Vec<ContactRef>,
+    starts: &mut Vec<u32>,
+    buckets: usize,
+    bucket: impl Fn(&ContactRef) -> usize,
+) {
+    starts.clear();
+    starts.resize(buckets + 1, 0);
+    for reference in from {
+        starts[bucket(reference) + 1] += 1;
+    }
+    for at in 0..buckets {
+        starts[at + 1] += starts[at];
+    }
+    to.clear();
+    to.resize(from.len(), ContactRef::default());
+    // `starts[b]` serves as bucket b's fill cursor.
+    for reference in from {
+        let cursor = &mut starts[bucket(reference)];
+        to[*cursor as usize] = *reference;
+        *cursor += 1;
     }
 }
 

@@ -100,6 +100,7 @@ impl PhysicsWorld {
             world,
             shapes,
             epoch: *epoch,
+            awake: &scratch.job_of,
         };
         pool.for_each_mut(&mut scratch.jobs[..moving], |job| job.find(&scene));
         for job in &mut scratch.jobs[..moving] {
@@ -150,7 +151,7 @@ impl PhysicsWorld {
             bodies.touching[body] = 0;
         }
         for bundle in solver.bundles() {
-            for (lane, group) in bundle.lanes.iter().enumerate() {
+            for group in &bundle.lanes {
                 if group.first == NONE {
                     continue;
                 }
@@ -162,7 +163,7 @@ impl PhysicsWorld {
                 if group.struck == NONE {
                     continue;
                 }
-                let impulse = bundle.normal_impulse(lane);
+                let impulse = group.normal_push;
                 if impulse > 0.0 {
                     report.hits.push((
                         bodies.handle(group.struck as usize),
@@ -210,11 +211,11 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
     taken.clear();
     taken.resize(bodies.len(), 0.0);
     for bundle in solver.bundles() {
-        for (lane, group) in bundle.lanes.iter().enumerate() {
+        for group in &bundle.lanes {
             if group.first == NONE {
                 continue;
             }
-            let push = bundle.normal_impulse(lane);
+            let push = group.normal_push;
             taken[group.first as usize] += push;
             if group.second != NONE {
                 taken[group.second as usize] += push;
