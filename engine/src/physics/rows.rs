@@ -106,6 +106,7 @@ pub(crate) struct ContactRows {
 /// friction on the contact's own body) a touching contact's rows start from [`WARM_START`]
 /// times them instead of from zero, the friction projected on this step's surface directions
 /// and held to its limit (see `warm`).
+#[inline]
 pub(crate) fn contact_rows(
     contact: &Contact,
     sign: f64,
@@ -147,6 +148,7 @@ pub(crate) fn contact_rows(
     ContactRows { rows, touching }
 }
 
+#[inline]
 fn row(
     direction: Vector,
     lever_a: Vector,
