@@ -286,14 +286,26 @@ impl Bundle {
     /// Copies its bodies' velocities in.
     #[inline]
     fn load(&mut self, velocities: &Velocities) {
-        for lane in 0..LANES {
-            let (velocity, spin) = velocities.get_or_zero(self.a[lane]);
-            set(&mut self.velocity_a, lane, velocity);
-            set(&mut self.spin_a, lane, spin);
-            let (velocity, spin) = velocities.get_or_zero(self.b[lane]);
-            set(&mut self.velocity_b, lane, velocity);
-            set(&mut self.spin_b, lane, spin);
-        }
+        // Each wide value made whole from its four lanes, not written a lane at a time and
+        // then read whole (a read the processor cannot take from the four writes).
+        let a = self.a.map(|index| velocities.get_or_zero(index));
+        let b = self.b.map(|index| velocities.get_or_zero(index));
+        let gather = |side: &[(Vector, Vector); LANES], spin: bool| -> WideVector {
+            std::array::from_fn(|axis| {
+                Wide::new(std::array::from_fn(|lane| {
+                    let (velocity, turn) = &side[lane];
+                    if spin {
+                        turn[axis]
+                    } else {
+                        velocity[axis]
+                    }
+                }))
+            })
+        };
+        self.velocity_a = gather(&a, false);
+        self.spin_a = gather(&a, true);
+        self.velocity_b = gather(&b, false);
+        self.spin_b = gather(&b, true);
     }
 
     /// Copies them back out.
