@@ -41,6 +41,9 @@ pub const MAX_THREADS: usize = 256;
 /// to balance uneven jobs over 16 threads, few enough that handing out batches costs nothing.
 const MOST_BATCHES: usize = 64;
 
+/// How many of the last batches are cut finer (see `batch_lengths`).
+const FINE_BATCHES: usize = 16;
+
 /// Why a pool could not be made.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WorkerError {
@@ -227,12 +230,16 @@ impl WorkerPool {
             return items.iter().map(&job).collect();
         }
         let (batch_sender, batch_receiver) = channel::unbounded();
-        for (index, slice) in items.chunks(batch).enumerate() {
+        let mut rest = items;
+        let mut batch_count = 0;
+        for (index, length) in batch_lengths(items.len()).enumerate() {
+            let (slice, after) = rest.split_at(length);
+            rest = after;
+            batch_count += 1;
             // The receiver lives until the end of this function: sending cannot fail.
             let _ = batch_sender.send((index, slice));
         }
         drop(batch_sender);
-        let batch_count = items.len().div_ceil(batch);
         let results = Mutex::new(Vec::with_capacity(batch_count));
         let work = || {
             while let Ok((index, slice)) = batch_receiver.recv() {
@@ -263,7 +270,11 @@ impl WorkerPool {
             return;
         }
         let (batch_sender, batch_receiver) = channel::unbounded();
-        for slice in items.chunks_mut(batch) {
+        let count = items.len();
+        let mut rest = items;
+        for length in batch_lengths(count) {
+            let (slice, after) = std::mem::take(&mut rest).split_at_mut(length);
+            rest = after;
             // The receiver lives until the end of this function: sending cannot fail.
             let _ = batch_sender.send(slice);
         }
@@ -432,6 +443,21 @@ fn batch_size(count: usize) -> usize {
     count.div_ceil(MOST_BATCHES).max(1)
 }
 
+/// The lengths of the batches a slice of `count` is cut into, in order: [`batch_size`] each,
+/// but the items of the last [`FINE_BATCHES`] batches in batches a quarter as long. The threads
+/// take the batches in order, so they end on small ones and neither waits long for the other
+/// to finish its last (in a heap step's contact search, one batch was seven bodies' work).
+fn batch_lengths(count: usize) -> impl Iterator<Item = usize> {
+    let batch = batch_size(count);
+    let fine = (batch / 4).max(1);
+    let tail = count.min(FINE_BATCHES * batch);
+    let head = count - tail;
+    let pieces = |total: usize, length: usize| {
+        (0..total.div_ceil(length)).map(move |at| length.min(total - at * length))
+    };
+    pieces(head, batch).chain(pieces(tail, fine))
+}
+
 /// Locks a mutex whose data stays valid even if a job panicked while another thread held it
 /// (the lock is only held to push a finished batch).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -506,6 +532,23 @@ mod tests {
         );
         assert_eq!(WorkerPool::new(3).map(|pool| pool.threads()), Ok(3));
         assert!(WorkerPool::with_available_parallelism().threads() >= 1);
+    }
+
+    #[test]
+    fn batches_cover_every_item_once_and_end_fine() {
+        for count in [1, 2, 3, 7, 63, 64, 65, 100, 400, 1000, 4099] {
+            let lengths: Vec<usize> = batch_lengths(count).collect();
+            assert_eq!(lengths.iter().sum::<usize>(), count, "{count}");
+            assert!(lengths.iter().all(|&length| length > 0), "{count}");
+            let batch = batch_size(count);
+            assert!(lengths.iter().all(|&length| length <= batch), "{count}");
+            if batch >= 4 {
+                assert!(
+                    lengths.last() <= Some(&batch.div_ceil(4)),
+                    "{count}: {lengths:?}"
+                );
+            }
+        }
     }
 
     #[test]
