@@ -1,25 +1,29 @@
 //! One step, in the order of docs/physics.md (gravity, contacts, solve, integrate) with the
-//! pairs, the solver set and the workers added:
+//! pairs, the solver set and the workers added. Each phase's time is kept
+//! (`PhysicsWorld::last_step_times`, [`StepTimes`]):
 //!
 //! ```text
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,
 //!               how fast each may move, grown spheres                            (serial)
 //!   broad       sort and sweep: pairs of bodies whose spheres overlap; the sweep
-//!               a run of entries per job                                         (workers)
+//!               a run of entries per job; the pairs into partner lists           (workers)
 //!   contacts    one job per awake body: its points against the world and its
-//!               partners' shapes (and resting partners' points against its own) (workers)
-//!   plan        contacts to groups by pair (counting sort), groups coloured      (serial)
-//!   build       each group's rows, started from last step's pushes              (workers)
-//!   bundle      each colour's groups four to a bundle, laid side by side        (workers)
+//!               partners' shapes (and resting partners' points against its own),
+//!               each contact's group key                                         (workers)
+//!   plan        contacts to groups by pair (two counting sorts), groups
+//!               coloured, each colour's groups four to a bundle, longest first   (serial)
+//!   build       each bundle's rows, started from last step's pushes              (workers)
 //!   solve       one call in stages: the pushes the rows start with, then 8
-//!               passes, each colour a stage, its bundles on any thread          (workers)
-//!   keep        each awake body's touching pushes sorted for the next step      (workers)
-//!   integrate   velocities back, move and turn, lose spin, rest, fall out        (serial)
+//!               passes, each colour a stage, its bundles on any thread; in its
+//!               last pass each bundle sums its pushes and makes those it keeps   (workers)
+//!   keep        the kept pushes to their bodies and sorted (workers), the
+//!               velocities back, touching, hits and impacts                      (serial)
+//!   integrate   move and turn, lose spin, rest, fall out                         (serial)
 //! ```
 //!
 //! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact
-//! queries and the rows; every order in them is the dense index order, so the whole step is a
-//! function of the scene.
+//! queries and the rows (a twentieth of a heap step's time); every order in them is the dense
+//! index order, so the whole step is a function of the scene.
 
 use super::contacts::{Scene, NONE};
 use super::lanes::Bundle;
