@@ -149,7 +149,7 @@ impl std::panic::UnwindSafe for Workers {}
 /// looks, until [`WAIT`] has passed. The serial parts of a step (the solver's plan: 50–100 µs
 /// for a heap of 400 pieces) are longer than the spin alone: with it alone, a worker slept
 /// in nearly every step of `bench -- physics --equal-work --only-heap` and was late for the
-/// next call (BENCHMARKS.md, "The workers wait through a step").
+/// next call (BENCHMARKS.md, "Equal work, the serial parts and the threads").
 const SPIN: Duration = Duration::from_micros(50);
 const WAIT: Duration = Duration::from_micros(400);
 
