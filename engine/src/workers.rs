@@ -146,10 +146,11 @@ impl std::panic::UnwindSafe for Workers {}
 /// (a physics step makes several, with serial work between them), and waking a sleeping
 /// thread takes tens of microseconds, as long as a small call itself. For the first [`SPIN`]
 /// it only spins; after that it gives its core to any other thread that wants it between
-/// looks, until [`WAIT`] has passed. The serial parts of a step (the solver's plan: 50–100 µs
-/// for a heap of 400 pieces) are longer than the spin alone: with it alone, a worker slept
-/// in nearly every step of `bench -- physics --equal-work --only-heap` and was late for the
-/// next call (BENCHMARKS.md, "Equal work, the serial parts and the threads").
+/// looks, until [`WAIT`] has passed. The serial stretches of a physics step (the solver's
+/// plan; keeping the pushes, moving the bodies and the next step's start: 30–80 µs for a heap
+/// of 400 pieces) can outlast the spin alone: with only the spin, a worker slept in nearly
+/// every step of `bench -- physics --equal-work --only-heap` and was late for the next call
+/// (BENCHMARKS.md, "Equal work, the serial parts and the threads").
 const SPIN: Duration = Duration::from_micros(50);
 const WAIT: Duration = Duration::from_micros(400);
 
