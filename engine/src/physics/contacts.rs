@@ -511,19 +511,15 @@ fn push(
 mod tests {
     use super::*;
     use crate::physics::math::rotation;
+    use crate::random::Rng;
 
     #[test]
     fn a_cluster_ruled_out_by_its_turned_box_has_no_point_near_the_other_box() {
         // Random clusters of random points, turned and moved at random, against a box: when
         // the cluster's test says no, no point of it is within the gap of the box; and the
         // test says yes for some, or it would prove nothing.
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut unit = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut unit = move || rng.unit();
         let other = ([-0.5, -1.0, -0.25], [0.5, 1.0, 0.75]);
         let (mut kept, mut ruled_out) = (0, 0);
         for _ in 0..2000 {
