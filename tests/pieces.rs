@@ -232,3 +232,107 @@ fn fifty_pieces_give_the_same_trace_on_one_two_and_eight_threads() {
     assert_eq!(one, trace_with(&text, 2));
     assert_eq!(one, trace_with(&text, 8));
 }
+
+/// `q` (x, y, z, w) turning `v`.
+fn turned(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let axis = [q[0], q[1], q[2]];
+    let t = cross(axis, v).map(|c| 2.0 * c);
+    let across = cross(axis, t);
+    std::array::from_fn(|k| v[k] + q[3] * t[k] + across[k])
+}
+
+fn numbers<const N: usize>(value: &Value) -> [f64; N] {
+    std::array::from_fn(|k| value[k].as_f64().expect("a number"))
+}
+
+/// Regression: a body's middle was asked for the nearest surface, and a world that said nothing
+/// was near it was believed for all the body's points. In a dug bowl the ground's answer (its
+/// density over its gradient) is no distance: above the bowl's middle the dig's slope cancels
+/// the ground's, and the middle of a piece lying in the bowl was told no ground was near. Its
+/// points were not asked, and the piece sank up to a meter into the ground. A stone cube falls
+/// into bowls of several sizes, some dug deeper under it after it landed: no corner, edge or
+/// face middle of it is ever inside the ground at a line of the trace.
+#[test]
+fn a_piece_lying_in_a_dug_bowl_does_not_sink_into_the_ground() {
+    use blockfall_game::solids::terrain_surface;
+    use blockfall_game::terrain::{EditStore, Field, Ground, PlaneGround};
+    use std::sync::Arc;
+    for (radius, offset, size, dug_under) in [
+        (3.0, 1.0, 4, false),
+        (4.0, 1.5, 4, false),
+        (3.5, 2.5, 4, false),
+        (2.5, 0.5, 4, true),
+        (3.0, 2.0, 4, true),
+        (2.0, 0.0, 2, true),
+    ] {
+        let half = f64::from(size) * 0.25;
+        // The cube hangs on a plank 8 m up; the plank breaks at once.
+        let blocks = [
+            format!(r#"{{"cell": [0, 18, 0], "size": {size}, "material": "Stone"}}"#),
+            r#"{"cell": [0, 16, 0], "size": 2, "material": "Planks"}"#.to_string(),
+        ];
+        let bowl = [half + offset, 0.0, half];
+        let mut digs = vec![(bowl, radius)];
+        let mut events = vec![r#"{"t": 0.0, "break": [0, 16, 0]}"#.to_string()];
+        if dug_under {
+            let under = [half + offset * 0.5 + 0.3, -1.0, half + 0.2];
+            events.push(format!(
+                r#"{{"t": 3.0, "dig": {{"center": [{}, {}, {}], "radius": 1.5}}}}"#,
+                under[0], under[1], under[2]
+            ));
+            digs.push((under, 1.5));
+        }
+        let text = format!(
+            r#"{{"terrain": {{"flat": {{"height": 0.0}}}},
+                "digs": [{{"center": [{}, 0.0, {}], "radius": {radius}}}],
+                "blocks": [{}], "events": [{}], "duration": 7.0, "report_every": 0.25}}"#,
+            bowl[0],
+            bowl[2],
+            blocks.join(","),
+            events.join(",")
+        );
+        let case = format!("a bowl of {radius} m, the cube {offset} m off its middle");
+        let trace = lines(&trace_with(&text, 2));
+        // The same ground, to ask where the cube's points are.
+        let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.0));
+        let mut field = Field::new(EditStore::new(ground));
+        for (centre, radius) in digs {
+            field
+                .dig(centre.map(|c| c as f32), radius as f32)
+                .expect("a dig");
+        }
+        let mut deepest = f32::INFINITY;
+        for state in trace.iter().filter(|l| l.get("pieces").is_some()) {
+            for piece in state["pieces"].as_array().expect("pieces") {
+                let middle: [f64; 3] = numbers(&piece["center_of_mass"]);
+                let turn: [f64; 4] = numbers(&piece["orientation"]);
+                for index in 0..27 {
+                    let local =
+                        [index % 3, index / 3 % 3, index / 9].map(|k| (f64::from(k) - 1.0) * half);
+                    let offset = turned(turn, local);
+                    let point = std::array::from_fn(|k| (middle[k] + offset[k]) as f32);
+                    if let Some(surface) = terrain_surface(&field, point, 0.0) {
+                        deepest = deepest.min(surface.distance);
+                    }
+                }
+            }
+        }
+        assert!(
+            deepest > -0.02,
+            "{case}: a point {deepest} m into the ground"
+        );
+        // It fell into the bowl and lies there.
+        let end = pieces_at_end(&trace);
+        assert_eq!(end.len(), 1, "{case}");
+        assert_eq!(end[0]["resting"], true, "{case}: {}", end[0]);
+        let lying = numbers::<3>(&end[0]["center_of_mass"])[1];
+        assert!(lying < half, "{case}: lies at {lying} m, above the ground");
+    }
+}

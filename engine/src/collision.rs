@@ -34,7 +34,10 @@ pub trait Solid: Sync {
     /// lying still skip its points from step to step (`physics::clearance`). A true distance
     /// is its own clearance (the distance found, or the reach when nothing was found), and this
     /// default gives that for a solid whose [`Solid::true_distances`] says so; −∞ (nothing
-    /// promised) otherwise.
+    /// promised) otherwise. A clearance may stop short of the reach, but the more of the reach
+    /// it covers the better: a question with a reach past a body's radius, from its middle, is
+    /// how the physics asks whether all of the body is clear of a world whose distances are not
+    /// true distances.
     fn nearest_many_clear(
         &self,
         queries: &[([f32; 3], f32)],

@@ -72,6 +72,9 @@ pub fn terrain_surfaces<S: Samples>(
 ) {
     /// Past this many samples (a box of 32 m), the points are too spread out to share much.
     const MOST_SAMPLES: usize = 32 * 32 * 32;
+    /// No wider than that on any side either (the reach of a body's whole-body question is its
+    /// radius and more).
+    const MOST_SIDE: f32 = 32.0;
     if let Some(clear) = clear.as_deref_mut() {
         clear.fill(f32::NEG_INFINITY);
     }
@@ -88,10 +91,16 @@ pub fn terrain_surfaces<S: Samples>(
     }
     let (mut first, mut size) = SampleWindow::covering(low, high);
     if clear.is_some() {
-        // A sample more on every side: the window then holds a meter of ground around every
-        // point, and the clearance can reach that far.
-        first = first.map(|value| value.saturating_sub(1));
-        size = size.map(|value| value.saturating_add(2));
+        // Samples more on every side, as many meters as the widest reach asked (one at least):
+        // the window then holds that much ground around every point, and the clearance can
+        // reach that far. A question with a wide reach is how the physics asks whether a whole
+        // body is clear of the ground; a point's own questions reach less than a meter.
+        let widest = queries
+            .iter()
+            .fold(1.0f32, |most, &(_, reach)| most.max(reach));
+        let more = widest.ceil().min(MOST_SIDE) as i32;
+        first = first.map(|value| value.saturating_sub(more));
+        size = size.map(|value| value.saturating_add(2 * more as usize));
     }
     let volume = size[0].saturating_mul(size[1]).saturating_mul(size[2]);
     if queries.is_empty() || !finite || volume == 0 || volume > MOST_SAMPLES {

@@ -48,6 +48,8 @@ pub(crate) struct Clearance {
     /// its points were asked).
     points: Vec<f64>,
     clusters: Vec<f64>,
+    /// The base of its middle, asked with a reach past its radius (−∞ until asked).
+    middle: f64,
 }
 
 impl Default for Clearance {
@@ -65,6 +67,7 @@ impl Clearance {
             seen: (position, orientation),
             points: Vec::new(),
             clusters: Vec::new(),
+            middle: f64::NEG_INFINITY,
         }
     }
 
@@ -101,7 +104,22 @@ impl Clearance {
             self.points.resize(points, f64::NEG_INFINITY);
             self.clusters.clear();
             self.clusters.resize(clusters, f64::NEG_INFINITY);
+            self.middle = f64::NEG_INFINITY;
         }
+    }
+
+    /// How clear of the world the body's middle surely is now: less the body's radius, how
+    /// clear every point of it is.
+    #[inline]
+    pub fn middle(&self) -> f64 {
+        self.now(self.middle)
+    }
+
+    /// The middle was found `clear` meters clear of the world just now; a clearance that is
+    /// not a number teaches nothing.
+    #[inline]
+    pub fn learn_middle(&mut self, clear: f64) {
+        self.middle = self.base(clear);
     }
 
     /// How clear of the world every point of cluster `which` surely is now.
@@ -127,11 +145,7 @@ impl Clearance {
     /// a clearance that is not a number teaches nothing.
     #[inline]
     pub fn learn_point(&mut self, index: usize, clear: f64) {
-        self.points[index] = if clear.is_nan() {
-            f64::NEG_INFINITY
-        } else {
-            self.base(clear)
-        };
+        self.points[index] = self.base(clear);
     }
 
     #[inline]
@@ -139,9 +153,14 @@ impl Clearance {
         base - self.travel
     }
 
+    /// The base of a clearance learned now; −∞ (nothing known) for one that is not a number.
     #[inline]
     fn base(&self, clear: f64) -> f64 {
-        clear + self.travel
+        if clear.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            clear + self.travel
+        }
     }
 }
 
@@ -204,10 +223,13 @@ mod tests {
         let mut clearance = Clearance::new([0.0; 3], NO_TURN);
         clearance.start(1, 1, 3);
         clearance.learn_point(2, 2.0);
+        clearance.learn_middle(4.0);
         clearance.start(1, 1, 3);
         assert_eq!(clearance.point(2), 2.0);
+        assert_eq!(clearance.middle(), 4.0);
         clearance.start(2, 1, 3);
         assert_eq!(clearance.point(2), f64::NEG_INFINITY);
+        assert_eq!(clearance.middle(), f64::NEG_INFINITY);
 
         clearance.learn_point(2, 2.0);
         clearance.follow([f64::NAN, 0.0, 0.0], NO_TURN, 1.0);
@@ -219,5 +241,7 @@ mod tests {
         // A clearance that is not a number teaches nothing.
         clearance.learn_point(1, f64::NAN);
         assert_eq!(clearance.point(1), f64::NEG_INFINITY);
+        clearance.learn_middle(f64::NAN);
+        assert_eq!(clearance.middle(), f64::NEG_INFINITY);
     }
 }

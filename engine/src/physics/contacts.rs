@@ -13,13 +13,22 @@
 //!                            speculative contact: it only keeps the point from crossing it.
 //! ```
 //!
-//! Two cheap bounds come first. The world is asked once for the body's middle with the
-//! radius of its points added to the reach: if no surface is that near, none of its points
-//! can touch and none is asked. For a pair of bodies the broad phase has already checked the
-//! grown spheres; each point is then checked against the other body's sphere before its shape
-//! is asked. Both bounds assume what the traits promise: distances are true distances (no
-//! surface is nearer than `nearest` says), and a body's shape lies inside the sphere of its
-//! points.
+//! Cheap bounds come first. The world is asked once for the body's middle with the radius of
+//! its points added to the reach (and then for each cluster's middle with the cluster's): if
+//! no surface is that near, none of its points can touch and none is asked. That holds only
+//! where the world's distances are true distances ([`Solid::true_distances`]: no surface
+//! nearer than `nearest` says, the distance changing no faster than the point moves). The
+//! terrain's is not: its density over its gradient says nothing is near above the middle of a
+//! dug bowl, where the dig's slope cancels the ground's, and a piece lying in the bowl sank
+//! through it. So in any other world, a middle told "nothing" is asked again for the clearance
+//! the world can prove ([`Solid::nearest_many_clear`], reaching a meter past the body,
+//! [`MIDDLE_LOOK`]); the body keeps it from step to step like its points' (`clearance`). The
+//! clusters' middles are not asked there: their points are, and what they learn rules the
+//! cluster out from then on.
+//!
+//! For a pair of bodies the broad phase has already checked the grown spheres; each point is
+//! then checked against the other body's sphere before its shape is asked, which assumes what
+//! [`BodyShape`] promises: a body's shape lies inside the sphere of its points.
 
 use super::body::{Bodies, Cluster};
 use super::clearance::{Clearance, LOOK};
@@ -67,6 +76,8 @@ pub(crate) struct Scene<'a> {
     pub partner_start: &'a [u32],
     pub partners: &'a [u32],
     pub world: &'a dyn Solid,
+    /// The world's [`Solid::true_distances`], asked once for the step.
+    pub true_distances: bool,
     pub shapes: &'a dyn BodyShape,
     /// Which world the bodies' clearances belong to (see `clearance`).
     pub epoch: u64,
@@ -133,19 +144,21 @@ impl ContactJob {
         let most_reach = MARGIN + bound * STEP;
         let job = self.job as usize;
         let has_partners = scene.partner_start[job] < scene.partner_start[job + 1];
-        let near_world = scene
-            .world
-            .nearest(
-                math::to_f32(position),
-                (radius + most_reach + BOUND_SLACK) as f32,
-            )
-            .is_some();
+        let offsets = bodies.offsets_of(body);
+        let clusters = bodies.clusters_of(body);
+        // What the body learned of the world in earlier steps (`clearance`).
+        self.clearance
+            .start(scene.epoch, clusters.len(), offsets.len());
+        let near_world = world_near_middle(
+            scene,
+            &mut self.clearance,
+            position,
+            radius + most_reach + BOUND_SLACK,
+        );
         if !near_world && !has_partners {
             // Nothing within reach of any point: not even where the points are is needed.
             return;
         }
-        let offsets = bodies.offsets_of(body);
-        let clusters = bodies.clusters_of(body);
         let point_of = |offset: Vector| {
             let lever = math::times(rotation, offset);
             let speed = math::length(math::add(velocity, math::cross(spin, lever)));
@@ -162,10 +175,8 @@ impl ContactJob {
             // The clusters near the world, then the points of theirs that may be: all asked
             // at once, so the world reads what they share once.
             self.asked.clear();
-            // What the body learned of the world in earlier steps: a point surely clearer
-            // than any of its points must be is not asked (`clearance`).
+            // A point surely clearer than any of its points must be is not asked.
             let clear = &mut self.clearance;
-            clear.start(scene.epoch, clusters.len(), offsets.len());
             let point_need = most_reach + BOUND_SLACK;
             self.summed.clear();
             for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
@@ -173,11 +184,15 @@ impl ContactJob {
                 if clear.cluster(which) >= point_need {
                     continue;
                 }
-                let near = scene
-                    .world
-                    .nearest(math::to_f32(centre), (cluster.radius + point_need) as f32)
-                    .is_some();
-                if !near {
+                // The cluster's middle rules its points out only in a world of true distances
+                // (the module's header); elsewhere its points are asked, and what they learn
+                // rules the cluster out from then on.
+                if scene.true_distances
+                    && scene
+                        .world
+                        .nearest(math::to_f32(centre), (cluster.radius + point_need) as f32)
+                        .is_none()
+                {
                     continue;
                 }
                 self.summed.push(which as u32);
@@ -400,6 +415,37 @@ struct Asked {
     /// contact body's own, asked against the other's shape), or the way in (a resting body's
     /// point against the contact body's own shape).
     pushed_out: bool,
+}
+
+/// How far past what it needs the question about a body's middle reaches, in meters, where the
+/// world's answer must be checked by its clearance: the answer then lasts while the body moves
+/// a meter (a piece falling at 10 m/s asks again every 12 steps, not every step).
+const MIDDLE_LOOK: f64 = 1.0;
+
+/// Whether any question from a point within `need` less its reach of the body's middle
+/// `position` may find the world (see the module's header). First what the body learned: a
+/// middle surely clear by `need` has nothing near. Then the middle's own question: a surface
+/// found is near enough to look. Where nothing is found and the world's distances are true
+/// distances, nothing is near; elsewhere the world's proven clearance of the middle decides,
+/// and the body learns it.
+fn world_near_middle(scene: &Scene, clear: &mut Clearance, position: Vector, need: f64) -> bool {
+    if clear.middle() >= need {
+        return false;
+    }
+    let middle = math::to_f32(position);
+    if scene.world.nearest(middle, need as f32).is_some() {
+        return true;
+    }
+    if scene.true_distances {
+        return false;
+    }
+    let question = [(middle, (need + MIDDLE_LOOK) as f32)];
+    let (mut answer, mut clearance) = ([None], [f32::NEG_INFINITY]);
+    scene
+        .world
+        .nearest_many_clear(&question, &mut answer, &mut clearance);
+    clear.learn_middle(f64::from(clearance[0]));
+    clear.middle() < need
 }
 
 /// Asks the shape of `asked.shape` for the nearest surface to the point, unless the point is

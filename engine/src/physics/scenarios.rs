@@ -751,3 +751,65 @@ fn what_bodies_learn_of_the_world_changes_no_contact_and_is_forgotten_when_the_w
     // The risen ground was felt: every body stands on it (a 1 m cube's middle 0.5 m up).
     assert!(lowest > 0.3 + 0.45, "a middle at {lowest}");
 }
+
+/// Flat ground at `y = 0` whose answers are true distances up to a meter above it and nothing
+/// higher: the way the terrain's density over its gradient tells nothing above the middle of a
+/// dug bowl. Its clearances are sound (a point's height: no question from a point higher than
+/// the reach finds anything), and it names itself, so the bodies learn from them.
+struct Mirage;
+
+impl Solid for Mirage {
+    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<crate::collision::Surface> {
+        if point[1] > 1.0 {
+            return None;
+        }
+        Ground { height: 0.0 }.nearest(point, reach)
+    }
+
+    fn nearest_many_clear(
+        &self,
+        queries: &[([f32; 3], f32)],
+        out: &mut [Option<crate::collision::Surface>],
+        clear: &mut [f32],
+    ) {
+        for ((answer, clear), &(point, reach)) in out.iter_mut().zip(clear).zip(queries) {
+            *answer = self.nearest(point, reach);
+            *clear = point[1];
+        }
+    }
+
+    fn stamp(&self) -> Option<u128> {
+        Some(0x4d49_5241_4745)
+    }
+}
+
+/// Regression: the question about a body's middle (and each cluster's) was believed when it
+/// found nothing, whatever the world. A column 3 m tall has its middle 1.5 m up, where the
+/// [`Mirage`] says nothing is near; its lowest points are not asked, and it fell through the
+/// ground. It lands and stands, asked and learning as it falls from 20 m.
+#[test]
+fn a_body_whose_middle_is_told_nothing_is_near_still_lands_on_what_its_points_touch() {
+    for threads in [1, 2] {
+        let mut physics = physics(threads);
+        let handle = physics
+            .add(&block_box([-0.5, 20.0, -0.5], [1, 3, 1], 1.0))
+            .expect("a column");
+        let shapes = Boxes::default();
+        let mut asked_falling = usize::MAX;
+        let steps = run(&mut physics, 1200, &Mirage, &shapes, |physics| {
+            let body = view(physics, handle);
+            if body.position[1] > 10.0 {
+                asked_falling = asked_falling.min(physics.last_step_counts().asked);
+            }
+            body.resting
+        });
+        let body = view(&physics, handle);
+        assert!(body.resting, "still moving after {steps} steps: {body:?}");
+        assert!((body.position[1] - 1.5).abs() < 0.03, "{body:?}");
+        // Upright (a turn about the vertical aside).
+        let [x, _, z, _] = body.orientation;
+        assert!(x.abs() < 0.01 && z.abs() < 0.01, "{body:?}");
+        // High in the air the middle's clearance spared its points the questions.
+        assert_eq!(asked_falling, 0);
+    }
+}

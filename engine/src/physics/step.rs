@@ -102,6 +102,7 @@ impl PhysicsWorld {
             partner_start: &scratch.partner_start,
             partners: &scratch.partners,
             world,
+            true_distances: world.true_distances(),
             shapes,
             epoch: *epoch,
             awake: &scratch.job_of,
