@@ -50,6 +50,9 @@ pub(crate) struct Clearance {
     clusters: Vec<f64>,
     /// The base of its middle, asked with a reach past its radius (−∞ until asked).
     middle: f64,
+    /// The travel from which the middle is worth asking about again: [`LOOK`] past where an
+    /// answer fell short of what the body needed.
+    middle_again: f64,
 }
 
 impl Default for Clearance {
@@ -68,6 +71,7 @@ impl Clearance {
             points: Vec::new(),
             clusters: Vec::new(),
             middle: f64::NEG_INFINITY,
+            middle_again: 0.0,
         }
     }
 
@@ -105,6 +109,7 @@ impl Clearance {
             self.clusters.clear();
             self.clusters.resize(clusters, f64::NEG_INFINITY);
             self.middle = f64::NEG_INFINITY;
+            self.middle_again = 0.0;
         }
     }
 
@@ -115,11 +120,22 @@ impl Clearance {
         self.now(self.middle)
     }
 
-    /// The middle was found `clear` meters clear of the world just now; a clearance that is
-    /// not a number teaches nothing.
+    /// The middle was found `clear` meters clear of the world just now, where the body
+    /// needed `need`; a clearance that is not a number teaches nothing.
     #[inline]
-    pub fn learn_middle(&mut self, clear: f64) {
+    pub fn learn_middle(&mut self, clear: f64, need: f64) {
         self.middle = self.base(clear);
+        if clear.is_nan() || clear < need {
+            self.middle_again = self.travel + LOOK;
+        }
+    }
+
+    /// Whether the middle is worth asking about: not while the body has moved less than
+    /// [`LOOK`] since an answer fell short (a body near the world would ask in vain every
+    /// step; its clusters and points are asked instead, which is always safe).
+    #[inline]
+    pub fn middle_worth_asking(&self) -> bool {
+        self.travel >= self.middle_again
     }
 
     /// How clear of the world every point of cluster `which` surely is now.
@@ -219,11 +235,31 @@ mod tests {
     }
 
     #[test]
+    fn a_middle_that_fell_short_is_asked_again_only_after_a_look_of_travel() {
+        let mut clearance = Clearance::new([0.0; 3], NO_TURN);
+        clearance.start(1, 1, 1);
+        assert!(clearance.middle_worth_asking());
+        clearance.learn_middle(2.5, 2.0);
+        assert!(clearance.middle_worth_asking(), "it did not fall short");
+        clearance.learn_middle(1.5, 2.0);
+        assert!(!clearance.middle_worth_asking());
+        clearance.follow([0.0, LOOK * 0.9, 0.0], NO_TURN, 1.0);
+        assert!(!clearance.middle_worth_asking());
+        clearance.follow([0.0, LOOK * 1.1, 0.0], NO_TURN, 1.0);
+        assert!(clearance.middle_worth_asking());
+        // A new epoch asks at once.
+        clearance.learn_middle(f64::NAN, 2.0);
+        assert!(!clearance.middle_worth_asking());
+        clearance.start(2, 1, 1);
+        assert!(clearance.middle_worth_asking());
+    }
+
+    #[test]
     fn a_new_epoch_or_a_move_that_is_not_finite_forgets_everything() {
         let mut clearance = Clearance::new([0.0; 3], NO_TURN);
         clearance.start(1, 1, 3);
         clearance.learn_point(2, 2.0);
-        clearance.learn_middle(4.0);
+        clearance.learn_middle(4.0, 1.0);
         clearance.start(1, 1, 3);
         assert_eq!(clearance.point(2), 2.0);
         assert_eq!(clearance.middle(), 4.0);
@@ -241,7 +277,7 @@ mod tests {
         // A clearance that is not a number teaches nothing.
         clearance.learn_point(1, f64::NAN);
         assert_eq!(clearance.point(1), f64::NEG_INFINITY);
-        clearance.learn_middle(f64::NAN);
+        clearance.learn_middle(f64::NAN, 1.0);
         assert_eq!(clearance.middle(), f64::NEG_INFINITY);
     }
 }

@@ -427,7 +427,8 @@ const MIDDLE_LOOK: f64 = 1.0;
 /// middle surely clear by `need` has nothing near. Then the middle's own question: a surface
 /// found is near enough to look. Where nothing is found and the world's distances are true
 /// distances, nothing is near; elsewhere the world's proven clearance of the middle decides,
-/// and the body learns it.
+/// and the body learns it (not asked again for a while when it fell short: then the clusters
+/// and points decide).
 fn world_near_middle(scene: &Scene, clear: &mut Clearance, position: Vector, need: f64) -> bool {
     if clear.middle() >= need {
         return false;
@@ -439,12 +440,15 @@ fn world_near_middle(scene: &Scene, clear: &mut Clearance, position: Vector, nee
     if scene.true_distances {
         return false;
     }
+    if !clear.middle_worth_asking() {
+        return true;
+    }
     let question = [(middle, (need + MIDDLE_LOOK) as f32)];
     let (mut answer, mut clearance) = ([None], [f32::NEG_INFINITY]);
     scene
         .world
         .nearest_many_clear(&question, &mut answer, &mut clearance);
-    clear.learn_middle(f64::from(clearance[0]));
+    clear.learn_middle(f64::from(clearance[0]), need);
     clear.middle() < need
 }
 

@@ -568,7 +568,16 @@ impl SampleWindow<'_> {
     /// is not finite.
     pub fn steepest(&self) -> f32 {
         let values = self.values;
-        if values.iter().any(|value| !value.is_finite()) {
+        // The magnitudes as bits: for non-negative floats the bits order as the values do, and
+        // whole numbers take their largest in lanes, which `f32::max` (with its NaN rule) does
+        // not. Infinity and NaN have every exponent bit set, so one look finds them.
+        const EXPONENT: u32 = 0x7f80_0000;
+        let magnitude = |value: f32| value.to_bits() & 0x7fff_ffff;
+        if values
+            .iter()
+            .fold(0, |most, &value| most.max(magnitude(value)))
+            >= EXPONENT
+        {
             return f32::INFINITY;
         }
         let [nx, ny, _] = self.size;
@@ -576,11 +585,17 @@ impl SampleWindow<'_> {
         // The largest difference between samples `stride` apart in each run of `run` samples
         // (a run being a row along x, a layer along y, the whole box along z).
         let most = |run: usize, stride: usize| {
-            values
+            let bits = values
                 .chunks(run)
                 .filter(|chunk| chunk.len() > stride)
-                .flat_map(|chunk| chunk[stride..].iter().zip(chunk))
-                .fold(0.0f32, |most, (far, near)| most.max((far - near).abs()))
+                .map(|chunk| {
+                    chunk[stride..]
+                        .iter()
+                        .zip(chunk)
+                        .fold(0, |most, (far, near)| most.max(magnitude(far - near)))
+                })
+                .fold(0, u32::max);
+            f32::from_bits(bits)
         };
         let [x, y, z] = [most(row, 1), most(layer, row), most(values.len(), layer)];
         (x * x + y * y + z * z).sqrt()
@@ -653,6 +668,58 @@ fn lock(shard: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `SampleWindow::steepest` as its doc says it, one difference at a time with `f32::max`.
+    fn steepest_plainly(window: &SampleWindow) -> f32 {
+        let [nx, ny, nz] = window.size;
+        let at = |i: usize, j: usize, k: usize| window.values[i + nx * (j + ny * k)];
+        if window.values.iter().any(|value| !value.is_finite()) {
+            return f32::INFINITY;
+        }
+        let mut most = [0.0f32; 3];
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    let here = at(i, j, k);
+                    let next = [
+                        (i + 1 < nx).then(|| at(i + 1, j, k)),
+                        (j + 1 < ny).then(|| at(i, j + 1, k)),
+                        (k + 1 < nz).then(|| at(i, j, k + 1)),
+                    ];
+                    for (axis, next) in next.into_iter().enumerate() {
+                        if let Some(next) = next {
+                            most[axis] = most[axis].max((next - here).abs());
+                        }
+                    }
+                }
+            }
+        }
+        (most[0] * most[0] + most[1] * most[1] + most[2] * most[2]).sqrt()
+    }
+
+    #[test]
+    fn the_steepest_rise_is_the_largest_difference_along_each_axis() {
+        let mut rng = blockfall_engine::random::Rng::new(0x57ee_9e57);
+        for case in 0..400 {
+            let size = [0; 3].map(|_| 1 + rng.between(0, 6) as usize);
+            let count = size[0] * size[1] * size[2];
+            let scale = [0.01, 1.0, 40.0, 3e38][case % 4];
+            let mut values: Vec<f32> = (0..count)
+                .map(|_| ((rng.unit() - 0.5) * scale) as f32)
+                .collect();
+            if case % 7 == 0 {
+                let at = rng.between(0, count as i64 - 1) as usize;
+                values[at] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0][case / 7 % 4];
+            }
+            let window = SampleWindow {
+                low: [0; 3],
+                size,
+                values: &values,
+            };
+            let (fast, plain) = (window.steepest(), steepest_plainly(&window));
+            assert_eq!(fast.to_bits(), plain.to_bits(), "{size:?} {values:?}");
+        }
+    }
 
     #[test]
     fn the_fast_floor_is_floor() {
