@@ -26,7 +26,17 @@ pub(crate) struct Sweep {
     /// `(lower dense index, higher dense index)`, run after run: the same pairs in the same
     /// order for any cut of the sweep into runs (each run's in sweep order).
     pub pairs: Vec<(u32, u32)>,
+    /// The bodies in the order of the last sweep, and its axis: the next sort starts from
+    /// there ([`Sweep::sort`]).
+    order: Vec<u32>,
+    order_axis: usize,
+    /// Which bodies the last order names, to check that it names each body once.
+    named: Vec<bool>,
 }
+
+/// How many places an insertion sort may move entries, per entry, before it gives way to a
+/// full sort: bodies moved far between steps (or a new axis) make last step's order no help.
+const MOST_SHIFTS_PER_ENTRY: usize = 8;
 
 /// Runs per thread: the entries at the crowded middle of a heap find more pairs than those
 /// at its edges, so a thread that finishes early takes another run.
@@ -48,20 +58,9 @@ impl Sweep {
     /// least one is `awake`. Bodies whose sphere has a non-finite middle are left out. The
     /// sweep runs on `pool`'s threads, a run of entries each, the runs' pairs joined in order.
     pub fn find(&mut self, pool: &WorkerPool, middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) {
-        self.entries.clear();
         self.pairs.clear();
         let axis = widest_axis(middles);
-        for (body, (middle, radius)) in middles.iter().zip(radii).enumerate() {
-            if middle.iter().all(|value| value.is_finite()) && radius.is_finite() {
-                self.entries.push(Entry {
-                    low: middle[axis] - radius,
-                    high: middle[axis] + radius,
-                    body: body as u32,
-                });
-            }
-        }
-        self.entries
-            .sort_unstable_by(|a, b| a.low.total_cmp(&b.low).then(a.body.cmp(&b.body)));
+        self.sort(axis, middles, radii);
         let count = self.entries.len();
         let runs = if count < PARALLEL_FROM {
             1
@@ -86,6 +85,87 @@ impl Sweep {
             self.pairs.extend_from_slice(&run.pairs);
         }
     }
+}
+
+impl Sweep {
+    /// Fills [`Sweep::entries`] with every body whose sphere is finite, sorted by where its
+    /// interval along `axis` starts and then by dense index: a total order, so one result
+    /// whatever the order they start in. The bodies move little in a step, so they start in
+    /// last step's order where it names each of them once, and an insertion sort finishes it
+    /// in about one pass; a full sort where it cannot, or where the insertion sort would move
+    /// too much.
+    fn sort(&mut self, axis: usize, middles: &[[f64; 3]], radii: &[f64]) {
+        let entry = |body: usize| {
+            let (middle, radius) = (middles[body], radii[body]);
+            (middle.iter().all(|value| value.is_finite()) && radius.is_finite()).then_some(Entry {
+                low: middle[axis] - radius,
+                high: middle[axis] + radius,
+                body: body as u32,
+            })
+        };
+        let before = |a: &Entry, b: &Entry| a.low.total_cmp(&b.low).then(a.body.cmp(&b.body));
+        self.entries.clear();
+        self.named.clear();
+        self.named.resize(middles.len(), false);
+        let mut reused = axis == self.order_axis;
+        if reused {
+            for &body in &self.order {
+                let body = body as usize;
+                let found = (body < middles.len()).then(|| entry(body)).flatten();
+                match (self.named.get(body), found) {
+                    (Some(false), Some(found)) => {
+                        self.named[body] = true;
+                        self.entries.push(found);
+                    }
+                    _ => {
+                        reused = false;
+                        break;
+                    }
+                }
+            }
+        }
+        // Every body to sweep named once: none left out.
+        reused = reused && (0..middles.len()).all(|body| self.named[body] || entry(body).is_none());
+        let sorted = reused && {
+            let budget = self.entries.len() * MOST_SHIFTS_PER_ENTRY;
+            insertion_sort(&mut self.entries, budget, before)
+        };
+        if !reused {
+            self.entries.clear();
+            self.entries.extend((0..middles.len()).filter_map(entry));
+        }
+        if !sorted {
+            self.entries.sort_unstable_by(before);
+        }
+        self.order.clear();
+        self.order
+            .extend(self.entries.iter().map(|entry| entry.body));
+        self.order_axis = axis;
+    }
+}
+
+/// Sorts `items` by `before` by insertion, unless that would move entries more than `budget`
+/// places in all: then it stops, leaving them in some order, and says so.
+fn insertion_sort(
+    items: &mut [Entry],
+    budget: usize,
+    before: impl Fn(&Entry, &Entry) -> std::cmp::Ordering,
+) -> bool {
+    let mut shifts = 0;
+    for at in 1..items.len() {
+        let item = items[at];
+        let mut to = at;
+        while to > 0 && before(&item, &items[to - 1]).is_lt() {
+            items[to] = items[to - 1];
+            to -= 1;
+        }
+        items[to] = item;
+        shifts += at - to;
+        if shifts > budget {
+            return false;
+        }
+    }
+    true
 }
 
 /// The pairs whose first entry (in sweep order) lies in `run.entries`: each entry against the
@@ -214,6 +294,69 @@ mod tests {
             );
             assert!(!sweep.pairs.is_empty());
         }
+    }
+
+    /// A sweep kept from step to step starts from its last order; a fresh one sorts from
+    /// scratch. Through small moves, big ones, bodies gone, added and not finite, and a new
+    /// axis, the two give the same entries and the same pairs in the same order.
+    #[test]
+    fn a_sweep_starting_from_last_steps_order_sorts_as_a_fresh_one() {
+        let mut next = uniform(0x5eed_f0dd);
+        let pool = WorkerPool::new(2).unwrap();
+        let mut count = 300;
+        let mut middles: Vec<[f64; 3]> = (0..count)
+            .map(|_| [next() * 60.0, next() * 5.0, next() * 20.0])
+            .collect();
+        let mut radii: Vec<f64> = (0..count).map(|_| 0.3 + next()).collect();
+        let mut kept = Sweep::default();
+        let (mut reused, mut shifted) = (0, 0);
+        for step in 0..60 {
+            match step % 10 {
+                // Everything far away: last step's order is no help.
+                3 => middles.iter_mut().for_each(|m| m[0] = next() * 60.0),
+                // Bodies gone and others come.
+                5 => {
+                    count -= 7;
+                    middles.truncate(count);
+                    radii.truncate(count);
+                }
+                6 => {
+                    for _ in 0..11 {
+                        middles.push([next() * 60.0, next() * 5.0, next() * 20.0]);
+                        radii.push(0.3 + next());
+                    }
+                    count += 11;
+                }
+                // One not finite, then finite again.
+                7 => middles[4][1] = f64::NAN,
+                8 => middles[4][1] = 1.0,
+                // The heap turned on its side: another axis, and back.
+                9 => middles.iter_mut().for_each(|m| m.swap(0, 2)),
+                _ => {
+                    for m in &mut middles {
+                        m[0] += (next() - 0.5) * 0.3;
+                        m[2] += (next() - 0.5) * 0.3;
+                    }
+                }
+            }
+            let awake: Vec<bool> = (0..count).map(|body| body % 3 != 0).collect();
+            let had = kept.order.clone();
+            kept.find(&pool, &middles, &radii, &awake);
+            let mut fresh = Sweep::default();
+            fresh.find(&pool, &middles, &radii, &awake);
+            let bodies = |sweep: &Sweep| sweep.entries.iter().map(|e| e.body).collect::<Vec<_>>();
+            assert_eq!(bodies(&kept), bodies(&fresh), "step {step}");
+            assert_eq!(kept.pairs, fresh.pairs, "step {step}");
+            if had.len() == kept.order.len() {
+                reused += 1;
+                shifted += usize::from(had != kept.order);
+            }
+        }
+        // The kept order was in play, and moved.
+        assert!(
+            reused > 30 && shifted > 20,
+            "{reused} reused, {shifted} changed"
+        );
     }
 
     #[test]

@@ -353,21 +353,40 @@ impl Solver {
     }
 
     /// Sorts the pushes the touching contacts ended the step with ([`Bundle::kept`]) into
-    /// [`Solver::kept`], by awake body (the sorting on the workers).
+    /// [`Solver::kept`], by awake body. On the workers, each thread a share of the bodies: it
+    /// reads every bundle's pushes and keeps its own bodies', so no thread writes another's
+    /// lists and nothing is left to do alone (gathering them on one thread took a heap step
+    /// 35 µs, most of the serial time after the solve).
     pub fn collect_pushes(&mut self, pool: &WorkerPool, awake_count: usize) {
         if self.kept.len() < awake_count {
             self.kept.resize_with(awake_count, Vec::new);
         }
-        for list in &mut self.kept[..awake_count] {
-            list.clear();
-        }
-        // A body's keys are unique, so its sorted list does not depend on the order here.
-        for bundle in &self.bundles[..self.bundle_count] {
-            for &(body, push) in &bundle.kept {
-                self.kept[body as usize].push(push);
+        let bundles = &self.bundles[..self.bundle_count];
+        let share = awake_count.div_ceil(pool.threads()).max(1);
+        let mut shares: Vec<(usize, &mut [Vec<ContactPush>])> = self.kept[..awake_count]
+            .chunks_mut(share)
+            .enumerate()
+            .map(|(index, lists)| (index * share, lists))
+            .collect();
+        pool.for_each_mut(&mut shares, |(first, lists)| {
+            let first = *first;
+            for list in lists.iter_mut() {
+                list.clear();
             }
-        }
-        pool.for_each_mut(&mut self.kept[..awake_count], |list| sort_list(list));
+            let bodies = first..first + lists.len();
+            for bundle in bundles {
+                for &(body, push) in &bundle.kept {
+                    if bodies.contains(&(body as usize)) {
+                        lists[body as usize - first].push(push);
+                    }
+                }
+            }
+            // A body's keys are unique, so its sorted list does not depend on the order of
+            // the bundles.
+            for list in lists.iter_mut() {
+                sort_list(list);
+            }
+        });
     }
 }
 
