@@ -33,6 +33,7 @@
 use super::body::{Bodies, Cluster};
 use super::clearance::{Clearance, LOOK};
 use super::math::{self, Matrix, Vector};
+use super::solver::ContactRef;
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
@@ -93,8 +94,9 @@ pub(crate) struct ContactJob {
     /// Its place in the list of awake bodies, for its partners.
     pub job: u32,
     pub contacts: Vec<Contact>,
-    /// The key of the group each contact goes to ([`group_key`]), in the same order.
-    pub keys: Vec<u64>,
+    /// Each contact as the solver sorts it: the key of the group it goes to ([`group_key`]),
+    /// this job and its place in [`ContactJob::contacts`]; in the same order.
+    pub refs: Vec<ContactRef>,
     /// Where its clusters' middles are in the world this step.
     centres: Vec<Vector>,
     /// The questions to the world for its points, and the answers.
@@ -122,12 +124,14 @@ impl ContactJob {
     /// in the order of the partner list.
     pub fn find(&mut self, scene: &Scene) {
         self.find_contacts(scene);
-        self.keys.clear();
-        self.keys.extend(
-            self.contacts
-                .iter()
-                .map(|contact| group_key(contact, scene.awake)),
-        );
+        self.refs.clear();
+        let job = self.job;
+        self.refs
+            .extend(self.contacts.iter().enumerate().map(|(index, contact)| ContactRef {
+                key: group_key(contact, scene.awake),
+                job,
+                index: index as u32,
+            }));
     }
 
     fn find_contacts(&mut self, scene: &Scene) {

@@ -79,8 +79,9 @@ pub(crate) struct Shared<'a> {
 pub(crate) struct Solver {
     /// Every contact of the step, sorted by group.
     pub refs: Vec<ContactRef>,
-    /// The contacts in the order the jobs found them, and the counting sort's starts.
-    unsorted: Vec<ContactRef>,
+    /// The contacts sorted by the other side of their group only (the first of the two
+    /// counting sorts), and the counting sort's starts.
+    by_other: Vec<ContactRef>,
     starts: Vec<u32>,
     /// Per group, in solving order (colour, then pair): its key, colour and range of `refs`.
     plans: Vec<Plan>,
@@ -124,39 +125,25 @@ impl Solver {
         // Sorted by a stable counting sort on the group's other side (the key's low half),
         // then one on its first body (the high half). The contacts come in the order of
         // (job, index), so they end in the order of (key, job, index), a total order, in time
-        // linear in the contacts and bodies.
-        self.unsorted.clear();
-        for (job, found) in jobs.iter().enumerate() {
-            self.unsorted.extend(
-                found
-                    .keys
-                    .iter()
-                    .enumerate()
-                    .map(|(index, &key)| ContactRef {
-                        key,
-                        job: job as u32,
-                        index: index as u32,
-                    }),
-            );
-        }
+        // linear in the contacts and bodies. The jobs made their references on the workers;
+        // the first sort reads them where they are.
         let bodies = awake.len();
         let other = |reference: &ContactRef| (reference.key & 0xffff_ffff) as usize;
         let first = |reference: &ContactRef| (reference.key >> 32) as usize;
         counting_sort(
-            &self.unsorted,
-            &mut self.refs,
+            jobs.iter().flat_map(|job| &job.refs),
+            &mut self.by_other,
             &mut self.starts,
             bodies + 1,
             other,
         );
         counting_sort(
-            &self.refs,
-            &mut self.unsorted,
+            self.by_other.iter(),
+            &mut self.refs,
             &mut self.starts,
             bodies,
             first,
         );
-        std::mem::swap(&mut self.refs, &mut self.unsorted);
         self.plans.clear();
         let mut start = 0;
         while start < self.refs.len() {
@@ -391,8 +378,8 @@ impl Solver {
 }
 
 /// Sorts `from` into `to` by `bucket` (each below `buckets`), keeping the order of equals.
-fn counting_sort(
-    from: &[ContactRef],
+fn counting_sort<'a>(
+    from: impl Iterator<Item = &'a ContactRef> + Clone,
     to: &mut Vec<ContactRef>,
     starts: &mut Vec<u32>,
     buckets: usize,
@@ -400,14 +387,16 @@ fn counting_sort(
 ) {
     starts.clear();
     starts.resize(buckets + 1, 0);
-    for reference in from {
+    let mut count = 0;
+    for reference in from.clone() {
         starts[bucket(reference) + 1] += 1;
+        count += 1;
     }
     for at in 0..buckets {
         starts[at + 1] += starts[at];
     }
     to.clear();
-    to.resize(from.len(), ContactRef::default());
+    to.resize(count, ContactRef::default());
     // `starts[b]` serves as bucket b's fill cursor.
     for reference in from {
         let cursor = &mut starts[bucket(reference)];
