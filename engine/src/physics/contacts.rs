@@ -126,12 +126,16 @@ impl ContactJob {
         self.find_contacts(scene);
         self.refs.clear();
         let job = self.job;
-        self.refs
-            .extend(self.contacts.iter().enumerate().map(|(index, contact)| ContactRef {
-                key: group_key(contact, scene.awake),
-                job,
-                index: index as u32,
-            }));
+        self.refs.extend(
+            self.contacts
+                .iter()
+                .enumerate()
+                .map(|(index, contact)| ContactRef {
+                    key: group_key(contact, scene.awake),
+                    job,
+                    index: index as u32,
+                }),
+        );
     }
 
     fn find_contacts(&mut self, scene: &Scene) {
