@@ -326,6 +326,10 @@ impl WorkerPool {
         // thread works its own share first and then helps with the others'. So in stages that
         // come again (the passes of a solver) an item tends to go to the same thread each
         // time, with its data still in that core's cache, and the cursors are rarely contended.
+        // The shares take turns along the stage (with two threads, one the even items and one
+        // the odd): a stage laid out longest first (the solver's) then gives each thread its
+        // like share of long and short items, in the same order, so they run out together and
+        // take little from each other, where halves would give one thread all the long items.
         // Each counter on its own cache line: a thread taking items from its own share does
         // not take the line from a thread counting another share, or another stage.
         let cursors: Vec<CachePadded<AtomicUsize>> = (0..stages.len() * threads)
@@ -343,13 +347,13 @@ impl WorkerPool {
                 let count = stage.len();
                 for turn in 0..threads {
                     let share = (me + turn) % threads;
-                    let low = count * share / threads;
-                    let high = count * (share + 1) / threads;
                     let cursor = &cursors[index * threads + share];
                     let mut done = 0;
                     loop {
-                        let at = low + cursor.fetch_add(1, Ordering::Relaxed);
-                        if at >= high {
+                        // The share's next item: `share`, `share + threads`, and so on.
+                        let taken = cursor.fetch_add(1, Ordering::Relaxed);
+                        let at = taken.saturating_mul(threads).saturating_add(share);
+                        if at >= count {
                             break;
                         }
                         let cell = &cells[stage.start + at];
