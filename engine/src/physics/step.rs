@@ -5,8 +5,9 @@
 //! ```text
 //!   prepare     gravity on the awake bodies; turn matrices, world inverse inertias,
 //!               how fast each may move, grown spheres                            (serial)
-//!   broad       sort and sweep: pairs of bodies whose spheres overlap; the sweep
-//!               a run of entries per job; the pairs into partner lists           (workers)
+//!   broad       sort (from last step's order) and sweep: pairs of bodies whose
+//!               spheres overlap; the sweep a run of entries per job; the pairs
+//!               into partner lists                                               (workers)
 //!   contacts    one job per awake body: its points against the world and its
 //!               partners' shapes (and resting partners' points against its own),
 //!               each contact's group key                                         (workers)
@@ -16,8 +17,8 @@
 //!   solve       one call in stages: the pushes the rows start with, then 8
 //!               passes, each colour a stage, its bundles on any thread; in its
 //!               last pass each bundle sums its pushes and makes those it keeps   (workers)
-//!   keep        the kept pushes to their bodies and sorted (workers), the
-//!               velocities back, touching, hits and impacts                      (serial)
+//!   keep        the kept pushes gathered by shares of the bodies and sorted
+//!               (workers), the velocities back, touching, hits and impacts       (serial)
 //!   integrate   move and turn, lose spin, rest, fall out                         (serial)
 //! ```
 //!
