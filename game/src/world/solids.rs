@@ -107,6 +107,35 @@ mod tests {
     use crate::blocks::store::{Block, BlockStore, ALL_CUTS, CELL};
     use crate::terrain::{EditStore, Field, Generator, Ground};
 
+    /// Asks `tries` questions from random points around `point`, each with a random reach `r`
+    /// within `clear − r` of it: none may find anything. The number of questions asked.
+    fn nothing_within(
+        solids: &SceneSolids,
+        next: &mut impl FnMut() -> f32,
+        point: [f32; 3],
+        clear: f32,
+        tries: usize,
+        asked: &str,
+    ) -> usize {
+        for _ in 0..tries {
+            let reach = next() * clear;
+            let direction = [0; 3].map(|_| next() - 0.5);
+            let length = direction.iter().map(|d| d * d).sum::<f32>().sqrt();
+            // Short of the bound by a millimeter: the promise is made in f32. Spread through
+            // the ball's volume.
+            let travel = (clear - reach - 1e-3).max(0.0) * next().cbrt();
+            let moved: [f32; 3] =
+                std::array::from_fn(|axis| point[axis] + direction[axis] / length * travel);
+            let found = solids.nearest(moved, reach);
+            assert!(
+                found.is_none(),
+                "{asked}: clear {clear} at {point:?}, yet {found:?} within {reach} at {moved:?}, \
+                 {travel} m away"
+            );
+        }
+        tries
+    }
+
     /// The promise of `nearest_many_clear`, checked: from every point a question was asked
     /// about, a question from anywhere within its clearance less the reach finds nothing. Over
     /// dug and built ground and chiselled blocks, with points near and inside both.
@@ -173,22 +202,8 @@ mod tests {
                     continue;
                 }
                 kept += 1;
-                for _ in 0..20 {
-                    let reach = next() * clear;
-                    let direction = [0; 3].map(|_| next() - 0.5);
-                    let length = direction.iter().map(|d| d * d).sum::<f32>().sqrt();
-                    // Short of the bound by a millimeter: the promise is made in f32.
-                    let travel = (clear - reach - 1e-3).max(0.0) * next().sqrt();
-                    let moved: [f32; 3] =
-                        std::array::from_fn(|axis| point[axis] + direction[axis] / length * travel);
-                    let found = solids.nearest(moved, reach);
-                    assert!(
-                        found.is_none(),
-                        "body {body}: clear {clear} at {point:?}, yet {found:?} within {reach} \
-                         at {moved:?}, {travel} m away"
-                    );
-                    checked += 1;
-                }
+                let asked = format!("body {body}");
+                checked += nothing_within(&solids, &mut next, point, clear, 20, &asked);
             }
         }
         assert!(
@@ -222,21 +237,8 @@ mod tests {
             if clear > 2.0 {
                 wide += 1;
             }
-            for _ in 0..50 {
-                let reach = next() * clear;
-                let direction = [0; 3].map(|_| next() - 0.5);
-                let length = direction.iter().map(|d| d * d).sum::<f32>().sqrt();
-                let travel = (clear - reach - 1e-3).max(0.0) * next().cbrt();
-                let moved: [f32; 3] =
-                    std::array::from_fn(|axis| centre[axis] + direction[axis] / length * travel);
-                let found = solids.nearest(moved, reach);
-                assert!(
-                    found.is_none(),
-                    "middle {middle}: clear {clear} at {centre:?}, yet {found:?} within {reach} \
-                     at {moved:?}, {travel} m away"
-                );
-                checked += 1;
-            }
+            let asked = format!("middle {middle}");
+            checked += nothing_within(&solids, &mut next, centre, clear, 50, &asked);
         }
         assert!(
             wide > 5 && checked > 5_000,
