@@ -85,9 +85,7 @@ impl Sweep {
             self.pairs.extend_from_slice(&run.pairs);
         }
     }
-}
 
-impl Sweep {
     /// Fills [`Sweep::entries`] with every body whose sphere is finite, sorted by where its
     /// interval along `axis` starts and then by dense index: a total order, so one result
     /// whatever the order they start in. The bodies move little in a step, so they start in
