@@ -124,6 +124,9 @@ enum Benchmark {
         /// With `--equal-work`: only blockfall's side of the heap scene (for profiling).
         #[arg(long, requires = "equal_work")]
         only_heap: bool,
+        /// With `--only-heap`: this thread count alone instead of 1 and 2 (for a profiler).
+        #[arg(long, requires = "only_heap", value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
     },
     /// Compute-shader surface nets on the default world's chunks, against the CPU mesher.
     GpuMesh {
@@ -204,9 +207,13 @@ fn main() -> anyhow::Result<()> {
             only_awake,
             equal_work,
             only_heap,
+            threads,
         } => match only_awake {
             Some(count) => bench::physics::run_awake(count, repeats),
-            None if only_heap => bench::physics::run_heap_only(steps, repeats, seed),
+            None if only_heap => {
+                let threads = threads.map_or(vec![1, 2], |count| vec![count as usize]);
+                bench::physics::run_heap_only(steps, repeats, seed, &threads)
+            }
             None if equal_work => {
                 bench::physics::run_equal_work(pieces as usize, steps, repeats, seed)
             }

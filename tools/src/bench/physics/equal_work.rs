@@ -101,9 +101,14 @@ pub fn run(pieces: usize, steps: u32, repeats: u32, seed: u64) -> anyhow::Result
     Ok(())
 }
 
-/// Steps only blockfall's side of the heap scene on 1 and 2 threads and prints its median
-/// step: for profiling the physics core without the other engine's runs.
-pub fn run_heap_only(steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> {
+/// Steps only blockfall's side of the heap scene on each of `thread_counts` and prints its
+/// median step: for profiling the physics core without the other engine's runs.
+pub fn run_heap_only(
+    steps: u32,
+    repeats: u32,
+    seed: u64,
+    thread_counts: &[usize],
+) -> anyhow::Result<()> {
     ensure!(repeats > 0, "at least one run");
     ensure!(steps > 0, "at least one step");
     let generator = Generator::new(Generator::DEFAULT_SEED);
@@ -125,7 +130,7 @@ pub fn run_heap_only(steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> 
             println!("step {step}: {:?}", physics.last_step_counts());
         }
     }
-    for threads in [1, 2] {
+    for &threads in thread_counts {
         let mut best: Option<Run> = None;
         for _ in 0..repeats {
             let run = run_blockfall(
@@ -144,50 +149,60 @@ pub fn run_heap_only(steps: u32, repeats: u32, seed: u64) -> anyhow::Result<()> 
             );
         }
     }
-    for threads in [1, 2] {
+    for &threads in thread_counts {
         println!(
-            "heap, {threads} thread(s), mean ms per step by phase (the settled half): {}",
-            phase_means(&heap, threads, steps, &solids)?
+            "heap, {threads} thread(s), mean ms per step by phase (the settled half, each \
+             step's fastest): {}",
+            phase_means(&heap, threads, steps, repeats, &solids)?
         );
     }
     Ok(())
 }
 
-/// The heap stepped once more on `threads` threads: the mean time of each phase of a step
-/// (`PhysicsWorld::last_step_times`) over the second half of the steps, once the heap has
-/// settled, their sum, and the whole call to `step` as the caller sees it, as one line.
+/// The heap stepped `repeats` more times on `threads` threads: the mean time of each phase of
+/// a step (`PhysicsWorld::last_step_times`) over the second half of the steps, once the heap
+/// has settled, each step's phase taken at its fastest of the runs (as the medians are), their
+/// sum, and the whole call to `step` as the caller sees it, as one line.
 fn phase_means(
     heap: &[Placed],
     threads: usize,
     steps: u32,
+    repeats: u32,
     solids: &SceneSolids<'_>,
 ) -> anyhow::Result<String> {
-    let (mut physics, shapes, _) = blockfall_world(heap, threads)?;
-    physics.set_resting(false);
-    let mut sums = [0.0; 8];
+    let counted = (steps - steps / 2) as usize;
+    // Per counted step: the fastest time of each phase, then of the whole step.
+    let mut fastest = vec![[f64::INFINITY; 9]; counted];
     let mut names = [""; 8];
-    let mut whole = 0.0;
-    let counted = steps - steps / 2;
-    for step in 0..steps {
-        let started = std::time::Instant::now();
-        physics.step(solids, &shapes);
-        if step < steps / 2 {
-            continue;
-        }
-        whole += started.elapsed().as_secs_f64();
-        for (slot, (name, seconds)) in physics.last_step_times().phases().into_iter().enumerate() {
-            sums[slot] += seconds;
-            names[slot] = name;
+    for _ in 0..repeats {
+        let (mut physics, shapes, _) = blockfall_world(heap, threads)?;
+        physics.set_resting(false);
+        for step in 0..steps {
+            let started = std::time::Instant::now();
+            physics.step(solids, &shapes);
+            let whole = started.elapsed().as_secs_f64();
+            let Some(slot) = (step as usize).checked_sub((steps / 2) as usize) else {
+                continue;
+            };
+            let kept = &mut fastest[slot];
+            for (phase, (name, seconds)) in
+                physics.last_step_times().phases().into_iter().enumerate()
+            {
+                kept[phase] = kept[phase].min(seconds);
+                names[phase] = name;
+            }
+            kept[8] = kept[8].min(whole);
         }
     }
-    let mean = |sum: f64| sum * 1e3 / f64::from(counted);
+    let mean =
+        |column: usize| fastest.iter().map(|kept| kept[column]).sum::<f64>() * 1e3 / counted as f64;
     let mut line: Vec<String> = names
         .iter()
-        .zip(sums)
-        .map(|(name, sum)| format!("{name} {:.3}", mean(sum)))
+        .enumerate()
+        .map(|(phase, name)| format!("{name} {:.3}", mean(phase)))
         .collect();
-    line.push(format!("phases {:.3}", mean(sums.iter().sum())));
-    line.push(format!("step {:.3}", mean(whole)));
+    line.push(format!("phases {:.3}", (0..8).map(mean).sum::<f64>()));
+    line.push(format!("step {:.3}", mean(8)));
     Ok(line.join(", "))
 }
 
