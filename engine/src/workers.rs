@@ -326,13 +326,15 @@ impl WorkerPool {
         let items = Handout::new(items);
         let threads = self.threads;
         // Each stage is cut into one share per thread, and each share has its own cursor: a
-        // thread works its own share first and then helps with the others'. So in stages that
-        // come again (the passes of a solver) an item tends to go to the same thread each
-        // time, with its data still in that core's cache, and the cursors are rarely contended.
-        // The shares take turns along the stage (with two threads, one the even items and one
-        // the odd): a stage laid out longest first (the solver's) then gives each thread its
-        // like share of long and short items, in the same order, so they run out together and
-        // take little from each other, where halves would give one thread all the long items.
+        // thread works its own share first and then helps with the others'. An item's share
+        // is its place in `items` modulo the threads, whatever stage holds it, so an item that
+        // comes again (a solver's bundle, built in one stage and worked in each pass) tends to
+        // go to the same thread each time, with its data still in that core's cache, and the
+        // cursors are rarely contended. So the shares take turns along a stage (with two
+        // threads, one the even places and one the odd): a stage laid out longest first (the
+        // solver's) then gives each thread its like share of long and short items, in the
+        // same order, so they run out together and take little from each other, where halves
+        // would give one thread all the long items.
         // Each counter on its own cache line: a thread taking items from its own share does
         // not take the line from a thread counting another share, or another stage.
         let cursors: Vec<CachePadded<AtomicUsize>> = (0..stages.len() * threads)
@@ -353,9 +355,11 @@ impl WorkerPool {
                     let cursor = &cursors[index * threads + share];
                     let mut done = 0;
                     loop {
-                        // The share's next item: `share`, `share + threads`, and so on.
+                        // The share's next item: those whose place in `items` is `share`
+                        // modulo the threads, in order.
                         let taken = cursor.fetch_add(1, Ordering::Relaxed);
-                        let at = taken.saturating_mul(threads).saturating_add(share);
+                        let first = (share + threads - stage.start % threads) % threads;
+                        let at = taken.saturating_mul(threads).saturating_add(first);
                         if at >= count {
                             break;
                         }

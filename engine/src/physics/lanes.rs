@@ -112,6 +112,8 @@ pub(crate) struct Bundle {
     /// How many of its stages it has worked this step: the first applies the pushes its rows
     /// start with, each later one is a pass.
     stage: u32,
+    /// Whether [`Bundle::clear`] has made room for the rows of the groups last assigned.
+    built: bool,
     velocity_a: WideVector,
     spin_a: WideVector,
     velocity_b: WideVector,
@@ -179,6 +181,12 @@ impl Bundle {
         self.groups = [NONE; LANES];
         self.groups[..groups.len()].copy_from_slice(groups);
         self.most = most as u32;
+        self.built = false;
+    }
+
+    /// Whether its rows are built for the groups last assigned.
+    pub fn built(&self) -> bool {
+        self.built
     }
 
     /// Forgets last step's groups and makes room for the assigned groups' rows.
@@ -188,6 +196,7 @@ impl Bundle {
         self.inverse_mass_a = Wide::ZERO;
         self.inverse_mass_b = Wide::ZERO;
         self.stage = 0;
+        self.built = true;
         // Every slot of every lane is written by `set_contact` or `end_group`: no need to
         // clear what is kept.
         let most = self.most as usize;

@@ -162,9 +162,7 @@ pub struct StepTimes {
     pub contacts: f64,
     /// Contacts to groups, groups coloured and laid into bundles (serial).
     pub plan: f64,
-    /// The bundles' rows built (workers).
-    pub build: f64,
-    /// The passes over the rows (workers, stage by stage).
+    /// The bundles' rows built, then the passes over them (workers, stage by stage).
     pub solve: f64,
     /// The pushes kept for the next step, the velocities back, touching, hits and impacts.
     pub keep: f64,
@@ -179,20 +177,18 @@ impl StepTimes {
             + self.broad
             + self.contacts
             + self.plan
-            + self.build
             + self.solve
             + self.keep
             + self.integrate
     }
 
     /// Each phase's time, with its name, in step order.
-    pub fn phases(&self) -> [(&'static str, f64); 8] {
+    pub fn phases(&self) -> [(&'static str, f64); 7] {
         [
             ("prepare", self.prepare),
             ("broad", self.broad),
             ("contacts", self.contacts),
             ("plan", self.plan),
-            ("build", self.build),
             ("solve", self.solve),
             ("keep", self.keep),
             ("integrate", self.integrate),

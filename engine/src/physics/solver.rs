@@ -24,10 +24,12 @@
 //! beside like length, and the whole solve is one call on the workers in stages:
 //!
 //! ```text
-//!   stage:   start c0 | start c1 | … | pass 1: c0 | c1 | … | pass 2: c0 | … | pass 8: … | cN
-//!            └ each stage: its colour's bundles on any thread, each bundle loading its
-//!              bodies' velocities, working its rows (the first time: the pushes they start
-//!              with, warm starting), storing them back; the next stage begins when all are done
+//!   stage:   rows | start c0 | start c1 | … | pass 1: c0 | c1 | … | pass 8: … | cN
+//!            │      └ then each stage: its colour's bundles on any thread, each bundle
+//!            │        loading its bodies' velocities, working its rows (the first time: the
+//!            │        pushes they start with, warm starting), storing them back
+//!            └ every bundle builds its rows, each on the thread that will mostly solve it;
+//!              the next stage begins when all of this one's bundles are done
 //! ```
 //!
 //! Every split and every order here comes from the scene: the colours from the groups, the
@@ -232,7 +234,7 @@ impl Solver {
 
     /// Lays the groups of each colour side by side in bundles of [`LANES`] (the overflow's one
     /// to a bundle: its groups may share bodies) and lays out the stages of the solve;
-    /// [`Solver::build`] then fills the bundles' rows.
+    /// its first stage ([`Solver::solve`]) fills the bundles' rows.
     pub fn lay_out(&mut self) {
         self.bundle_count = 0;
         self.stages.clear();
@@ -281,7 +283,11 @@ impl Solver {
             self.colour_bundles.push(first_bundle..self.bundle_count);
             start = end;
         }
-        // The pushes the rows start with, then the passes; the overflow a bundle at a time.
+        // The rows built, the pushes the rows start with, then the passes; the overflow a
+        // bundle at a time.
+        if self.bundle_count > 0 {
+            self.stages.push(0..self.bundle_count);
+        }
         for _ in 0..=ITERATIONS {
             for (colour, bundles) in self.colour_bundles.iter().enumerate() {
                 if self.overflow && colour == self.colour_bundles.len() - 1 {
@@ -292,14 +298,6 @@ impl Solver {
                 }
             }
         }
-    }
-
-    /// Builds the rows of every bundle's groups into its lanes, on the workers.
-    pub fn build(&mut self, pool: &WorkerPool, shared: &Shared) {
-        let (plans, refs) = (&self.plans, &self.refs);
-        pool.for_each_mut(&mut self.bundles[..self.bundle_count], |bundle| {
-            build(bundle, plans, refs, shared);
-        });
     }
 
     /// Calls `visit` with every contact of the step and the whole push it gave its group's
@@ -329,13 +327,20 @@ impl Solver {
         &self.bundles[..self.bundle_count]
     }
 
-    /// The solve: every stage, the bundles of a stage on the workers.
-    pub fn solve(&mut self, pool: &WorkerPool) {
-        let velocities = &self.velocities;
+    /// The solve: every stage, the bundles of a stage on the workers, the first stage building
+    /// every bundle's rows.
+    pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
+        let (plans, refs, velocities) = (&self.plans, &self.refs, &self.velocities);
         pool.for_each_in_stages(
             &mut self.bundles[..self.bundle_count],
             &self.stages,
-            |bundle| bundle.work(velocities),
+            |bundle| {
+                if bundle.built() {
+                    bundle.work(velocities);
+                } else {
+                    build(bundle, plans, refs, shared);
+                }
+            },
         );
     }
 

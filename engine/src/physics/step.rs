@@ -13,10 +13,10 @@
 //!               each contact's group key                                         (workers)
 //!   plan        contacts to groups by pair (two counting sorts), groups
 //!               coloured, each colour's groups four to a bundle, longest first   (serial)
-//!   build       each bundle's rows, started from last step's pushes              (workers)
-//!   solve       one call in stages: the pushes the rows start with, then 8
-//!               passes, each colour a stage, its bundles on any thread; in its
-//!               last pass each bundle sums its pushes and makes those it keeps   (workers)
+//!   solve       one call in stages: each bundle's rows built, started from last
+//!               step's pushes; the pushes the rows start with; then 8 passes, each
+//!               colour a stage, its bundles on any thread; in its last pass each
+//!               bundle sums its pushes and makes those it keeps                  (workers)
 //!   keep        the kept pushes gathered by shares of the bodies and sorted
 //!               (workers), the velocities back, touching, hits and impacts       (serial)
 //!   integrate   move and turn, lose spin, rest, fall out                         (serial)
@@ -127,15 +127,13 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        solver.build(pool, &shared);
         solver.velocities.fill(
             scratch
                 .moving
                 .iter()
                 .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
         );
-        times.build = clock.lap();
-        solver.solve(pool);
+        solver.solve(pool, &shared);
         times.solve = clock.lap();
         solver.collect_pushes(pool, moving);
 
