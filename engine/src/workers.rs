@@ -559,6 +559,25 @@ mod tests {
     }
 
     #[test]
+    fn stages_starting_at_any_place_work_each_of_their_items_once() {
+        // The shares go by place in the items, not in the stage: ranges starting at odd and
+        // even places, overlapping from stage to stage, of one item and of none.
+        let stages = [3..17, 0..3, 17..100, 1..99, 50..51, 40..40, 0..100];
+        let expected: Vec<u32> = (0..100)
+            .map(|place| {
+                let inside = stages.iter().filter(|stage| stage.contains(&place)).count();
+                inside as u32
+            })
+            .collect();
+        for threads in [1, 2, 3, 4] {
+            let pool = WorkerPool::new(threads).expect("a pool");
+            let mut items = vec![0u32; 100];
+            pool.for_each_in_stages(&mut items, &stages, |item| *item += 1);
+            assert_eq!(items, expected, "{threads} threads");
+        }
+    }
+
+    #[test]
     fn a_panic_in_a_stage_panics_the_caller_instead_of_hanging() {
         let pool = WorkerPool::new(4).expect("a pool");
         let mut items: Vec<u32> = (0..64).collect();
