@@ -455,7 +455,8 @@ impl WorkerPool {
 
 /// A slice whose items the threads of a staged call take one at a time, each by its place,
 /// without a lock. A lock per item cost a heap step's solve (1,800 items of a fraction of a
-/// microsecond each) a tenth of its time on two threads, and nothing on one.
+/// microsecond each) about a twelfth of its time on two threads (0.225 against 0.206 ms), and
+/// nothing on one.
 struct Handout<'a, T> {
     first: *mut T,
     count: usize,

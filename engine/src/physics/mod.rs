@@ -182,8 +182,11 @@ impl StepTimes {
             + self.integrate
     }
 
+    /// How many phases a step has ([`StepTimes::phases`]).
+    pub const PHASES: usize = 7;
+
     /// Each phase's time, with its name, in step order.
-    pub fn phases(&self) -> [(&'static str, f64); 7] {
+    pub fn phases(&self) -> [(&'static str, f64); Self::PHASES] {
         [
             ("prepare", self.prepare),
             ("broad", self.broad),

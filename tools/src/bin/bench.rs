@@ -125,7 +125,11 @@ enum Benchmark {
         #[arg(long, requires = "equal_work")]
         only_heap: bool,
         /// With `--only-heap`: this thread count alone instead of 1 and 2 (for a profiler).
-        #[arg(long, requires = "only_heap", value_parser = clap::value_parser!(u32).range(1..=256))]
+        #[arg(
+            long,
+            requires = "only_heap",
+            value_parser = clap::value_parser!(u32).range(1..=blockfall_engine::workers::MAX_THREADS as i64)
+        )]
         threads: Option<u32>,
     },
     /// Compute-shader surface nets on the default world's chunks, against the CPU mesher.

@@ -18,7 +18,7 @@
 //! contacts.
 
 use anyhow::ensure;
-use blockfall_engine::physics::ITERATIONS;
+use blockfall_engine::physics::{StepTimes, ITERATIONS};
 use blockfall_game::blocks::BlockStore;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
@@ -171,9 +171,10 @@ fn phase_means(
     solids: &SceneSolids<'_>,
 ) -> anyhow::Result<String> {
     let counted = (steps - steps / 2) as usize;
+    const PHASES: usize = StepTimes::PHASES;
     // Per counted step: the fastest time of each phase, then of the whole step.
-    let mut fastest = vec![[f64::INFINITY; 8]; counted];
-    let mut names = [""; 7];
+    let mut fastest = vec![[f64::INFINITY; PHASES + 1]; counted];
+    let mut names = [""; PHASES];
     for _ in 0..repeats {
         let (mut physics, shapes, _) = blockfall_world(heap, threads)?;
         physics.set_resting(false);
@@ -191,7 +192,7 @@ fn phase_means(
                 kept[phase] = kept[phase].min(seconds);
                 names[phase] = name;
             }
-            kept[7] = kept[7].min(whole);
+            kept[PHASES] = kept[PHASES].min(whole);
         }
     }
     let mean =
@@ -201,8 +202,8 @@ fn phase_means(
         .enumerate()
         .map(|(phase, name)| format!("{name} {:.3}", mean(phase)))
         .collect();
-    line.push(format!("phases {:.3}", (0..7).map(mean).sum::<f64>()));
-    line.push(format!("step {:.3}", mean(7)));
+    line.push(format!("phases {:.3}", (0..PHASES).map(mean).sum::<f64>()));
+    line.push(format!("step {:.3}", mean(PHASES)));
     Ok(line.join(", "))
 }
 
