@@ -3,7 +3,9 @@
 //!
 //! One [`ContactJob`] per awake body, run on the workers. A job reads the step's frozen state
 //! ([`Scene`]) and writes only its own list, so it is a pure function of the scene and the
-//! lists come out the same on any number of threads.
+//! lists come out the same on any number of threads. A pair of bodies is one job's: the awake
+//! one's, or of two awake ones the one with the lower dense index, which finds both bodies'
+//! points against the other's shape, so that each job's list holds whole groups, in order.
 //!
 //! ```text
 //!        reach = MARGIN + speed · STEP
@@ -33,7 +35,6 @@
 use super::body::{Bodies, Cluster};
 use super::clearance::{Clearance, LOOK};
 use super::math::{self, Matrix, Vector};
-use super::solver::ContactRef;
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
@@ -65,6 +66,15 @@ pub(crate) struct Contact {
     pub feature: u32,
 }
 
+/// A run of a job's contacts that go to one group: its key ([`group_key`]) and its range of
+/// [`ContactJob::contacts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct GroupRun {
+    pub key: u64,
+    pub start: u32,
+    pub end: u32,
+}
+
 /// The state of a step that every job reads and none writes.
 pub(crate) struct Scene<'a> {
     pub bodies: &'a Bodies,
@@ -73,7 +83,8 @@ pub(crate) struct Scene<'a> {
     /// How fast any point of a body may move, meters per second (0 for resting bodies).
     pub bound: &'a [f64],
     /// The bodies each job's body may touch, in no particular order:
-    /// `partners[partner_start[job]..partner_start[job + 1]]`.
+    /// `partners[partner_start[job]..partner_start[job + 1]]`. A pair of awake bodies is
+    /// listed for the lower dense index only: that job finds the whole pair.
     pub partner_start: &'a [u32],
     pub partners: &'a [u32],
     pub world: &'a dyn Solid,
@@ -93,12 +104,13 @@ pub(crate) struct ContactJob {
     pub body: u32,
     /// Its place in the list of awake bodies, for its partners.
     pub job: u32,
+    /// Its contacts, in the order of their groups ([`ContactJob::find`]).
     pub contacts: Vec<Contact>,
-    /// Each contact as the solver sorts it: the key of the group it goes to ([`group_key`]),
-    /// this job and its place in [`ContactJob::contacts`]; in the same order.
-    pub refs: Vec<ContactRef>,
-    /// Where its clusters' middles are in the world this step.
+    /// The runs of [`ContactJob::contacts`] that go to one group each, in order.
+    pub groups: Vec<GroupRun>,
+    /// Where its clusters' middles are in the world this step, and a later awake partner's.
     centres: Vec<Vector>,
+    other_centres: Vec<Vector>,
     /// The questions to the world for its points, and the answers.
     queries: Vec<([f32; 3], f32)>,
     answers: Vec<Option<Surface>>,
@@ -120,22 +132,31 @@ impl ContactJob {
         self.queries.len()
     }
 
-    /// Fills [`ContactJob::contacts`]: against the world first, then against each partner
-    /// in the order of the partner list.
+    /// Fills [`ContactJob::contacts`] with every contact of the groups whose first body is
+    /// this job's ([`group_key`]): against the world first, then each partner in ascending
+    /// order, this body's points against the partner's shape before the partner's against
+    /// this body's. That is the order of the groups' keys, and within a group the order the
+    /// solver works them in, so the solver takes the jobs' lists as they are, one after
+    /// another, with no sort ([`ContactJob::groups`]).
     pub fn find(&mut self, scene: &Scene) {
         self.find_contacts(scene);
-        self.refs.clear();
-        let job = self.job;
-        self.refs.extend(
-            self.contacts
-                .iter()
-                .enumerate()
-                .map(|(index, contact)| ContactRef {
-                    key: group_key(contact, scene.awake),
-                    job,
-                    index: index as u32,
-                }),
-        );
+        self.groups.clear();
+        for (index, contact) in self.contacts.iter().enumerate() {
+            let key = group_key(contact, scene.awake);
+            debug_assert_eq!(key >> 32, u64::from(self.body), "a group of another job");
+            match self.groups.last_mut() {
+                Some(run) if run.key == key => run.end += 1,
+                last => {
+                    debug_assert!(last.is_none_or(|run| run.key < key), "groups out of order");
+                    let index = index as u32;
+                    self.groups.push(GroupRun {
+                        key,
+                        start: index,
+                        end: index + 1,
+                    });
+                }
+            }
+        }
     }
 
     fn find_contacts(&mut self, scene: &Scene) {
@@ -250,117 +271,170 @@ impl ContactJob {
         self.partners.sort_unstable();
         for &other in &self.partners {
             let other_index = other as usize;
-            let other_position = bodies.position[other_index];
-            let other_rotation = &scene.rotation[other_index];
-            let other_bound = scene.bound[other_index];
-            let other_radius = bodies.radius[other_index];
-            let other_extent = bodies.extent[other_index];
-            // This body's points against the other's shape, a cluster at a time: a cluster
-            // whose sphere is out of reach of the other's has no point within reach.
-            let most_reach = MARGIN + (bound + other_bound) * STEP;
-            // Nothing at all when the two boxes of points are apart by more than the reach
-            // (a quarter of the pairs in a heap, and pieces lying side by side, whose spheres
-            // overlap but whose boxes do not come near): each body's points lie in its box,
-            // and so does its shape.
-            let gap = most_reach + BOUND_SLACK;
-            let this_box = (position, rotation, bodies.extent[body]);
-            if boxes_apart(
-                this_box,
-                (other_position, other_rotation, other_extent),
-                gap,
-            ) {
+            // This body's points against the other's shape; nothing more when their boxes
+            // of points are apart.
+            let centres = &self.centres;
+            if !points_against(scene, body, other_index, centres, &mut self.contacts) {
                 continue;
             }
-            // None of this body's points when the other's sphere is out of reach of this
-            // body's box: the other's shape lies in that sphere.
-            let from_body = math::times_transposed(rotation, math::sub(other_position, position));
-            let reaches = within(
-                from_body,
-                bodies.extent[body],
-                other_radius + most_reach + BOUND_SLACK,
-            );
-            let near: &[Cluster] = if reaches { clusters } else { &[] };
-            // This body's points seen from the other's middle, in its frame: `turn · offset +
-            // shift`. Only a filter: a point it keeps is placed and asked as before, in the
-            // world, so the contacts do not depend on it.
-            let turn = math::product(&math::transpose(other_rotation), rotation);
-            let shift = math::times_transposed(other_rotation, math::sub(position, other_position));
-            let point_grow = most_reach + 2.0 * BOUND_SLACK;
-            let turn_size = turn.map(|row| row.map(f64::abs));
-            let seen_from_other = Seen {
-                turn: &turn,
-                turn_size: &turn_size,
-                shift,
-            };
-            for (cluster, &centre) in near.iter().zip(&self.centres) {
-                let from_other = math::sub(centre, other_position);
-                let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
-                if math::dot(from_other, from_other) > limit * limit {
+            if !bodies.resting[other_index] {
+                // An awake partner (a later one: an earlier one's job found the pair) has its
+                // points against this body's shape found here too, so that every contact of
+                // the pair's group is in this job's list, after this body's own points, as the
+                // group orders them.
+                let other_position = bodies.position[other_index];
+                let other_rotation = &scene.rotation[other_index];
+                self.other_centres.clear();
+                self.other_centres
+                    .extend(bodies.clusters_of(other_index).iter().map(|cluster| {
+                        math::add(other_position, math::times(other_rotation, cluster.centre))
+                    }));
+                points_against(
+                    scene,
+                    other_index,
+                    body,
+                    &self.other_centres,
+                    &mut self.contacts,
+                );
+                continue;
+            }
+            // A resting body has no job of its own: its points against this body's shape are
+            // found here, and this body is pushed the other way.
+            let other_position = bodies.position[other_index];
+            let other_rotation = &scene.rotation[other_index];
+            let reach = MARGIN + bound * STEP;
+            let limit = radius + reach + BOUND_SLACK;
+            let other_offsets = bodies.offsets_of(other_index);
+            for cluster in bodies.clusters_of(other_index) {
+                let centre = math::add(other_position, math::times(other_rotation, cluster.centre));
+                let from_body = math::sub(centre, position);
+                let cluster_limit = limit + cluster.radius;
+                if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
                     continue;
                 }
-                // Nor does one whose points, seen from the other, lie farther than any may
-                // reach from its box of points.
-                if !seen_from_other.cluster_within(cluster, other_extent, point_grow) {
-                    continue;
-                }
-                for feature in cluster.members() {
-                    let offset = offsets[feature];
-                    // No point farther outside the other's box of points than any point of
-                    // this body may reach is asked (`ask_shape` checks the point's own reach).
-                    if !within(seen_from_other.point(offset), other_extent, point_grow) {
-                        continue;
-                    }
-                    let (point, speed) = point_of(offset);
-                    let reach = MARGIN + (speed + other_bound) * STEP;
-                    let from_other = math::sub(point, other_position);
-                    let limit = other_radius + reach + BOUND_SLACK;
-                    if math::dot(from_other, from_other) > limit * limit {
+                let members = cluster.members();
+                for (feature, offset) in members.clone().zip(&other_offsets[members]) {
+                    let point = math::add(other_position, math::times(other_rotation, *offset));
+                    let from_body = math::sub(point, position);
+                    if math::dot(from_body, from_body) > limit * limit {
                         continue;
                     }
                     let asked = Asked {
-                        shape: other_index,
-                        from: from_other,
+                        shape: body,
+                        from: from_body,
                         reach,
-                        at: (point, feature as u32),
-                        pushed_out: true,
+                        at: (point, feature as u32 | OTHER_POINT),
+                        pushed_out: false,
                     };
                     ask_shape(scene, &mut self.contacts, self.body, other, asked);
                 }
             }
-            // A resting body has no job of its own: its points against this body's shape are
-            // found here, and this body is pushed the other way.
-            if bodies.resting[other_index] {
-                let reach = MARGIN + bound * STEP;
-                let limit = radius + reach + BOUND_SLACK;
-                let other_offsets = bodies.offsets_of(other_index);
-                for cluster in bodies.clusters_of(other_index) {
-                    let centre =
-                        math::add(other_position, math::times(other_rotation, cluster.centre));
-                    let from_body = math::sub(centre, position);
-                    let cluster_limit = limit + cluster.radius;
-                    if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
-                        continue;
-                    }
-                    let members = cluster.members();
-                    for (feature, offset) in members.clone().zip(&other_offsets[members]) {
-                        let point = math::add(other_position, math::times(other_rotation, *offset));
-                        let from_body = math::sub(point, position);
-                        if math::dot(from_body, from_body) > limit * limit {
-                            continue;
-                        }
-                        let asked = Asked {
-                            shape: body,
-                            from: from_body,
-                            reach,
-                            at: (point, feature as u32 | OTHER_POINT),
-                            pushed_out: false,
-                        };
-                        ask_shape(scene, &mut self.contacts, self.body, other, asked);
-                    }
-                }
-            }
         }
     }
+}
+
+/// The points of `body` against the shape of `other` (a partner the broad phase found), a
+/// cluster at a time, into `contacts` with `body` pushed out; `centres` are `body`'s clusters'
+/// middles in the world. False when the two boxes of points are apart by more than either
+/// may reach this step: then no point of either is near the other.
+fn points_against(
+    scene: &Scene,
+    body: usize,
+    other_index: usize,
+    centres: &[Vector],
+    contacts: &mut Vec<Contact>,
+) -> bool {
+    let bodies = scene.bodies;
+    let position = bodies.position[body];
+    let rotation = &scene.rotation[body];
+    let velocity = bodies.velocity[body];
+    let spin = bodies.spin[body];
+    let bound = scene.bound[body];
+    let offsets = bodies.offsets_of(body);
+    let clusters = bodies.clusters_of(body);
+    let point_of = |offset: Vector| {
+        let lever = math::times(rotation, offset);
+        let speed = math::length(math::add(velocity, math::cross(spin, lever)));
+        (math::add(position, lever), speed)
+    };
+    let other_position = bodies.position[other_index];
+    let other_rotation = &scene.rotation[other_index];
+    let other_bound = scene.bound[other_index];
+    let other_radius = bodies.radius[other_index];
+    let other_extent = bodies.extent[other_index];
+    // A cluster whose sphere is out of reach of the other's has no point within reach.
+    let most_reach = MARGIN + (bound + other_bound) * STEP;
+    // Nothing at all when the two boxes of points are apart by more than the reach (a quarter
+    // of the pairs in a heap, and pieces lying side by side, whose spheres overlap but whose
+    // boxes do not come near): each body's points lie in its box, and so does its shape.
+    let gap = most_reach + BOUND_SLACK;
+    let this_box = (position, rotation, bodies.extent[body]);
+    if boxes_apart(
+        this_box,
+        (other_position, other_rotation, other_extent),
+        gap,
+    ) {
+        return false;
+    }
+    // None of this body's points when the other's sphere is out of reach of this body's box:
+    // the other's shape lies in that sphere.
+    let from_body = math::times_transposed(rotation, math::sub(other_position, position));
+    let reaches = within(
+        from_body,
+        bodies.extent[body],
+        other_radius + most_reach + BOUND_SLACK,
+    );
+    if !reaches {
+        return true;
+    }
+    // This body's points seen from the other's middle, in its frame: `turn · offset + shift`.
+    // Only a filter: a point it keeps is placed and asked as before, in the world, so the
+    // contacts do not depend on it.
+    let turn = math::product(&math::transpose(other_rotation), rotation);
+    let shift = math::times_transposed(other_rotation, math::sub(position, other_position));
+    let point_grow = most_reach + 2.0 * BOUND_SLACK;
+    let turn_size = turn.map(|row| row.map(f64::abs));
+    let seen_from_other = Seen {
+        turn: &turn,
+        turn_size: &turn_size,
+        shift,
+    };
+    for (cluster, &centre) in clusters.iter().zip(centres) {
+        let from_other = math::sub(centre, other_position);
+        let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
+        if math::dot(from_other, from_other) > limit * limit {
+            continue;
+        }
+        // Nor does one whose points, seen from the other, lie farther than any may reach from
+        // its box of points.
+        if !seen_from_other.cluster_within(cluster, other_extent, point_grow) {
+            continue;
+        }
+        for feature in cluster.members() {
+            let offset = offsets[feature];
+            // No point farther outside the other's box of points than any point of this body
+            // may reach is asked (`ask_shape` checks the point's own reach).
+            if !within(seen_from_other.point(offset), other_extent, point_grow) {
+                continue;
+            }
+            let (point, speed) = point_of(offset);
+            let reach = MARGIN + (speed + other_bound) * STEP;
+            let from_other = math::sub(point, other_position);
+            let limit = other_radius + reach + BOUND_SLACK;
+            if math::dot(from_other, from_other) > limit * limit {
+                continue;
+            }
+            let asked = Asked {
+                shape: other_index,
+                from: from_other,
+                reach,
+                at: (point, feature as u32),
+                pushed_out: true,
+            };
+            ask_shape(scene, contacts, body as u32, other_index as u32, asked);
+        }
+    }
+    true
 }
 
 /// The group a contact's rows go to, as `first << 32 | other`: `first` the group's first

@@ -52,18 +52,6 @@ use crate::workers::WorkerPool;
 /// in order.
 pub(crate) const COLOURS: usize = 64;
 
-/// A contact, by where it is kept, with the key of the group it belongs to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct ContactRef {
-    /// `first << 32 | other`: `first` the group's first body (dense), `other` 0 for the
-    /// world, else the other body's dense index plus one.
-    pub key: u64,
-    /// The job that found it and its place in that job's list: unique, so sorting by
-    /// `(key, job, index)` is a total order.
-    pub job: u32,
-    pub index: u32,
-}
-
 /// What building the rows reads.
 pub(crate) struct Shared<'a> {
     pub bodies: &'a Bodies,
@@ -79,13 +67,10 @@ pub(crate) struct Shared<'a> {
 /// The awake set's groups, colours, bundles and velocities, with the buffers a step reuses.
 #[derive(Debug, Default)]
 pub(crate) struct Solver {
-    /// Every contact of the step, sorted by group.
-    pub refs: Vec<ContactRef>,
-    /// The contacts sorted by the other side of their group only (the first of the two
-    /// counting sorts), and the counting sort's starts.
-    by_other: Vec<ContactRef>,
-    starts: Vec<u32>,
-    /// Per group, in solving order (colour, then pair): its key, colour and range of `refs`.
+    /// How many contacts the step has.
+    contacts: usize,
+    /// Per group, in solving order (colour, then pair): its key, colour, and the job and
+    /// range of its contacts.
     plans: Vec<Plan>,
     /// The groups in pair order while they are sorted by colour.
     coloured: Vec<Plan>,
@@ -111,58 +96,53 @@ pub(crate) struct Solver {
     pub kept: Vec<Vec<ContactPush>>,
 }
 
-/// A group: its pair, colour and contacts.
+/// A group: its pair (the key, `first << 32 | other`: `first` the group's first body, dense,
+/// `other` 0 for the world, else the other body's dense index plus one), colour, and its
+/// contacts: `jobs[job].contacts[start..end]`.
 #[derive(Debug, Clone, Copy, Default)]
 struct Plan {
     key: u64,
     colour: u32,
+    job: u32,
     start: u32,
     end: u32,
 }
 
+impl Plan {
+    fn contacts<'a>(&self, jobs: &'a [ContactJob]) -> &'a [Contact] {
+        &jobs[self.job as usize].contacts[self.start as usize..self.end as usize]
+    }
+}
+
 impl Solver {
-    /// Takes in the contacts the jobs found: each to the group of its pair, groups in pair
-    /// order, coloured. `awake` is per dense index.
+    /// Takes in the groups the jobs found, in pair order, and colours them. `awake` is per
+    /// dense index.
+    ///
+    /// Each job found every contact of the groups whose first body is its own, its groups in
+    /// ascending order ([`ContactJob::find`]), and the jobs go in the order of their bodies'
+    /// dense indices: one job after another, the groups come in the order of their keys with
+    /// no sort. (Two counting sorts of every contact did this alone, a fifth of the time
+    /// the 2-thread step spent on one thread.)
     pub fn plan(&mut self, jobs: &[ContactJob], awake: &[u32]) {
-        // Sorted by a stable counting sort on the group's other side (the key's low half),
-        // then one on its first body (the high half). The contacts come in the order of
-        // (job, index), so they end in the order of (key, job, index), a total order, in time
-        // linear in the contacts and bodies. The jobs made their references on the workers;
-        // the first sort reads them where they are.
-        let bodies = awake.len();
-        let other = |reference: &ContactRef| (reference.key & 0xffff_ffff) as usize;
-        let first = |reference: &ContactRef| (reference.key >> 32) as usize;
-        counting_sort(
-            jobs.iter().flat_map(|job| &job.refs),
-            &mut self.by_other,
-            &mut self.starts,
-            bodies + 1,
-            other,
-        );
-        counting_sort(
-            self.by_other.iter(),
-            &mut self.refs,
-            &mut self.starts,
-            bodies,
-            first,
-        );
         self.plans.clear();
-        let mut start = 0;
-        while start < self.refs.len() {
-            let key = self.refs[start].key;
-            let mut end = start + 1;
-            while end < self.refs.len() && self.refs[end].key == key {
-                end += 1;
-            }
-            self.plans.push(Plan {
-                key,
+        self.contacts = 0;
+        for (index, job) in jobs.iter().enumerate() {
+            self.contacts += job.contacts.len();
+            self.plans.extend(job.groups.iter().map(|run| Plan {
+                key: run.key,
                 colour: 0,
-                start: start as u32,
-                end: end as u32,
-            });
-            start = end;
+                job: index as u32,
+                start: run.start,
+                end: run.end,
+            }));
         }
+        debug_assert!(self.plans.windows(2).all(|two| two[0].key < two[1].key));
         self.colour(jobs.len(), awake);
+    }
+
+    /// How many contacts the groups have.
+    pub fn contact_count(&self) -> usize {
+        self.contacts
     }
 
     /// How many groups there are.
@@ -313,9 +293,7 @@ impl Solver {
                 }
                 let plan = &self.plans[group as usize];
                 let first = (plan.key >> 32) as u32;
-                let refs = &self.refs[plan.start as usize..plan.end as usize];
-                for (reference, push) in refs.iter().zip(bundle.contact_pushes(lane)) {
-                    let contact = &jobs[reference.job as usize].contacts[reference.index as usize];
+                for (contact, push) in plan.contacts(jobs).iter().zip(bundle.contact_pushes(lane)) {
                     visit(contact, first, push);
                 }
             }
@@ -330,7 +308,7 @@ impl Solver {
     /// The solve: every stage, the bundles of a stage on the workers, the first stage building
     /// every bundle's rows.
     pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
-        let (plans, refs, velocities) = (&self.plans, &self.refs, &self.velocities);
+        let (plans, velocities) = (&self.plans, &self.velocities);
         pool.for_each_in_stages(
             &mut self.bundles[..self.bundle_count],
             &self.stages,
@@ -338,7 +316,7 @@ impl Solver {
                 if bundle.built() {
                     bundle.work(velocities);
                 } else {
-                    build(bundle, plans, refs, shared);
+                    build(bundle, plans, shared);
                 }
             },
         );
@@ -382,37 +360,9 @@ impl Solver {
     }
 }
 
-/// Sorts `from` into `to` by `bucket` (each below `buckets`), keeping the order of equals.
-fn counting_sort<'a>(
-    from: impl Iterator<Item = &'a ContactRef> + Clone,
-    to: &mut Vec<ContactRef>,
-    starts: &mut Vec<u32>,
-    buckets: usize,
-    bucket: impl Fn(&ContactRef) -> usize,
-) {
-    starts.clear();
-    starts.resize(buckets + 1, 0);
-    let mut count = 0;
-    for reference in from.clone() {
-        starts[bucket(reference) + 1] += 1;
-        count += 1;
-    }
-    for at in 0..buckets {
-        starts[at + 1] += starts[at];
-    }
-    to.clear();
-    to.resize(count, ContactRef::default());
-    // `starts[b]` serves as bucket b's fill cursor.
-    for reference in from {
-        let cursor = &mut starts[bucket(reference)];
-        to[*cursor as usize] = *reference;
-        *cursor += 1;
-    }
-}
-
 /// Builds the rows of a bundle's groups straight into its lanes, each contact started from
 /// last step's pushes when it persists.
-fn build(bundle: &mut Bundle, plans: &[Plan], refs: &[ContactRef], shared: &Shared) {
+fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
     bundle.clear();
     let bodies = shared.bodies;
     let mover = |dense: usize| Mover {
@@ -446,9 +396,7 @@ fn build(bundle: &mut Bundle, plans: &[Plan], refs: &[ContactRef], shared: &Shar
                 mover_a.inverse_mass,
                 mover_b.inverse_mass,
             );
-            for reference in &refs[plan.start as usize..plan.end as usize] {
-                let contact =
-                    &shared.jobs[reference.job as usize].contacts[reference.index as usize];
+            for contact in plan.contacts(shared.jobs) {
                 let sign = if contact.body == first { 1.0 } else { -1.0 };
                 let key = ContactKey {
                     body: bodies.handle(contact.body as usize),

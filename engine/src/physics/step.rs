@@ -9,10 +9,11 @@
 //!               spheres overlap; the sweep a run of entries per job; the pairs
 //!               into partner lists                                               (workers)
 //!   contacts    one job per awake body: its points against the world and its
-//!               partners' shapes (and resting partners' points against its own),
-//!               each contact's group key                                         (workers)
-//!   plan        contacts to groups by pair (two counting sorts), groups
-//!               coloured, each colour's groups four to a bundle, longest first   (serial)
+//!               partners' shapes, and the points of its resting partners and its
+//!               later awake ones against its own: every contact of the groups
+//!               whose first body it is, the groups in order                      (workers)
+//!   plan        the jobs' groups one after another (in pair order), coloured,
+//!               each colour's groups four to a bundle, longest first             (serial)
 //!   solve       one call in stages: each bundle's rows built, started from last
 //!               step's pushes; the pushes the rows start with; then 8 passes, each
 //!               colour a stage, its bundles on any thread; in its last pass each
@@ -276,13 +277,13 @@ fn count(scratch: &Scratch) -> StepCounts {
             .iter()
             .map(|job| job.asked())
             .sum(),
-        contacts: solver.refs.len(),
+        contacts: solver.contact_count(),
         touching: bundles
             .iter()
             .flat_map(|bundle| &bundle.lanes)
             .map(|group| group.touching as usize)
             .sum(),
-        rows: solver.refs.len() * 3,
+        rows: solver.contact_count() * 3,
         groups: solver.group_count(),
         colours: solver.colour_count(),
         bundles: bundles.len(),
@@ -330,17 +331,14 @@ fn prepare(bodies: &mut Bodies, scratch: &mut Scratch) {
     }
 }
 
-/// Turns the pairs into each awake body's list of partners.
+/// Turns the pairs into the lists of partners of the jobs that find them ([`finder`]).
 fn partners(scratch: &mut Scratch) {
     let moving = scratch.moving.len();
     scratch.partner_start.clear();
     scratch.partner_start.resize(moving + 1, 0);
     for &(a, b) in &scratch.sweep.pairs {
-        for body in [a, b] {
-            let job = scratch.job_of[body as usize];
-            if job != NONE {
-                scratch.partner_start[job as usize + 1] += 1;
-            }
+        if let Some(job) = finder(&scratch.job_of, a, b) {
+            scratch.partner_start[job as usize + 1] += 1;
         }
     }
     for job in 0..moving {
@@ -357,15 +355,28 @@ fn partners(scratch: &mut Scratch) {
         .extend_from_slice(&scratch.partner_start[..moving]);
     // In the pairs' order (each job sorts its own list when it runs).
     for &(a, b) in &scratch.sweep.pairs {
-        for (body, other) in [(a, b), (b, a)] {
-            let job = scratch.job_of[body as usize];
-            if job != NONE {
-                let at = &mut scratch.local[job as usize];
-                scratch.partners[*at as usize] = other;
-                *at += 1;
-            }
+        if let Some(job) = finder(&scratch.job_of, a, b) {
+            let other = if scratch.job_of[a as usize] == job {
+                b
+            } else {
+                a
+            };
+            let at = &mut scratch.local[job as usize];
+            scratch.partners[*at as usize] = other;
+            *at += 1;
         }
     }
+}
+
+/// The job that finds a pair's contacts: the awake body's, or of two awake bodies the one
+/// with the lower dense index (its job finds both bodies' points, [`ContactJob::find`]).
+///
+/// [`ContactJob::find`]: super::contacts::ContactJob::find
+fn finder(job_of: &[u32], a: u32, b: u32) -> Option<u32> {
+    let (low, high) = (a.min(b), a.max(b));
+    [job_of[low as usize], job_of[high as usize]]
+        .into_iter()
+        .find(|&job| job != NONE)
 }
 
 /// Moves and turns the awake bodies, lets touching ones lose spin and (if `resting`) come to
