@@ -1,10 +1,11 @@
 //! A pool of worker threads for data-parallel work: chunk grids and sky light, collision
 //! queries, and the physics step's contacts, rows and solve.
 //!
-//! Work is split by the items alone, never by the number of threads: a slice of `n` items is
-//! cut into the same batches whether one thread or sixteen run them, each item is handed to
-//! the job exactly once, and results come back in input order. So a job that is a pure
-//! function of its item gives bitwise identical results for any thread count.
+//! Work is split by the items alone, never by the number of threads: each item is handed to
+//! the job exactly once (`map` cuts a slice into the same batches whether one thread or
+//! sixteen run them, and its results come back in input order; the in-place calls hand out
+//! single items by their place), so a job that is a pure function of its item gives bitwise
+//! identical results for any thread count.
 //!
 //! The threads are started once, with the pool, and wait for work on channels (crossbeam); the
 //! calling thread works too, so a pool of one starts none. A first version spawned scoped
@@ -21,8 +22,9 @@
 //! the same pool, or from another thread holding a clone — runs on its calling thread alone:
 //! the result is the same by the rule above, and nothing can deadlock.
 //!
-//! A panic in a job does not hang the pool: the other threads finish the batches that are
-//! left, every worker reports back, and the first panic is resumed on the calling thread.
+//! A panic in a job does not hang the pool: the other threads finish the items they hold (a
+//! `map`, the batches that are left), every worker reports back, and the first panic is
+//! resumed on the calling thread.
 
 use std::any::Any;
 use std::marker::PhantomData;
@@ -260,7 +262,12 @@ impl WorkerPool {
         batches.into_iter().flat_map(|(_, done)| done).collect()
     }
 
-    /// `job` applied to every item in place.
+    /// `job` applied to every item in place: one stage of [`WorkerPool::for_each_in_stages`],
+    /// each thread its share of the items (every `threads`-th, in order) and then helping
+    /// with the others'. Neighbouring items (a heap's bodies in dense order) cost about the
+    /// same, so the shares end together; and an item tends to go to the same thread from call
+    /// to call, its data still in that core's cache. (Batches off a channel, as `map` takes
+    /// them, made a heap step's contact search 0.41 ms on two threads; this, 0.35.)
     ///
     /// Panics if `job` panicked on any item (with that panic's payload).
     pub fn for_each_mut<T, F>(&self, items: &mut [T], job: F)
@@ -268,27 +275,8 @@ impl WorkerPool {
         T: Send,
         F: Fn(&mut T) + Sync,
     {
-        let batch = batch_size(items.len());
-        if self.threads == 1 || items.len() <= batch {
-            items.iter_mut().for_each(&job);
-            return;
-        }
-        let (batch_sender, batch_receiver) = channel::unbounded();
-        let count = items.len();
-        let mut rest = items;
-        for length in batch_lengths(count) {
-            let (slice, after) = std::mem::take(&mut rest).split_at_mut(length);
-            rest = after;
-            // The receiver lives until the end of this function: sending cannot fail.
-            let _ = batch_sender.send(slice);
-        }
-        drop(batch_sender);
-        let work = || {
-            while let Ok(slice) = batch_receiver.recv() {
-                slice.iter_mut().for_each(&job);
-            }
-        };
-        self.run(work);
+        let all = 0..items.len();
+        self.for_each_in_stages(items, std::slice::from_ref(&all), job);
     }
 
     /// `job` applied to items stage after stage. Each stage is a range of `items` (a range may
@@ -501,7 +489,7 @@ fn batch_size(count: usize) -> usize {
 /// The lengths of the batches a slice of `count` is cut into, in order: [`batch_size`] each,
 /// but the items of the last [`FINE_BATCHES`] batches in batches a quarter as long. The threads
 /// take the batches in order, so they end on small ones and neither waits long for the other
-/// to finish its last (in a heap step's contact search, one batch was seven bodies' work).
+/// to finish its last.
 fn batch_lengths(count: usize) -> impl Iterator<Item = usize> {
     let batch = batch_size(count);
     let fine = (batch / 4).max(1);
