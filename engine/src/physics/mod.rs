@@ -154,19 +154,19 @@ pub struct StepCounts {
 /// seconds, so they vary from run to run; nothing in the step reads them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StepTimes {
-    /// Gravity, turns, bounds and spheres (serial).
+    /// Gravity, turns, bounds and spheres (workers), and which bodies are awake.
     pub prepare: f64,
     /// The sort and sweep for pairs, and the partner lists.
     pub broad: f64,
     /// Each awake body's contacts (workers).
     pub contacts: f64,
-    /// Contacts to groups, groups coloured and laid into bundles (serial).
+    /// The jobs' groups coloured and laid into bundles (serial).
     pub plan: f64,
     /// The bundles' rows built, then the passes over them (workers, stage by stage).
     pub solve: f64,
-    /// The pushes kept for the next step, the velocities back, touching, hits and impacts.
+    /// The pushes kept for the next step (workers), touching, hits and impacts.
     pub keep: f64,
-    /// Moving, turning, rest and falling out (serial).
+    /// The velocities back, moving, turning and rest (workers), and falling out.
     pub integrate: f64,
 }
 

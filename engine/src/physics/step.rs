@@ -19,8 +19,9 @@
 //!               colour a stage, its bundles on any thread; in its last pass each
 //!               bundle sums its pushes and makes those it keeps                  (workers)
 //!   keep        the kept pushes gathered by shares of the bodies and sorted
-//!               (workers), the velocities back, touching, hits and impacts       (serial)
-//!   integrate   move and turn, lose spin, rest, fall out                         (serial)
+//!               (workers); touching, hits and impacts                            (serial)
+//!   integrate   the solved velocities back, move and turn, lose spin, rest
+//!               (workers); fall out, what came to rest reported                  (serial)
 //! ```
 //!
 //! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact
@@ -30,7 +31,7 @@
 use super::clearance::Clearance;
 use super::contacts::{Scene, NONE};
 use super::lanes::Bundle;
-use super::math::{self, Matrix, Vector, ZERO, ZERO_MATRIX};
+use super::math::{self, Matrix, Quaternion, Vector, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
     BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
@@ -151,11 +152,9 @@ impl PhysicsWorld {
             }
         }
 
-        // The solved velocities back into the bodies, and what touched what.
-        for (index, &body) in scratch.moving.iter().enumerate() {
-            let body = body as usize;
-            (bodies.velocity[body], bodies.spin[body]) = solver.velocities.get(index);
-            bodies.touching[body] = 0;
+        // What touched what (the solved velocities go back into the bodies as they move).
+        for &body in &scratch.moving {
+            bodies.touching[body as usize] = 0;
         }
         for bundle in solver.bundles() {
             for group in &bundle.lanes {
@@ -184,7 +183,7 @@ impl PhysicsWorld {
         impacts(bodies, scratch, moving, report);
         *counts = count(scratch);
         times.keep = clock.lap();
-        integrate(bodies, scratch, *resting, report);
+        integrate(pool, bodies, scratch, *resting, report);
         times.integrate = clock.lap();
         // This step's only: the report's list runs over all the steps of an `advance`.
         for &handle in &scratch.fallen {
@@ -443,42 +442,139 @@ fn finder(job_of: &[u32], a: u32, b: u32) -> Option<u32> {
         .find(|&job| job != NONE)
 }
 
-/// Moves and turns the awake bodies, lets touching ones lose spin and (if `resting`) come to
-/// rest, and removes those that fell out of the world.
-fn integrate(bodies: &mut Bodies, scratch: &mut Scratch, resting: bool, report: &mut StepReport) {
-    scratch.fallen.clear();
+/// What became of a body as it moved ([`integrate`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum Moved {
+    /// Resting, or moved and still awake.
+    #[default]
+    On,
+    /// Below the world or no longer finite: to be removed.
+    Fell,
+    /// Came to rest.
+    Rested,
+}
+
+/// One run of bodies for [`integrate`]: from dense index `first`, the parts of the per-body
+/// arrays it writes.
+struct MoveRun<'a> {
+    first: usize,
+    position: &'a mut [Vector],
+    orientation: &'a mut [Quaternion],
+    velocity: &'a mut [Vector],
+    spin: &'a mut [Vector],
+    still: &'a mut [f64],
+    age: &'a mut [f64],
+    resting: &'a mut [bool],
+    moved: &'a mut [Moved],
+}
+
+/// Moves and turns the awake bodies with their solved velocities, lets touching ones lose
+/// spin and (if `resting`) come to rest, and removes those that fell out of the world. On
+/// the workers, a run of bodies each (as [`prepare`]); what became of each is reported in
+/// dense order.
+fn integrate(
+    pool: &WorkerPool,
+    bodies: &mut Bodies,
+    scratch: &mut Scratch,
+    resting: bool,
+    report: &mut StepReport,
+) {
+    let count = bodies.len();
+    scratch.moved.clear();
+    scratch.moved.resize(count, Moved::On);
     let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
+    let (job_of, velocities) = (&scratch.job_of, &scratch.solver.velocities);
+    let Bodies {
+        position,
+        orientation,
+        velocity,
+        spin,
+        still,
+        age,
+        resting: rests,
+        touching,
+        ..
+    } = bodies;
+    let touching = &*touching;
+    let mut runs: Vec<MoveRun> = position
+        .chunks_mut(PREPARE_RUN)
+        .zip(orientation.chunks_mut(PREPARE_RUN))
+        .zip(velocity.chunks_mut(PREPARE_RUN))
+        .zip(spin.chunks_mut(PREPARE_RUN))
+        .zip(still.chunks_mut(PREPARE_RUN))
+        .zip(age.chunks_mut(PREPARE_RUN))
+        .zip(rests.chunks_mut(PREPARE_RUN))
+        .zip(scratch.moved.chunks_mut(PREPARE_RUN))
+        .enumerate()
+        .map(
+            |(
+                index,
+                (((((((position, orientation), velocity), spin), still), age), resting), moved),
+            )| {
+                MoveRun {
+                    first: index * PREPARE_RUN,
+                    position,
+                    orientation,
+                    velocity,
+                    spin,
+                    still,
+                    age,
+                    resting,
+                    moved,
+                }
+            },
+        )
+        .collect();
+    let move_run = |run: &mut MoveRun| {
+        for at in 0..run.position.len() {
+            let body = run.first + at;
+            let job = job_of[body];
+            if job == NONE {
+                continue;
+            }
+            let (velocity, spin) = velocities.get(job as usize);
+            run.velocity[at] = velocity;
+            run.position[at] = math::add_scaled(run.position[at], velocity, STEP);
+            run.orientation[at] = math::spun(run.orientation[at], spin, STEP);
+            let touching = touching[body] > 0;
+            run.spin[at] = if touching {
+                math::scale(spin, spin_kept)
+            } else {
+                spin
+            };
+            let still = touching
+                && math::length(velocity) < STILL_SPEED
+                && math::length(run.spin[at]) < STILL_SPIN;
+            run.still[at] = if still { run.still[at] + STEP } else { 0.0 };
+            // The longest fall counts only the time spent touching: it ends endless jitter,
+            // and a body in free fall falls until it lands or leaves the world.
+            if touching {
+                run.age[at] += STEP;
+            }
+            if run.position[at][1] < BOTTOM || !math::finite(run.position[at]) {
+                run.moved[at] = Moved::Fell;
+                continue;
+            }
+            if resting && (run.still[at] >= STILL_TIME || run.age[at] >= LONGEST_FALL) {
+                run.resting[at] = true;
+                run.velocity[at] = ZERO;
+                run.spin[at] = ZERO;
+                run.moved[at] = Moved::Rested;
+            }
+        }
+    };
+    if runs.len() == 1 {
+        move_run(&mut runs[0]);
+    } else {
+        pool.for_each_mut(&mut runs, move_run);
+    }
+    scratch.fallen.clear();
     for &body in &scratch.moving {
         let body = body as usize;
-        let velocity = bodies.velocity[body];
-        bodies.position[body] = math::add_scaled(bodies.position[body], velocity, STEP);
-        bodies.orientation[body] = math::spun(bodies.orientation[body], bodies.spin[body], STEP);
-        let touching = bodies.touching[body] > 0;
-        if touching {
-            bodies.spin[body] = math::scale(bodies.spin[body], spin_kept);
-        }
-        let still = touching
-            && math::length(velocity) < STILL_SPEED
-            && math::length(bodies.spin[body]) < STILL_SPIN;
-        bodies.still[body] = if still {
-            bodies.still[body] + STEP
-        } else {
-            0.0
-        };
-        // The longest fall counts only the time spent touching: it ends endless jitter, and
-        // a body in free fall falls until it lands or leaves the world.
-        if touching {
-            bodies.age[body] += STEP;
-        }
-        if bodies.position[body][1] < BOTTOM || !math::finite(bodies.position[body]) {
-            scratch.fallen.push(bodies.handle(body));
-            continue;
-        }
-        if resting && (bodies.still[body] >= STILL_TIME || bodies.age[body] >= LONGEST_FALL) {
-            bodies.resting[body] = true;
-            bodies.velocity[body] = ZERO;
-            bodies.spin[body] = ZERO;
-            report.came_to_rest.push(bodies.handle(body));
+        match scratch.moved[body] {
+            Moved::On => {}
+            Moved::Fell => scratch.fallen.push(bodies.handle(body)),
+            Moved::Rested => report.came_to_rest.push(bodies.handle(body)),
         }
     }
     for &handle in &scratch.fallen {

@@ -66,6 +66,8 @@ pub(super) struct Scratch {
     /// The awake bodies' contact rows, coloured, bundled and solved.
     pub solver: Solver,
     pub fallen: Vec<BodyHandle>,
+    /// Per dense index: what became of it as it moved.
+    pub moved: Vec<super::step::Moved>,
     /// Per dense index: the normal push it took this step, newton seconds.
     pub taken: Vec<f64>,
 }
