@@ -176,10 +176,12 @@ impl Bundle {
     /// Takes the groups `groups` (the solver's indices, at most [`LANES`], none sharing an
     /// awake body), whose longest has `most` contacts. Cheap, for the serial part of the step:
     /// [`Bundle::clear`] makes room for their rows, on the workers.
-    pub fn assign(&mut self, groups: &[u32], most: usize) {
+    pub fn assign(&mut self, groups: std::ops::Range<u32>, most: usize) {
         debug_assert!(!groups.is_empty() && groups.len() <= LANES);
         self.groups = [NONE; LANES];
-        self.groups[..groups.len()].copy_from_slice(groups);
+        for (lane, group) in groups.enumerate() {
+            self.groups[lane] = group;
+        }
         self.most = most as u32;
         self.built = false;
     }
@@ -708,7 +710,7 @@ mod tests {
         };
         let vector = |rng: &mut Rng| [number(rng), number(rng), number(rng)];
         let mut bundle = Bundle::default();
-        bundle.assign(&[0, 1, 2, 3], most);
+        bundle.assign(0..4, most);
         bundle.clear();
         let mut velocities = Velocities::default();
         velocities.fill((0..7).map(|_| (vector(&mut rng), vector(&mut rng))));

@@ -229,7 +229,7 @@ mod tests {
         velocities.fill([(a.velocity, a.spin), (b_mover.velocity, b_mover.spin)].into_iter());
         let rows = contact_rows(contact, 1.0, a, &b_mover, None);
         let mut bundle = Bundle::default();
-        bundle.assign(&[0], 1);
+        bundle.assign(0..1, 1);
         bundle.clear();
         bundle.set_group(
             0,
