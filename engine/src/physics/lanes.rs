@@ -106,9 +106,11 @@ pub(crate) struct Bundle {
     inverse_mass_a: Wide,
     inverse_mass_b: Wide,
     contacts: Vec<WideContact>,
-    /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), each with
-    /// the awake index of the key's body.
-    pub kept: Vec<(u32, ContactPush)>,
+    /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
+    /// awake index of each one's key's body, apart: the threads gathering them by body read
+    /// every bundle's bodies but only their own bodies' pushes.
+    pub kept: Vec<ContactPush>,
+    pub kept_bodies: Vec<u32>,
     /// How many of its stages it has worked this step: the first applies the pushes its rows
     /// start with, each later one is a pass.
     stage: u32,
@@ -406,13 +408,20 @@ impl Bundle {
     /// ([`LaneGroup::normal_push`]) and the pushes its touching contacts keep for the next
     /// step ([`Bundle::kept`]).
     fn finish(&mut self) {
-        let mut kept = std::mem::take(&mut self.kept);
+        let (mut kept, mut bodies) = (
+            std::mem::take(&mut self.kept),
+            std::mem::take(&mut self.kept_bodies),
+        );
         kept.clear();
+        bodies.clear();
         for lane in 0..LANES {
             self.lanes[lane].normal_push = self.normal_impulse(lane);
-            kept.extend(self.pushes(lane));
+            for (body, push) in self.pushes(lane) {
+                bodies.push(body);
+                kept.push(push);
+            }
         }
-        self.kept = kept;
+        (self.kept, self.kept_bodies) = (kept, bodies);
     }
 
     /// The pushes lane `lane`'s touching contacts ended the step with, for the next step, each

@@ -341,9 +341,9 @@ impl Solver {
             }
             let bodies = first..first + lists.len();
             for bundle in bundles {
-                for &(body, push) in &bundle.kept {
+                for (&body, push) in bundle.kept_bodies.iter().zip(&bundle.kept) {
                     if bodies.contains(&(body as usize)) {
-                        lists[body as usize - first].push(push);
+                        lists[body as usize - first].push(*push);
                     }
                 }
             }
