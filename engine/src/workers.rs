@@ -338,16 +338,22 @@ impl WorkerPool {
             let me = arrived.fetch_add(1, Ordering::Relaxed) % threads;
             for (index, (stage, finished)) in stages.iter().zip(&finished).enumerate() {
                 let count = stage.len();
+                let mut complete = false;
                 for turn in 0..threads {
                     let share = (me + turn) % threads;
                     let cursor = &cursors[index * threads + share];
+                    // The share's items: those whose place in `items` is `share` modulo the
+                    // threads, in order.
+                    let first = (share + threads - stage.start % threads) % threads;
+                    let place = |taken: usize| taken.saturating_mul(threads).saturating_add(first);
+                    // Another's share is looked at before it is taken from: taking from one
+                    // already done would only pull its cursor from the core counting it.
+                    if turn > 0 && place(cursor.load(Ordering::Relaxed)) >= count {
+                        continue;
+                    }
                     let mut done = 0;
                     loop {
-                        // The share's next item: those whose place in `items` is `share`
-                        // modulo the threads, in order.
-                        let taken = cursor.fetch_add(1, Ordering::Relaxed);
-                        let first = (share + threads - stage.start % threads) % threads;
-                        let at = taken.saturating_mul(threads).saturating_add(first);
+                        let at = place(cursor.fetch_add(1, Ordering::Relaxed));
                         if at >= count {
                             break;
                         }
@@ -364,11 +370,16 @@ impl WorkerPool {
                         }
                         done += 1;
                     }
-                    if done > 0 {
-                        // Release: what the items' jobs wrote is seen by whoever sees the
-                        // count.
-                        finished.fetch_add(done, Ordering::Release);
+                    // Release: what the items' jobs wrote is seen by whoever sees the count;
+                    // acquire: the thread that completes it has seen every other item's, and
+                    // goes on without waiting or looking at the shares left (all done).
+                    if done > 0 && finished.fetch_add(done, Ordering::AcqRel) + done == count {
+                        complete = true;
+                        break;
                     }
+                }
+                if complete {
+                    continue;
                 }
                 let mut spins = 0u32;
                 while finished.load(Ordering::Acquire) < count {
