@@ -305,7 +305,8 @@ impl WorkerPool {
                 items.len()
             );
         }
-        if self.threads == 1 {
+        // One item (or one thread) is not worth waking the workers for.
+        if self.threads == 1 || items.len() <= 1 {
             for stage in stages {
                 items[stage.clone()].iter_mut().for_each(&job);
             }

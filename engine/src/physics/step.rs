@@ -374,12 +374,7 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
             run.rotation[at] = rotation;
         }
     };
-    if runs.len() == 1 {
-        // Not worth waking the workers.
-        prepare_run(&mut runs[0]);
-    } else {
-        pool.for_each_mut(&mut runs, prepare_run);
-    }
+    pool.for_each_mut(&mut runs, prepare_run);
     scratch.awake.clear();
     scratch.moving.clear();
     scratch.job_of.clear();
@@ -563,11 +558,7 @@ fn integrate(
             }
         }
     };
-    if runs.len() == 1 {
-        move_run(&mut runs[0]);
-    } else {
-        pool.for_each_mut(&mut runs, move_run);
-    }
+    pool.for_each_mut(&mut runs, move_run);
     scratch.fallen.clear();
     for &body in &scratch.moving {
         let body = body as usize;
