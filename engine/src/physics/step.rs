@@ -25,8 +25,8 @@
 //! ```
 //!
 //! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact
-//! queries and the rows (a twentieth of a heap step's time); every order in them is the dense
-//! index order, so the whole step is a function of the scene.
+//! queries and the rows (under a fiftieth of a heap step's time); every order in them is the
+//! dense index order, so the whole step is a function of the scene.
 
 use super::clearance::Clearance;
 use super::contacts::{Scene, NONE};
