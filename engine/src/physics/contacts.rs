@@ -122,7 +122,8 @@ pub(crate) struct ContactJob {
     asked: Vec<(Vector, u32, f64)>,
     /// What its body has learned of the world: lent by the body for the step.
     pub clearance: Clearance,
-    /// The bodies it may touch, ascending.
+    /// The partners whose pairs with its body it finds (resting ones, and awake ones with a
+    /// higher dense index), ascending.
     partners: Vec<u32>,
 }
 
