@@ -292,9 +292,10 @@ fn count(scratch: &Scratch) -> StepCounts {
     }
 }
 
-/// Bodies per run of [`prepare`]'s: a run is a few microseconds of work. Any cut gives the
-/// same bits (each body is prepared on its own).
-const PREPARE_RUN: usize = 64;
+/// Bodies per run of the step's per-body work on the workers ([`prepare`], [`integrate`]): a
+/// run is a few microseconds of work. Any cut gives the same bits (each body is worked on its
+/// own).
+const BODY_RUN: usize = 64;
 
 /// One run of bodies for [`prepare`]: from dense index `first`, the parts of the per-body
 /// arrays it writes.
@@ -331,17 +332,17 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
     let (position, orientation, spin) = (&*position, &*orientation, &*spin);
     let (inverse_inertia, radius, resting) = (&*inverse_inertia, &*radius, &*resting);
     let mut runs: Vec<PrepareRun> = velocity
-        .chunks_mut(PREPARE_RUN)
-        .zip(clearance.chunks_mut(PREPARE_RUN))
-        .zip(scratch.rotation.chunks_mut(PREPARE_RUN))
-        .zip(scratch.inverse_inertia.chunks_mut(PREPARE_RUN))
-        .zip(scratch.bound.chunks_mut(PREPARE_RUN))
-        .zip(scratch.sphere.chunks_mut(PREPARE_RUN))
+        .chunks_mut(BODY_RUN)
+        .zip(clearance.chunks_mut(BODY_RUN))
+        .zip(scratch.rotation.chunks_mut(BODY_RUN))
+        .zip(scratch.inverse_inertia.chunks_mut(BODY_RUN))
+        .zip(scratch.bound.chunks_mut(BODY_RUN))
+        .zip(scratch.sphere.chunks_mut(BODY_RUN))
         .enumerate()
         .map(
             |(index, (((((velocity, clearance), rotation), inverse_inertia), bound), sphere))| {
                 PrepareRun {
-                    first: index * PREPARE_RUN,
+                    first: index * BODY_RUN,
                     velocity,
                     clearance,
                     rotation,
@@ -492,14 +493,14 @@ fn integrate(
     } = bodies;
     let touching = &*touching;
     let mut runs: Vec<MoveRun> = position
-        .chunks_mut(PREPARE_RUN)
-        .zip(orientation.chunks_mut(PREPARE_RUN))
-        .zip(velocity.chunks_mut(PREPARE_RUN))
-        .zip(spin.chunks_mut(PREPARE_RUN))
-        .zip(still.chunks_mut(PREPARE_RUN))
-        .zip(age.chunks_mut(PREPARE_RUN))
-        .zip(rests.chunks_mut(PREPARE_RUN))
-        .zip(scratch.moved.chunks_mut(PREPARE_RUN))
+        .chunks_mut(BODY_RUN)
+        .zip(orientation.chunks_mut(BODY_RUN))
+        .zip(velocity.chunks_mut(BODY_RUN))
+        .zip(spin.chunks_mut(BODY_RUN))
+        .zip(still.chunks_mut(BODY_RUN))
+        .zip(age.chunks_mut(BODY_RUN))
+        .zip(rests.chunks_mut(BODY_RUN))
+        .zip(scratch.moved.chunks_mut(BODY_RUN))
         .enumerate()
         .map(
             |(
@@ -507,7 +508,7 @@ fn integrate(
                 (((((((position, orientation), velocity), spin), still), age), resting), moved),
             )| {
                 MoveRun {
-                    first: index * PREPARE_RUN,
+                    first: index * BODY_RUN,
                     position,
                     orientation,
                     velocity,
