@@ -124,7 +124,7 @@ fn points_of(blocks: &[Block]) -> Vec<[f64; 3]> {
     for &block in blocks {
         own.add(block).expect("a piece's blocks do not overlap");
     }
-    contact_points(blocks, &own)
+    contact_points(blocks, &own).points
 }
 
 // ---------------------------------------------------------------------------------------------

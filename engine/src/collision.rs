@@ -12,6 +12,47 @@ pub struct Surface {
     pub normal: [f32; 3],
 }
 
+/// What lies around the point a body asks from: which of the eight octants about the point (in
+/// the body's own axes) the body fills, and those axes seen from the frame the question is
+/// asked in. A solid with flat faces uses it to tell a face the body really meets from one the
+/// point only lines up with: a block falling past a flush neighbour has points on the
+/// neighbour's side plane, right above its top edge, yet none of the falling block lies over
+/// that top face (docs/physics.md, "Which face a point meets").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Around {
+    /// Bit `x | y << 1 | z << 2` is set where the body fills the octant that lies on the
+    /// positive side of the point along each axis whose digit is 1 (the negative side where it
+    /// is 0). 0 when unknown: the question is then answered as [`Solid::nearest`] answers it.
+    pub octants: u8,
+    /// The body's own axes in the question's frame: `turn · v` turns a direction `v` of the
+    /// body into that frame.
+    pub turn: [[f32; 3]; 3],
+}
+
+impl Around {
+    /// Nothing known of what lies around: the plain question.
+    pub const UNKNOWN: Around = Around {
+        octants: 0,
+        turn: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+    };
+
+    /// The middles of the filled octants' cells of side `2 · half` about `point`, in the
+    /// question's frame, each passed to `visit` until it returns true; whether one did.
+    pub fn any_cell(&self, point: [f32; 3], half: f32, mut visit: impl FnMut([f32; 3]) -> bool) -> bool {
+        (0..8u8).filter(|octant| self.octants >> octant & 1 == 1).any(|octant| {
+            let signs: [f32; 3] =
+                std::array::from_fn(|axis| if octant >> axis & 1 == 1 { half } else { -half });
+            let middle = std::array::from_fn(|row| {
+                point[row]
+                    + self.turn[row][0] * signs[0]
+                    + self.turn[row][1] * signs[1]
+                    + self.turn[row][2] * signs[2]
+            });
+            visit(middle)
+        })
+    }
+}
+
 /// Something solid that answers the collision question.
 pub trait Solid: Sync {
     /// The nearest surface to `point`, if one is within `reach` meters (closer than `reach`,
@@ -52,6 +93,22 @@ pub trait Solid: Sync {
         }
     }
 
+    /// [`Solid::nearest_many_clear`] for the points of one body, with what lies around each
+    /// ([`Around`]: `octants[i]` for `queries[i]`, `turn` the body's axes in the world). A
+    /// solid with flat faces answers with the face each point meets; the default ignores what
+    /// lies around, right for smooth solids. The clearances stay those of the true distances.
+    fn nearest_many_around(
+        &self,
+        queries: &[([f32; 3], f32)],
+        turn: &[[f32; 3]; 3],
+        octants: &[u8],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        let _ = (turn, octants);
+        self.nearest_many_clear(queries, out, clear);
+    }
+
     /// Whether its distances are true distances: no surface nearer than the distance it gives,
     /// and the distance changing no faster than the point moves (an exact signed distance).
     fn true_distances(&self) -> bool {
@@ -68,6 +125,125 @@ pub trait Solid: Sync {
     /// since; without a stamp it asks about every point near the world every step.
     fn stamp(&self) -> Option<u128> {
         None
+    }
+}
+
+/// How near the line of a face's edge a point still lies on it, in meters: a body whose side is
+/// this near a neighbour's is flush with it. As wide as the physics' touching margin, so that
+/// any two pieces the physics sees touching side by side slide past each other.
+pub const FLUSH: f32 = 0.02;
+
+/// What a box's faces answer a point asked from a body ([`box_face`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FaceAnswer {
+    /// The face the point meets: the distance to its plane (below 0 inside) and its normal.
+    Face(Surface),
+    /// The point only lines up with faces its body does not meet (it lies on the line of a
+    /// flush neighbour's side, its own body beside and not over the neighbour's face): no
+    /// surface.
+    Beside,
+    /// Beyond the box along two or more axes (a real edge or corner), deep inside it, or
+    /// nothing known of what lies around the point: the true distance answers.
+    Distance,
+}
+
+/// The face of the box `low..high` (meters, the question's frame) that a body's point meets,
+/// given what the body fills around it: the rule that keeps a block sliding past a flush
+/// neighbour, or into a slot its own width, from catching on the neighbour's top edge.
+///
+/// ```text
+///        ┌───┐            ┌───┐ a point of the falling block, on the line of A's side,
+///        │ B │            │ B │ right above A's edge: B lies beside A's top face, not over
+///        └───●            ●───┘ it, so the top face is not met (and the side face's extent
+///   ┌───┐ ↓            ┌───┐    ends below the point): no surface, B slides on down.
+///   │ A │              │ A │    A block stacked on A has its cells over the top face: met.
+///   └───┘              └───┘
+/// ```
+///
+/// Each axis is *beyond* (the point lies more than [`FLUSH`] outside the box's slab), *flush*
+/// (within `FLUSH` of a side's plane) or *inside*. The faces a point may meet are the one it is
+/// beyond (when it is beyond along exactly one axis), else each it is flush with (a side
+/// `is_open` says is covered by a neighbour is no way out, unless the point is outside it). A
+/// face is met where the point lies within its extent; where the point lies on the line of the
+/// face's edges (flush along another axis), only if a cell of the body at the point (`half`
+/// meters along each octant's diagonal from it, `Around::turn` turning it) lies over the face:
+/// outside its plane and within its extent across. Of the faces met, the one the point is
+/// farthest out of (the separating face, as a separating-axis test takes it); none met is
+/// [`FaceAnswer::Beside`]. Beyond along two or more axes the point faces a real edge or
+/// corner, and the true distance (whose normal points from the edge) is the answer.
+pub fn box_face(
+    (low, high): ([f32; 3], [f32; 3]),
+    point: [f32; 3],
+    around: &Around,
+    half: f32,
+    is_open: impl Fn(usize) -> bool,
+) -> FaceAnswer {
+    if around.octants == 0 {
+        return FaceAnswer::Distance;
+    }
+    let mut outside = [0.0f32; 3];
+    let mut positive = [false; 3];
+    for axis in 0..3 {
+        let (below, above) = (low[axis] - point[axis], point[axis] - high[axis]);
+        positive[axis] = above >= below;
+        outside[axis] = below.max(above);
+    }
+    let flush: [bool; 3] = std::array::from_fn(|axis| outside[axis].abs() <= FLUSH);
+    let beyond = outside.iter().filter(|&&o| o > FLUSH).count();
+    if beyond >= 2 || (beyond == 0 && !flush.contains(&true)) {
+        return FaceAnswer::Distance;
+    }
+    let mut met: Option<(f32, usize)> = None;
+    for axis in 0..3 {
+        let candidate = if beyond == 1 {
+            outside[axis] > FLUSH
+        } else {
+            flush[axis]
+        };
+        let side = axis * 2 + usize::from(positive[axis]);
+        if !candidate || (outside[axis] <= 0.0 && !is_open(side)) {
+            continue;
+        }
+        let edges: [bool; 3] = std::array::from_fn(|across| across != axis && flush[across]);
+        let over = |middle: [f32; 3]| {
+            let out = if positive[axis] {
+                middle[axis] > point[axis]
+            } else {
+                middle[axis] < point[axis]
+            };
+            out && (0..3).all(|across| {
+                !edges[across] || (middle[across] >= low[across] && middle[across] <= high[across])
+            })
+        };
+        let meets = !edges.contains(&true) || around.any_cell(point, half, over);
+        if meets && met.is_none_or(|(farthest, _)| outside[axis] > farthest) {
+            met = Some((outside[axis], side));
+        }
+    }
+    match met {
+        Some((distance, side)) => {
+            let mut normal = [0.0; 3];
+            normal[side / 2] = if side % 2 == 1 { 1.0 } else { -1.0 };
+            FaceAnswer::Face(Surface { distance, normal })
+        }
+        None => FaceAnswer::Beside,
+    }
+}
+
+/// A lower bound on the distance from `point` to the box `low..high` (0 or less inside), for
+/// clearances: a [`box_face`] answer is never nearer than this less twice [`FLUSH`].
+pub fn box_clearance((low, high): ([f32; 3], [f32; 3]), point: [f32; 3]) -> f32 {
+    let mut squared = 0.0f32;
+    let mut deepest = f32::NEG_INFINITY;
+    for axis in 0..3 {
+        let out = (low[axis] - point[axis]).max(point[axis] - high[axis]);
+        deepest = deepest.max(out);
+        squared += out.max(0.0) * out.max(0.0);
+    }
+    if deepest > 0.0 {
+        squared.sqrt()
+    } else {
+        deepest
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use blockfall_engine::collision::{Solid, Surface};
+use blockfall_engine::collision::{Around, Solid, Surface};
 use blockfall_engine::physics::{
     BodyDesc, BodyHandle, BodyShape, BodyView, Impact, Part, PhysicsError, PhysicsState,
     PhysicsWorld, StepReport,
@@ -21,7 +21,7 @@ use crate::blocks::mesher::{mesh_blocks, BlockMesh};
 use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::cell_hash::CellMap;
-use crate::solids::blocks_surface;
+use crate::solids::{blocks_surface, blocks_surface_around};
 use crate::strength::{Joints, Push};
 
 /// Why a group of blocks could not become a piece.
@@ -83,13 +83,27 @@ fn pull_onto(block: &Block, corner: [f32; 3]) -> [f32; 3] {
     at(inside)
 }
 
+/// A piece's contact points ([`contact_points`]), and what the piece fills around each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContactPoints {
+    /// In the piece's own frame, meters.
+    pub points: Vec<[f64; 3]>,
+    /// Beside each point: which of the eight cells around its corner the piece fills
+    /// (`collision::Around::octants`: bit `i | j << 1 | k << 2` for the cell on the positive
+    /// side along the axes whose digit is 1); 0 for a point pulled onto a cut block, which lies
+    /// on no corner.
+    pub around: Vec<u8>,
+}
+
 /// The points a piece touches things with, in its own frame (meters): the corners of its cells
 /// on its outside, a point every half meter. A corner with all eight cells around it in the
 /// piece lies inside and is left out; on a cut block a corner is pulled onto the shape, unless a
 /// plain block has that corner. A lone 1 m block has 26; a 4 × 4 × 4 piece of 1 m blocks 386.
-pub fn contact_points(blocks: &[Block], own: &BlockStore) -> Vec<[f64; 3]> {
+/// Each point comes with the cells around it that the piece fills, which tell the faces it
+/// meets from those it only lines up with (docs/physics.md, "Which face a point meets").
+pub fn contact_points(blocks: &[Block], own: &BlockStore) -> ContactPoints {
     // By corner, in a fixed order, so the body is the same on every run.
-    let mut points: CellMap<(bool, [f64; 3])> = CellMap::default();
+    let mut points: CellMap<(bool, [f64; 3], u8)> = CellMap::default();
     let mut order: Vec<[i32; 3]> = Vec::new();
     for block in blocks {
         let size = i32::from(block.size);
@@ -97,21 +111,21 @@ pub fn contact_points(blocks: &[Block], own: &BlockStore) -> Vec<[f64; 3]> {
             for j in 0..=size {
                 for i in 0..=size {
                     let corner = [block.x + i, block.y + j, block.z + k];
-                    let cells = (0..8)
+                    let filled = (0..8u8)
                         .filter(|c| {
                             own.at(
-                                corner[0] - 1 + (c & 1),
-                                corner[1] - 1 + ((c >> 1) & 1),
-                                corner[2] - 1 + (c >> 2),
+                                corner[0] - 1 + i32::from(c & 1),
+                                corner[1] - 1 + i32::from((c >> 1) & 1),
+                                corner[2] - 1 + i32::from(c >> 2),
                             )
                             .is_some()
                         })
-                        .count();
-                    if cells == 8 {
+                        .fold(0u8, |mask, c| mask | 1 << c);
+                    if filled == u8::MAX {
                         continue;
                     }
                     let plain = block.cuts == 0;
-                    if let Some((kept_plain, _)) = points.get(&corner) {
+                    if let Some((kept_plain, _, _)) = points.get(&corner) {
                         if *kept_plain || !plain {
                             continue;
                         }
@@ -123,17 +137,19 @@ pub fn contact_points(blocks: &[Block], own: &BlockStore) -> Vec<[f64; 3]> {
                     let point = std::array::from_fn(|axis| {
                         f64::from(low[axis]) * f64::from(CELL) + f64::from(on_shape[axis]) * meters
                     });
-                    if points.insert(corner, (plain, point)).is_none() {
+                    let around = if plain { filled } else { 0 };
+                    if points.insert(corner, (plain, point, around)).is_none() {
                         order.push(corner);
                     }
                 }
             }
         }
     }
-    order
+    let (points, around) = order
         .iter()
-        .filter_map(|corner| points.get(corner).map(|(_, p)| *p))
-        .collect()
+        .filter_map(|corner| points.get(corner).map(|&(_, point, around)| (point, around)))
+        .unzip();
+    ContactPoints { points, around }
 }
 
 /// A moving piece that pushes a resting one so hard that, were it free, the resting one would
@@ -214,10 +230,11 @@ impl Piece {
             );
         }
         own.drain_events().for_each(drop);
-        let points = contact_points(&blocks, &own);
+        let ContactPoints { points, around } = contact_points(&blocks, &own);
         let desc = BodyDesc {
             parts: blocks.iter().map(part_of).collect(),
             points,
+            around,
         };
         let joints = Joints::of(&blocks, &own, &ids);
         let mut mesh = BlockMesh::new();
@@ -249,6 +266,17 @@ impl BodyShape for Shapes<'_> {
     fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface> {
         let piece = self.pieces.get(&body)?;
         blocks_surface(&piece.own, point, reach)
+    }
+
+    fn nearest_around(
+        &self,
+        body: BodyHandle,
+        point: [f32; 3],
+        reach: f32,
+        around: Around,
+    ) -> Option<Surface> {
+        let piece = self.pieces.get(&body)?;
+        blocks_surface_around(&piece.own, point, reach, &around).0
     }
 }
 
@@ -862,7 +890,7 @@ mod tests {
         for block in blocks {
             own.add(*block).unwrap();
         }
-        contact_points(blocks, &own).len()
+        contact_points(blocks, &own).points.len()
     }
 
     /// The corners of a cube of side `side` turned `degrees` about the vertical, around `middle`.
@@ -937,7 +965,7 @@ mod tests {
         let ball = Block::new(0, 0, 0, 2, 5, 0xFFF, false).unwrap();
         let mut own = BlockStore::new();
         own.add(ball).unwrap();
-        for point in contact_points(&[ball], &own) {
+        for point in contact_points(&[ball], &own).points {
             let local = point.map(|c| c as f32);
             let distance = block_distance(&ball, local, |_| true).distance;
             assert!(

@@ -7,7 +7,9 @@
 //! [`crate::scene::SceneSolids`] takes the nearer of the two. The trait lets the player and the
 //! physics core ask either.
 
-use blockfall_engine::collision::{Solid, Surface};
+use blockfall_engine::collision::{
+    box_clearance, box_face, Around, FaceAnswer, Solid, Surface, FLUSH,
+};
 
 use crate::blocks::shapes::block_distance;
 use crate::blocks::store::{covered, Block, BlockId, BlockStore, CELL};
@@ -131,8 +133,62 @@ pub fn terrain_surfaces<S: Samples>(
 /// The blocks' part of the question: the nearest block surface within `reach`, each block
 /// asked once, out of a block only through a side nothing covers.
 pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option<Surface> {
+    let mut nearest: Option<Surface> = None;
+    for_blocks_near(store, point, reach, |block| {
+        let surface = block_distance(block, point, |side| !covered(store, block, side));
+        if surface.distance < reach && nearest.is_none_or(|n| surface.distance < n.distance) {
+            nearest = Some(surface);
+        }
+    });
+    nearest
+}
+
+/// [`blocks_surface`] asked from a body's point with what the body fills around it: a plain
+/// block answers with the face the point meets (`collision::box_face`: none where the point
+/// only lines up with a flush neighbour's side), a cut block and a real edge or corner with the
+/// true distance. With it, a lower bound on the true distance to every block (the reach when
+/// none is near), less twice `collision::FLUSH`: how clear of the blocks the point surely is,
+/// for any question asked within that clearance less its reach.
+pub fn blocks_surface_around(
+    store: &BlockStore,
+    point: [f32; 3],
+    reach: f32,
+    around: &Around,
+) -> (Option<Surface>, f32) {
+    let mut nearest: Option<Surface> = None;
+    let mut clear = reach;
+    let half = CELL / 2.0;
+    for_blocks_near(store, point, reach, |block| {
+        let is_open = |side| !covered(store, block, side);
+        let surface = if block.cuts == 0 {
+            let meters = f32::from(block.size) * CELL;
+            let low = block.low().map(|c| c as f32 * CELL);
+            let bounds = (low, low.map(|c| c + meters));
+            clear = clear.min(box_clearance(bounds, point));
+            match box_face(bounds, point, around, half, is_open) {
+                FaceAnswer::Face(surface) => Some(surface),
+                FaceAnswer::Beside => None,
+                FaceAnswer::Distance => Some(block_distance(block, point, is_open)),
+            }
+        } else {
+            let surface = block_distance(block, point, is_open);
+            clear = clear.min(surface.distance);
+            Some(surface)
+        };
+        if let Some(surface) = surface.filter(|s| s.distance < reach) {
+            if nearest.is_none_or(|n| surface.distance < n.distance) {
+                nearest = Some(surface);
+            }
+        }
+    });
+    (nearest, clear - 2.0 * FLUSH)
+}
+
+/// Calls `visit` with each block of `store` that may lie within `reach` of `point`, each once,
+/// in an order fixed by the store.
+fn for_blocks_near(store: &BlockStore, point: [f32; 3], reach: f32, mut visit: impl FnMut(&Block)) {
     if store.count() == 0 {
-        return None;
+        return;
     }
     let from = |c: f32| ((c - reach) / CELL).floor() as i32;
     let to = |c: f32| ((c + reach) / CELL).floor() as i32;
@@ -142,26 +198,24 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
         .map(|axis| f64::from(to(point[axis])) - f64::from(from(point[axis])) + 1.0)
         .product();
     if cells > 8.0 * store.count() as f64 + 64.0 {
-        return store
-            .iter()
-            .filter(|(_, block)| {
-                let low = block.low();
-                let size = i32::from(block.size);
-                (0..3).all(|axis| {
-                    low[axis] <= to(point[axis])
-                        && low[axis].saturating_add(size - 1) >= from(point[axis])
-                })
-            })
-            .map(|(_, block)| block_distance(block, point, |side| !covered(store, block, side)))
-            .filter(|surface| surface.distance < reach)
-            .min_by(|a, b| a.distance.total_cmp(&b.distance));
+        for (_, block) in store.iter() {
+            let low = block.low();
+            let size = i32::from(block.size);
+            let near = (0..3).all(|axis| {
+                low[axis] <= to(point[axis])
+                    && low[axis].saturating_add(size - 1) >= from(point[axis])
+            });
+            if near {
+                visit(block);
+            }
+        }
+        return;
     }
     // The blocks already asked, on the stack: a query near the player's reach meets a few
     // blocks, and this runs for every point of every body every step.
     let mut seen_here = [None::<BlockId>; 32];
     let mut seen_count = 0;
     let mut seen_more: Vec<BlockId> = Vec::new();
-    let mut nearest: Option<Surface> = None;
     for k in from(point[2])..=to(point[2]) {
         for j in from(point[1])..=to(point[1]) {
             for i in from(point[0])..=to(point[0]) {
@@ -177,18 +231,12 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
                 } else {
                     seen_more.push(id);
                 }
-                let Some(block) = store.get(id) else {
-                    continue;
-                };
-                let surface = block_distance(block, point, |side| !covered(store, block, side));
-                if surface.distance < reach && nearest.is_none_or(|n| surface.distance < n.distance)
-                {
-                    nearest = Some(surface);
+                if let Some(block) = store.get(id) {
+                    visit(block);
                 }
             }
         }
     }
-    nearest
 }
 
 /// A block's signed distance with every side open: for keeping new blocks out of the player.

@@ -35,6 +35,10 @@ pub struct BodyDesc {
     pub parts: Vec<Part>,
     /// The points tested for contacts, in the body's own frame (the frame of the parts).
     pub points: Vec<[f64; 3]>,
+    /// What the body fills around each point ([`crate::collision::Around::octants`]), as
+    /// long as `points`; or empty, when nothing is known (every point then asks the plain
+    /// question).
+    pub around: Vec<u8>,
 }
 
 /// Names a body for as long as it exists. A handle of a removed body stays stale even when
@@ -134,6 +138,12 @@ impl MassProperties {
                     field: "inertia",
                 });
             }
+        }
+        if !desc.around.is_empty() && desc.around.len() != desc.points.len() {
+            return Err(PhysicsError::AroundCount {
+                around: desc.around.len(),
+                points: desc.points.len(),
+            });
         }
         if let Some((index, point)) = desc
             .points
@@ -236,6 +246,9 @@ pub(crate) struct Bodies {
     /// Every body's points, measured from its middle in its own frame (`point − center`),
     /// one body after another.
     pub offsets: Vec<Vector>,
+    /// What each body fills around each of its points (`collision::Around::octants`, 0 when
+    /// unknown), beside [`Bodies::offsets`].
+    pub around: Vec<u8>,
     /// The sphere about the middle that holds all points.
     pub radius: Vec<f64>,
     /// The box that holds all points, from the middle in the body's own frame: low, high.
@@ -349,6 +362,7 @@ impl Bodies {
         &mut self,
         properties: MassProperties,
         points: &[[f64; 3]],
+        around: &[u8],
     ) -> Result<BodyHandle, PhysicsError> {
         self.check_room(points.len())?;
         let index = match self.free.pop() {
@@ -361,16 +375,18 @@ impl Bodies {
                 (self.slots.len() - 1) as u32
             }
         };
-        let dense = self.insert_in(index, properties, points)?;
+        let dense = self.insert_in(index, properties, points, around)?;
         Ok(self.handle(dense))
     }
 
     /// [`Bodies::insert`] into a given free slot (which must exist); the new dense index.
+    /// `around` is one mask per point, or empty (nothing known).
     pub fn insert_in(
         &mut self,
         index: u32,
         properties: MassProperties,
         points: &[[f64; 3]],
+        around: &[u8],
     ) -> Result<usize, PhysicsError> {
         self.check_room(points.len())?;
         let dense = self.len() as u32;
@@ -393,11 +409,12 @@ impl Bodies {
         let clusters_start = self.clusters.len() as u32;
         for which in 0..8 {
             let first = self.offsets.len();
-            for point in points {
+            for (at, point) in points.iter().enumerate() {
                 let offset = math::sub(*point, properties.center);
                 if octant(offset) == which {
                     radius = radius.max(math::length(offset));
                     self.offsets.push(offset);
+                    self.around.push(around.get(at).copied().unwrap_or(0));
                 }
             }
             let members = &self.offsets[first..];
@@ -470,6 +487,7 @@ impl Bodies {
         let start = self.points_start[dense] as usize;
         let count = self.points_count[dense] as usize;
         self.offsets.drain(start..start + count);
+        self.around.drain(start..start + count);
         for other in &mut self.points_start {
             if *other as usize > start {
                 *other -= count as u32;
@@ -525,6 +543,14 @@ impl Bodies {
     pub fn clusters_of(&self, dense: usize) -> &[Cluster] {
         let start = self.clusters_start[dense] as usize;
         &self.clusters[start..start + self.clusters_count[dense] as usize]
+    }
+
+    /// What the body at `dense` fills around each of its points, beside
+    /// [`Bodies::offsets_of`].
+    #[inline]
+    pub fn around_of(&self, dense: usize) -> &[u8] {
+        let start = self.points_start[dense] as usize;
+        &self.around[start..start + self.points_count[dense] as usize]
     }
 
     /// The points of the body at `dense`, from its middle in its own frame.
@@ -592,6 +618,7 @@ mod tests {
                 cube(6.0, [0.5, 1.5, 0.5]),
             ],
             points: vec![[0.0; 3]],
+            around: Vec::new(),
         };
         let properties = MassProperties::of(&desc).expect("a valid body");
         assert!((properties.mass - 18.0).abs() < 1e-12);
@@ -612,7 +639,12 @@ mod tests {
         let good = cube(1.0, [0.0; 3]);
         let points = vec![[0.0; 3]];
         let check = |parts: Vec<Part>, points: Vec<[f64; 3]>| {
-            MassProperties::of(&BodyDesc { parts, points }).expect_err("a bad body")
+            MassProperties::of(&BodyDesc {
+                parts,
+                points,
+                around: Vec::new(),
+            })
+            .expect_err("a bad body")
         };
         assert_eq!(check(vec![], points.clone()), PhysicsError::NoParts);
         assert_eq!(check(vec![good], vec![]), PhysicsError::NoPoints);
@@ -655,12 +687,13 @@ mod tests {
         let desc = |x: f64| BodyDesc {
             parts: vec![cube(1.0, [x, 0.0, 0.0])],
             points: vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0]],
+            around: Vec::new(),
         };
         let handles: Vec<BodyHandle> = (0..4)
             .map(|x| {
                 let desc = desc(f64::from(x));
                 let properties = MassProperties::of(&desc).expect("valid");
-                bodies.insert(properties, &desc.points).expect("room")
+                bodies.insert(properties, &desc.points, &desc.around).expect("room")
             })
             .collect();
         bodies.remove(handles[1]).expect("live");
@@ -679,7 +712,7 @@ mod tests {
         // The freed slot is reused with a new generation; the old handle stays stale.
         let desc = desc(9.0);
         let properties = MassProperties::of(&desc).expect("valid");
-        let again = bodies.insert(properties, &desc.points).expect("room");
+        let again = bodies.insert(properties, &desc.points, &desc.around).expect("room");
         assert_eq!(again.index(), handles[1].index());
         assert_ne!(again, handles[1]);
         assert!(bodies.dense(handles[1]).is_none());

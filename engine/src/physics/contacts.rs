@@ -38,7 +38,7 @@ use super::math::{self, Matrix, Vector};
 use super::tuning::{MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
-use crate::collision::{Solid, Surface};
+use crate::collision::{Around, Solid, Surface};
 
 /// "No body": the world, or a friction link that a normal row does not have.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -111,8 +111,10 @@ pub(crate) struct ContactJob {
     /// Where its clusters' middles are in the world this step, and a later awake partner's.
     centres: Vec<Vector>,
     other_centres: Vec<Vector>,
-    /// The questions to the world for its points, and the answers.
+    /// The questions to the world for its points, what its body fills around each, and the
+    /// answers.
     queries: Vec<([f32; 3], f32)>,
+    octants: Vec<u8>,
     answers: Vec<Option<Surface>>,
     /// How clear of the world the world says each point asked is.
     clearances: Vec<f32>,
@@ -163,6 +165,7 @@ impl ContactJob {
     fn find_contacts(&mut self, scene: &Scene) {
         self.contacts.clear();
         self.queries.clear();
+        self.octants.clear();
         let bodies = scene.bodies;
         let body = self.body as usize;
         let position = bodies.position[body];
@@ -175,6 +178,7 @@ impl ContactJob {
         let job = self.job as usize;
         let has_partners = scene.partner_start[job] < scene.partner_start[job + 1];
         let offsets = bodies.offsets_of(body);
+        let around = bodies.around_of(body);
         let clusters = bodies.clusters_of(body);
         // What the body learned of the world in earlier steps (`clearance`).
         self.clearance
@@ -236,6 +240,7 @@ impl ContactJob {
                     self.asked.push((point, index as u32, reach));
                     self.queries
                         .push((math::to_f32(point), (reach + LOOK) as f32));
+                    self.octants.push(around[index]);
                 }
             }
             self.answers.clear();
@@ -243,9 +248,13 @@ impl ContactJob {
             self.clearances.clear();
             self.clearances
                 .resize(self.queries.len(), f32::NEG_INFINITY);
-            scene
-                .world
-                .nearest_many_clear(&self.queries, &mut self.answers, &mut self.clearances);
+            scene.world.nearest_many_around(
+                &self.queries,
+                &turn_f32(rotation),
+                &self.octants,
+                &mut self.answers,
+                &mut self.clearances,
+            );
             for ((&(point, feature, reach), answer), &learned) in
                 self.asked.iter().zip(&self.answers).zip(&self.clearances)
             {
@@ -306,6 +315,9 @@ impl ContactJob {
             let reach = MARGIN + bound * STEP;
             let limit = radius + reach + BOUND_SLACK;
             let other_offsets = bodies.offsets_of(other_index);
+            let other_around = bodies.around_of(other_index);
+            // The resting body's axes seen from this body's frame.
+            let other_turn = turn_f32(&math::product(&math::transpose(rotation), other_rotation));
             for cluster in bodies.clusters_of(other_index) {
                 let centre = math::add(other_position, math::times(other_rotation, cluster.centre));
                 let from_body = math::sub(centre, position);
@@ -325,6 +337,10 @@ impl ContactJob {
                         from: from_body,
                         reach,
                         at: (point, feature as u32 | OTHER_POINT),
+                        around: Around {
+                            octants: other_around[feature],
+                            turn: other_turn,
+                        },
                         pushed_out: false,
                     };
                     ask_shape(scene, &mut self.contacts, self.body, other, asked);
@@ -352,6 +368,7 @@ fn points_against(
     let spin = bodies.spin[body];
     let bound = scene.bound[body];
     let offsets = bodies.offsets_of(body);
+    let around = bodies.around_of(body);
     let clusters = bodies.clusters_of(body);
     let point_of = |offset: Vector| {
         let lever = math::times(rotation, offset);
@@ -395,6 +412,7 @@ fn points_against(
     let shift = math::times_transposed(other_rotation, math::sub(position, other_position));
     let point_grow = most_reach + 2.0 * BOUND_SLACK;
     let turn_size = turn.map(|row| row.map(f64::abs));
+    let turn_there = turn_f32(&turn);
     let seen_from_other = Seen {
         turn: &turn,
         turn_size: &turn_size,
@@ -430,6 +448,10 @@ fn points_against(
                 from: from_other,
                 reach,
                 at: (point, feature as u32),
+                around: Around {
+                    octants: around[feature],
+                    turn: turn_there,
+                },
                 pushed_out: true,
             };
             ask_shape(scene, contacts, body as u32, other_index as u32, asked);
@@ -494,6 +516,8 @@ struct Asked {
     reach: f64,
     /// The point in the world, and which point it is (`Contact::feature`).
     at: (Vector, u32),
+    /// What the point's own body fills around it, turned into the asked body's frame.
+    around: Around,
     /// Whether the surface's normal is the way out for the contact's body (the point is the
     /// contact body's own, asked against the other's shape), or the way in (a resting body's
     /// point against the contact body's own shape).
@@ -554,7 +578,10 @@ fn ask_shape(scene: &Scene, contacts: &mut Vec<Contact>, body: u32, other: u32, 
     let local = math::add(bodies.center[asked.shape], relative);
     let handle = bodies.handle(asked.shape);
     let reach = asked.reach as f32;
-    if let Some(surface) = scene.shapes.nearest(handle, math::to_f32(local), reach) {
+    let surface = scene
+        .shapes
+        .nearest_around(handle, math::to_f32(local), reach, asked.around);
+    if let Some(surface) = surface {
         let sign = if asked.pushed_out { 1.0 } else { -1.0 };
         push(
             contacts,
@@ -601,6 +628,11 @@ fn boxes_apart(a: PlacedBox, b: PlacedBox, gap: f64) -> bool {
         let a_reach: f64 = (0..3).map(|i| a_half[i] * across[i][j]).sum();
         b_apart[j].abs() > b_half[j] + a_reach + gap
     })
+}
+
+/// A turn in `f32`, for the questions.
+fn turn_f32(turn: &Matrix) -> [[f32; 3]; 3] {
+    turn.map(|row| row.map(|value| value as f32))
 }
 
 /// Whether a point (from a body's middle, in its frame) lies within `grow` of the box.

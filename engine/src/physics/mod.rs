@@ -41,9 +41,13 @@
 //! thick. Each point is therefore asked for the nearest surface within the distance it can
 //! travel this step (its speed × [`STEP`], plus [`MARGIN`]), not just within the margin. A
 //! surface found farther than the margin gives a *speculative* row: push-only like any normal
-//! row, with a target that lets the point approach at up to `(d − MARGIN / 2) / STEP`, so the
-//! point ends the step at half the margin instead of behind the surface, and nothing happens
-//! if it would not get there. Speculative rows never bounce and do not count as touching.
+//! row, with a target that lets the point approach at up to `d / STEP`, so the point ends the
+//! step on the surface instead of behind it, and nothing happens if it would not get there
+//! (a touching point apart from its surface is treated alike: the gap closes, and a resting
+//! piece touches what it rests on). Speculative rows bounce only when they strike within the
+//! step, and do not count as touching. A point asks its question with what its body fills
+//! around it, so that a face it only lines up with (a flush neighbour's top, seen from the
+//! side) is not met (`collision::box_face`, docs/physics.md "Which face a point meets").
 //! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's
 //! middle with the radius of its points added, and a body far from every surface asks
 //! nothing more; pairs of bodies are first culled by their grown bounding spheres.
@@ -111,7 +115,7 @@ pub use tuning::{
 pub use warm::{ContactKey, ContactPush, WARM_START};
 pub use world::PhysicsWorld;
 
-use crate::collision::Surface;
+use crate::collision::{Around, Surface};
 
 /// The shapes of the bodies, for contacts between them.
 pub trait BodyShape: Sync {
@@ -120,6 +124,21 @@ pub trait BodyShape: Sync {
     /// inside counting as closer). The shape must lie inside the sphere of the body's points
     /// (see [`BodyView::radius`]): pairs farther apart are not asked.
     fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface>;
+
+    /// [`BodyShape::nearest`] asked from a point of another body, with what lies around that
+    /// point ([`Around`], its turn into `body`'s own frame): a shape with flat faces answers
+    /// with the face the point meets (see [`crate::collision::Solid::nearest_many_around`]).
+    /// The default ignores what lies around.
+    fn nearest_around(
+        &self,
+        body: BodyHandle,
+        point: [f32; 3],
+        reach: f32,
+        around: Around,
+    ) -> Option<Surface> {
+        let _ = around;
+        self.nearest(body, point, reach)
+    }
 }
 
 /// How much work the last step had, for profiling: what the benchmarks print beside their

@@ -82,24 +82,29 @@ pub(crate) struct ContactRows {
 /// second body, so that its normal, the way out for that body, becomes the way in for the
 /// first.
 ///
-/// The normal row's target: for a point within [`MARGIN`] (touching), the larger of a bounce
-/// (a share of a fast closing speed) and a push out of the part sunk deeper than [`SLOP`]. For
-/// a point farther away (a speculative contact, found because it could get there within the
-/// step) a target below zero: the point may approach at up to the speed that brings it to
-/// half the margin by the end of the step, and the row only pushes if it comes faster. So a
-/// fast body stops at a thin wall instead of jumping through it between two looks, and a body
-/// that would not reach the surface feels nothing.
+/// The normal row's target, as Box2D's speculative contacts have it:
 ///
-/// A speculative point closing faster than [`BOUNCE_SPEED`] that would come within the margin
-/// by the end of the step strikes in this step: it bounces now, with its share of the speed it
-/// strikes at. (Were it only slowed to half the margin, the next step would see it touch at
-/// whatever speed the slowing left, anything from nought to all of it depending on where the
-/// step's end fell, and bounce from that.)
+/// | the point | target speed along the normal |
+/// |---|---|
+/// | apart (`d > 0`), touching or speculative | `−d / STEP`: it may close the whole gap in this step, and no more |
+/// | sunk in (`d ≤ 0`) | a push out of the part sunk deeper than [`SLOP`]: `PUSH · (−d − SLOP) / STEP`, at most [`MOST_PUSH`] |
+/// | striking: closing faster than [`BOUNCE_SPEED`], touching or coming within [`MARGIN`] by the step's end (`closing · STEP ≥ d − MARGIN`) | a bounce, `BOUNCE ·` the whole closing speed (or the push out, if larger) |
+///
+/// So a body that would not reach the surface feels nothing, a fast one stops at a thin wall
+/// instead of jumping through it between two looks, and a body that arrives slowly closes the
+/// gap and touches what it lands on: it rests on the surface, not at the margin above it. A
+/// point within [`MARGIN`] still counts as touching (its pushes are kept and started warm, and
+/// its body may come to rest), whatever its target.
+///
+/// A striking point bounces in the step it strikes, with its share of the speed it strikes
+/// at. (Were it only slowed to the surface, the next step would see it touch at whatever
+/// speed the slowing left, anything from nought to all of it depending on where the step's
+/// end fell, and bounce from that.)
 ///
 /// ```text
 ///   step n:   p ●  closing v, distance d > MARGIN, v · STEP ≥ d − MARGIN   → target +BOUNCE · v
-///               ¦
-///   ══════════╧════ surface   (before: slowed to reach MARGIN / 2, then bounce from what was left)
+///               ¦  closing v too slow to bounce                             → target −d / STEP
+///   ══════════╧════ surface
 /// ```
 ///
 /// With `warm` (the normal and friction pushes the same contact ended the last step with, the
@@ -122,14 +127,22 @@ pub(crate) fn contact_rows(
     let closing = -math::dot(math::sub(point_a, point_b), direction);
     let touching = contact.distance <= MARGIN;
     let fast = closing > BOUNCE_SPEED;
-    let target = if touching {
-        let bounce = if fast { closing * BOUNCE } else { 0.0 };
-        let push = (PUSH * (-contact.distance - SLOP).max(0.0) / STEP).min(MOST_PUSH);
-        bounce.max(push)
-    } else if fast && closing * STEP >= contact.distance - MARGIN {
-        closing * BOUNCE
+    let strikes = fast && (touching || closing * STEP >= contact.distance - MARGIN);
+    let target = if contact.distance > 0.0 {
+        // Apart: the point may close the whole gap in this step, and no more.
+        let close = -contact.distance / STEP;
+        if strikes {
+            closing * BOUNCE
+        } else {
+            close
+        }
     } else {
-        -(contact.distance - MARGIN * 0.5) / STEP
+        let push = (PUSH * (-contact.distance - SLOP).max(0.0) / STEP).min(MOST_PUSH);
+        if strikes {
+            push.max(closing * BOUNCE)
+        } else {
+            push
+        }
     };
     let (first, second) = math::tangents(direction);
     let mut rows = [
@@ -287,12 +300,12 @@ mod tests {
     #[test]
     fn a_speculative_contact_only_slows_what_would_cross() {
         // 0.021 m above (just outside the margin), closing at 1.4 m/s (too slow to bounce):
-        // without the row it would be 0.0093 m under the margin's half after the step. The row
-        // lets it close to half the margin.
+        // without the row it would be 0.0093 m under the surface after the step. The row lets
+        // it close the whole gap, and no more.
         let mover = falling(1.4);
         let group = solved(&mover, &contact_below(0.021));
         let gap_after = 0.021 + group.velocity_a[1] * STEP;
-        assert!((gap_after - MARGIN * 0.5).abs() < 1e-9, "{gap_after}");
+        assert!(gap_after.abs() < 1e-9, "{gap_after}");
         assert_eq!(group.touching, 0);
         // Falling slowly, it would not reach the surface: nothing happens.
         let slow = solved(&falling(2.0), &contact_below(0.3));
@@ -301,10 +314,22 @@ mod tests {
     }
 
     #[test]
+    fn a_touching_point_apart_closes_the_gap_and_one_sunk_in_within_the_slop_stays() {
+        // 8 mm above, within the margin: it touches, and may close the 8 mm in this step.
+        let group = solved(&falling(1.0), &contact_below(0.008));
+        assert_eq!(group.touching, 1);
+        let gap_after = 0.008 + group.velocity_a[1] * STEP;
+        assert!(gap_after.abs() < 1e-9, "{gap_after}");
+        // Sunk in by less than the slop: held where it is, neither pushed out nor sinking.
+        let sunk = solved(&falling(1.0), &contact_below(-0.5 * SLOP));
+        assert!(sunk.velocity_a[1].abs() < 1e-9, "{:?}", sunk.velocity_a);
+    }
+
+    #[test]
     fn a_fast_point_that_strikes_within_the_step_bounces_with_all_its_speed() {
         // 0.3 m above, falling at 44 m/s: it would be 0.07 m under by the step's end. It
         // strikes in this step and leaves with its share of the whole 44 m/s, not of what a
-        // slowing to half the margin would have left.
+        // slowing to the surface would have left.
         let group = solved(&falling(44.0), &contact_below(0.3));
         assert!((group.velocity_a[1] - 44.0 * BOUNCE).abs() < 1e-9);
         assert_eq!(group.touching, 0);

@@ -137,7 +137,7 @@ impl PhysicsWorld {
             let properties = MassProperties::of(desc)?;
             let dense = world
                 .bodies
-                .insert_in(body.handle.index(), properties, &desc.points)?;
+                .insert_in(body.handle.index(), properties, &desc.points, &desc.around)?;
             let bodies = &mut world.bodies;
             bodies.position[dense] = body.position;
             bodies.orientation[dense] = body.orientation;

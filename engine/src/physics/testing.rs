@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::body::cube_inertia;
 use super::{BodyDesc, BodyHandle, BodyShape, Part};
-use crate::collision::{Solid, Surface};
+use crate::collision::{box_face, Around, FaceAnswer, Solid, Surface};
 
 /// Numbers in `[0, 1)` from a linear congruential generator started at `seed`: repeatable
 /// scenes for the tests.
@@ -209,6 +209,23 @@ impl BodyShape for Boxes {
         let (low, high) = self.boxes.get(&body)?;
         box_nearest(point, *low, *high, reach)
     }
+
+    /// The face a point meets (`collision::box_face`, the cells of the asking body taken a
+    /// quarter meter across: the half-block cells of 1 m blocks).
+    fn nearest_around(
+        &self,
+        body: BodyHandle,
+        point: [f32; 3],
+        reach: f32,
+        around: Around,
+    ) -> Option<Surface> {
+        let &(low, high) = self.boxes.get(&body)?;
+        match box_face((low, high), point, &around, 0.25, |_| true) {
+            FaceAnswer::Face(surface) => Some(surface).filter(|s| s.distance < reach),
+            FaceAnswer::Beside => None,
+            FaceAnswer::Distance => box_nearest(point, low, high, reach),
+        }
+    }
 }
 
 /// A box of `blocks` cubes of `block` meters on each axis, its low corner at `low`, of stone
@@ -231,6 +248,7 @@ pub fn block_box(low: [f64; 3], blocks: [usize; 3], block: f64) -> BodyDesc {
     }
     let steps = [blocks[0] * 2, blocks[1] * 2, blocks[2] * 2];
     let mut points = Vec::new();
+    let mut around = Vec::new();
     for i in 0..=steps[0] {
         for j in 0..=steps[1] {
             for k in 0..=steps[2] {
@@ -243,11 +261,28 @@ pub fn block_box(low: [f64; 3], blocks: [usize; 3], block: f64) -> BodyDesc {
                         low[1] + j as f64 * half,
                         low[2] + k as f64 * half,
                     ]);
+                    // The half-block cells around the point that lie in the box.
+                    let at = [i, j, k];
+                    let filled = |octant: u8, axis: usize| {
+                        if octant >> axis & 1 == 1 {
+                            at[axis] < steps[axis]
+                        } else {
+                            at[axis] > 0
+                        }
+                    };
+                    around.push((0..8u8).fold(0u8, |mask, octant| {
+                        let inside = (0..3).all(|axis| filled(octant, axis));
+                        mask | u8::from(inside) << octant
+                    }));
                 }
             }
         }
     }
-    BodyDesc { parts, points }
+    BodyDesc {
+        parts,
+        points,
+        around,
+    }
 }
 
 /// The box of a [`block_box`] in its own frame.

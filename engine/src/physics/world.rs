@@ -108,7 +108,7 @@ impl PhysicsWorld {
     /// middle of the parts), unturned, still, and awake.
     pub fn add(&mut self, desc: &BodyDesc) -> Result<BodyHandle, PhysicsError> {
         let properties = MassProperties::of(desc)?;
-        self.bodies.insert(properties, &desc.points)
+        self.bodies.insert(properties, &desc.points, &desc.around)
     }
 
     /// Removes a body; its handle, and only its, goes stale.

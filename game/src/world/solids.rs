@@ -1,7 +1,7 @@
 //! What is solid in a running scene: the edited ground and the blocks ([`SceneSolids`]), and with
 //! them the resting pieces ([`WithRubble`]); each answers with the nearer surface.
 
-use blockfall_engine::collision::{Solid, Surface};
+use blockfall_engine::collision::{Around, Solid, Surface};
 
 use crate::blocks::store::BlockStore;
 use crate::solids::terrain_surface;
@@ -24,7 +24,7 @@ impl Solid for SceneSolids<'_> {
     }
 
     fn nearest_many(&self, queries: &[([f32; 3], f32)], out: &mut [Option<Surface>]) {
-        self.many(queries, out, None);
+        self.many(queries, out, None, None);
     }
 
     fn nearest_many_clear(
@@ -33,7 +33,18 @@ impl Solid for SceneSolids<'_> {
         out: &mut [Option<Surface>],
         clear: &mut [f32],
     ) {
-        self.many(queries, out, Some(clear));
+        self.many(queries, out, Some(clear), None);
+    }
+
+    fn nearest_many_around(
+        &self,
+        queries: &[([f32; 3], f32)],
+        turn: &[[f32; 3]; 3],
+        octants: &[u8],
+        out: &mut [Option<Surface>],
+        clear: &mut [f32],
+    ) {
+        self.many(queries, out, Some(clear), Some((turn, octants)));
     }
 
     /// The ground's stamp and the blocks', side by side: each is fresh with every change.
@@ -45,12 +56,15 @@ impl Solid for SceneSolids<'_> {
 impl SceneSolids<'_> {
     /// The terrain's answers for all the points at once, then the blocks' one by one; with
     /// `clear`, the nearer of the two clearances (a block's distance is a true distance, and
-    /// none within the reach means none nearer than the reach).
+    /// none within the reach means none nearer than the reach). With `around` (a body's turn
+    /// and what it fills around each point), the blocks answer with the faces the points meet
+    /// (`solids::blocks_surface_around`); the terrain, smooth, the same either way.
     fn many(
         &self,
         queries: &[([f32; 3], f32)],
         out: &mut [Option<Surface>],
         mut clear: Option<&mut [f32]>,
+        around: Option<(&[[f32; 3]; 3], &[u8])>,
     ) {
         crate::solids::terrain_surfaces(self.field, queries, out, clear.as_deref_mut());
         let any_blocks = self.blocks.count() > 0;
@@ -63,9 +77,21 @@ impl SceneSolids<'_> {
                 continue;
             }
             if any_blocks {
-                let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+                let (blocks, blocks_clear) = match around {
+                    Some((&turn, octants)) => {
+                        let around = Around {
+                            octants: octants[index],
+                            turn,
+                        };
+                        crate::solids::blocks_surface_around(self.blocks, point, reach, &around)
+                    }
+                    None => {
+                        let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
+                        (blocks, blocks.map_or(reach, |s| s.distance))
+                    }
+                };
                 if let Some(clear) = clear.as_deref_mut() {
-                    clear[index] = clear[index].min(blocks.map_or(reach, |s| s.distance));
+                    clear[index] = clear[index].min(blocks_clear);
                 }
                 *answer = nearer(*answer, blocks);
             }

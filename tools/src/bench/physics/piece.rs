@@ -119,21 +119,32 @@ impl BenchPiece {
         };
         let [nx, ny, nz] = self.dims.map(|value| 2 * value as i32);
         let mut points = Vec::new();
+        let mut around = Vec::new();
         for w in 0..=nz {
             for v in 0..=ny {
                 for u in 0..=nx {
-                    let mut around = 0;
+                    // Which of the eight half cells around the point are filled: bit
+                    // `i | j << 1 | k << 2` for the cell on the positive side along the axes
+                    // whose digit is 1 (`collision::Around::octants`).
+                    let mut filled = 0u8;
                     for corner in 0..8 {
                         let (du, dv, dw) = (corner & 1, (corner >> 1) & 1, corner >> 2);
-                        around += usize::from(half_filled(u - du, v - dv, w - dw));
+                        if half_filled(u - 1 + du, v - 1 + dv, w - 1 + dw) {
+                            filled |= 1 << corner;
+                        }
                     }
-                    if around > 0 && around < 8 {
+                    if filled != 0 && filled != u8::MAX {
                         points.push([f64::from(u) * 0.5, f64::from(v) * 0.5, f64::from(w) * 0.5]);
+                        around.push(filled);
                     }
                 }
             }
         }
-        BodyDesc { parts, points }
+        BodyDesc {
+            parts,
+            points,
+            around,
+        }
     }
 
     /// The nearest surface of the union of its blocks to `point` (its own frame) within

@@ -1,0 +1,249 @@
+//! Contacts a physics engineer trusts (docs/physics.md, "Which face a point meets" and "The
+//! gap closes"): boxes dropped beside, onto and between each other, the scenes every physics
+//! engine is first judged by. Headless, through the game's own world on flat ground.
+//!
+//! Each cube is released at rest half a meter (or more) above its place, as breaking the link
+//! block that held it there releases it, one every 1.5 s. Every piece must come to rest with its
+//! middle within 1 cm of its place across, tilted less than 1°, its bottom within 5 mm of what
+//! it rests on, and stay so (resting, not moved) over the next 10 s.
+
+use std::sync::Arc;
+
+use blockfall_engine::physics::{BodyHandle, BodyView, STEP};
+use blockfall_engine::workers::WorkerPool;
+use blockfall_game::blocks::materials::{COPPER, PLANKS, PLASTER, STONE};
+use blockfall_game::blocks::Block;
+use blockfall_game::player::Controls;
+use blockfall_game::terrain::{Ground, PlaneGround};
+use blockfall_game::world::World;
+
+/// Meters per cell of the block grid.
+const CELL: f64 = 0.5;
+
+fn flat_world() -> World {
+    let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.0));
+    World::on(ground, 1, WorkerPool::new(2).expect("threads"))
+}
+
+/// A cube to drop: its place (the low corner's cell), its size in cells and its material.
+#[derive(Debug, Clone, Copy)]
+struct Cube {
+    place: [i32; 3],
+    size: u8,
+    material: usize,
+}
+
+impl Cube {
+    fn stone(x: f64, y: f64) -> Cube {
+        Cube {
+            place: [(x / CELL) as i32, (y / CELL) as i32, 0],
+            size: 2,
+            material: STONE,
+        }
+    }
+
+    /// Where its middle belongs, meters.
+    fn middle(&self) -> [f64; 3] {
+        let half = f64::from(self.size) * CELL / 2.0;
+        self.place.map(|c| f64::from(c) * CELL + half)
+    }
+}
+
+fn steps(world: &mut World, seconds: f64) {
+    for _ in 0..(seconds / STEP).round() as usize {
+        world.step(STEP as f32, &Controls::default());
+    }
+}
+
+fn body(world: &World, handle: BodyHandle) -> BodyView {
+    world
+        .pieces
+        .physics()
+        .body(handle)
+        .expect("the cube is still a piece")
+}
+
+/// Releases each cube `above` meters over its place, at rest, one every `every` seconds, then
+/// lets everything come to rest (at most `settle` seconds). The cubes' bodies, in order.
+fn drop_in_turn(world: &mut World, cubes: &[Cube], above: f64, every: f64) -> Vec<BodyHandle> {
+    let lift = (above / CELL).round() as i32;
+    let mut handles = Vec::new();
+    for cube in cubes {
+        let [x, y, z] = cube.place;
+        let block = Block::new(x, y + lift, z, cube.size, cube.material as u8, 0, false)
+            .expect("a valid block");
+        let low = [x, y + lift, z].map(|c| c as f32 * CELL as f32 + 1e-3);
+        let high = low.map(|c| c + f32::from(cube.size) * CELL as f32 - 2e-3);
+        assert!(
+            !world.pieces.overlaps_box(low, high),
+            "{cube:?}: its place in the air is taken (a piece leans into it)"
+        );
+        handles.push(world.pieces.add(vec![block]).expect("a cube"));
+        steps(world, every);
+    }
+    let mut waited = 0.0;
+    while world.pieces.falling() > 0 && waited < 20.0 {
+        steps(world, 0.5);
+        waited += 0.5;
+    }
+    assert_eq!(world.pieces.falling(), 0, "everything comes to rest");
+    handles
+}
+
+/// The angle a body is turned by, degrees.
+fn tilt_degrees(body: &BodyView) -> f64 {
+    let w = body.orientation[3].abs().min(1.0);
+    2.0 * w.acos().to_degrees()
+}
+
+/// Each cube rests in its place (middle within 1 cm across, under 1° of tilt, its bottom
+/// within 5 mm of its place's floor: the ground or the cubes below, which are checked in
+/// turn), and nothing moves over the next 10 s.
+fn assert_in_place(world: &mut World, cubes: &[Cube], handles: &[BodyHandle], scene: &str) {
+    let before: Vec<BodyView> = handles.iter().map(|&h| body(world, h)).collect();
+    for (index, (cube, body)) in cubes.iter().zip(&before).enumerate() {
+        let want = cube.middle();
+        let across = ((body.position[0] - want[0]).powi(2) + (body.position[2] - want[2]).powi(2))
+            .sqrt();
+        let tilt = tilt_degrees(body);
+        let half = f64::from(cube.size) * CELL / 2.0;
+        let gap = body.position[1] - half - f64::from(cube.place[1]) * CELL;
+        assert!(
+            across <= 0.01 && tilt < 1.0 && gap.abs() <= 0.005 && body.resting,
+            "{scene}: cube {index} ({cube:?}) rests {across:.4} m off its place across, tilted \
+             {tilt:.3}°, its bottom {gap:.4} m from its floor, resting {}: {body:?}",
+            body.resting
+        );
+    }
+    steps(world, 10.0);
+    for (index, (&handle, was)) in handles.iter().zip(&before).enumerate() {
+        let now = body(world, handle);
+        let moved = (0..3)
+            .map(|axis| (now.position[axis] - was.position[axis]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(
+            now.resting && moved < 1e-3,
+            "{scene}: cube {index} moved {moved} m over 10 s (resting {})",
+            now.resting
+        );
+    }
+}
+
+fn wall(count: usize) -> Vec<Cube> {
+    (0..count).map(|i| Cube::stone(i as f64, 0.0)).collect()
+}
+
+#[test]
+fn a_wall_of_eight_cubes_dropped_side_by_side_stays_a_wall() {
+    for above in [0.5, 1.0] {
+        let mut world = flat_world();
+        let cubes = wall(8);
+        let handles = drop_in_turn(&mut world, &cubes, above, 1.5);
+        assert_in_place(&mut world, &cubes, &handles, &format!("wall from {above} m"));
+    }
+}
+
+#[test]
+fn a_pyramid_of_4_3_2_1_cubes_stands() {
+    let mut cubes = Vec::new();
+    for (row, count) in [4, 3, 2, 1].into_iter().enumerate() {
+        for i in 0..count {
+            cubes.push(Cube::stone(i as f64 + row as f64 * 0.5, row as f64));
+        }
+    }
+    let mut world = flat_world();
+    let handles = drop_in_turn(&mut world, &cubes, 0.5, 1.5);
+    assert_in_place(&mut world, &cubes, &handles, "pyramid");
+}
+
+#[test]
+fn a_cube_dropped_into_a_slot_its_width_reaches_the_ground() {
+    // Two resting cubes with a gap of exactly one cube between them; then the cube into it.
+    let mut world = flat_world();
+    let cubes = [
+        Cube::stone(0.0, 0.0),
+        Cube::stone(2.0, 0.0),
+        Cube::stone(1.0, 0.0),
+    ];
+    let handles = drop_in_turn(&mut world, &cubes, 0.5, 1.5);
+    assert_in_place(&mut world, &cubes, &handles, "slot");
+}
+
+#[test]
+fn cubes_of_other_sizes_and_materials_fill_slots_and_walls() {
+    // Half-meter plank cubes into a slot between copper ones, from 1.5 m; a wall of 1 m plaster
+    // cubes with a half-meter copper cube dropped into a slot on top of it.
+    let small = |x: i32, y: i32, material: usize| Cube {
+        place: [x, y, 0],
+        size: 1,
+        material,
+    };
+    let slot = [small(0, 0, COPPER), small(2, 0, COPPER), small(1, 0, PLANKS)];
+    let mut world = flat_world();
+    let handles = drop_in_turn(&mut world, &slot, 1.5, 1.5);
+    assert_in_place(&mut world, &slot, &handles, "half-meter slot");
+
+    let big = |x: i32, y: i32, material: usize| Cube {
+        place: [x, y, 0],
+        size: 2,
+        material,
+    };
+    let mut built = vec![
+        big(0, 0, PLASTER),
+        big(2, 0, PLASTER),
+        big(4, 0, PLASTER),
+        big(0, 2, PLASTER),
+        big(4, 2, PLASTER),
+    ];
+    built.push(big(2, 2, COPPER));
+    let mut world = flat_world();
+    let handles = drop_in_turn(&mut world, &built, 0.5, 1.5);
+    assert_in_place(&mut world, &built, &handles, "slot on a wall");
+}
+
+#[test]
+fn two_cubes_dropped_side_by_side_do_not_push_each_other_apart() {
+    for (above, size) in [(0.5, 2u8), (2.0, 2), (0.5, 1)] {
+        let mut world = flat_world();
+        let cubes: Vec<Cube> = (0..2)
+            .map(|i| Cube {
+                place: [i * i32::from(size), 0, 0],
+                size,
+                material: STONE,
+            })
+            .collect();
+        // Both at once.
+        let handles = drop_in_turn(&mut world, &cubes, above, 0.0);
+        for (cube, &handle) in cubes.iter().zip(&handles) {
+            let body = body(&world, handle);
+            let sideways = (0..3)
+                .filter(|&axis| axis != 1)
+                .map(|axis| (body.position[axis] - cube.middle()[axis]).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                sideways <= 0.002,
+                "from {above} m, {size}-cell cubes: moved {sideways} m sideways: {body:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_resting_cube_touches_what_it_rests_on() {
+    // On the ground and on another cube, from several heights: the gap is closed, not held at
+    // the touching margin.
+    for above in [0.0, 0.5, 3.0] {
+        let mut world = flat_world();
+        let cubes = [Cube::stone(0.0, 0.0), Cube::stone(0.0, 1.0)];
+        let handles = drop_in_turn(&mut world, &cubes, above, 2.0);
+        for (index, (cube, &handle)) in cubes.iter().zip(&handles).enumerate() {
+            let body = body(&world, handle);
+            let gap = body.position[1] - 0.5 - f64::from(cube.place[1]) * CELL;
+            assert!(
+                gap.abs() <= 0.005,
+                "from {above} m, cube {index}: its bottom {gap} m from its floor"
+            );
+        }
+    }
+}
