@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Context as _};
-use blockfall_engine::collision::Surface;
+use blockfall_engine::collision::{Around, Surface};
 use std::collections::BTreeMap;
 
 use blockfall_engine::physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
@@ -32,6 +32,17 @@ impl BodyShape for PieceShapes {
     fn nearest(&self, body: BodyHandle, point: [f32; 3], reach: f32) -> Option<Surface> {
         let piece = (*self.by_slot.get(body.index() as usize)?)?;
         self.pieces[piece].nearest(point, reach)
+    }
+
+    fn nearest_around(
+        &self,
+        body: BodyHandle,
+        point: [f32; 3],
+        reach: f32,
+        around: Around,
+    ) -> Option<Surface> {
+        let piece = (*self.by_slot.get(body.index() as usize)?)?;
+        self.pieces[piece].nearest_around(point, reach, &around)
     }
 }
 

@@ -3,7 +3,7 @@
 //! contact points (the half-meter lattice points on its outside), and the exact distance to
 //! the union of its blocks.
 
-use blockfall_engine::collision::Surface;
+use blockfall_engine::collision::{box_face, Around, FaceAnswer, Surface, FLUSH};
 use blockfall_engine::physics::{BodyDesc, Part};
 use blockfall_game::blocks::MATERIALS;
 
@@ -239,6 +239,82 @@ impl BenchPiece {
             normal
         };
         Some(Surface { distance, normal })
+    }
+}
+
+impl BenchPiece {
+    /// [`BenchPiece::nearest`] asked from a body's point with what that body fills around it,
+    /// as the game's blocks answer it (`collision::box_face`, each block a 1 m box, a side
+    /// covered by a neighbour no way out): the face the point meets; where a block faces it
+    /// with a real edge or corner, that block's true distance; deep inside, the union's way
+    /// out ([`BenchPiece::nearest`]).
+    pub fn nearest_around(
+        &self,
+        point: [f32; 3],
+        reach: f32,
+        around: &Around,
+    ) -> Option<Surface> {
+        if around.octants == 0 || !point.iter().all(|value| value.is_finite()) {
+            return self.nearest(point, reach);
+        }
+        let search = reach.clamp(0.0, 64.0) + FLUSH;
+        let low = point.map(|value| floor(value - search));
+        let high = point.map(|value| floor(value + search));
+        let mut best: Option<Surface> = None;
+        let mut inside = false;
+        for z in low[2].max(0)..=high[2].min(self.dims[2] as i32 - 1) {
+            for y in low[1].max(0)..=high[1].min(self.dims[1] as i32 - 1) {
+                for x in low[0].max(0)..=high[0].min(self.dims[0] as i32 - 1) {
+                    if !self.is_filled(x, y, z) {
+                        continue;
+                    }
+                    let cell = [x, y, z];
+                    let bounds = (cell.map(|c| c as f32), cell.map(|c| c as f32 + 1.0));
+                    let is_open = |side: usize| {
+                        let mut next = cell;
+                        next[side / 2] += if side % 2 == 1 { 1 } else { -1 };
+                        !self.is_filled(next[0], next[1], next[2])
+                    };
+                    match box_face(bounds, point, around, 0.25, is_open) {
+                        FaceAnswer::Face(surface) => {
+                            if surface.distance < reach
+                                && best.is_none_or(|b| surface.distance < b.distance)
+                            {
+                                best = Some(surface);
+                            }
+                        }
+                        FaceAnswer::Beside => {}
+                        FaceAnswer::Distance => {
+                            // A real edge or corner of this block: its own true distance.
+                            // Deep inside: the union's way out, below.
+                            let away: [f32; 3] = std::array::from_fn(|axis| {
+                                point[axis] - point[axis].clamp(bounds.0[axis], bounds.1[axis])
+                            });
+                            let distance =
+                                (away[0] * away[0] + away[1] * away[1] + away[2] * away[2]).sqrt();
+                            if distance <= 1e-6 {
+                                inside = true;
+                            } else if distance < reach
+                                && best.is_none_or(|b| distance < b.distance)
+                            {
+                                best = Some(Surface {
+                                    distance,
+                                    normal: away.map(|value| value / distance),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if inside {
+            if let Some(surface) = self.nearest(point, reach) {
+                if best.is_none_or(|b| surface.distance < b.distance) {
+                    best = Some(surface);
+                }
+            }
+        }
+        best
     }
 }
 
