@@ -517,12 +517,14 @@ impl Pieces {
     }
 
     /// Whether resting piece `upper` lies on piece `lower` (whose middle is at `lower_y`): its
-    /// middle is higher and one of its points is within [`LYING_ON`] of `lower`'s blocks.
+    /// middle is higher by more than [`LYING_ON`] and one of its points is within `LYING_ON`
+    /// of `lower`'s blocks. (Pieces side by side on one floor rest at the same height, to the
+    /// millimeter: neither lies on the other.)
     fn lies_on(&self, upper: BodyHandle, lower: BodyHandle, lower_y: f64) -> bool {
         let (Some(top), Some(bottom)) = (self.physics.body(upper), self.physics.body(lower)) else {
             return false;
         };
-        if top.position[1] <= lower_y {
+        if top.position[1] <= lower_y + LYING_ON {
             return false;
         }
         let apart = (0..3)
