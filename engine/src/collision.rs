@@ -263,3 +263,114 @@ pub fn fresh_stamp() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit cube `0..1` on every axis: the neighbour a body's point is asked against.
+    const CUBE: ([f32; 3], [f32; 3]) = ([0.0; 3], [1.0; 3]);
+
+    /// What a body fills around a point: the octants whose signs (per axis, `true` for the
+    /// positive side) `filled` accepts, in the body's own axes turned by `turn`.
+    fn around(filled: impl Fn([bool; 3]) -> bool, turn: [[f32; 3]; 3]) -> Around {
+        let octants = (0..8u8).fold(0, |mask, octant| {
+            let signs = [0, 1, 2].map(|axis| octant >> axis & 1 == 1);
+            mask | u8::from(filled(signs)) << octant
+        });
+        Around { octants, turn }
+    }
+
+    const STRAIGHT: [[f32; 3]; 3] = Around::UNKNOWN.turn;
+
+    fn face(point: [f32; 3], around: &Around) -> FaceAnswer {
+        box_face(CUBE, point, around, 0.25, |_| true)
+    }
+
+    /// Asserts the answer is the top face at `distance` (to a hundredth of a millimeter).
+    fn assert_up(answer: FaceAnswer, distance: f32) {
+        match answer {
+            FaceAnswer::Face(surface) => assert!(
+                surface.normal == [0.0, 1.0, 0.0] && (surface.distance - distance).abs() < 1e-5,
+                "{surface:?}, not the top at {distance}"
+            ),
+            other => panic!("{other:?}, not the top at {distance}"),
+        }
+    }
+
+    #[test]
+    fn a_block_falling_past_a_flush_neighbour_meets_none_of_its_faces() {
+        // The falling block lies at x > 1, above its bottom-left edge: its points on the line
+        // of the cube's side, above the cube's top edge, and level with it.
+        let beside = around(|[x, y, _]| x && y, STRAIGHT);
+        for height in [1.3, 1.01, 1.0, 0.995] {
+            assert_eq!(face([1.0, height, 0.5], &beside), FaceAnswer::Beside, "{height}");
+        }
+        // Lower, beside the cube's side: that side, at distance 0 (no push, no catch).
+        let side = face([1.0, 0.6, 0.5], &beside);
+        assert_eq!(
+            side,
+            FaceAnswer::Face(Surface {
+                distance: 0.0,
+                normal: [1.0, 0.0, 0.0]
+            })
+        );
+        // A hair apart (within FLUSH) changes nothing.
+        assert_eq!(face([1.004, 1.2, 0.5], &beside), FaceAnswer::Beside);
+    }
+
+    #[test]
+    fn a_block_stacked_on_it_meets_its_top_even_at_the_edge() {
+        // The block above covers the cube's top: its points on the cube's top edges and
+        // corners meet the top face.
+        let over = around(|[x, y, z]| !x && y && !z, STRAIGHT);
+        assert_up(face([1.0, 1.3, 1.0], &over), 0.3);
+        assert_up(face([1.0, 1.0, 1.0], &over), 0.0);
+        // A body across the edge (over the top and beyond it): its points on the edge meet the top.
+        let both = around(|[_, y, _]| y, STRAIGHT);
+        assert_up(face([1.0, 1.004, 0.5], &both), 0.004);
+        // Deep inside, or beyond two faces (a real edge): the true distance answers.
+        assert_eq!(face([0.5, 0.5, 0.5], &over), FaceAnswer::Distance);
+        assert_eq!(face([1.2, 1.3, 0.5], &over), FaceAnswer::Distance);
+        // Nothing known: the true distance.
+        assert_eq!(face([1.0, 1.3, 1.0], &Around::UNKNOWN), FaceAnswer::Distance);
+    }
+
+    #[test]
+    fn a_covered_side_is_no_way_out_and_a_turned_body_is_seen_turned() {
+        // Just inside the cube's +x side, which a neighbour covers: not the way out; the top,
+        // open, is.
+        let over = around(|[x, y, _]| !x && y, STRAIGHT);
+        let covered = box_face(CUBE, [0.99, 0.995, 0.5], &over, 0.25, |side| side != 1);
+        assert_up(covered, -0.005);
+        // A body turned a quarter about z (its +x now the world's +y): its cells at +x are
+        // over the top face, so the top is met.
+        let quarter = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let turned = around(|[x, y, _]| x && y, quarter);
+        assert!(matches!(face([1.0, 1.2, 0.5], &turned), FaceAnswer::Face(_)));
+    }
+
+    #[test]
+    fn the_clearance_bound_is_never_above_the_face_met() {
+        // Over a grid of points around the cube and every body of one octant, a face met is
+        // never nearer than the bound less twice FLUSH.
+        let mut checked = 0;
+        for i in -6..=16 {
+            for j in -6..=16 {
+                let point = [i as f32 * 0.0925, j as f32 * 0.0925, 0.5];
+                let bound = box_clearance(CUBE, point);
+                for octant in 0..8u8 {
+                    let one = Around {
+                        octants: 1 << octant,
+                        turn: STRAIGHT,
+                    };
+                    if let FaceAnswer::Face(surface) = face(point, &one) {
+                        checked += 1;
+                        assert!(surface.distance >= bound - 2.0 * FLUSH, "{point:?}");
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+}
