@@ -247,3 +247,38 @@ fn a_resting_cube_touches_what_it_rests_on() {
         }
     }
 }
+
+#[test]
+fn cubes_drop_into_a_slot_between_standing_blocks_and_beside_a_standing_wall() {
+    // The world's own blocks, standing on the ground (away from where the player stands): a
+    // 1 m slot between two columns of 1 m stone blocks two high, and a half-meter slot between
+    // half-meter stone columns three high.
+    const Z: i32 = 20;
+    for (size, height, material) in [(2u8, 2, STONE), (1, 3, PLANKS)] {
+        let mut world = flat_world();
+        let s = i32::from(size);
+        for column in [0, 2 * s] {
+            for level in 0..height {
+                let block = Block::new(column, level * s, Z, size, STONE as u8, 0, false)
+                    .expect("a valid block");
+                world.place(block).expect("room on the ground");
+            }
+        }
+        let cube = Cube {
+            place: [s, 0, Z],
+            size,
+            material,
+        };
+        let above = f64::from(height * s) * CELL + 0.5;
+        let handles = drop_in_turn(&mut world, &[cube], above, 1.5);
+        assert_in_place(&mut world, &[cube], &handles, &format!("{size}-cell slot"));
+        // And beside the standing wall, flush with its outer side.
+        let beside = Cube {
+            place: [3 * s, 0, Z],
+            size,
+            material,
+        };
+        let handles = drop_in_turn(&mut world, &[beside], 0.5, 1.5);
+        assert_in_place(&mut world, &[beside], &handles, &format!("{size}-cell, beside"));
+    }
+}

@@ -27,6 +27,10 @@ pub struct Around {
     /// The body's own axes in the question's frame: `turn · v` turns a direction `v` of the
     /// body into that frame.
     pub turn: [[f32; 3]; 3],
+    /// How far the point moves against the solid in this step, in the question's frame (0
+    /// when unknown): of two surfaces, the one the point would come nearer to by the step's
+    /// end is its contact ([`Surface::sooner`]).
+    pub motion: [f32; 3],
 }
 
 impl Around {
@@ -34,6 +38,7 @@ impl Around {
     pub const UNKNOWN: Around = Around {
         octants: 0,
         turn: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        motion: [0.0; 3],
     };
 
     /// The middles of the filled octants' cells of side `2 · half` about `point`, in the
@@ -50,6 +55,23 @@ impl Around {
             });
             visit(middle)
         })
+    }
+}
+
+impl Surface {
+    /// Whether a point moving by `motion` this step comes nearer to this surface than to
+    /// `other` by the step's end (each surface taken as its plane: `distance + normal ·
+    /// motion`). A point has one contact per solid: where two surfaces are near (a wall beside
+    /// the floor a block lands on), the one it is about to reach is the one that must stop it,
+    /// not the side it only slides along. With no motion, the nearer.
+    pub fn sooner(&self, other: &Surface, motion: [f32; 3]) -> bool {
+        let end = |surface: &Surface| {
+            surface.distance
+                + surface.normal[0] * motion[0]
+                + surface.normal[1] * motion[1]
+                + surface.normal[2] * motion[2]
+        };
+        end(self) < end(other)
     }
 }
 
@@ -93,19 +115,19 @@ pub trait Solid: Sync {
         }
     }
 
-    /// [`Solid::nearest_many_clear`] for the points of one body, with what lies around each
-    /// ([`Around`]: `octants[i]` for `queries[i]`, `turn` the body's axes in the world). A
-    /// solid with flat faces answers with the face each point meets; the default ignores what
-    /// lies around, right for smooth solids. The clearances stay those of the true distances.
+    /// [`Solid::nearest_many_clear`] for the points of a body, with what lies around each
+    /// ([`Around`]: `around[i]` for `queries[i]`, in the world's frame). A solid with flat
+    /// faces answers with the face each point meets, and a solid of several surfaces with the
+    /// one each point is about to reach ([`Surface::sooner`]); the default ignores what lies
+    /// around, right for one smooth solid. The clearances stay those of the true distances.
     fn nearest_many_around(
         &self,
         queries: &[([f32; 3], f32)],
-        turn: &[[f32; 3]; 3],
-        octants: &[u8],
+        around: &[Around],
         out: &mut [Option<Surface>],
         clear: &mut [f32],
     ) {
-        let _ = (turn, octants);
+        let _ = around;
         self.nearest_many_clear(queries, out, clear);
     }
 
@@ -278,7 +300,11 @@ mod tests {
             let signs = [0, 1, 2].map(|axis| octant >> axis & 1 == 1);
             mask | u8::from(filled(signs)) << octant
         });
-        Around { octants, turn }
+        Around {
+            octants,
+            turn,
+            motion: [0.0; 3],
+        }
     }
 
     const STRAIGHT: [[f32; 3]; 3] = Around::UNKNOWN.turn;
@@ -362,7 +388,7 @@ mod tests {
                 for octant in 0..8u8 {
                     let one = Around {
                         octants: 1 << octant,
-                        turn: STRAIGHT,
+                        ..Around::UNKNOWN
                     };
                     if let FaceAnswer::Face(surface) = face(point, &one) {
                         checked += 1;

@@ -146,7 +146,8 @@ pub fn blocks_surface(store: &BlockStore, point: [f32; 3], reach: f32) -> Option
 /// [`blocks_surface`] asked from a body's point with what the body fills around it: a plain
 /// block answers with the face the point meets (`collision::box_face`: none where the point
 /// only lines up with a flush neighbour's side), a cut block and a real edge or corner with the
-/// true distance. With it, a lower bound on the true distance to every block (the reach when
+/// true distance; of the blocks' answers, the surface the point is about to reach
+/// (`Surface::sooner`, the nearest when it does not move). With it, a lower bound on the true distance to every block (the reach when
 /// none is near), less twice `collision::FLUSH`: how clear of the blocks the point surely is,
 /// for any question asked within that clearance less its reach.
 pub fn blocks_surface_around(
@@ -176,7 +177,7 @@ pub fn blocks_surface_around(
             Some(surface)
         };
         if let Some(surface) = surface.filter(|s| s.distance < reach) {
-            if nearest.is_none_or(|n| surface.distance < n.distance) {
+            if nearest.is_none_or(|n| surface.sooner(&n, around.motion)) {
                 nearest = Some(surface);
             }
         }

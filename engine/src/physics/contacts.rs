@@ -114,7 +114,7 @@ pub(crate) struct ContactJob {
     /// The questions to the world for its points, what its body fills around each, and the
     /// answers.
     queries: Vec<([f32; 3], f32)>,
-    octants: Vec<u8>,
+    around: Vec<Around>,
     answers: Vec<Option<Surface>>,
     /// How clear of the world the world says each point asked is.
     clearances: Vec<f32>,
@@ -165,7 +165,7 @@ impl ContactJob {
     fn find_contacts(&mut self, scene: &Scene) {
         self.contacts.clear();
         self.queries.clear();
-        self.octants.clear();
+        self.around.clear();
         let bodies = scene.bodies;
         let body = self.body as usize;
         let position = bodies.position[body];
@@ -195,8 +195,8 @@ impl ContactJob {
         }
         let point_of = |offset: Vector| {
             let lever = math::times(rotation, offset);
-            let speed = math::length(math::add(velocity, math::cross(spin, lever)));
-            (math::add(position, lever), speed)
+            let moving = math::add(velocity, math::cross(spin, lever));
+            (math::add(position, lever), math::length(moving), moving)
         };
         // Where the clusters are; their points only once a cluster is near something.
         self.centres.clear();
@@ -212,6 +212,7 @@ impl ContactJob {
             // A point surely clearer than any of its points must be is not asked.
             let clear = &mut self.clearance;
             let point_need = most_reach + BOUND_SLACK;
+            let world_turn = turn_f32(rotation);
             self.summed.clear();
             for (which, (cluster, &centre)) in clusters.iter().zip(&self.centres).enumerate() {
                 // None of its points may be near: not even the cluster is asked.
@@ -235,12 +236,16 @@ impl ContactJob {
                     if clear.point(index) >= point_need {
                         continue;
                     }
-                    let (point, speed) = point_of(offsets[index]);
+                    let (point, speed, moving) = point_of(offsets[index]);
                     let reach = MARGIN + speed * STEP;
                     self.asked.push((point, index as u32, reach));
                     self.queries
                         .push((math::to_f32(point), (reach + LOOK) as f32));
-                    self.octants.push(around[index]);
+                    self.around.push(Around {
+                        octants: around[index],
+                        turn: world_turn,
+                        motion: motion_of(moving),
+                    });
                 }
             }
             self.answers.clear();
@@ -250,8 +255,7 @@ impl ContactJob {
                 .resize(self.queries.len(), f32::NEG_INFINITY);
             scene.world.nearest_many_around(
                 &self.queries,
-                &turn_f32(rotation),
-                &self.octants,
+                &self.around,
                 &mut self.answers,
                 &mut self.clearances,
             );
@@ -340,6 +344,11 @@ impl ContactJob {
                         around: Around {
                             octants: other_around[feature],
                             turn: other_turn,
+                            // The resting point against this body, which moves: the other way.
+                            motion: motion_of(math::times_transposed(
+                                rotation,
+                                math::scale(velocity_at(bodies, body, point), -1.0),
+                            )),
                         },
                         pushed_out: false,
                     };
@@ -372,8 +381,8 @@ fn points_against(
     let clusters = bodies.clusters_of(body);
     let point_of = |offset: Vector| {
         let lever = math::times(rotation, offset);
-        let speed = math::length(math::add(velocity, math::cross(spin, lever)));
-        (math::add(position, lever), speed)
+        let moving = math::add(velocity, math::cross(spin, lever));
+        (math::add(position, lever), math::length(moving), moving)
     };
     let other_position = bodies.position[other_index];
     let other_rotation = &scene.rotation[other_index];
@@ -436,7 +445,7 @@ fn points_against(
             if !within(seen_from_other.point(offset), other_extent, point_grow) {
                 continue;
             }
-            let (point, speed) = point_of(offset);
+            let (point, speed, moving) = point_of(offset);
             let reach = MARGIN + (speed + other_bound) * STEP;
             let from_other = math::sub(point, other_position);
             let limit = other_radius + reach + BOUND_SLACK;
@@ -451,6 +460,10 @@ fn points_against(
                 around: Around {
                     octants: around[feature],
                     turn: turn_there,
+                    motion: motion_of(math::times_transposed(
+                        other_rotation,
+                        math::sub(moving, velocity_at(bodies, other_index, point)),
+                    )),
                 },
                 pushed_out: true,
             };
@@ -628,6 +641,17 @@ fn boxes_apart(a: PlacedBox, b: PlacedBox, gap: f64) -> bool {
         let a_reach: f64 = (0..3).map(|i| a_half[i] * across[i][j]).sum();
         b_apart[j].abs() > b_half[j] + a_reach + gap
     })
+}
+
+/// How far a point moving at `velocity` goes in a step, in `f32`, for the questions.
+fn motion_of(velocity: Vector) -> [f32; 3] {
+    math::to_f32(math::scale(velocity, STEP))
+}
+
+/// The velocity of body `dense` at `point` (the world): its own and its spin's.
+fn velocity_at(bodies: &Bodies, dense: usize, point: Vector) -> Vector {
+    let lever = math::sub(point, bodies.position[dense]);
+    math::add(bodies.velocity[dense], math::cross(bodies.spin[dense], lever))
 }
 
 /// A turn in `f32`, for the questions.

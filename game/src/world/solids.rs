@@ -39,12 +39,11 @@ impl Solid for SceneSolids<'_> {
     fn nearest_many_around(
         &self,
         queries: &[([f32; 3], f32)],
-        turn: &[[f32; 3]; 3],
-        octants: &[u8],
+        around: &[Around],
         out: &mut [Option<Surface>],
         clear: &mut [f32],
     ) {
-        self.many(queries, out, Some(clear), Some((turn, octants)));
+        self.many(queries, out, Some(clear), Some(around));
     }
 
     /// The ground's stamp and the blocks', side by side: each is fresh with every change.
@@ -56,15 +55,16 @@ impl Solid for SceneSolids<'_> {
 impl SceneSolids<'_> {
     /// The terrain's answers for all the points at once, then the blocks' one by one; with
     /// `clear`, the nearer of the two clearances (a block's distance is a true distance, and
-    /// none within the reach means none nearer than the reach). With `around` (a body's turn
-    /// and what it fills around each point), the blocks answer with the faces the points meet
-    /// (`solids::blocks_surface_around`); the terrain, smooth, the same either way.
+    /// none within the reach means none nearer than the reach). With `around` (what each
+    /// point's body fills around it, and how it moves), the blocks answer with the faces the
+    /// points meet (`solids::blocks_surface_around`), the terrain (smooth) as ever, and of the
+    /// two the surface each point is about to reach ([`Surface::sooner`]).
     fn many(
         &self,
         queries: &[([f32; 3], f32)],
         out: &mut [Option<Surface>],
         mut clear: Option<&mut [f32]>,
-        around: Option<(&[[f32; 3]; 3], &[u8])>,
+        around: Option<&[Around]>,
     ) {
         crate::solids::terrain_surfaces(self.field, queries, out, clear.as_deref_mut());
         let any_blocks = self.blocks.count() > 0;
@@ -77,14 +77,14 @@ impl SceneSolids<'_> {
                 continue;
             }
             if any_blocks {
+                let motion = around.map_or([0.0; 3], |around| around[index].motion);
                 let (blocks, blocks_clear) = match around {
-                    Some((&turn, octants)) => {
-                        let around = Around {
-                            octants: octants[index],
-                            turn,
-                        };
-                        crate::solids::blocks_surface_around(self.blocks, point, reach, &around)
-                    }
+                    Some(around) => crate::solids::blocks_surface_around(
+                        self.blocks,
+                        point,
+                        reach,
+                        &around[index],
+                    ),
                     None => {
                         let blocks = crate::solids::blocks_surface(self.blocks, point, reach);
                         (blocks, blocks.map_or(reach, |s| s.distance))
@@ -93,7 +93,7 @@ impl SceneSolids<'_> {
                 if let Some(clear) = clear.as_deref_mut() {
                     clear[index] = clear[index].min(blocks_clear);
                 }
-                *answer = nearer(*answer, blocks);
+                *answer = sooner(*answer, blocks, motion);
             }
         }
     }
@@ -116,8 +116,14 @@ impl Solid for WithRubble<'_> {
 
 /// The nearer of two surfaces (the terrain's first on a tie).
 fn nearer(terrain: Option<Surface>, blocks: Option<Surface>) -> Option<Surface> {
+    sooner(terrain, blocks, [0.0; 3])
+}
+
+/// Of two surfaces, the one a point moving by `motion` this step comes nearer to by its end
+/// ([`Surface::sooner`]; with no motion, the nearer), the terrain's first on a tie.
+fn sooner(terrain: Option<Surface>, blocks: Option<Surface>, motion: [f32; 3]) -> Option<Surface> {
     match (terrain, blocks) {
-        (Some(a), Some(b)) => Some(if b.distance < a.distance { b } else { a }),
+        (Some(a), Some(b)) => Some(if b.sooner(&a, motion) { b } else { a }),
         (a, b) => a.or(b),
     }
 }

@@ -278,7 +278,7 @@ impl BenchPiece {
                     match box_face(bounds, point, around, 0.25, is_open) {
                         FaceAnswer::Face(surface) => {
                             if surface.distance < reach
-                                && best.is_none_or(|b| surface.distance < b.distance)
+                                && best.is_none_or(|b| surface.sooner(&b, around.motion))
                             {
                                 best = Some(surface);
                             }
@@ -294,13 +294,14 @@ impl BenchPiece {
                                 (away[0] * away[0] + away[1] * away[1] + away[2] * away[2]).sqrt();
                             if distance <= 1e-6 {
                                 inside = true;
-                            } else if distance < reach
-                                && best.is_none_or(|b| distance < b.distance)
-                            {
-                                best = Some(Surface {
+                            } else if distance < reach {
+                                let surface = Surface {
                                     distance,
                                     normal: away.map(|value| value / distance),
-                                });
+                                };
+                                if best.is_none_or(|b| surface.sooner(&b, around.motion)) {
+                                    best = Some(surface);
+                                }
                             }
                         }
                     }
@@ -309,7 +310,7 @@ impl BenchPiece {
         }
         if inside {
             if let Some(surface) = self.nearest(point, reach) {
-                if best.is_none_or(|b| surface.distance < b.distance) {
+                if best.is_none_or(|b| surface.sooner(&b, around.motion)) {
                     best = Some(surface);
                 }
             }
