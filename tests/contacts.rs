@@ -103,8 +103,8 @@ fn assert_in_place(world: &mut World, cubes: &[Cube], handles: &[BodyHandle], sc
     let before: Vec<BodyView> = handles.iter().map(|&h| body(world, h)).collect();
     for (index, (cube, body)) in cubes.iter().zip(&before).enumerate() {
         let want = cube.middle();
-        let across = ((body.position[0] - want[0]).powi(2) + (body.position[2] - want[2]).powi(2))
-            .sqrt();
+        let across =
+            ((body.position[0] - want[0]).powi(2) + (body.position[2] - want[2]).powi(2)).sqrt();
         let tilt = tilt_degrees(body);
         let half = f64::from(cube.size) * CELL / 2.0;
         let gap = body.position[1] - half - f64::from(cube.place[1]) * CELL;
@@ -140,7 +140,12 @@ fn a_wall_of_eight_cubes_dropped_side_by_side_stays_a_wall() {
         let mut world = flat_world();
         let cubes = wall(8);
         let handles = drop_in_turn(&mut world, &cubes, above, 1.5);
-        assert_in_place(&mut world, &cubes, &handles, &format!("wall from {above} m"));
+        assert_in_place(
+            &mut world,
+            &cubes,
+            &handles,
+            &format!("wall from {above} m"),
+        );
     }
 }
 
@@ -179,7 +184,11 @@ fn cubes_of_other_sizes_and_materials_fill_slots_and_walls() {
         size: 1,
         material,
     };
-    let slot = [small(0, 0, COPPER), small(2, 0, COPPER), small(1, 0, PLANKS)];
+    let slot = [
+        small(0, 0, COPPER),
+        small(2, 0, COPPER),
+        small(1, 0, PLANKS),
+    ];
     let mut world = flat_world();
     let handles = drop_in_turn(&mut world, &slot, 1.5, 1.5);
     assert_in_place(&mut world, &slot, &handles, "half-meter slot");
@@ -279,6 +288,11 @@ fn cubes_drop_into_a_slot_between_standing_blocks_and_beside_a_standing_wall() {
             material,
         };
         let handles = drop_in_turn(&mut world, &[beside], 0.5, 1.5);
-        assert_in_place(&mut world, &[beside], &handles, &format!("{size}-cell, beside"));
+        assert_in_place(
+            &mut world,
+            &[beside],
+            &handles,
+            &format!("{size}-cell, beside"),
+        );
     }
 }

@@ -43,18 +43,25 @@ impl Around {
 
     /// The middles of the filled octants' cells of side `2 · half` about `point`, in the
     /// question's frame, each passed to `visit` until it returns true; whether one did.
-    pub fn any_cell(&self, point: [f32; 3], half: f32, mut visit: impl FnMut([f32; 3]) -> bool) -> bool {
-        (0..8u8).filter(|octant| self.octants >> octant & 1 == 1).any(|octant| {
-            let signs: [f32; 3] =
-                std::array::from_fn(|axis| if octant >> axis & 1 == 1 { half } else { -half });
-            let middle = std::array::from_fn(|row| {
-                point[row]
-                    + self.turn[row][0] * signs[0]
-                    + self.turn[row][1] * signs[1]
-                    + self.turn[row][2] * signs[2]
-            });
-            visit(middle)
-        })
+    pub fn any_cell(
+        &self,
+        point: [f32; 3],
+        half: f32,
+        mut visit: impl FnMut([f32; 3]) -> bool,
+    ) -> bool {
+        (0..8u8)
+            .filter(|octant| self.octants >> octant & 1 == 1)
+            .any(|octant| {
+                let signs: [f32; 3] =
+                    std::array::from_fn(|axis| if octant >> axis & 1 == 1 { half } else { -half });
+                let middle = std::array::from_fn(|row| {
+                    point[row]
+                        + self.turn[row][0] * signs[0]
+                        + self.turn[row][1] * signs[1]
+                        + self.turn[row][2] * signs[2]
+                });
+                visit(middle)
+            })
     }
 }
 
@@ -330,7 +337,11 @@ mod tests {
         // of the cube's side, above the cube's top edge, and level with it.
         let beside = around(|[x, y, _]| x && y, STRAIGHT);
         for height in [1.3, 1.01, 1.0, 0.995] {
-            assert_eq!(face([1.0, height, 0.5], &beside), FaceAnswer::Beside, "{height}");
+            assert_eq!(
+                face([1.0, height, 0.5], &beside),
+                FaceAnswer::Beside,
+                "{height}"
+            );
         }
         // Lower, beside the cube's side: that side, at distance 0 (no push, no catch).
         let side = face([1.0, 0.6, 0.5], &beside);
@@ -359,7 +370,10 @@ mod tests {
         assert_eq!(face([0.5, 0.5, 0.5], &over), FaceAnswer::Distance);
         assert_eq!(face([1.2, 1.3, 0.5], &over), FaceAnswer::Distance);
         // Nothing known: the true distance.
-        assert_eq!(face([1.0, 1.3, 1.0], &Around::UNKNOWN), FaceAnswer::Distance);
+        assert_eq!(
+            face([1.0, 1.3, 1.0], &Around::UNKNOWN),
+            FaceAnswer::Distance
+        );
     }
 
     #[test]
@@ -373,7 +387,10 @@ mod tests {
         // over the top face, so the top is met.
         let quarter = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
         let turned = around(|[x, y, _]| x && y, quarter);
-        assert!(matches!(face([1.0, 1.2, 0.5], &turned), FaceAnswer::Face(_)));
+        assert!(matches!(
+            face([1.0, 1.2, 0.5], &turned),
+            FaceAnswer::Face(_)
+        ));
     }
 
     #[test]

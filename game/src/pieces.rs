@@ -147,7 +147,11 @@ pub fn contact_points(blocks: &[Block], own: &BlockStore) -> ContactPoints {
     }
     let (points, around) = order
         .iter()
-        .filter_map(|corner| points.get(corner).map(|&(_, point, around)| (point, around)))
+        .filter_map(|corner| {
+            points
+                .get(corner)
+                .map(|&(_, point, around)| (point, around))
+        })
         .unzip();
     ContactPoints { points, around }
 }

@@ -693,7 +693,9 @@ mod tests {
             .map(|x| {
                 let desc = desc(f64::from(x));
                 let properties = MassProperties::of(&desc).expect("valid");
-                bodies.insert(properties, &desc.points, &desc.around).expect("room")
+                bodies
+                    .insert(properties, &desc.points, &desc.around)
+                    .expect("room")
             })
             .collect();
         bodies.remove(handles[1]).expect("live");
@@ -712,7 +714,9 @@ mod tests {
         // The freed slot is reused with a new generation; the old handle stays stale.
         let desc = desc(9.0);
         let properties = MassProperties::of(&desc).expect("valid");
-        let again = bodies.insert(properties, &desc.points, &desc.around).expect("room");
+        let again = bodies
+            .insert(properties, &desc.points, &desc.around)
+            .expect("room");
         assert_eq!(again.index(), handles[1].index());
         assert_ne!(again, handles[1]);
         assert!(bodies.dense(handles[1]).is_none());

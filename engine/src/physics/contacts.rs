@@ -651,7 +651,10 @@ fn motion_of(velocity: Vector) -> [f32; 3] {
 /// The velocity of body `dense` at `point` (the world): its own and its spin's.
 fn velocity_at(bodies: &Bodies, dense: usize, point: Vector) -> Vector {
     let lever = math::sub(point, bodies.position[dense]);
-    math::add(bodies.velocity[dense], math::cross(bodies.spin[dense], lever))
+    math::add(
+        bodies.velocity[dense],
+        math::cross(bodies.spin[dense], lever),
+    )
 }
 
 /// A turn in `f32`, for the questions.

@@ -21,7 +21,9 @@ pub enum PhysicsError {
     #[error("contact point {point} is not finite: {value:?}")]
     PointNotFinite { point: usize, value: [f64; 3] },
     /// The list of what lies around the points is neither empty nor one per point.
-    #[error("{around} octant masks were given for {points} contact points; give one per point, or none")]
+    #[error(
+        "{around} octant masks were given for {points} contact points; give one per point, or none"
+    )]
     AroundCount { around: usize, points: usize },
     /// A value handed to a setter (position, orientation, velocity, spin) is not finite.
     #[error("the {field} {value:?} is not finite")]

@@ -135,9 +135,12 @@ impl PhysicsWorld {
         world.bodies = Bodies::with_generations(&state.generations);
         for (body, desc) in state.bodies.iter().zip(descs) {
             let properties = MassProperties::of(desc)?;
-            let dense = world
-                .bodies
-                .insert_in(body.handle.index(), properties, &desc.points, &desc.around)?;
+            let dense = world.bodies.insert_in(
+                body.handle.index(),
+                properties,
+                &desc.points,
+                &desc.around,
+            )?;
             let bodies = &mut world.bodies;
             bodies.position[dense] = body.position;
             bodies.orientation[dense] = body.orientation;

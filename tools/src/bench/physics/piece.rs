@@ -248,12 +248,7 @@ impl BenchPiece {
     /// covered by a neighbour no way out): the face the point meets; where a block faces it
     /// with a real edge or corner, that block's true distance; deep inside, the union's way
     /// out ([`BenchPiece::nearest`]).
-    pub fn nearest_around(
-        &self,
-        point: [f32; 3],
-        reach: f32,
-        around: &Around,
-    ) -> Option<Surface> {
+    pub fn nearest_around(&self, point: [f32; 3], reach: f32, around: &Around) -> Option<Surface> {
         if around.octants == 0 || !point.iter().all(|value| value.is_finite()) {
             return self.nearest(point, reach);
         }
