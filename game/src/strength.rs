@@ -171,10 +171,13 @@ pub struct Joints {
     masses: Vec<f64>,
     /// Each block's middle of mass, from the piece's (meters, its own frame).
     levers: Vec<Vector>,
-    /// Each block's inertia about its own middle, kg m².
+    /// Each block's inertia about the piece's middle (its own, and its mass at its lever),
+    /// kg m².
     inertias: Vec<Matrix>,
     /// The piece's middle of mass, in its own frame.
     middle: Vector,
+    /// The piece's cells, when its box is small enough.
+    grid: Option<Grid>,
     /// The chains from the block at the middle of mass.
     chains: Chains,
     /// Per block: what holds its branch to the rest, newtons (infinite for a root).
@@ -191,6 +194,101 @@ struct Chains {
     depth: Vec<u32>,
     /// The blocks in breadth-first order.
     order: Vec<u32>,
+}
+
+/// Each cell of a piece's box, the block that fills it: for finding the blocks at a push
+/// without asking the store, kept when the box is not much more than the piece (at most
+/// [`GRID_SHARE`] times its cells, or [`GRID_CELLS`]).
+#[derive(Debug, Clone, Default)]
+struct Grid {
+    /// The lowest cell of the box.
+    low: [i32; 3],
+    /// The box's cells along each axis.
+    size: [i32; 3],
+    /// Each cell's block ([`u32::MAX`]: none), x fastest.
+    cells: Vec<u32>,
+}
+
+/// How many times a piece's cells its box may hold and still be kept as a [`Grid`].
+const GRID_SHARE: usize = 8;
+
+/// A box of this many cells is kept as a [`Grid`] however few of them the piece fills.
+const GRID_CELLS: usize = 4096;
+
+impl Grid {
+    /// The grid of a piece's blocks, unless its box is too big for it.
+    fn of(blocks: &[Block]) -> Option<Self> {
+        let mut low = [i32::MAX; 3];
+        let mut high = [i32::MIN; 3];
+        let mut filled = 0usize;
+        for block in blocks {
+            let size = i32::from(block.size);
+            for axis in 0..3 {
+                low[axis] = low[axis].min(block.low()[axis]);
+                high[axis] = high[axis].max(block.low()[axis] + size);
+            }
+            filled += usize::from(block.size).pow(3);
+        }
+        let size: [i32; 3] = std::array::from_fn(|axis| high[axis] - low[axis]);
+        let volume = size.iter().try_fold(1usize, |volume, &side| {
+            volume.checked_mul(usize::try_from(side).ok()?)
+        })?;
+        if blocks.is_empty() || volume > (GRID_SHARE * filled).max(GRID_CELLS) {
+            return None;
+        }
+        let mut grid = Grid {
+            low,
+            size,
+            cells: vec![u32::MAX; volume],
+        };
+        for (index, block) in blocks.iter().enumerate() {
+            for cell in block.cells() {
+                if let Some(at) = grid.index(cell) {
+                    grid.cells[at] = index as u32;
+                }
+            }
+        }
+        Some(grid)
+    }
+
+    /// Where a cell is in `cells`, if it is in the box.
+    fn index(&self, cell: [i32; 3]) -> Option<usize> {
+        let mut at = 0usize;
+        for axis in (0..3).rev() {
+            let offset = cell[axis].checked_sub(self.low[axis])?;
+            if offset < 0 || offset >= self.size[axis] {
+                return None;
+            }
+            at = at * self.size[axis] as usize + offset as usize;
+        }
+        Some(at)
+    }
+
+    /// The block filling a cell, if any.
+    fn at(&self, cell: [i32; 3]) -> Option<u32> {
+        self.index(cell)
+            .map(|at| self.cells[at])
+            .filter(|&block| block != u32::MAX)
+    }
+
+    /// Where a corner of the cells is among the corners of the box (one more along each axis
+    /// than its cells), if it is one of them.
+    fn corner_index(&self, corner: [i32; 3]) -> Option<usize> {
+        let mut at = 0usize;
+        for axis in (0..3).rev() {
+            let offset = corner[axis].checked_sub(self.low[axis])?;
+            if offset < 0 || offset > self.size[axis] {
+                return None;
+            }
+            at = at * (self.size[axis] as usize + 1) + offset as usize;
+        }
+        Some(at)
+    }
+
+    /// How many corners the box has.
+    fn corners(&self) -> usize {
+        self.size.iter().map(|&side| side as usize + 1).product()
+    }
 }
 
 impl Joints {
@@ -238,8 +336,17 @@ impl Joints {
             by_slot,
             masses: parts.iter().map(|part| part.mass).collect(),
             levers: parts.iter().map(|part| sub(part.center, middle)).collect(),
-            inertias: parts.iter().map(|part| part.inertia).collect(),
+            inertias: parts
+                .iter()
+                .map(|part| {
+                    let lever = at_lever(part.mass, sub(part.center, middle));
+                    std::array::from_fn(|r| {
+                        std::array::from_fn(|c| part.inertia[r][c] + lever[r][c])
+                    })
+                })
+                .collect(),
             middle,
+            grid: Grid::of(blocks),
             chains: Chains::default(),
             holds: Vec::new(),
             limit: f64::INFINITY,
@@ -286,7 +393,10 @@ impl Joints {
         let count = self.masses.len();
         let chains = &self.chains;
         let mass: f64 = self.masses.iter().sum();
-        let Some(turn) = inverse(&self.inertia(0..count, [0.0; 3])) else {
+        let inertia = self.inertias.iter().fold([[0.0; 3]; 3], |sum, block| {
+            std::array::from_fn(|r| std::array::from_fn(|c| sum[r][c] + block[r][c]))
+        });
+        let Some(turn) = inverse(&inertia) else {
             return 0.0;
         };
         let cell = f64::from(CELL);
@@ -382,10 +492,28 @@ impl Joints {
         let count = blocks.len();
         let mut taken = vec![[0.0; 3]; count];
         let mut turned = vec![[0.0; 3]; count];
-        let mut corners: Vec<[i32; 3]> = pushes.iter().map(|&(point, _)| corner(point)).collect();
-        corners.sort_unstable();
-        corners.dedup();
-        let pushed = |at: [i32; 3]| corners.binary_search(&at).is_ok();
+        // The corners pushed: flags over the box's corners, or a sorted list without a grid.
+        let mut flags = Vec::new();
+        let mut listed = Vec::new();
+        match &self.grid {
+            Some(grid) => {
+                flags = vec![false; grid.corners()];
+                for &(point, _) in pushes {
+                    if let Some(at) = grid.corner_index(corner(point)) {
+                        flags[at] = true;
+                    }
+                }
+            }
+            None => {
+                listed = pushes.iter().map(|&(point, _)| corner(point)).collect();
+                listed.sort_unstable();
+                listed.dedup();
+            }
+        }
+        let pushed = |at: [i32; 3]| match &self.grid {
+            Some(grid) => grid.corner_index(at).is_some_and(|at| flags[at]),
+            None => listed.binary_search(&at).is_ok(),
+        };
         let mut found = Vec::new();
         for (&(point, _), &push) in pushes.iter().zip(spread) {
             let at = corner(point);
@@ -418,6 +546,7 @@ impl Joints {
         let mut top = vec![0; count];
         self.tops(&cut, &mut top);
         let mut holds = self.holds.clone();
+        let mut holding = vec![true; self.joints.len()];
         let mut ratios = vec![0.0; count];
         let mut most = vec![0.0f64; count];
         loop {
@@ -440,7 +569,7 @@ impl Joints {
                 return top;
             }
             self.tops(&cut, &mut top);
-            self.holds_within(&top, &mut holds);
+            self.let_go(&top, &mut holding, &mut holds);
         }
     }
 
@@ -465,14 +594,19 @@ impl Joints {
         let mut first = vec![[0.0; 3]; count];
         let mut push = vec![[0.0; 3]; count];
         let mut moment = vec![[0.0; 3]; count];
+        let mut inertia = vec![[[0.0; 3]; 3]; count];
         for block in 0..count {
             let part = top[block] as usize;
             mass[part] += self.masses[block];
             first[part] = add(first[part], scale(self.levers[block], self.masses[block]));
             push[part] = add(push[part], taken[block]);
             moment[part] = add(moment[part], turned[block]);
+            for (sum, row) in inertia[part].iter_mut().zip(&self.inertias[block]) {
+                *sum = add(*sum, *row);
+            }
         }
-        // Each part's middle and motion.
+        // Each part's middle and motion: its inertia about its own middle is the one about
+        // the piece's less its mass at its middle's lever.
         let mut middle = vec![[0.0; 3]; count];
         let mut speed = vec![[0.0; 3]; count];
         let mut spin = vec![[0.0; 3]; count];
@@ -482,10 +616,11 @@ impl Joints {
             }
             middle[part] = scale(first[part], 1.0 / mass[part]);
             speed[part] = scale(push[part], 1.0 / mass[part]);
-            let members = (0..count).filter(|&block| top[block] as usize == part);
+            let lever = at_lever(mass[part], middle[part]);
+            let own: Matrix =
+                std::array::from_fn(|r| std::array::from_fn(|c| inertia[part][r][c] - lever[r][c]));
             let about = sub(moment[part], cross(middle[part], push[part]));
-            spin[part] = inverse(&self.inertia(members, middle[part]))
-                .map_or([0.0; 3], |turn| times(&turn, about));
+            spin[part] = inverse(&own).map_or([0.0; 3], |turn| times(&turn, about));
         }
         let mut branch: Vec<Vector> = (0..count)
             .map(|block| {
@@ -512,34 +647,15 @@ impl Joints {
             .collect()
     }
 
-    /// The inertia of some blocks about a point (from the piece's middle): each block's own
-    /// about its middle, plus its mass at its distance.
-    fn inertia(&self, blocks: impl Iterator<Item = usize>, about: Vector) -> Matrix {
-        let mut inertia = [[0.0; 3]; 3];
-        for block in blocks {
-            let d = sub(self.levers[block], about);
-            let m = self.masses[block];
-            let far = dot(d, d);
-            for row in 0..3 {
-                for column in 0..3 {
-                    let along = if row == column { far } else { 0.0 };
-                    inertia[row][column] +=
-                        self.inertias[block][row][column] + m * (along - d[row] * d[column]);
-                }
-            }
-        }
-        inertia
-    }
-
-    /// What holds each branch to the rest of its part (`top`): every joint within the part
-    /// whose chain path crosses the branch's link, together; infinite for a part's first
-    /// block.
-    fn holds_within(&self, top: &[u32], holds: &mut [f64]) {
-        holds.fill(0.0);
-        for joint in &self.joints {
-            if top[joint.a as usize] == top[joint.b as usize] {
+    /// Takes the joints still `holding` between two parts (`top`) off what holds the branches
+    /// their chain paths cross: what holds each branch to the rest of its part. A part's
+    /// first block is held by nothing but is not weighed (infinite).
+    fn let_go(&self, top: &[u32], holding: &mut [bool], holds: &mut [f64]) {
+        for (joint, holding) in self.joints.iter().zip(holding.iter_mut()) {
+            if *holding && top[joint.a as usize] != top[joint.b as usize] {
+                *holding = false;
                 self.chains
-                    .walk(joint, |block| holds[block as usize] += joint.holds);
+                    .walk(joint, |block| holds[block as usize] -= joint.holds);
             }
         }
         for (block, holds) in holds.iter_mut().enumerate() {
@@ -668,10 +784,13 @@ impl Joints {
             for &x in &cells[0][..counts[0]] {
                 for &y in &cells[1][..counts[1]] {
                     for &z in &cells[2][..counts[2]] {
-                        let index = own
-                            .at(x, y, z)
-                            .and_then(|id| self.by_slot.get(id.slot()).copied())
-                            .filter(|&index| index != u32::MAX);
+                        let index = match &self.grid {
+                            Some(grid) => grid.at([x, y, z]),
+                            None => own
+                                .at(x, y, z)
+                                .and_then(|id| self.by_slot.get(id.slot()).copied())
+                                .filter(|&index| index != u32::MAX),
+                        };
                         if let Some(index) = index {
                             if !found.contains(&index) {
                                 found.push(index);
@@ -826,6 +945,18 @@ fn cross(a: Vector, b: Vector) -> Vector {
 
 fn length(a: Vector) -> f64 {
     dot(a, a).sqrt()
+}
+
+/// The inertia of a mass at a lever about the point it is measured from:
+/// `m (|d|² 1 − d dᵀ)`.
+fn at_lever(mass: f64, d: Vector) -> Matrix {
+    let far = dot(d, d);
+    std::array::from_fn(|row| {
+        std::array::from_fn(|column| {
+            let along = if row == column { far } else { 0.0 };
+            mass * (along - d[row] * d[column])
+        })
+    })
 }
 
 /// The matrix that crosses `a` with what it multiplies: `[a]× b = a × b`.
@@ -1234,6 +1365,57 @@ mod tests {
             [vec![0, 1, 2], vec![3]],
             "{broken:?}"
         );
+    }
+
+    #[test]
+    fn what_holds_a_branch_after_cuts_give_way_is_every_joint_left_within_its_part() {
+        // A 3 × 3 slab with a block on top, of mixed materials and sizes' joints, its chains
+        // cut at several links in turn: what is taken off as joints let go is what the joints
+        // left within each part hold across each branch.
+        let mut blocks: Vec<Block> = (0..9)
+            .map(|i| {
+                block(
+                    i % 3,
+                    0,
+                    i / 3,
+                    1,
+                    [PLASTER, STONE, COPPER][(i % 3) as usize],
+                )
+            })
+            .collect();
+        blocks.push(block(1, 1, 1, 1, PLASTER));
+        let test = Test::of(blocks);
+        let joints = &test.joints;
+        let count = test.blocks.len();
+        let mut cut = vec![false; count];
+        let mut top = vec![0; count];
+        let mut holds = joints.holds.clone();
+        let mut holding = vec![true; joints.joints().len()];
+        for &block in joints.chains.order.iter().skip(1).step_by(3) {
+            cut[block as usize] = true;
+            joints.tops(&cut, &mut top);
+            joints.let_go(&top, &mut holding, &mut holds);
+            let mut fresh = vec![0.0; count];
+            for joint in joints.joints() {
+                if top[joint.a as usize] == top[joint.b as usize] {
+                    joints
+                        .chains
+                        .walk(joint, |b| fresh[b as usize] += joint.holds);
+                }
+            }
+            for b in 0..count {
+                if top[b] as usize == b {
+                    assert_eq!(holds[b], f64::INFINITY);
+                } else {
+                    assert!(
+                        (holds[b] - fresh[b]).abs() <= 1e-9 * fresh[b],
+                        "{holds:?} {fresh:?}"
+                    );
+                    assert!(fresh[b] > 0.0);
+                }
+            }
+        }
+        assert!(cut.iter().filter(|&&c| c).count() >= 3);
     }
 
     #[test]
