@@ -41,24 +41,27 @@
 //!
 //! **The pushes, spread as a rigid contact carries them.** How a step's pushes share out over
 //! the points a piece touches with is not settled by its motion: any pushes with the same net
-//! push and moment move a rigid piece alike, and the solver (sequential impulses, a few
-//! passes) ends with one of them, uneven and squeezing. A 4-block plaster beam landing flat
-//! from 10 m took 750–1760 N s on its points, with sideways parts up to 990 N s that squeeze
-//! it together: taken as they came, its joints would carry 0.7–1.0 of what they hold (1 m
-//! blocks: 1.1–1.7, and it would break). So each step's pushes are first spread as a rigid contact of
+//! push and moment move a rigid piece alike, and the solver (sequential impulses, 8 passes)
+//! ends with one of them, uneven and squeezing. A 4-block plaster beam landing flat from 10 m
+//! took 750–1760 N s on its points, with sideways parts up to 990 N s that squeeze it
+//! together: taken as they came, its joints would carry 0.7–1.0 of what they hold (1 m blocks:
+//! 1.1–1.7, and it would break). So each step's pushes are first spread as a rigid contact of
 //! springs would carry them, each point as stiff as what the solver pushed it
 //! ([`even_spread`]): the pushes `w_k (λ + μ × r_k)`, `w_k = |J_k|`, with the step's net push
 //! and moment, least apart from the solver's (least `Σ |f_k|² / w_k`). The squeeze and the
 //! uneven share of a flat landing go (the flat beams' joints carry 0.04–0.38 of what they
-//! hold); a point that pushed little stays a point that pushed little (a piece lying on the
-//! ground struck at its end is struck at its end); and the spread never adds to the pushes'
-//! total size, which keeps the impact limit sound.
+//! hold). Springs all alike (the plain least squares, `w_k = 1`) would even out more, but
+//! would have points push that hardly pushed, and sideways where nothing could hold them: a
+//! piece lying on the ground and struck at its end would have its blow spread over the ground
+//! under it. With each point as stiff as it pushed, a point that pushed little stays one that
+//! pushed little, and the spread never adds to the pushes' total size, which keeps the impact
+//! limit sound.
 //!
 //! **Where a push goes.** Each push goes to the blocks at its point, shared by their masses. A
 //! point where blocks meet stands for the contact around it, on the side where the step's
 //! other pushes lie: along each axis with a pushed point one cell beyond it on one side only,
 //! it goes to the blocks on that side (a 0.5 m block landing on a 0.5 m post is pushed at its
-//! four corners, which its neighbours share; the post pushes it alone).
+//! four corners, which it shares with its neighbours; the post pushes it alone).
 //!
 //! **Giving way.** A cut gives way when its load over the step's length is more than its
 //! joints hold together; it breaks them all. The most overloaded cut of a piece gives way
@@ -70,9 +73,8 @@
 //! then splits into the groups that still hold together.
 //!
 //! A push of one step is a blow: a landing's pushes come in the step it strikes, a piece lying
-//! still takes its weight's push every step (`m g · STEP`), which its support spreads as its
-//! weight needs, so nothing breaks under its own weight, and rubble at rest is not stepped at
-//! all.
+//! still takes its weight's push every step (`m g · STEP`), which its blocks need to stay
+//! still, so nothing breaks under its own weight, and rubble at rest is not stepped at all.
 
 use blockfall_engine::physics::{FRICTION, STEP};
 
@@ -252,19 +254,21 @@ impl Grid {
     }
 
     /// Where a cell is in `cells`, if it is in the box.
+    #[inline]
     fn index(&self, cell: [i32; 3]) -> Option<usize> {
-        let mut at = 0usize;
-        for axis in (0..3).rev() {
-            let offset = cell[axis].checked_sub(self.low[axis])?;
-            if offset < 0 || offset >= self.size[axis] {
-                return None;
-            }
-            at = at * self.size[axis] as usize + offset as usize;
-        }
-        Some(at)
+        let offset = |axis: usize| {
+            let offset = i64::from(cell[axis]) - i64::from(self.low[axis]);
+            (0..i64::from(self.size[axis]))
+                .contains(&offset)
+                .then_some(offset as usize)
+        };
+        let (x, y, z) = (offset(0)?, offset(1)?, offset(2)?);
+        let (width, depth) = (self.size[0] as usize, self.size[1] as usize);
+        Some((z * depth + y) * width + x)
     }
 
     /// The block filling a cell, if any.
+    #[inline]
     fn at(&self, cell: [i32; 3]) -> Option<u32> {
         self.index(cell)
             .map(|at| self.cells[at])
@@ -273,16 +277,38 @@ impl Grid {
 
     /// Where a corner of the cells is among the corners of the box (one more along each axis
     /// than its cells), if it is one of them.
+    #[inline]
     fn corner_index(&self, corner: [i32; 3]) -> Option<usize> {
-        let mut at = 0usize;
-        for axis in (0..3).rev() {
-            let offset = corner[axis].checked_sub(self.low[axis])?;
-            if offset < 0 || offset > self.size[axis] {
-                return None;
+        let offset = |axis: usize| {
+            let offset = i64::from(corner[axis]) - i64::from(self.low[axis]);
+            (0..=i64::from(self.size[axis]))
+                .contains(&offset)
+                .then_some(offset as usize)
+        };
+        let (x, y, z) = (offset(0)?, offset(1)?, offset(2)?);
+        let (width, depth) = (self.size[0] as usize + 1, self.size[1] as usize + 1);
+        Some((z * depth + y) * width + x)
+    }
+
+    /// Along each axis on whose cell sides a point lies, the side with a pushed corner (of
+    /// `pushed`, by [`Grid::corner_index`]) one cell beyond it, when only one side has:
+    /// +1 above, −1 below, else 0.
+    fn sides(&self, pushed: &[bool], place: &Place) -> [i8; 3] {
+        let mut sides = [0i8; 3];
+        let Some(at) = self.corner_index(place.corner) else {
+            return sides;
+        };
+        let mut stride = 1usize;
+        for (axis, side) in sides.iter_mut().enumerate() {
+            let offset = i64::from(place.corner[axis]) - i64::from(self.low[axis]);
+            if place.on_line[axis] {
+                let after = offset < i64::from(self.size[axis]) && pushed[at + stride];
+                let before = offset > 0 && pushed[at - stride];
+                *side = i8::from(after) - i8::from(before);
             }
-            at = at * (self.size[axis] as usize + 1) + offset as usize;
+            stride *= self.size[axis] as usize + 1;
         }
-        Some(at)
+        sides
     }
 
     /// How many corners the box has.
@@ -352,7 +378,7 @@ impl Joints {
             limit: f64::INFINITY,
         };
         let mut found = Vec::new();
-        joints.blocks_at(blocks, own, middle, [0; 3], &mut found);
+        joints.blocks_at(blocks, own, middle, &Place::of(middle), [0; 3], &mut found);
         joints.chains = joints.chains(found.first().copied().unwrap_or(0));
         joints.holds = joints.branch_holds(&joints.chains);
         joints.limit = joints.limit(blocks);
@@ -492,40 +518,45 @@ impl Joints {
         let count = blocks.len();
         let mut taken = vec![[0.0; 3]; count];
         let mut turned = vec![[0.0; 3]; count];
+        let places: Vec<Place> = pushes.iter().map(|&(point, _)| Place::of(point)).collect();
         // The corners pushed: flags over the box's corners, or a sorted list without a grid.
         let mut flags = Vec::new();
         let mut listed = Vec::new();
         match &self.grid {
             Some(grid) => {
                 flags = vec![false; grid.corners()];
-                for &(point, _) in pushes {
-                    if let Some(at) = grid.corner_index(corner(point)) {
+                for place in &places {
+                    if let Some(at) = grid.corner_index(place.corner) {
                         flags[at] = true;
                     }
                 }
             }
             None => {
-                listed = pushes.iter().map(|&(point, _)| corner(point)).collect();
+                listed = places.iter().map(|place| place.corner).collect();
                 listed.sort_unstable();
                 listed.dedup();
             }
         }
-        let pushed = |at: [i32; 3]| match &self.grid {
-            Some(grid) => grid.corner_index(at).is_some_and(|at| flags[at]),
-            None => listed.binary_search(&at).is_ok(),
-        };
         let mut found = Vec::new();
-        for (&(point, _), &push) in pushes.iter().zip(spread) {
-            let at = corner(point);
-            let sides: [i8; 3] = std::array::from_fn(|axis| {
-                let mut beyond = at;
-                beyond[axis] += 1;
-                let after = pushed(beyond);
-                beyond[axis] -= 2;
-                let before = pushed(beyond);
-                i8::from(after) - i8::from(before)
-            });
-            self.blocks_at(blocks, own, point, sides, &mut found);
+        for ((&(point, _), &push), place) in pushes.iter().zip(spread).zip(&places) {
+            let sides = match &self.grid {
+                Some(grid) => grid.sides(&flags, place),
+                None => {
+                    let mut sides = [0i8; 3];
+                    for (axis, side) in sides.iter_mut().enumerate() {
+                        if place.on_line[axis] {
+                            let mut beyond = place.corner;
+                            beyond[axis] += 1;
+                            let after = listed.binary_search(&beyond).is_ok();
+                            beyond[axis] -= 2;
+                            let before = listed.binary_search(&beyond).is_ok();
+                            *side = i8::from(after) - i8::from(before);
+                        }
+                    }
+                    sides
+                }
+            };
+            self.blocks_at(blocks, own, point, place, sides, &mut found);
             let mass: f64 = found.iter().map(|&b| self.masses[b as usize]).sum();
             let moment = cross(sub(point, self.middle), push);
             for &block in &found {
@@ -756,22 +787,20 @@ impl Joints {
         blocks: &[Block],
         own: &BlockStore,
         point: Vector,
+        place: &Place,
         sides: [i8; 3],
         found: &mut Vec<u32>,
     ) {
         found.clear();
         for sides in [sides, [0; 3]] {
-            let cell = f64::from(CELL);
             let mut cells = [[0i32; 2]; 3];
             let mut counts = [1usize; 3];
             for axis in 0..3 {
-                let at = point[axis] / cell;
-                let line = at.round();
-                if (at - line).abs() * cell > HAIR {
-                    cells[axis][0] = at.floor() as i32;
+                let line = place.corner[axis];
+                if !place.on_line[axis] {
+                    cells[axis][0] = place.cell[axis];
                     continue;
                 }
-                let line = line as i32;
                 match sides[axis] {
                     1 => cells[axis][0] = line,
                     -1 => cells[axis][0] = line - 1,
@@ -803,10 +832,44 @@ impl Joints {
                 found.sort_unstable();
                 return;
             }
+            if sides == [0; 3] {
+                break;
+            }
         }
         if !blocks.is_empty() {
             found.push(nearest_block(blocks, point));
         }
+    }
+}
+
+/// Where a point lies among the cells: the cell it is in, the nearest corner of the cells,
+/// and along which axes it lies on a cell's side (within [`HAIR`]).
+struct Place {
+    cell: [i32; 3],
+    corner: [i32; 3],
+    on_line: [bool; 3],
+}
+
+impl Place {
+    fn of(point: Vector) -> Self {
+        // Cells lie within ±2²⁰ of the origin (`scene::WORLD_CELLS`): shifted by 2²², a cell
+        // coordinate is positive, and cutting off its fraction takes it down to the cell.
+        const SHIFT: f64 = 4_194_304.0;
+        let scale = 1.0 / f64::from(CELL);
+        let mut place = Place {
+            cell: [0; 3],
+            corner: [0; 3],
+            on_line: [false; 3],
+        };
+        for (axis, &coordinate) in point.iter().enumerate() {
+            let at = coordinate * scale;
+            let down = (at + SHIFT) as i64 - SHIFT as i64;
+            let nearest = (at + 0.5 + SHIFT) as i64 - SHIFT as i64;
+            place.cell[axis] = down as i32;
+            place.corner[axis] = nearest as i32;
+            place.on_line[axis] = (at - nearest as f64).abs() <= HAIR * scale;
+        }
+        place
     }
 }
 
@@ -891,11 +954,6 @@ pub fn even_spread(pushes: &[Push]) -> Vec<Vector> {
         .collect()
 }
 
-/// The corner of the cells nearest a point (its own frame, meters).
-fn corner(point: Vector) -> [i32; 3] {
-    point.map(|c| (c / f64::from(CELL)).round() as i32)
-}
-
 /// The block whose box is nearest a point (the first of the nearest).
 fn nearest_block(blocks: &[Block], point: [f64; 3]) -> u32 {
     let cell = f64::from(CELL);
@@ -919,22 +977,27 @@ fn nearest_block(blocks: &[Block], point: [f64; 3]) -> u32 {
     best.0
 }
 
+#[inline]
 fn add(a: Vector, b: Vector) -> Vector {
-    std::array::from_fn(|axis| a[axis] + b[axis])
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
+#[inline]
 fn sub(a: Vector, b: Vector) -> Vector {
-    std::array::from_fn(|axis| a[axis] - b[axis])
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
+#[inline]
 fn scale(a: Vector, factor: f64) -> Vector {
-    a.map(|c| c * factor)
+    [a[0] * factor, a[1] * factor, a[2] * factor]
 }
 
+#[inline]
 fn dot(a: Vector, b: Vector) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+#[inline]
 fn cross(a: Vector, b: Vector) -> Vector {
     [
         a[1] * b[2] - a[2] * b[1],
@@ -943,6 +1006,7 @@ fn cross(a: Vector, b: Vector) -> Vector {
     ]
 }
 
+#[inline]
 fn length(a: Vector) -> f64 {
     dot(a, a).sqrt()
 }
