@@ -304,6 +304,28 @@ impl Pieces {
         Ok(handle)
     }
 
+    /// [`Pieces::add`], the piece turned about its middle by `orientation` (a quaternion
+    /// `[x, y, z, w]` from its own frame to the world, made unit length here): a piece set
+    /// down askew before it moves. Its middle is where [`Pieces::add`] would put it. An
+    /// orientation that is not finite or has no length is an error, and no piece is added.
+    pub fn add_turned(
+        &mut self,
+        blocks: Vec<Block>,
+        orientation: [f64; 4],
+    ) -> Result<BodyHandle, PieceError> {
+        let handle = self.add(blocks)?;
+        let body = self
+            .physics
+            .body(handle)
+            .ok_or(PhysicsError::StaleHandle(handle))?;
+        if let Err(error) = self.physics.set_pose(handle, body.position, orientation) {
+            self.physics.remove(handle)?;
+            self.pieces.remove(&handle);
+            return Err(error.into());
+        }
+        Ok(handle)
+    }
+
     /// What a save keeps: every piece's blocks, by handle, and the physics' state.
     pub fn state(&self) -> (Vec<(BodyHandle, &[Block])>, PhysicsState) {
         let blocks = self
