@@ -10,7 +10,7 @@
 //! `BLOCKFALL_FAULT=KIND@frame:N` makes the Nth frame drawn (counting from 0) fail at its
 //! submit as if the driver had returned the error: `device-lost`
 //! (`VK_ERROR_DEVICE_LOST`), `out-of-device-memory` or `out-of-host-memory`. It exists for the
-//! tests (`tests/gpu_device_lost.rs`); the message says the error was injected. A value that is
+//! tests (`tests/it/gpu_device_lost.rs`); the message says the error was injected. A value that is
 //! not of that form stops the start with exit status 2.
 
 use std::fmt;

@@ -8,7 +8,7 @@
 //! - 300 frames flying across chunk borders (loads and unloads) with digs and builds on the way
 //!   give no validation error and leave the arenas consistent.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! the compute surface nets into the arenas, drawn through their indirect commands with the
 //! terrain material, rendered headless and checked pixel by pixel: sky above, terrain below.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

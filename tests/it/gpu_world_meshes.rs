@@ -6,11 +6,6 @@
 //! (`light_grid`), a few of them read back as the CPU's meshes with every vertex lit as the
 //! game's `LightGrid::light_at` at its world position.
 
-mod common;
-
-#[path = "../engine/tests/gpu/readback.rs"]
-mod readback;
-
 use std::sync::Arc;
 
 use blockfall_engine::gpu::FrameRing;
@@ -21,11 +16,9 @@ use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::light::light_grid;
 use blockfall_game::terrain::{ChunkCoord, EditStore, Generator, PADDED_SIZE};
 
-use common::assert_no_validation_errors;
-// `readback` finds the mesh comparison at `crate::meshes`, as in the engine's tests.
-use common::meshes;
-use meshes::compare;
-use readback::{check_light, chunk_light, chunk_mesh, compare_padded_grids, cpu_mesh};
+use blockfall_test_support::gpu::assert_no_validation_errors;
+use blockfall_test_support::meshes::compare;
+use blockfall_test_support::readback::{check_light, chunk_light, chunk_mesh, compare_padded_grids, cpu_mesh};
 
 /// How far the GPU's light, blended at a chunk's own vertex positions, may lie from
 /// `light_at` at the world positions: both blend the same samples by the same rule, but a
@@ -59,7 +52,7 @@ fn world_chunks(count: usize) -> (EditStore<Generator>, Vec<(ChunkCoord, Vec<f32
 
 #[test]
 fn twenty_chunks_of_the_world_mesh_on_the_gpu_as_on_the_cpu() {
-    let Some(mut gpu) = common::gpu() else {
+    let Some(mut gpu) = crate::common::gpu() else {
         return;
     };
     let before = gpu.validation_errors();
@@ -75,7 +68,7 @@ fn twenty_chunks_of_the_world_mesh_on_the_gpu_as_on_the_cpu() {
 
 #[test]
 fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
-    let Some(gpu) = common::gpu() else {
+    let Some(gpu) = crate::common::gpu() else {
         return;
     };
     let before = gpu.validation_errors();

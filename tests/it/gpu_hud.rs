@@ -4,7 +4,7 @@
 //! and an abandoned one in between; the renderer dropped with frames in flight and mid-frame.
 //! Every test runs under the validation layer and asserts it stayed silent.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Compute on the GPU: a dispatch fills a storage buffer and counts with an atomic; the result
 //! must equal the same computation on the CPU, bit for bit.
 
-mod common;
+use crate::common;
 
 use common::{fill_count, hash};
 

@@ -1,17 +1,8 @@
-//! What the application's GPU tests share: the engine's GPU test harness (one validated GPU per
-//! test process, handed out one test at a time; a test FAILS without a Vulkan device unless
-//! `BLOCKFALL_SKIP_GPU=1`), the mesh comparison, and helpers of the render tests.
+//! What the application's GPU tests share: the harness of `blockfall-test-support` (one
+//! validated GPU per test process, handed out one test at a time; a test FAILS without a Vulkan
+//! device unless `BLOCKFALL_SKIP_GPU=1`), its mesh comparison, and helpers of the render tests.
 
-#![allow(dead_code)]
-
-#[path = "../../engine/tests/gpu/common.rs"]
-mod harness;
-#[path = "../../engine/tests/gpu/meshes.rs"]
-pub mod meshes;
-
-// Each test binary uses some of these.
-#[allow(unused_imports)]
-pub use harness::{assert_no_validation_errors, gpu, gpu_vulkan_1_2, skip_gpu};
+pub use blockfall_test_support::gpu::{assert_no_validation_errors, gpu, gpu_vulkan_1_2};
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall::shaders::LIBRARY;

@@ -3,7 +3,7 @@
 //! bufferDeviceAddressCaptureReplay); here it is forced on the same device so CI covers it.
 //! Its own test process: one instance per process.
 
-mod common;
+use crate::common;
 
 use blockfall_engine::gpu::ShaderTarget;
 use blockfall_game::render::textures::TextureStyle;

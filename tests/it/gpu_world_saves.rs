@@ -103,7 +103,7 @@ fn the_window_creates_the_world_file_saves_on_quit_and_the_next_run_carries_on()
     std::fs::remove_dir_all(&home).ok();
 }
 
-/// The window's side of a GPU that fails for good (`tests/gpu_device_lost.rs` has the headless
+/// The window's side of a GPU that fails for good (`tests/it/gpu_device_lost.rs` has the headless
 /// runs): the Nth frame's submit fails as a lost device would (the `BLOCKFALL_FAULT` hook); the
 /// window closes with the error named, the world saved next to its save, and status 3.
 #[test]

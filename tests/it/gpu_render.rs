@@ -1,7 +1,7 @@
 //! The test scene rendered offscreen on the GPU, checked pixel by pixel against what the CPU
 //! says the scene must look like.
 
-mod common;
+use crate::common;
 
 use blockfall_engine::gpu::RgbaImage;
 use blockfall_game::blocks::materials::MATERIALS;

@@ -3,12 +3,6 @@
 //! which is checked against the bookkeeping), the timed passes of a frame, and padded grids
 //! meshed on the GPU and the CPU one after another and compared.
 //!
-//! It needs the engine only (and `crate::meshes`), so that the application's
-//! `tests/gpu_world_meshes.rs` uses it too, through `#[path]`.
-
-// The application's test uses a part.
-#![allow(dead_code)]
-
 use std::time::Instant;
 
 use blockfall_engine::gpu::{FrameRing, Gpu};

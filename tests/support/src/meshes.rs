@@ -1,8 +1,5 @@
 //! Comparing a GPU mesh with the CPU mesher's, for the GPU meshing tests.
 
-// Shared with the application's GPU tests (`tests/common`), each of which uses a part.
-#![allow(dead_code)]
-
 use std::collections::HashMap;
 
 use blockfall_engine::meshing::SurfaceMesh;

@@ -3,7 +3,7 @@
 //! "pieces", "markers") after a clear, and checked pixel by pixel; and three hundred pieces
 //! drawn by one indirect call.
 
-mod common;
+use crate::common;
 
 use blockfall::headless::OFFSCREEN_FORMAT;
 use blockfall::shaders::LIBRARY;

@@ -1,7 +1,7 @@
 //! The validation canary can fail: misuse the API on purpose and see the count move. Its own
 //! test process, so the error it provokes is counted nowhere else.
 
-mod common;
+use crate::common;
 
 use blockfall_engine::gpu::vk;
 

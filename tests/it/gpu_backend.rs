@@ -1,7 +1,7 @@
 //! The backend's own rules, on a real device: clear errors for bad requests, the staging path,
 //! the bindless table's slots, deferred destruction through the frame ring, timed passes.
 
-mod common;
+use crate::common;
 
 use blockfall_engine::gpu::{
     vk, BindlessTable, Buffer, BufferDesc, FrameRing, GpuError, Image, ImageAccess, ImageDesc,

@@ -1,0 +1,37 @@
+//! The application's tests, one binary (one build, one link, one Vulkan instance): run with
+//! `cargo test --test it`, or one subject with `cargo test --test it contacts::`. Each module is
+//! one subject: the physics' scenes and properties, pieces, rubble, strength, support, saves,
+//! the terrain, the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
+//! world, HUD, scripts, saves, a lost device). `common` holds what the GPU tests share.
+//!
+//! The windowed tests are binaries of their own (`tests/gpu_windowed*.rs`): winit allows one
+//! event loop per process.
+
+mod common;
+
+mod cli;
+mod contacts;
+mod determinism;
+mod gpu_backend;
+mod gpu_blocks;
+mod gpu_compute;
+mod gpu_device_lost;
+mod gpu_hud;
+mod gpu_render;
+mod gpu_script;
+mod gpu_soak;
+mod gpu_terrain_render;
+mod gpu_validation_canary;
+mod gpu_vulkan12;
+mod gpu_world;
+mod gpu_world_meshes;
+mod gpu_world_saves;
+mod physics_properties;
+mod pieces;
+mod player;
+mod rubble;
+mod saves;
+mod sim;
+mod strength;
+mod support;
+mod terrain;
