@@ -1,4 +1,4 @@
-//! The soak (issue 16): a long scripted session of random play — digging, building, placing and
+//! The soak: a long scripted session of random play — digging, building, placing and
 //! breaking blocks, towers toppled so that pieces fall, the pieces broken up again, walking and
 //! turning — with a save and a load every game minute, played through the game's own headless
 //! loop ([`HeadlessRenderer`], [`Play`], [`Script`]) with the validation layer on, while the

@@ -1,6 +1,6 @@
 //! Strength: where a falling piece breaks when it strikes something (docs/blocks.md,
-//! "Strength"). Standing buildings keep seed 002's rule (`support`): strength is only about
-//! pieces, and only about what pushes them in a step.
+//! "Strength"). Standing buildings keep the support rule (`support`, docs/support.md): strength
+//! is only about pieces, and only about what pushes them in a step.
 //!
 //! **Joints.** Two blocks of a piece that share part of a side are joined over that area; two
 //! that share only part of an edge are joined along it as if over a strip [`EDGE_SHARE`] of a

@@ -7,7 +7,7 @@
 //! height): the ground is below, so a search from a roof goes straight down a wall and stops at
 //! the first held block. Only a loose group is searched whole.
 //!
-//! [`Support`] searches only where something changed: the seeds are the blocks that touched a
+//! [`Support`] searches only where something changed: its seeds are the blocks that touched a
 //! removed block and the blocks near ground that was dug. The ground's answer per block is kept
 //! until the ground near that block changes (not cleared world-wide at every ground change), and
 //! `would_fall` keeps its answer while neither the blocks nor the ground change.
@@ -601,7 +601,7 @@ impl Support {
     /// block, lowest first, which leaves each block a kept way to the ground. Later breaks and
     /// previews then walk kept ways instead of testing the ground. Returns the loose groups
     /// among all blocks (blocks that were placed floating), which stay in the store as with
-    /// [`Support::update`]; the seeds noted so far are searched too.
+    /// [`Support::update`]; any seeds noted so far are searched too.
     pub fn survey<S: Samples>(
         &mut self,
         store: &BlockStore,

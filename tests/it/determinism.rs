@@ -1,17 +1,17 @@
-//! The determinism guard (issue 16): a scene of 200 falling pieces, run for 1,200 physics steps
-//! on 1, 2 and 8 worker threads, writes the same trace byte for byte, and the trace's hash is the
-//! one kept in this file.
+//! The determinism guard (docs/physics.md, "Same result on any number of threads"): a scene of
+//! 200 falling pieces, run for 1,200 physics steps on 1, 2 and 8 worker threads, writes the same
+//! trace byte for byte, and the trace's hash is the one kept in this file.
 //!
 //! The trace (`blockfall_game::scene`) lists every piece's middle, orientation, velocity and spin
 //! as JSON numbers that read back to the same `f64` bits (serde_json writes the shortest
 //! round-tripping form), every quarter of a second and at the end, with the outcome of every
 //! event: equal traces mean the same bits of every piece's motion at every line.
 //!
-//! The issue asks for a release-mode test. The suite runs in the dev profile (`opt-level = 1`),
+//! The release build must be deterministic. The suite runs in the dev profile (`opt-level = 1`),
 //! and the hash is the same there: Rust neither reorders nor contracts floating-point operations
 //! (no fast-math, no fused multiply-add unless written), so every optimisation level computes the
 //! same bits. Checked with both `cargo test --test determinism` and `cargo test --release --test
-//! determinism` (BENCHMARKS.md, "Physics properties and determinism (issue 16)").
+//! determinism` (BENCHMARKS.md, "Physics properties and determinism").
 
 use blockfall_engine::random::Rng;
 use blockfall_engine::workers::WorkerPool;

@@ -1,4 +1,4 @@
-//! A GPU that fails for good (issue 16): with the test hook `BLOCKFALL_FAULT=KIND@frame:N`
+//! A GPU that fails for good: with the test hook `BLOCKFALL_FAULT=KIND@frame:N`
 //! (see `blockfall::gpu_failure`) the Nth frame's submit fails as a lost device or an
 //! out-of-memory error would. The run must stop with a message naming the error and the call,
 //! save the world next to its usual save, say where, and exit with status 3 — never hang or

@@ -1,4 +1,4 @@
-//! The soak of issue 16 in CI: 60 seconds of game time of random play (blocks placed and
+//! The soak (`blockfall::soak`) in CI: 60 seconds of game time of random play (blocks placed and
 //! broken, towers toppled into falling pieces and broken up, the ground dug and built back, the
 //! player walking and turning) with a save and a load every 10 seconds, through the game's own
 //! headless loop with the validation layer on. The 30-minute run (`soak` in tools) has the

@@ -1,4 +1,4 @@
-//! Physics properties over random scenes (issue 16), through the game's own world: blocks of
+//! Physics properties over random scenes, through the game's own world: blocks of
 //! every size, material, cut and slope in towers (some with arms) on flat or sloped ground with
 //! craters; pieces made by breaking a tower's block, digging under its foot and breaking blocks
 //! out of pieces; pieces launched at random, up to 200 m/s. After every physics step:

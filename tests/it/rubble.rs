@@ -1,6 +1,6 @@
-//! Rubble (issue 7): pieces at rest are solid for the player, for other pieces and for the
-//! blocks placed on them, and wake when the world changes under them. Scenes through the
-//! scene runner, as the `sim` tool runs them.
+//! Rubble (docs/physics.md, "Rubble"): pieces at rest are solid for the player, for other
+//! pieces and for the blocks placed on them, and wake when the world changes under them.
+//! Scenes through the scene runner, as the `sim` tool runs them.
 
 use blockfall_game::scene;
 use serde_json::Value;

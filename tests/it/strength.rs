@@ -1,4 +1,4 @@
-//! Strength (issue 18, docs/blocks.md "Strength"): falling pieces break where they are struck,
+//! Strength (docs/blocks.md "Strength"): falling pieces break where they are struck,
 //! at their weak joints, keeping mass and momentum; strong ones hold. Headless, through the
 //! game's own world on flat ground.
 
@@ -179,10 +179,10 @@ fn assert_kept(seen: &Seen) {
 }
 
 /// A beam landing flat is pushed under every block about what that block needs to stop with
-/// the rest: its joints carry almost nothing, however weak and from however high. (Issue 18's
-/// 4-block plaster beam broke dropped flat from 10 m, when a joint carried the sum of the
-/// pushes beyond it; a piece moves as one, and now a joint carries only what the pushes beyond
-/// it give more or less than the blocks there need to follow that motion.)
+/// the rest: its joints carry almost nothing, however weak and from however high. (Strength's
+/// first rule, where a joint carried the sum of the pushes beyond it, broke a 4-block plaster
+/// beam dropped flat from 10 m; a piece moves as one, and now a joint carries only what the
+/// pushes beyond it give more or less than the blocks there need to follow that motion.)
 #[test]
 fn a_beam_landing_flat_does_not_break() {
     for size in [1u8, 2] {
@@ -382,7 +382,7 @@ fn a_split_keeps_mass_and_momentum_whatever_the_turn_and_spin() {
 
 /// A column of eight blocks (one cell each, its foot 10 m up) turned 20° about z, to land on
 /// its foot's corner: the block above `weak` is joined to it only by an edge when `edge`, else
-/// it is plaster. (Issue 18's tower stood on the ground and toppled; it now lands along its
+/// it is plaster. (At first this tower stood on the ground and toppled; it now lands along its
 /// length, each block stopped about as its own motion needs, and its joints carry little:
 /// dropped tilted, its foot is struck and the blocks above must be stopped through the
 /// column, as the weak joints cannot bear.) Returns the world and the blocks, each with its
@@ -405,7 +405,7 @@ fn falling_tower(weak: i32, edge: bool) -> (World, Vec<(i32, Block)>) {
 }
 
 /// A tower with a plaster block, or a block joined by an edge only, breaks there and nowhere
-/// else. (Issue 18's tower toppled where it stood; landing along its length, it no longer
+/// else. (At first the tower toppled where it stood; landing along its length, it no longer
 /// breaks at all, so it is dropped tilted: see [`falling_tower`].)
 #[test]
 fn a_falling_tower_breaks_at_its_weak_joints_and_nowhere_else() {
@@ -465,7 +465,7 @@ fn pieces_lying_still_do_not_break_under_their_own_weight() {
 /// The sim tool writes a line for each split, and its state lines list every piece. A
 /// plaster beam 10 m up on a planks block (blocks stand until something near them changes):
 /// breaking the block drops the beam across a 1 m stone post under its second block, where it
-/// breaks. (Issue 18's beam fell flat on the ground and broke; a beam landing flat no longer
+/// breaks. (At first the beam fell flat on the ground and broke; a beam landing flat no longer
 /// breaks: see `a_beam_landing_flat_does_not_break`.)
 #[test]
 fn sim_reports_each_split_and_its_state_lines_list_every_piece() {

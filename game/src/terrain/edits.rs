@@ -956,7 +956,7 @@ mod tests {
         rng.float(f64::from(low), f64::from(high)) as f32
     }
 
-    /// The bump of an edit at a sample exactly as the store worked it out before issue 16,
+    /// The bump of an edit at a sample exactly as the store worked it out when it kept sums,
     /// sample by sample when the edit was made: the store must give the same bits.
     fn reference_steps(sample: [i32; 3], centre: [f32; 3], radius: f32) -> i64 {
         let centre = centre.map(f64::from);
@@ -1056,7 +1056,8 @@ mod tests {
 
     #[test]
     fn a_radius_64_dig_costs_under_1_mb() {
-        // Issue 16: a 64 m dig kept 2,708 bricks of 512 i64 offsets, 11 MB that stayed.
+        // Before the store kept edits instead of sums, a 64 m dig kept 2,708 bricks of 512 i64
+        // offsets, 11 MB that stayed (BENCHMARKS.md, "Dig memory").
         let mut edits = store();
         let [x, y, z] = edits.generator().spawn_point();
         let changed = edits

@@ -1,5 +1,5 @@
-//! What the view aims at for the block tool, and where a block would go (seed 002's `aimAt` and
-//! `placement`): the nearest of a block, the rubble and the ground along the view within
+//! What the view aims at for the block tool, and where a block would go (docs/player.md, "The
+//! block tool"): the nearest of a block, the rubble and the ground along the view within
 //! [`BLOCK_REACH`].
 //!
 //! - **Blocks** are met by sphere tracing: each step goes as far as the nearest block surface

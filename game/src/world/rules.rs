@@ -1,5 +1,5 @@
-//! The rules that tie the blocks, the ground, the support and the pieces together (seeds 002,
-//! 000; docs/support.md, docs/physics.md): what a break, a place or a dig sets falling, what
+//! The rules that tie the blocks, the ground, the support and the pieces together
+//! (docs/support.md, docs/physics.md): what a break, a place or a dig sets falling, what
 //! wakes, and a frame of the pieces and the player. The scene runner's events and the tools call
 //! these, so `sim`, scripted runs and the window play by one set of rules.
 

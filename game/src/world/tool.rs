@@ -1,4 +1,4 @@
-//! The two tools (seeds 002 and 004; docs/player.md): the **block tool** (the default) breaks the
+//! The two tools (docs/player.md, docs/terrain.md): the **block tool** (the default) breaks the
 //! aimed block with the primary button and places one with the secondary, its material picked
 //! with the wheel or 1–6 and its size with comma and period; the **terrain tool** digs and builds
 //! spheres where the view meets the ground, the wheel sizing them. T switches between them.

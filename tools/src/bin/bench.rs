@@ -162,7 +162,7 @@ enum Benchmark {
         #[arg(long)]
         gpu: Option<usize>,
     },
-    /// The memory a dig costs (issue 16), and sampling under digs.
+    /// The memory a dig costs (docs/terrain.md, "How edits are kept"), and sampling under digs.
     Digs {
         /// Digs of 8–64 m at random places on the ground through the world's dig path.
         #[arg(long, default_value_t = 200)]

@@ -1,4 +1,4 @@
-//! `soak`: the soak of issue 16 (see `blockfall::soak`). Writes a script of random play with a
+//! `soak`: the long soak run (see `blockfall::soak`). Writes a script of random play with a
 //! save and a load every game minute, and plays it headless with the validation layer on,
 //! sampling resident memory and the GPU allocator; the report goes to stderr (and `--report`),
 //! the trace to stdout. Exits 1 when the soak's rules are broken.

@@ -1,7 +1,7 @@
-//! A direct port of the original TypeScript support search, kept as the baseline the support
-//! benchmark compares `blockfall_game::support` against. It follows the rules of
-//! docs/support.md, written in Rust the way the TypeScript reads (the original's names in
-//! backticks):
+//! A direct port of the original TypeScript support search (where the design came from:
+//! docs/README.md), kept as the baseline the support benchmark compares
+//! `blockfall_game::support` against. It follows the rules of docs/support.md, written in Rust
+//! the way the TypeScript reads (the original's names in backticks):
 //!
 //! - its own store: a hash map of cells (`std`'s `HashMap`, as JavaScript's `Map`) to blocks;
 //! - `forEachTouching` with a `Set` of the blocks seen;
@@ -196,7 +196,7 @@ impl<'a> LowestFirst<'a> {
     }
 }
 
-/// `looseGroups`: the groups nothing holds among the seeds' groups, `gone` counted as removed.
+/// `looseGroups`: the groups nothing holds among the groups of `seeds`, `gone` counted as removed.
 pub fn loose_groups(
     store: &ReferenceStore,
     mut holds: impl FnMut(ReferenceBlock) -> bool,
