@@ -9,12 +9,13 @@
 //!
 //! The threads are started once, with the pool, and wait for work on channels (crossbeam); the
 //! calling thread works too, so a pool of one starts none. A first version spawned scoped
-//! threads for every call, which needs no `unsafe`, but at tens of microseconds per thread per
-//! call it ate a tenth of a physics step that takes a millisecond, and two threads were barely
-//! faster than one. Handing a borrowed job (a closure over the caller's stack) to a thread
-//! that outlives the call needs its lifetime erased, as rayon does inside: `WorkerPool::run`
-//! does that in one place, and does not return (not even by unwinding) before every worker
-//! has reported that it is done with the job, so the borrow never outlives what it borrows.
+//! threads for every call, which needs no `unsafe`, but starting threads per call ate a good
+//! part of a physics step, and two threads were barely faster than one (the figures:
+//! `bench physics`, docs/performance-history.md "Physics"). Handing a borrowed job (a
+//! closure over the caller's stack) to a thread that outlives the call needs its lifetime
+//! erased, as rayon does inside: `WorkerPool::run` does that in one place, and does not return
+//! (not even by unwinding) before every worker has reported that it is done with the job, so
+//! the borrow never outlives what it borrows.
 //! The one other `unsafe` is `Handout`: the staged calls hand each item to one thread by its
 //! place instead of behind a lock, which their cursors and stage counts make sound.
 //!
@@ -152,10 +153,11 @@ impl std::panic::UnwindSafe for Workers {}
 /// thread takes tens of microseconds, as long as a small call itself. For the first [`SPIN`]
 /// it only spins; after that it gives its core to any other thread that wants it between
 /// looks, until [`WAIT`] has passed. The serial stretches of a physics step (the solver's
-/// plan; keeping the pushes, moving the bodies and the next step's start: 30–80 µs for a heap
-/// of 400 pieces) can outlast the spin alone: with only the spin, a worker slept in nearly
-/// every step of `bench -- physics --equal-work --only-heap` and was late for the next call
-/// (BENCHMARKS.md, "Equal work, the serial parts and the threads").
+/// plan; keeping the pushes, moving the bodies and the next step's start) can outlast the
+/// spin alone: with only the spin, a worker slept in nearly every step of
+/// `bench -- physics --equal-work --only-heap` and was late for the next call (their times:
+/// that command; docs/performance-history.md, "Equal work, the serial parts and the
+/// threads").
 const SPIN: Duration = Duration::from_micros(50);
 const WAIT: Duration = Duration::from_micros(400);
 
@@ -267,7 +269,8 @@ impl WorkerPool {
     /// with the others'. Neighbouring items (a heap's bodies in dense order) cost about the
     /// same, so the shares end together; and an item tends to go to the same thread from call
     /// to call, its data still in that core's cache. (Batches off a channel, as `map` takes
-    /// them, made a heap step's contact search 0.41 ms on two threads; this, 0.35.)
+    /// them, made a heap step's contact search slower on two threads: `bench physics
+    /// --equal-work --only-heap`, docs/performance-history.md "Physics".)
     ///
     /// Panics if `job` panicked on any item (with that panic's payload).
     pub fn for_each_mut<T, F>(&self, items: &mut [T], job: F)
@@ -454,9 +457,9 @@ impl WorkerPool {
 }
 
 /// A slice whose items the threads of a staged call take one at a time, each by its place,
-/// without a lock. A lock per item cost a heap step's solve (1,800 items of a fraction of a
-/// microsecond each) about a twelfth of its time on two threads (0.225 against 0.206 ms), and
-/// nothing on one.
+/// without a lock. A lock per item slowed a heap step's solve (1,800 items of a fraction of a
+/// microsecond each) on two threads, and not on one (its cost: `bench physics --equal-work
+/// --only-heap`, docs/performance-history.md "Physics").
 struct Handout<'a, T> {
     first: *mut T,
     count: usize,

@@ -155,11 +155,12 @@ impl Solver {
     /// Groups of like length then lie side by side in the bundles, so that few lanes run
     /// empty, and the longest come first: the threads share out a stage's bundles in order,
     /// and the last ones taken are then the shortest, so neither thread waits long for the
-    /// other at the stage's end (longest first, the waits of a heap step fell from 50–70 µs
-    /// to 18–24). Within a colour the order changes no bits, each group being solved on its
-    /// own. The overflow keeps its order: its groups are worked one after another. One stable
-    /// counting sort by (colour, longest less length) does it (a sort of each colour by length
-    /// after a counting sort by colour took a heap step 4 µs more).
+    /// other at the stage's end (what longest first and the one sort bought: `bench physics
+    /// --equal-work --only-heap`, docs/performance-history.md "Physics"). Within a colour the
+    /// order changes no bits, each group being solved on its own. The overflow keeps its
+    /// order: its groups are worked one after another. One stable counting sort by (colour,
+    /// longest less length) does it, cheaper than a sort of each colour by length after a
+    /// counting sort by colour.
     fn colour(&mut self, awake_count: usize, awake: &[u32]) {
         self.masks.clear();
         self.masks.resize(awake_count, 0);
@@ -321,8 +322,9 @@ impl Solver {
     /// Sorts the pushes the touching contacts ended the step with ([`Bundle::kept`]) into
     /// [`Solver::kept`], by awake body. On the workers, each thread a share of the bodies: it
     /// reads every bundle's pushes and keeps its own bodies', so no thread writes another's
-    /// lists and nothing is left to do alone (gathering them on one thread took a heap step
-    /// 35 µs, most of the serial time after the solve).
+    /// lists and nothing is left to do alone (gathering them on one thread was most of the
+    /// serial time after the solve: `bench physics --equal-work --only-heap`,
+    /// docs/performance-history.md "Physics").
     pub fn collect_pushes(&mut self, pool: &WorkerPool, awake_count: usize) {
         if self.kept.len() < awake_count {
             self.kept.resize_with(awake_count, Vec::new);

@@ -310,8 +310,8 @@ struct PrepareRun<'a> {
 }
 
 /// Gravity, and what the rest of the step needs to know of each body: on the workers, a run
-/// of bodies each (it was a serial part of the step, 8–11 µs of a heap step); then, in dense
-/// order, which are awake.
+/// of bodies each (it was a serial part of the step; its cost: `bench physics --equal-work
+/// --only-heap`, docs/performance-history.md "Physics"); then, in dense order, which are awake.
 fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
     let count = bodies.len();
     scratch.rotation.resize(count, ZERO_MATRIX);

@@ -1057,7 +1057,7 @@ mod tests {
     #[test]
     fn a_radius_64_dig_costs_under_1_mb() {
         // Before the store kept edits instead of sums, a 64 m dig kept 2,708 bricks of 512 i64
-        // offsets, 11 MB that stayed (BENCHMARKS.md, "Dig memory").
+        // offsets, 11 MB that stayed (docs/performance-history.md, "Dig memory").
         let mut edits = store();
         let [x, y, z] = edits.generator().spawn_point();
         let changed = edits

@@ -1,5 +1,5 @@
 //! `bench -- digs`: what digging costs in memory (docs/terrain.md, "How edits are kept"; the
-//! figures in BENCHMARKS.md, "Dig memory") and what it does to sampling.
+//! figures in BENCHMARKS.md, "Memory") and what it does to sampling.
 //!
 //! 1. One dig of the largest radius (64 m) into the default world's ground near the spawn
 //!    point, on a store of its own: the bytes the edit store holds for it

@@ -72,8 +72,9 @@
 //! indices, 55 kB), so the default 32 MiB index arena would take 11 chunks.
 //! The price of exact sizes is one wait per batch for a frame of small passes; the write frame,
 //! the heavy one, is not waited for. A grid without a surface takes no range and no slot at
-//! all. Batching the waits matters on lavapipe, where a submission and its wait cost some
-//! 0.5–1 ms against some 3 ms of a chunk's GPU work (2 cores).
+//! all. Batching the waits matters on lavapipe, where a submission and its wait cost a good
+//! part of a chunk's GPU work (a chunk's GPU time: `bench gpu-mesh`, BENCHMARKS.md "Terrain
+//! meshing"; what batching bought: `bench startup`, docs/performance-history.md).
 //!
 //! # Safety of reuse
 //!

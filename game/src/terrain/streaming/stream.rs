@@ -100,8 +100,9 @@ pub struct StreamCounters {
 
 /// The sky light at many points: [`ChunkStream::light_at`], with the grids of chunks that keep
 /// none (no surface in them: open air over flat ground, say) worked out once each and kept for
-/// the sampler's life. One such grid costs about as much as lighting a chunk (a millisecond or
-/// more), so asking it per vertex of a block region would cost seconds.
+/// the sampler's life. One such grid costs about as much as lighting a chunk (its cost:
+/// `bench light`, BENCHMARKS.md "Terrain meshing"), so asking it per vertex of a block region
+/// would cost seconds.
 pub struct LightSampler<'a, G: Ground + ?Sized> {
     stream: &'a ChunkStream,
     edits: &'a EditStore<G>,
