@@ -4,8 +4,10 @@
 //! the terrain, the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
 //! world, HUD, scripts, saves, a lost device). `common` holds what the GPU tests share.
 //!
-//! The windowed tests are binaries of their own (`tests/gpu_windowed*.rs`): winit allows one
-//! event loop per process.
+//! Three tests are binaries of their own: the windowed ones (`tests/gpu_windowed*.rs`), since
+//! winit allows one event loop per process, and the soak (`tests/gpu_soak.rs`), which makes its
+//! own GPU and holds the whole process's resident memory to a bound that other tests running
+//! beside it would break.
 
 mod common;
 
@@ -19,7 +21,6 @@ mod gpu_device_lost;
 mod gpu_hud;
 mod gpu_render;
 mod gpu_script;
-mod gpu_soak;
 mod gpu_terrain_render;
 mod gpu_validation_canary;
 mod gpu_vulkan12;

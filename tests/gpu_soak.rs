@@ -13,7 +13,9 @@
 //!
 //! The image is 32 × 24 pixels and the view radius 1 chunk, frames of 0.1 s: the world, its
 //! physics, streaming and GPU meshing run as in a game; only the rasterizer has little to do.
-//! CI cost: about 5 s on a 2-core machine with lavapipe (debug build).
+//!
+//! A test binary of its own: the soak makes its own GPU, and the memory bound is the whole
+//! process's, which tests running beside it would break.
 
 use blockfall::soak::{self, SoakRun, SoakScript};
 
