@@ -32,8 +32,13 @@ impl Shown {
         Ok(match options.scene {
             SceneChoice::World => {
                 let (world, start) = world_for(options)?;
-                let renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
+                let mut renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
                     .context("setting up the world's renderer")?;
+                // The player's field of view; a script's world keeps the default view, as
+                // `sim`'s does. It is the renderer's, so a world loaded later keeps it.
+                if options.script.is_none() {
+                    renderer.fov_degrees = options.fov_degrees;
+                }
                 (Self::World(Box::new(renderer)), start)
             }
             SceneChoice::Test => (
@@ -73,16 +78,15 @@ impl Shown {
 }
 
 /// The world a run starts with: the script's, the save of `--world`, or the generated world of
-/// the seed with the sample scene in front of the spawn, seen with the player's field of view
-/// (a script's world keeps the default view, as `sim`'s does); its physics and chunks on every
-/// core; and where its clock starts.
+/// the seed with the sample scene in front of the spawn; its physics and chunks on every core;
+/// and where its clock starts. (The field of view is the renderer's: see [`Shown::new`].)
 pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
     let pool = WorkerPool::with_available_parallelism();
     match &options.script {
         Some(scene) => blockfall_game::scene::world_of(scene, pool, options.view_radius)
             .context("setting up the script's world"),
         None => {
-            let (mut world, clock) = match &options.world {
+            let (world, clock) = match &options.world {
                 // `--world PATH`: the save when there is one (refused whole when it is bad, so
                 // that nothing overwrites it), else a new world that the window saves there.
                 Some(path) if path.exists() => {
@@ -94,7 +98,6 @@ pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
                     0.0,
                 ),
             };
-            world.fov_degrees = options.fov_degrees;
             Ok((
                 world,
                 Start {

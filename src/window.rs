@@ -430,9 +430,8 @@ impl WindowState {
                 return Ok(());
             }
         };
-        let fov_degrees = renderer.world.fov_degrees;
+        // The field of view is the renderer's: it stays as the player set it.
         renderer.world = world;
-        renderer.world.fov_degrees = fov_degrees;
         // The old world's meshes go (once the frames in flight that read them are done); the
         // passes stay, and the new world's chunks stream in from the next frame.
         renderer

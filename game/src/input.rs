@@ -947,10 +947,11 @@ mod tests {
         );
         // A point off the axis moves toward the middle of the picture as the view widens.
         let point = world.eye() + Vec3::new(0.0, 1.0, 10.0);
-        assert_eq!(world.fov_degrees, 70.0);
-        let (_, narrow) = world.view(640, 480).project(point, 640, 480).unwrap();
-        world.fov_degrees = 110.0;
-        let (_, wide) = world.view(640, 480).project(point, 640, 480).unwrap();
+        let (_, narrow) = world.view(640, 480, 70.0).project(point, 640, 480).unwrap();
+        let (_, wide) = world
+            .view(640, 480, 110.0)
+            .project(point, 640, 480)
+            .unwrap();
         assert!(
             (wide - 240.0).abs() < (narrow - 240.0).abs(),
             "{narrow} {wide}"

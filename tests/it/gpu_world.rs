@@ -199,7 +199,7 @@ fn the_frame_after_a_dig_shows_the_hole() {
     let before = frame(&mut gpu, &mut renderer);
     let world = world(&mut renderer);
     let aim = world.world.ground_aim().expect("the view meets the ground");
-    let view = world.world.view(WIDTH, HEIGHT);
+    let view = world.view(WIDTH, HEIGHT);
     let (px, py) = view.project(aim.into(), WIDTH, HEIGHT).unwrap();
     assert!((px - WIDTH as f32 / 2.0).abs() < 1.0 && (py - HEIGHT as f32 / 2.0).abs() < 1.0);
     let eye = world.world.eye();
@@ -429,7 +429,7 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
     let world = world(&mut renderer);
     let aim = world.world.ground_aim().expect("the view meets the ground");
     let radius = world.world.tool.radius;
-    let view = world.world.view(WIDTH, HEIGHT);
+    let view = world.view(WIDTH, HEIGHT);
     let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
     let (p, m) = (plain.pixel(cx, cy).unwrap(), marked.pixel(cx, cy).unwrap());
     let warmth = |c: [u8; 4]| i32::from(c[0]) - i32::from(c[2]);

@@ -29,7 +29,7 @@ use super::structures::pieces::PiecesRenderer;
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
-use crate::camera::Marker;
+use crate::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
 use crate::input::{Command, Input};
 use crate::terrain::streaming::{EditReport, StreamReport};
 use crate::terrain::SampleBox;
@@ -63,6 +63,11 @@ pub struct WorldRenderer {
     /// Whether the ground the tool would act on is marked (the window, while the mouse is
     /// captured); off by default, so headless pictures show the world alone.
     pub show_tool: bool,
+    /// The view's vertical field of view, in degrees: the player's setting (`fov_degrees` in
+    /// settings.ron), [`FIELD_OF_VIEW_DEGREES`] by default. A setting of whoever looks, not of
+    /// the world, so it is kept here and outlives a world loaded in place of the last (F9, a
+    /// scene's `load`).
+    pub fov_degrees: f32,
 }
 
 impl WorldRenderer {
@@ -88,6 +93,7 @@ impl WorldRenderer {
             blocks_meshed: false,
             relit_regions: Vec::new(),
             show_tool: false,
+            fov_degrees: FIELD_OF_VIEW_DEGREES,
         })
     }
 
@@ -97,8 +103,8 @@ impl WorldRenderer {
     /// ([`WorldRenderer::load_all`] or [`WorldRenderer::stream`] load it). The passes, their
     /// pipelines, textures and arenas are kept: a load compiles nothing, and a session of many
     /// loads costs no more than one (the soak's resident memory). The terrain's arenas are made
-    /// anew only when the new world streams a different radius. `show_tool` and the wireframe
-    /// stay as they were.
+    /// anew only when the new world streams a different radius. `show_tool`, the field of view
+    /// and the wireframe stay as they were.
     pub fn renew(&mut self, gpu: &mut Gpu, frames: &mut FrameRing) -> Result<(), WorldRenderError> {
         frames.wait_all()?;
         let radius = self.world.chunks().radius();
@@ -128,6 +134,11 @@ impl WorldRenderer {
 
     pub fn renderer(&mut self) -> &mut TerrainRenderer {
         &mut self.renderer
+    }
+
+    /// The world's camera for a `width`×`height` image, with this renderer's field of view.
+    pub fn view(&self, width: u32, height: u32) -> Camera {
+        self.world.view(width, height, self.fov_degrees)
     }
 
     /// Where the terrain is streamed around: the player's eyes.
@@ -263,7 +274,7 @@ impl WorldRenderer {
         frames: &mut FrameRing,
         target: RenderTarget,
     ) -> Result<(), WorldRenderError> {
-        let mut view = self.world.view(target.width, target.height);
+        let mut view = self.view(target.width, target.height);
         if self.show_tool {
             view.marker = self.world.ground_aim().map(|centre| Marker {
                 centre: centre.into(),

@@ -64,9 +64,7 @@ pub fn apply(
                 ..EventLine::default()
             };
             match loaded {
-                Ok(mut loaded) => {
-                    // The field of view belongs to whoever looks, not to the world (as F9).
-                    loaded.fov_degrees = world.fov_degrees;
+                Ok(loaded) => {
                     *world = loaded;
                     line.blocks = Some(world.blocks.count());
                     line.pieces = Some(world.pieces.iter().map(|(h, _, _)| h.index()).collect());

@@ -18,7 +18,7 @@
 //!   stream_edit(changed, sink)       the chunks an edit changed meshed again, those near lit again
 //!   stream(budget, sink)             far chunks out, the nearest missing ones in
 //!   take_changed_regions()           the block regions to mesh again
-//!   view(w, h) ─▶ Camera             what the renderer draws
+//!   view(w, h, fov) ─▶ Camera        what the renderer draws (the field of view is its own)
 //!   light_at(point)                  the sky light the terrain there is lit with
 //! ```
 
@@ -35,7 +35,7 @@ use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use crate::blocks::store::{Block, BlockError, BlockStore};
-use crate::camera::{Camera, FIELD_OF_VIEW_DEGREES};
+use crate::camera::Camera;
 use crate::input::{Command, Input};
 use crate::pieces::Pieces;
 use crate::player::{Player, EYES};
@@ -109,8 +109,6 @@ pub struct World {
     /// Radians above the horizon.
     pub pitch: f32,
     pub tool: Tool,
-    /// The view's vertical field of view, in degrees (the player's setting; 70 by default).
-    pub fov_degrees: f32,
     /// What the view aims at, as of the last [`World::frame`] or [`World::update_aim`].
     aim: Option<Aim>,
     /// Block regions whose meshes are out of date, for the renderer.
@@ -169,7 +167,6 @@ impl World {
             yaw: 0.0,
             pitch: 0.0,
             tool: Tool::default(),
-            fov_degrees: FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
             splits: Vec::new(),
@@ -274,16 +271,18 @@ impl World {
         )
     }
 
-    /// The camera for a `width`×`height` image, its fog at the streamed radius, its field of
-    /// view [`World::fov_degrees`].
-    pub fn view(&self, width: u32, height: u32) -> Camera {
+    /// The camera for a `width`×`height` image with a vertical field of view of `fov_degrees`,
+    /// its fog at the streamed radius. The field of view is the viewer's setting, not the
+    /// world's: whoever draws the world keeps it (`render::world::WorldRenderer`), so that it
+    /// outlives a world loaded in place of this one.
+    pub fn view(&self, width: u32, height: u32, fov_degrees: f32) -> Camera {
         Camera::looking_within(
             self.eye(),
             self.look_direction(),
             width,
             height,
             self.chunks.radius(),
-            self.fov_degrees,
+            fov_degrees,
         )
     }
 

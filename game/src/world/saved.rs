@@ -100,8 +100,6 @@ impl World {
             yaw: save.player.yaw,
             pitch: save.player.pitch,
             tool,
-            // A setting of the one who plays, not of the world: the window sets its own.
-            fov_degrees: crate::camera::FIELD_OF_VIEW_DEGREES,
             aim: None,
             changed_regions: BTreeSet::new(),
             splits: Vec::new(),
