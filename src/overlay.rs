@@ -100,26 +100,26 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
 
 fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
     let world = &renderer.world;
-    let mode = match world.player.mode {
+    let mode = match world.player().mode {
         Mode::Fly => "flying",
-        Mode::Walk if world.player.grounded => "walking",
+        Mode::Walk if world.player().grounded => "walking",
         Mode::Walk => "in the air",
     };
-    let feet = world.player.position;
+    let feet = world.player().position;
     hud.lines.push(format!(
         "{mode} at ({:.1}, {:.1}, {:.1}) · facing {:.0}°",
         feet.x,
         feet.y,
         feet.z,
-        world.yaw.to_degrees()
+        world.yaw().to_degrees()
     ));
-    let tool = &world.tool;
+    let tool = world.tool();
     hud.lines.push(match tool.kind {
         ToolKind::Blocks => format!(
             "Blocks: {}, {} m, {} placed",
             tool.material_name(),
             tool.size_meters(),
-            world.blocks.count()
+            world.blocks().count()
         ),
         ToolKind::Terrain => format!("Terrain: sphere of {:.1} m", tool.radius),
     });
@@ -129,8 +129,8 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
                 .push(format!("Breaking this drops {} more", aim.would_fall.len()));
         }
     }
-    let falling = world.pieces.falling();
-    let resting = world.pieces.len() - falling;
+    let falling = world.pieces().falling();
+    let resting = world.pieces().len() - falling;
     if falling > 0 || resting > 0 {
         hud.lines
             .push(format!("{falling} falling, {resting} at rest"));
@@ -188,7 +188,7 @@ fn help_line(play: &Play, shown: &Shown) -> String {
         key(Action::Load),
         key(Action::Escape)
     );
-    match world.world.tool.kind {
+    match world.world.tool().kind {
         ToolKind::Blocks => format!(
             "{} break · {} place · wheel or {}–{} material · {} {} size\n\
              {} chisel · {}+{} slope · {} terrain tool · {fly}\n{last}",

@@ -57,7 +57,7 @@ fn steps(world: &mut World, seconds: f64) {
 
 fn body(world: &World, handle: BodyHandle) -> BodyView {
     world
-        .pieces
+        .pieces()
         .physics()
         .body(handle)
         .expect("the cube is still a piece")
@@ -75,18 +75,18 @@ fn drop_in_turn(world: &mut World, cubes: &[Cube], above: f64, every: f64) -> Ve
         let low = [x, y + lift, z].map(|c| c as f32 * CELL as f32 + 1e-3);
         let high = low.map(|c| c + f32::from(cube.size) * CELL as f32 - 2e-3);
         assert!(
-            !world.pieces.overlaps_box(low, high),
+            !world.pieces().overlaps_box(low, high),
             "{cube:?}: its place in the air is taken (a piece leans into it)"
         );
-        handles.push(world.pieces.add(vec![block]).expect("a cube"));
+        handles.push(world.add_piece(vec![block]).expect("a cube"));
         steps(world, every);
     }
     let mut waited = 0.0;
-    while world.pieces.falling() > 0 && waited < 20.0 {
+    while world.pieces().falling() > 0 && waited < 20.0 {
         steps(world, 0.5);
         waited += 0.5;
     }
-    assert_eq!(world.pieces.falling(), 0, "everything comes to rest");
+    assert_eq!(world.pieces().falling(), 0, "everything comes to rest");
     handles
 }
 

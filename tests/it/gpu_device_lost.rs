@@ -51,7 +51,7 @@ fn text(bytes: &[u8]) -> String {
 fn loads(path: &Path) -> usize {
     let save = WorldSave::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let world = World::from_save(save, WorkerPool::new(1).unwrap(), 1).expect("the save loads");
-    world.blocks.count()
+    world.blocks().count()
 }
 
 #[test]

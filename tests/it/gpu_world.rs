@@ -34,12 +34,21 @@ const RADIUS: u32 = 2;
 fn loaded_world(gpu: &mut Gpu) -> HeadlessRenderer {
     // The ground alone (no sample scene) and the terrain tool in hand.
     let mut ground = World::at_spawn(Generator::DEFAULT_SEED, RADIUS, WorkerPool::new(1).unwrap());
-    ground.tool.kind = ToolKind::Terrain;
+    let mut terrain = *ground.tool();
+    terrain.kind = ToolKind::Terrain;
+    assert!(ground.choose_tool(terrain));
     let mut renderer = HeadlessRenderer::with_world(gpu, WIDTH, HEIGHT, ground).unwrap();
-    world(&mut renderer).world.player.mode = Mode::Fly;
+    world(&mut renderer).world.toggle_fly();
+    assert_eq!(world(&mut renderer).world.player().mode, Mode::Fly);
     let loaded = renderer.load_world().unwrap();
     assert!(loaded > 0);
     renderer
+}
+
+/// The view turned to `pitch` radians above the horizon, its yaw kept.
+fn look_down(renderer: &mut HeadlessRenderer, pitch: f32) {
+    let world = &mut world(renderer).world;
+    world.set_look(world.yaw(), pitch);
 }
 
 fn world(renderer: &mut HeadlessRenderer) -> &mut WorldRenderer {
@@ -195,7 +204,7 @@ fn the_frame_after_a_dig_shows_the_hole() {
     };
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
-    world(&mut renderer).world.pitch = (-25f32).to_radians();
+    look_down(&mut renderer, (-25f32).to_radians());
     let before = frame(&mut gpu, &mut renderer);
     let world = world(&mut renderer);
     let aim = world.world.ground_aim().expect("the view meets the ground");
@@ -287,7 +296,7 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
     let start = world(&mut renderer).world.chunks().counters();
-    world(&mut renderer).world.pitch = (-20f32).to_radians();
+    look_down(&mut renderer, (-20f32).to_radians());
     let fly = Controls {
         forward: true,
         run: true,
@@ -301,16 +310,17 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
             world.world.turn(std::f32::consts::PI, 0.0);
         }
         // Level flight; the tool aims down at the ground.
-        world.world.pitch = 0.0;
+        let yaw = world.world.yaw();
+        world.world.set_look(yaw, 0.0);
         world.world.step(1.0 / 60.0, &fly);
-        world.world.pitch = (-30f32).to_radians();
+        world.world.set_look(yaw, (-30f32).to_radians());
         if frame_number % 25 == 0 {
             let dig = frame_number % 50 == 0;
             let (world, frames) = world_and_frames(&mut renderer);
             let Some(aim) = world.world.ground_aim() else {
                 continue;
             };
-            let radius = world.world.tool.radius;
+            let radius = world.world.tool().radius;
             let report = world.edit_at(frames, dig, aim, radius).unwrap();
             if !report.remeshed.is_empty() {
                 edits += 1;
@@ -415,7 +425,7 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
     };
     let before_errors = gpu.validation_errors();
     let mut renderer = loaded_world(&mut gpu);
-    world(&mut renderer).world.pitch = (-25f32).to_radians();
+    look_down(&mut renderer, (-25f32).to_radians());
     let plain = frame(&mut gpu, &mut renderer);
     world(&mut renderer).show_tool = true;
     let marked = frame(&mut gpu, &mut renderer);
@@ -428,7 +438,7 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
 
     let world = world(&mut renderer);
     let aim = world.world.ground_aim().expect("the view meets the ground");
-    let radius = world.world.tool.radius;
+    let radius = world.world.tool().radius;
     let view = world.view(WIDTH, HEIGHT);
     let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
     let (p, m) = (plain.pixel(cx, cy).unwrap(), marked.pixel(cx, cy).unwrap());

@@ -327,9 +327,9 @@ fn key(block: &Block) -> (i32, i32, i32, u8, u8, u16, bool) {
 
 /// Every block of the world, standing or in a piece, as sorted keys.
 fn all_blocks(world: &World) -> Vec<(i32, i32, i32, u8, u8, u16, bool)> {
-    let standing = world.blocks.iter().map(|(_, block)| key(block));
+    let standing = world.blocks().iter().map(|(_, block)| key(block));
     let falling = world
-        .pieces
+        .pieces()
         .iter()
         .flat_map(|(_, piece, _)| piece.blocks.iter().map(key));
     let mut keys: Vec<_> = standing.chain(falling).collect();
@@ -398,7 +398,7 @@ fn check_state(
     expected: &[(i32, i32, i32, u8, u8, u16, bool)],
     lowest_below_surface: f64,
 ) -> Result<(), String> {
-    for (handle, piece, body) in world.pieces.iter() {
+    for (handle, piece, body) in world.pieces().iter() {
         let id = handle.index();
         let values = body
             .position
@@ -455,7 +455,7 @@ fn forget(block: &Block, expected: &mut Vec<(i32, i32, i32, u8, u8, u16, bool)>)
 
 /// The `index`-th piece in handle order, modulo their number.
 fn nth_piece(world: &World, index: usize) -> Option<BodyHandle> {
-    let handles: Vec<BodyHandle> = world.pieces.iter().map(|(handle, _, _)| handle).collect();
+    let handles: Vec<BodyHandle> = world.pieces().iter().map(|(handle, _, _)| handle).collect();
     (!handles.is_empty()).then(|| handles[index % handles.len()])
 }
 
@@ -469,9 +469,9 @@ fn apply(
     match *event {
         Event::Break([x, y, z]) => {
             let block = world
-                .blocks
+                .blocks()
                 .at(x, y, z)
-                .and_then(|id| world.blocks.get(id))
+                .and_then(|id| world.blocks().get(id))
                 .copied();
             let (removed, _) = world.break_cell([x, y, z]);
             assert_eq!(removed, block.is_some());
@@ -503,7 +503,7 @@ fn apply(
             };
             let broken = {
                 let (_, piece, _) = world
-                    .pieces
+                    .pieces()
                     .iter()
                     .find(|(h, _, _)| *h == handle)
                     .expect("a live piece");
@@ -562,7 +562,7 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
             apply(&mut world, event, &mut expected, coverage);
         }
         let before: Vec<(BodyHandle, BodyView, Vec<Block>)> = world
-            .pieces
+            .pieces()
             .iter()
             .map(|(handle, piece, body)| (handle, body, piece.blocks.clone()))
             .collect();
@@ -576,7 +576,7 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
             if split {
                 coverage.splits += 1;
             }
-            if split || world.pieces.physics().body(handle).is_some() {
+            if split || world.pieces().physics().body(handle).is_some() {
                 continue;
             }
             let reach = (length(body.velocity) + 1.0) * STEP + 1.0;
@@ -593,7 +593,7 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
         }
         check_state(&world, &expected, lowest).map_err(|e| format!("after step {at}: {e}"))?;
         let bodies: Vec<(BodyHandle, BodyView)> = world
-            .pieces
+            .pieces()
             .iter()
             .map(|(handle, _, body)| (handle, body))
             .collect();
@@ -609,14 +609,14 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
             .look(&bodies)
             .map_err(|e| format!("after step {at}: {e}"))?;
         coverage.longest_awake = coverage.longest_awake.max(longest);
-        if at >= last_event && world.pieces.falling() == 0 {
+        if at >= last_event && world.pieces().falling() == 0 {
             return Ok(());
         }
     }
     Err(format!(
         "{} pieces still falling {most_steps} steps in, more than the longest fall after the \
          last event",
-        world.pieces.falling()
+        world.pieces().falling()
     ))
 }
 
@@ -813,8 +813,7 @@ fn past_face(target: Target, point: [f64; 3]) -> f64 {
 /// face within the target, and does not end inside it.
 fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), String> {
     let handle = world
-        .pieces
-        .add(throw.blocks.clone())
+        .add_piece(throw.blocks.clone())
         .map_err(|e| format!("the piece: {e}"))?;
     world
         .launch_piece(handle, throw.velocity, throw.spin)
@@ -828,7 +827,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
         points: Vec<[f64; 3]>,
     }
     let launched = world
-        .pieces
+        .pieces()
         .physics()
         .body(handle)
         .ok_or("the piece is gone")?;
@@ -844,7 +843,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
         step(world);
         let mut next = Vec::new();
         for piece in followed {
-            let (now, into) = match world.pieces.physics().body(piece.handle) {
+            let (now, into) = match world.pieces().physics().body(piece.handle) {
                 Some(now) => (now, Vec::new()),
                 None => {
                     let split = world
@@ -883,7 +882,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
             if into.is_empty() {
                 for &point in &piece.points {
                     let point = world
-                        .pieces
+                        .pieces()
                         .to_world(piece.handle, point)
                         .ok_or("the piece is gone")?;
                     if within(throw.target, point) {
@@ -899,7 +898,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
             }
             for handle in into {
                 let (_, new, body) = world
-                    .pieces
+                    .pieces()
                     .iter()
                     .find(|(h, _, _)| *h == handle)
                     .ok_or("a piece it broke into is gone")?;
@@ -912,7 +911,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
             }
         }
         followed = next;
-        let resting = |piece: &Followed| world.pieces.is_resting(piece.handle);
+        let resting = |piece: &Followed| world.pieces().is_resting(piece.handle);
         if followed.iter().all(resting) {
             break;
         }

@@ -38,7 +38,7 @@ struct Seen {
 }
 
 fn mass_of(world: &World) -> f64 {
-    world.pieces.iter().map(|(_, _, body)| body.mass).sum()
+    world.pieces().iter().map(|(_, _, body)| body.mass).sum()
 }
 
 fn momentum(bodies: &[BodyView]) -> [f64; 3] {
@@ -65,7 +65,7 @@ fn run(world: &mut World, seconds: f64) -> Seen {
                     let new = split
                         .into
                         .iter()
-                        .map(|&piece| world.pieces.physics().body(piece).expect("a new piece"))
+                        .map(|&piece| world.pieces().physics().body(piece).expect("a new piece"))
                         .collect();
                     (split.body, new)
                 })
@@ -77,7 +77,7 @@ fn run(world: &mut World, seconds: f64) -> Seen {
                     .iter()
                     .map(|&handle| {
                         world
-                            .pieces
+                            .pieces()
                             .iter()
                             .find(|(at, _, _)| *at == handle)
                             .map(|(_, piece, _)| piece.blocks.clone())
@@ -88,7 +88,7 @@ fn run(world: &mut World, seconds: f64) -> Seen {
             }
             seen.splits.extend(splits);
         }
-        if world.pieces.falling() == 0 {
+        if world.pieces().falling() == 0 {
             break;
         }
     }
@@ -113,7 +113,7 @@ fn beam_of(count: i32, material: usize, size: u8, height: f64) -> Vec<Block> {
 fn broken_joints(world: &World, row: &[Block]) -> Vec<bool> {
     let piece_of = |b: &Block| {
         world
-            .pieces
+            .pieces()
             .iter()
             .find(|(_, piece, _)| piece.blocks.contains(b))
             .map(|(handle, _, _)| handle)
@@ -190,8 +190,7 @@ fn a_beam_landing_flat_does_not_break() {
             for material in [PLASTER, COPPER, STONE] {
                 let mut world = flat_world();
                 world
-                    .pieces
-                    .add(beam(material, size, height))
+                    .add_piece(beam(material, size, height))
                     .expect("a beam");
                 let seen = run(&mut world, 6.0);
                 assert!(
@@ -199,8 +198,8 @@ fn a_beam_landing_flat_does_not_break() {
                     "material {material}, {size}-cell blocks, {height} m: {} splits",
                     seen.splits.len()
                 );
-                assert_eq!(world.pieces.len(), 1);
-                let blocks: usize = world.pieces.iter().map(|(_, p, _)| p.blocks.len()).sum();
+                assert_eq!(world.pieces().len(), 1);
+                let blocks: usize = world.pieces().iter().map(|(_, p, _)| p.blocks.len()).sum();
                 assert_eq!(blocks, 4);
             }
         }
@@ -219,15 +218,14 @@ fn a_beam_landing_tilted_breaks_within_one_block_of_the_end_that_strikes_first()
                 let mut world = flat_world();
                 let blocks = beam(material, size, height);
                 let piece = world
-                    .pieces
-                    .add_turned(blocks.clone(), about_z(20.0))
+                    .add_piece_turned(blocks.clone(), about_z(20.0))
                     .expect("a beam");
                 // The end that strikes first: the block whose middle is lowest.
                 let middle_height = |b: &Block| {
                     let local = b
                         .low()
                         .map(|c| (f64::from(c) + f64::from(b.size) / 2.0) * 0.5);
-                    world.pieces.to_world(piece, local).expect("the beam")[1]
+                    world.pieces().to_world(piece, local).expect("the beam")[1]
                 };
                 let end = *blocks
                     .iter()
@@ -243,7 +241,7 @@ fn a_beam_landing_tilted_breaks_within_one_block_of_the_end_that_strikes_first()
                     assert_eq!(first.len(), 2, "{case}: {first:?}");
                     assert!(first.contains(&vec![end]), "{case}: {first:?}");
                 }
-                let blocks: usize = world.pieces.iter().map(|(_, p, _)| p.blocks.len()).sum();
+                let blocks: usize = world.pieces().iter().map(|(_, p, _)| p.blocks.len()).sum();
                 assert_eq!(blocks, 4, "{case}: no block lost or made");
                 assert_kept(&seen);
             }
@@ -266,7 +264,7 @@ fn a_beam_dropped_across_a_post_breaks_over_it() {
                     let cells = i32::from(size);
                     post(&mut world, [over as i32 * cells, 0], size, 1.0);
                     let blocks = beam_of(count as i32, material, size, 1.0 + height);
-                    world.pieces.add(blocks.clone()).expect("a beam");
+                    world.add_piece(blocks.clone()).expect("a beam");
                     let seen = run(&mut world, 6.0);
                     let case = format!(
                         "material {material}, {size}-cell blocks, {count} over {over}, {height} m"
@@ -288,7 +286,7 @@ fn a_beam_dropped_across_a_post_breaks_over_it() {
                             assert_eq!(broken, mirrored, "{case}");
                         }
                     }
-                    let kept: usize = world.pieces.iter().map(|(_, p, _)| p.blocks.len()).sum();
+                    let kept: usize = world.pieces().iter().map(|(_, p, _)| p.blocks.len()).sum();
                     assert_eq!(kept, count, "{case}: no block lost or made");
                     assert_kept(&seen);
                 }
@@ -319,12 +317,12 @@ fn a_symmetric_piece_breaks_symmetrically() {
         for arm in &arms {
             blocks.extend(arm.iter().map(|&[x, z]| block(x, y, z, 1, PLASTER)));
         }
-        world.pieces.add(blocks).expect("a cross");
+        world.add_piece(blocks).expect("a cross");
         let seen = run(&mut world, 6.0);
         assert_kept(&seen);
         let piece_of = |b: &Block| {
             world
-                .pieces
+                .pieces()
                 .iter()
                 .find(|(_, piece, _)| piece.blocks.contains(b))
                 .map(|(handle, _, _)| handle)
@@ -368,7 +366,7 @@ fn a_split_keeps_mass_and_momentum_whatever_the_turn_and_spin() {
     let mut splits = 0;
     for (index, blocks) in shapes.into_iter().enumerate() {
         let mut world = flat_world();
-        let piece = world.pieces.add(blocks).expect("a piece");
+        let piece = world.add_piece(blocks).expect("a piece");
         let spin = [1.5 * index as f64 - 1.0, 0.7, 2.0];
         world
             .launch_piece(piece, [1.0, -12.0, 0.5], spin)
@@ -398,8 +396,7 @@ fn falling_tower(weak: i32, edge: bool) -> (World, Vec<(i32, Block)>) {
         })
         .collect();
     world
-        .pieces
-        .add_turned(blocks.iter().map(|&(_, b)| b).collect(), about_z(20.0))
+        .add_piece_turned(blocks.iter().map(|&(_, b)| b).collect(), about_z(20.0))
         .expect("a tower");
     (world, blocks)
 }
@@ -420,7 +417,7 @@ fn a_falling_tower_breaks_at_its_weak_joints_and_nowhere_else() {
         // blocks' grid places).
         let piece_of = |b: &Block| {
             world
-                .pieces
+                .pieces()
                 .iter()
                 .find(|(_, piece, _)| piece.blocks.contains(b))
                 .map(|(handle, _, _)| handle)
@@ -455,11 +452,11 @@ fn pieces_lying_still_do_not_break_under_their_own_weight() {
         .flat_map(|x| (0..2).map(move |z| block(x, 0, z, 1, PLASTER)))
         .collect();
     let tower: Vec<Block> = (0..6).map(|y| block(20, y, 0, 1, PLASTER)).collect();
-    world.pieces.add(slab).expect("a slab");
-    world.pieces.add(tower).expect("a tower");
+    world.add_piece(slab).expect("a slab");
+    world.add_piece(tower).expect("a tower");
     let seen = run(&mut world, 10.0);
     assert!(seen.splits.is_empty(), "{} splits", seen.splits.len());
-    assert_eq!(world.pieces.falling(), 0, "they came to rest");
+    assert_eq!(world.pieces().falling(), 0, "they came to rest");
 }
 
 /// The sim tool writes a line for each split, and its state lines list every piece. A

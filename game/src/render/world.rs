@@ -184,7 +184,7 @@ impl WorldRenderer {
         // region is as large as a chunk (64 cells of 0.5 m, 32 m) and aligned with it.
         for coord in &report.loaded {
             let region = [coord.x, coord.y, coord.z];
-            if self.world.blocks.in_region(region).next().is_some() {
+            if self.world.blocks().in_region(region).next().is_some() {
                 self.relit_regions.push(region);
             }
         }
@@ -201,16 +201,16 @@ impl WorldRenderer {
         let sampler = world.light_sampler();
         let light = |point: [f32; 3]| sampler.light_at(point);
         if !self.blocks_meshed {
-            self.blocks.rebuild_all(gpu, &world.blocks, &light)?;
+            self.blocks.rebuild_all(gpu, world.blocks(), &light)?;
             self.blocks_meshed = true;
         } else {
             changed.append(&mut self.relit_regions);
             if !changed.is_empty() {
-                self.blocks.update(gpu, &world.blocks, changed, &light)?;
+                self.blocks.update(gpu, world.blocks(), changed, &light)?;
             }
         }
         self.relit_regions.clear();
-        self.pieces.update(gpu, &world.pieces, &light)?;
+        self.pieces.update(gpu, world.pieces(), &light)?;
         Ok(())
     }
 
@@ -278,7 +278,7 @@ impl WorldRenderer {
         if self.show_tool {
             view.marker = self.world.ground_aim().map(|centre| Marker {
                 centre: centre.into(),
-                radius: self.world.tool.radius,
+                radius: self.world.tool().radius,
             });
         }
         self.renderer
@@ -288,14 +288,14 @@ impl WorldRenderer {
         };
         self.blocks.record(frames, target, depth, &view)?;
         self.pieces
-            .record(frames, target, depth, &view, &self.world.pieces)?;
+            .record(frames, target, depth, &view, self.world.pieces())?;
         let markers = if self.show_tool {
             self.marker_view()
         } else {
             MarkerView::default()
         };
         self.markers
-            .record(frames, target, depth, &view, &self.world.blocks, &markers)?;
+            .record(frames, target, depth, &view, self.world.blocks(), &markers)?;
         Ok(())
     }
 
@@ -318,7 +318,7 @@ impl WorldRenderer {
 
 /// The terrain's look for `world`: its layers placed around the ground under the player.
 fn look_of(world: &World) -> TerrainLook {
-    let feet = world.player.position;
+    let feet = world.player().position;
     let ground = world.ground().surface_height(feet.x, feet.z);
     TerrainLook::around(if ground.is_finite() { ground } else { feet.y })
 }

@@ -185,7 +185,7 @@ mod tests {
         let mut world = World::on(Arc::new(PlaneGround::flat(0.0)), 2, pool);
         for y in [0, 2] {
             let block = Block::new(0, y, 0, 2, 0, 0, false).expect("a block");
-            world.blocks.add(block).expect("room");
+            world.add_block(block).expect("room");
         }
         world
     }

@@ -66,8 +66,8 @@ pub fn apply(
             match loaded {
                 Ok(loaded) => {
                     *world = loaded;
-                    line.blocks = Some(world.blocks.count());
-                    line.pieces = Some(world.pieces.iter().map(|(h, _, _)| h.index()).collect());
+                    line.blocks = Some(world.blocks().count());
+                    line.pieces = Some(world.pieces().iter().map(|(h, _, _)| h.index()).collect());
                     return Ok(Outcome::Loaded(serde_json::to_string(&line)?));
                 }
                 Err(error) => line.error = Some(error.to_string()),

@@ -57,10 +57,10 @@ impl StateLine {
     pub(super) fn of(world: &World, t: f64) -> StateLine {
         StateLine {
             t: trace_time(t),
-            player: world.embodied.then(|| PlayerLine::of(&world.player)),
-            blocks: world.blocks.count(),
+            player: world.embodied().then(|| PlayerLine::of(world.player())),
+            blocks: world.blocks().count(),
             pieces: world
-                .pieces
+                .pieces()
                 .iter()
                 .map(|(handle, piece, body)| PieceLine {
                     id: handle.index(),
@@ -74,7 +74,7 @@ impl StateLine {
                     contact_points: piece.contact_points,
                 })
                 .collect(),
-            falling: world.pieces.falling(),
+            falling: world.pieces().falling(),
         }
     }
 }
@@ -139,19 +139,19 @@ impl ScriptStateLine {
         let viewer = world.eye().into();
         Self {
             t: trace_time(t),
-            player: PlayerLine::of(&world.player),
-            yaw_degrees: world.yaw.to_degrees(),
-            pitch_degrees: world.pitch.to_degrees(),
+            player: PlayerLine::of(world.player()),
+            yaw_degrees: world.yaw().to_degrees(),
+            pitch_degrees: world.pitch().to_degrees(),
             tool: ToolLine {
-                kind: world.tool.kind.name(),
-                material: world.tool.material_name(),
-                size: world.tool.size_meters(),
-                radius: world.tool.radius,
+                kind: world.tool().kind.name(),
+                material: world.tool().material_name(),
+                size: world.tool().size_meters(),
+                radius: world.tool().radius,
             },
             aim,
-            blocks: world.blocks.count(),
-            pieces: world.pieces.len(),
-            falling: world.pieces.falling(),
+            blocks: world.blocks().count(),
+            pieces: world.pieces().len(),
+            falling: world.pieces().falling(),
             chunks: ChunksLine {
                 loaded: world.chunks().loaded().count(),
                 waiting: world.chunks().missing(viewer),

@@ -6,7 +6,10 @@
 //!
 //! The rules that tie these together live here and nowhere else: what a break, a place or a dig
 //! sets falling (`rules`), what the view aims at and where a block would go (`aim`), what the
-//! tools do with the buttons (`tool`). A scene (`crate::scene`) builds a world through the same
+//! tools do with the buttons (`tool`). The world's parts are private: others read them through
+//! getters ([`World::blocks`], [`World::pieces`], [`World::player`], …) and change them only
+//! through these calls, so that the support, the pieces, the regions to mesh again and the
+//! rubble hear of every change. A scene (`crate::scene`) builds a world through the same
 //! calls and applies its events to it; the window and the headless run feed it [`Input`]. The
 //! CPU side alone: whoever meshes and draws it (`game::render`) is a [`ChunkSink`] that
 //! [`World::stream`] and [`World::stream_edit`] feed, reads the blocks' changed regions from
@@ -95,20 +98,22 @@ pub struct World {
     field: WorldField,
     chunks: ChunkStream,
     pool: WorkerPool,
-    /// The blocks standing on the grid.
-    pub blocks: BlockStore,
+    /// The blocks standing on the grid. Changed only by the rules (`rules`) and the set-up
+    /// calls, so that `support`, `pieces` and `changed_regions` hear of every change.
+    blocks: BlockStore,
     support: Support,
     /// The groups that broke off, falling or at rest (rubble).
-    pub pieces: Pieces,
-    pub player: Player,
+    pieces: Pieces,
+    player: Player,
     /// Whether the player takes part: a scene without one steps no player and keeps no block
     /// clear of it (its position still places the camera).
-    pub embodied: bool,
-    /// Radians about the vertical; 0 faces +z, π/2 faces +x (the player's convention).
-    pub yaw: f32,
-    /// Radians above the horizon.
-    pub pitch: f32,
-    pub tool: Tool,
+    embodied: bool,
+    /// Radians about the vertical, in [0, 2π); 0 faces +z, π/2 faces +x (the player's
+    /// convention).
+    yaw: f32,
+    /// Radians above the horizon, within ±[`PITCH_LIMIT_DEGREES`].
+    pitch: f32,
+    tool: Tool,
     /// What the view aims at, as of the last [`World::frame`] or [`World::update_aim`].
     aim: Option<Aim>,
     /// Block regions whose meshes are out of date, for the renderer.
@@ -232,6 +237,23 @@ impl World {
             .extend(self.blocks.iter().map(|(_, block)| region_of_block(block)));
     }
 
+    /// Puts `blocks` on the grid in place of every block standing there while setting the
+    /// world up (a world built elsewhere, as the `saves` bench builds its city), and returns the
+    /// blocks that stood: the support forgets what it knew and surveys the new blocks as
+    /// [`World::survey`] does (so nothing falls here either), the regions of the old blocks and
+    /// the new are marked to mesh again, and the aim is worked out anew (an aimed block's id
+    /// named a block of the old store). The store's pending events are dropped, as the set-up's.
+    pub fn replace_blocks(&mut self, blocks: BlockStore) -> BlockStore {
+        let old = std::mem::replace(&mut self.blocks, blocks);
+        self.changed_regions
+            .extend(old.iter().map(|(_, block)| region_of_block(block)));
+        self.forget_setup_events();
+        self.support = Support::new();
+        self.survey();
+        self.update_aim();
+        old
+    }
+
     /// Events of the set-up are no one's business: the support surveys the whole store.
     fn forget_setup_events(&mut self) {
         self.blocks.drain_events().for_each(drop);
@@ -255,6 +277,44 @@ impl World {
     /// The worker threads of the physics and the chunks.
     pub fn pool(&self) -> &WorkerPool {
         &self.pool
+    }
+
+    /// The blocks standing on the grid (changed by [`World::break_cell`], [`World::place`],
+    /// [`World::reshape`], the tools and, while setting up, [`World::add_block`] and
+    /// [`World::replace_blocks`]).
+    pub fn blocks(&self) -> &BlockStore {
+        &self.blocks
+    }
+
+    /// The pieces that broke off, falling or at rest (rubble).
+    pub fn pieces(&self) -> &Pieces {
+        &self.pieces
+    }
+
+    /// The player: where it stands, how it moves, walking or flying.
+    pub fn player(&self) -> &Player {
+        &self.player
+    }
+
+    /// Whether the player takes part ([`World::place_player`]): a world without one steps no
+    /// player, keeps no block clear of it and aims at nothing.
+    pub fn embodied(&self) -> bool {
+        self.embodied
+    }
+
+    /// Where the view looks about the vertical, in radians in [0, 2π): 0 faces +z, π/2 faces +x.
+    pub fn yaw(&self) -> f32 {
+        self.yaw
+    }
+
+    /// How far the view looks above the horizon, in radians, within ±[`PITCH_LIMIT_DEGREES`].
+    pub fn pitch(&self) -> f32 {
+        self.pitch
+    }
+
+    /// The tool in hand and its settings ([`World::choose_tool`] changes them).
+    pub fn tool(&self) -> &Tool {
+        &self.tool
     }
 
     /// Where the camera is: the player's eyes.
@@ -343,10 +403,17 @@ impl World {
 
     /// Sets the view directly, in degrees (scripted runs); ignored when not finite.
     pub fn look(&mut self, yaw_degrees: f32, pitch_degrees: f32) {
-        if yaw_degrees.is_finite() && pitch_degrees.is_finite() {
+        self.set_look(yaw_degrees.to_radians(), pitch_degrees.to_radians());
+    }
+
+    /// Sets the view directly, in radians: `yaw` taken modulo a turn, `pitch` stopped short of
+    /// straight up and down as [`World::turn`] stops it; ignored when not finite. What the view
+    /// aims at is worked out again by the next frame or [`World::update_aim`].
+    pub fn set_look(&mut self, yaw: f32, pitch: f32) {
+        if yaw.is_finite() && pitch.is_finite() {
             self.yaw = 0.0;
             self.pitch = 0.0;
-            self.turn(yaw_degrees.to_radians(), pitch_degrees.to_radians());
+            self.turn(yaw, pitch);
         }
     }
 

@@ -6,7 +6,7 @@
 use blockfall_engine::physics::{BodyHandle, PhysicsError};
 
 use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
-use crate::pieces::{BreakPieceError, Split};
+use crate::pieces::{BreakPieceError, PieceError, Split};
 use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
 use crate::terrain::{EditError, SampleBox};
@@ -169,6 +169,25 @@ impl World {
             self.support.solid_changed(&self.blocks, *low, *high);
         }
         Ok(if woken.is_empty() { 0 } else { self.settle() })
+    }
+
+    /// Sets `blocks` down as one piece where they lie (a scene's or a test's set-up; the
+    /// blocks are not taken from the grid: a standing block leaves it only by the rules, as
+    /// [`World::break_cell`] does). It falls from the next [`World::step`], and the support hears
+    /// of it when it comes to rest, as of any piece. The caller sets it clear of the blocks and
+    /// the player.
+    pub fn add_piece(&mut self, blocks: Vec<Block>) -> Result<BodyHandle, PieceError> {
+        self.pieces.add(blocks)
+    }
+
+    /// [`World::add_piece`], the piece turned about its middle by `orientation` (a quaternion
+    /// `[x, y, z, w]`; see [`Pieces::add_turned`](crate::pieces::Pieces::add_turned)).
+    pub fn add_piece_turned(
+        &mut self,
+        blocks: Vec<Block>,
+        orientation: [f64; 4],
+    ) -> Result<BodyHandle, PieceError> {
+        self.pieces.add_turned(blocks, orientation)
     }
 
     /// The blocks that would fall with the block filling `cell` if it were broken.

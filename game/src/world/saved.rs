@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
-use crate::blocks::materials::MATERIALS;
 use crate::input::{Input, ToolButton};
 use crate::pieces::Pieces;
 use crate::player::{Mode, Player};
@@ -16,8 +15,7 @@ use crate::support::Support;
 use crate::terrain::streaming::ChunkStream;
 use crate::terrain::{EditStore, Field};
 
-use super::{Tool, ToolKind, World, BLOCK_SIZES, PITCH_LIMIT_DEGREES, TOOL_RADIUS_MAX};
-use super::{TOOL_RADIUS_MIN, TOOL_REPEAT};
+use super::{Tool, ToolKind, World, PITCH_LIMIT_DEGREES, TOOL_REPEAT};
 
 impl World {
     /// The world as a save, with the clock (seconds of play) and what `held` holds down.
@@ -151,16 +149,7 @@ fn player_of(saved: &SavedPlayer) -> Result<Player, SaveError> {
 }
 
 fn tool_of(saved: &SavedTool) -> Result<Tool, SaveError> {
-    let fits = usize::from(saved.material) < MATERIALS.len()
-        && BLOCK_SIZES.contains(&saved.size)
-        && (TOOL_RADIUS_MIN..=TOOL_RADIUS_MAX).contains(&saved.radius)
-        && (0.0..=TOOL_REPEAT).contains(&saved.wait);
-    if !fits {
-        return Err(SaveError::Inconsistent(format!(
-            "the tool {saved:?} has a material, size, radius or wait out of range"
-        )));
-    }
-    Ok(Tool {
+    let tool = Tool {
         kind: if saved.terrain {
             ToolKind::Terrain
         } else {
@@ -170,5 +159,11 @@ fn tool_of(saved: &SavedTool) -> Result<Tool, SaveError> {
         size: saved.size,
         radius: saved.radius,
         wait: saved.wait,
-    })
+    };
+    if !tool.in_range() || !(0.0..=TOOL_REPEAT).contains(&saved.wait) {
+        return Err(SaveError::Inconsistent(format!(
+            "the tool {saved:?} has a material, size, radius or wait out of range"
+        )));
+    }
+    Ok(tool)
 }

@@ -31,10 +31,10 @@ fn the_first_view_looks_north_and_down_from_the_spawn_onto_the_sample_scene() {
     assert!(direction.y < 0.0);
     let spawn = Generator::new(Generator::DEFAULT_SEED).spawn_point();
     assert!((world.eye().y - spawn[1] - EYES).abs() < 1e-5);
-    assert!(world.blocks.count() > 20, "the sample scene stands");
+    assert!(world.blocks().count() > 20, "the sample scene stands");
     // Its blocks lie ahead, within the block tool's reach.
     let ahead = world
-        .blocks
+        .blocks()
         .iter()
         .filter(|(_, block)| {
             let middle = block.low().map(|c| c as f32 * 0.5 + 0.5);
@@ -51,7 +51,7 @@ fn the_first_view_looks_north_and_down_from_the_spawn_onto_the_sample_scene() {
 fn the_terrain_tool_digs_where_the_view_meets_the_ground_and_building_puts_it_back() {
     let mut world = generated();
     world.command(Command::SwitchTool);
-    world.pitch = (-60f32).to_radians();
+    world.set_look(world.yaw(), (-60f32).to_radians());
     let aim = world.ground_aim().expect("the ground ahead");
     let before = world.field().probe(aim[0], aim[1] - 0.5, aim[2]).density;
     assert!(before > 0.0);
@@ -73,7 +73,7 @@ fn the_terrain_tool_digs_where_the_view_meets_the_ground_and_building_puts_it_ba
 fn a_held_tool_repeats_and_a_mound_never_buries_the_player() {
     let mut world = generated();
     world.command(Command::SwitchTool);
-    world.pitch = (-60f32).to_radians();
+    world.set_look(world.yaw(), (-60f32).to_radians());
     assert!(world
         .hold_tool(ToolButton::Primary, 0.016, true)
         .0
@@ -86,40 +86,54 @@ fn a_held_tool_repeats_and_a_mound_never_buries_the_player() {
         .hold_tool(ToolButton::Primary, TOOL_REPEAT, false)
         .0
         .is_some());
-    world.pitch = -PITCH_LIMIT_DEGREES.to_radians();
-    world.tool.radius = 3.0;
+    world.set_look(world.yaw(), -PITCH_LIMIT_DEGREES.to_radians());
+    let tool = Tool {
+        radius: 3.0,
+        ..*world.tool()
+    };
+    assert!(world.choose_tool(tool));
     assert_eq!(world.use_tool(ToolButton::Secondary).0, None);
 }
 
 #[test]
 fn bad_input_changes_nothing() {
     let mut world = generated();
-    let (yaw, pitch) = (world.yaw, world.pitch);
+    let (yaw, pitch) = (world.yaw(), world.pitch());
     world.turn(f32::NAN, 1.0);
     world.look(f32::INFINITY, 0.0);
     world.tool_wheel(f32::INFINITY);
     assert_eq!(
-        (world.yaw, world.pitch, world.tool),
+        (world.yaw(), world.pitch(), *world.tool()),
         (yaw, pitch, Tool::default())
     );
     world.turn(0.0, 10.0);
-    assert!(world.pitch <= PITCH_LIMIT_DEGREES.to_radians());
+    assert!(world.pitch() <= PITCH_LIMIT_DEGREES.to_radians());
     world.command(Command::SwitchTool);
     world.tool_wheel(100.0);
-    assert_eq!(world.tool.radius, TOOL_RADIUS_MAX);
+    assert_eq!(world.tool().radius, TOOL_RADIUS_MAX);
     assert!(world.edit_at(true, [f32::NAN, 0.0, 0.0], 1.0).is_err());
     assert_eq!(
         ground_along(world.field(), world.eye(), Vec3::zero(), 10.0),
         None
     );
-    world.tool.pick_material(99);
-    assert_eq!(world.tool.material, 0);
+    world.command(Command::Material(99));
+    assert_eq!(world.tool().material, 0);
+    let (mut huge, tool) = (*world.tool(), *world.tool());
+    huge.radius = f32::NAN;
+    assert!(!world.choose_tool(huge));
+    assert_eq!(*world.tool(), tool, "a tool out of range is refused");
+    let (yaw, pitch) = (world.yaw(), world.pitch());
+    world.set_look(f32::NAN, 0.0);
+    assert_eq!((world.yaw(), world.pitch()), (yaw, pitch));
+    world.set_look(-1.0, 2.0);
+    assert_eq!(world.yaw(), std::f32::consts::TAU - 1.0);
+    assert_eq!(world.pitch(), PITCH_LIMIT_DEGREES.to_radians());
 }
 
 #[test]
 fn walking_forward_moves_north() {
     let mut world = generated();
-    let start = world.player.position;
+    let start = world.player().position;
     let controls = Controls {
         forward: true,
         ..Controls::default()
@@ -127,9 +141,9 @@ fn walking_forward_moves_north() {
     for _ in 0..120 {
         world.step(1.0 / 60.0, &controls);
     }
-    let moved = world.player.position - start;
+    let moved = world.player().position - start;
     assert!(moved.z < -3.0, "{moved:?}");
-    assert!(world.player.grounded);
+    assert!(world.player().grounded);
 }
 
 #[test]
@@ -152,11 +166,11 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
     input.button(Button::MouseRight, true, false);
     world.frame(1.0 / 60.0, &mut input, &[]);
     assert_eq!(
-        world.blocks.count(),
+        world.blocks().count(),
         1,
         "{:?} {:?}",
         world.aim(),
-        world.player.position
+        world.player().position
     );
     assert!(world.take_changed_regions().contains(&[0, -1, 0]));
     // The view meets the block's front now; looking at its top, the next goes on it.
@@ -178,7 +192,7 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
     input.button(Button::MouseRight, false, false);
     input.button(Button::MouseRight, true, false);
     world.frame(1.0 / 60.0, &mut input, &[]);
-    assert_eq!(world.blocks.count(), 2);
+    assert_eq!(world.blocks().count(), 2);
     // Aiming at the lower one's front shows the upper one would fall; breaking it drops it.
     input.button(Button::MouseRight, false, false);
     world.look(0.0, -(EYES / 2.5).atan().to_degrees());
@@ -192,8 +206,8 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
     input.button(Button::MouseLeft, true, false);
     let report = world.frame(1.0 / 60.0, &mut input, &[]);
     assert_eq!(report.fell, 1);
-    assert_eq!(world.blocks.count(), 0);
-    assert_eq!(world.pieces.len(), 1, "the upper block falls as a piece");
+    assert_eq!(world.blocks().count(), 0);
+    assert_eq!(world.pieces().len(), 1, "the upper block falls as a piece");
 }
 
 #[test]
@@ -205,7 +219,7 @@ fn a_block_is_refused_where_it_would_reach_into_the_player_or_a_piece() {
     assert_eq!(world.refuse_place(&at_feet), None, "flying, anything goes");
     world.toggle_fly();
     // A piece falling through (5, 3, 5) meters: a block there is refused, moving or not.
-    world.pieces.add(vec![stone(10, 6, 10)]).unwrap();
+    world.add_piece(vec![stone(10, 6, 10)]).unwrap();
     assert_eq!(
         world.refuse_place(&stone(10, 6, 10)),
         Some(PlaceRefusal::Occupied)
@@ -235,26 +249,49 @@ fn the_would_fall_preview_counts_what_a_break_drops() {
     let (removed, fell) = world.break_cell([4, 1, 8]);
     assert!(removed);
     assert_eq!(fell, 2);
-    assert_eq!(world.pieces.len(), 1);
+    assert_eq!(world.pieces().len(), 1);
+}
+
+#[test]
+fn blocks_put_in_place_of_the_standing_ones_are_surveyed_and_meshed() {
+    let mut world = flat(0.0);
+    world.add_block(stone(20, -1, 20)).unwrap();
+    world.survey();
+    world.take_changed_regions();
+    let mut store = BlockStore::new();
+    for y in 0..4 {
+        store.add(stone(4, 2 * y - 1, 8)).unwrap();
+    }
+    let old = world.replace_blocks(store);
+    assert_eq!(old.count(), 1, "the blocks that stood come back");
+    assert_eq!(world.blocks().count(), 4);
+    let regions = world.take_changed_regions();
+    for block in [stone(20, -1, 20), stone(4, 5, 8)] {
+        assert!(regions.contains(&region_of_block(&block)), "{block:?}");
+    }
+    // The support knows the new blocks: the second from the bottom holds the two above it.
+    assert_eq!(world.would_fall_at([4, 1, 8]).len(), 2);
+    assert_eq!(world.break_cell([4, 1, 8]), (true, 2));
+    assert_eq!(world.pieces().len(), 1);
 }
 
 #[test]
 fn wheel_digits_comma_and_period_pick_material_and_size() {
     let mut world = flat(0.0);
     world.tool_wheel(-1.0);
-    assert_eq!(world.tool.material, 1);
+    assert_eq!(world.tool().material, 1);
     world.tool_wheel(2.0);
-    assert_eq!(world.tool.material, 5, "wraps around");
+    assert_eq!(world.tool().material, 5, "wraps around");
     world.command(Command::Material(COPPER));
-    assert_eq!(world.tool.material, COPPER);
+    assert_eq!(world.tool().material, COPPER);
     world.command(Command::BlockSize(-1));
-    assert_eq!(world.tool.size, 1);
+    assert_eq!(world.tool().size, 1);
     world.command(Command::BlockSize(-1));
-    assert_eq!(world.tool.size, 1, "0.5 m is the smallest");
+    assert_eq!(world.tool().size, 1, "0.5 m is the smallest");
     world.command(Command::BlockSize(1));
     world.command(Command::BlockSize(1));
     world.command(Command::BlockSize(1));
-    assert_eq!(world.tool.size_meters(), 2.0);
+    assert_eq!(world.tool().size_meters(), 2.0);
     assert!(!world.command(Command::Screenshot), "left to the window");
 }
 
@@ -270,11 +307,11 @@ fn c_chisels_the_aimed_edge_and_shift_c_toggles_the_slope() {
     assert!(matches!(aim.target, AimTarget::Block { .. }), "{aim:?}");
     assert_eq!(aim.side, 4);
     assert!(world.command(Command::Chisel));
-    let id = world.blocks.at(-1, 2, 6).unwrap();
-    let block = *world.blocks.get(id).unwrap();
+    let id = world.blocks().at(-1, 2, 6).unwrap();
+    let block = *world.blocks().get(id).unwrap();
     assert_eq!(block.cuts.count_ones(), 1);
     world.command(Command::ToggleSlope);
-    assert!(world.blocks.get(id).unwrap().slope);
+    assert!(world.blocks().get(id).unwrap().slope);
     assert!(!world.take_changed_regions().is_empty());
 }
 

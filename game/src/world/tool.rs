@@ -106,9 +106,34 @@ impl Tool {
     pub fn material_name(&self) -> &'static str {
         MATERIALS[self.material].name
     }
+
+    /// Whether its material, block size and radius are ones the tools offer: a material of
+    /// the table, one of [`BLOCK_SIZES`], a radius from [`TOOL_RADIUS_MIN`] to
+    /// [`TOOL_RADIUS_MAX`].
+    pub fn in_range(&self) -> bool {
+        self.material < MATERIALS.len()
+            && BLOCK_SIZES.contains(&self.size)
+            && (TOOL_RADIUS_MIN..=TOOL_RADIUS_MAX).contains(&self.radius)
+    }
 }
 
 impl World {
+    /// Takes `tool` in hand, as T, the digits, comma, period and the wheel would choose it:
+    /// its kind, material, block size and radius (a held button repeats on its own clock, as
+    /// it did). What the view aims at is worked out again. A tool out of range
+    /// ([`Tool::in_range`]) changes nothing and gives false.
+    pub fn choose_tool(&mut self, tool: Tool) -> bool {
+        if !tool.in_range() {
+            return false;
+        }
+        self.tool = Tool {
+            wait: self.tool.wait,
+            ..tool
+        };
+        self.update_aim();
+        true
+    }
+
     /// The wheel: with the block tool it picks the material (a notch down the next one, up the
     /// one before, wrapping around), with the terrain tool it sizes the sphere (up grows it).
     pub fn tool_wheel(&mut self, notches: f32) {

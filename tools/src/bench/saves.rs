@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::workers::WorkerPool;
+use blockfall_game::blocks::store::BlockStore;
 use blockfall_game::input::Input;
 use blockfall_game::save::WorldSave;
 use blockfall_game::terrain::streaming::VIEW_RADIUS;
@@ -34,7 +35,7 @@ pub fn run(digs: usize, blocks: usize) -> anyhow::Result<()> {
 
     let mut world = World::generated(Generator::DEFAULT_SEED, VIEW_RADIUS, pool.clone())
         .context("the default world")?;
-    let spawn = world.player.position;
+    let spawn = world.player().position;
     let mut rng = Rng::new(11);
     for _ in 0..digs {
         let x = spawn.x + rng.range(-60, 60) as f32;
@@ -56,7 +57,9 @@ pub fn run(digs: usize, blocks: usize) -> anyhow::Result<()> {
         .context("the default world")?;
     let started = Instant::now();
     let ground = world.ground().clone();
-    let mut store = std::mem::take(&mut world.blocks);
+    // The city goes up beside the sample scene's blocks, then the whole stands in the world,
+    // surveyed as a world being set up is (`World::replace_blocks`).
+    let mut store = world.replace_blocks(BlockStore::new());
     let city = build_city(
         &mut store,
         world.field(),
@@ -64,17 +67,15 @@ pub fn run(digs: usize, blocks: usize) -> anyhow::Result<()> {
         blocks,
         5,
     )?;
-    store.drain_events().for_each(drop);
-    world.blocks = store;
-    world.survey();
+    world.replace_blocks(store);
     println!(
         "city: {} buildings, {} blocks in all, built and surveyed in {:.1} s",
         city.buildings,
-        world.blocks.count(),
+        world.blocks().count(),
         started.elapsed().as_secs_f64()
     );
     measure(
-        &format!("city of {} blocks", world.blocks.count()),
+        &format!("city of {} blocks", world.blocks().count()),
         &world,
         &folder.join("city.blockfall"),
         &pool,
@@ -100,12 +101,12 @@ fn measure(name: &str, world: &World, path: &Path, pool: &WorkerPool) -> anyhow:
         let save = WorldSave::read(path)?;
         let loaded = World::from_save(save, pool.clone(), VIEW_RADIUS)?;
         loads.push(started.elapsed().as_secs_f64() * 1000.0);
-        loaded_blocks = loaded.blocks.count();
+        loaded_blocks = loaded.blocks().count();
     }
     anyhow::ensure!(
-        loaded_blocks == world.blocks.count(),
+        loaded_blocks == world.blocks().count(),
         "{name}: the load has {loaded_blocks} blocks, not {}",
-        world.blocks.count()
+        world.blocks().count()
     );
     let body = postcard_size(world);
     let per_block = if loaded_blocks > 0 {
