@@ -18,7 +18,9 @@ use blockfall_game::terrain::{ChunkCoord, EditStore, Generator, PADDED_SIZE};
 
 use blockfall_test_support::gpu::assert_no_validation_errors;
 use blockfall_test_support::meshes::compare;
-use blockfall_test_support::readback::{check_light, chunk_light, chunk_mesh, compare_padded_grids, cpu_mesh};
+use blockfall_test_support::readback::{
+    check_light, chunk_light, chunk_mesh, compare_padded_grids, cpu_mesh,
+};
 
 /// How far the GPU's light, blended at a chunk's own vertex positions, may lie from
 /// `light_at` at the world positions: both blend the same samples by the same rule, but a
