@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use blockfall_engine::gpu::{
     image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, ImageReadback, SemaphoreWait,
-    Surface, Swapchain,
+    Swapchain, WindowSurface,
 };
 use blockfall_game::input::Command;
 use blockfall_game::render::test_scene::RenderTarget;
@@ -87,7 +87,7 @@ struct WindowState {
     times: CpuTimes,
     frames: FrameRing,
     swapchain: Option<Swapchain>,
-    surface: Arc<Surface>,
+    surface: Arc<WindowSurface>,
     gpu: Gpu,
     capture: FrameCapture,
     colour_format: vk::Format,

@@ -2,8 +2,8 @@
 //! every failure a [`GpuError`].
 //!
 //! [`Gpu`] bundles what every user needs: instance, device, the upload path and the bindless
-//! table. Windows add a [`swapchain::Surface`] and [`swapchain::Swapchain`]; headless runs an
-//! [`offscreen::OffscreenTarget`].
+//! table. Windows add a [`swapchain::WindowSurface`] (the window's `VkSurfaceKHR`) and
+//! [`swapchain::Swapchain`]; headless runs an [`offscreen::OffscreenTarget`].
 
 pub mod adapter;
 pub mod arena;
@@ -43,7 +43,7 @@ pub use instance::{Instance, InstanceDesc};
 pub use memory::{MemoryLocation, MemoryReport};
 pub use offscreen::{ImageReadback, OffscreenTarget, RgbaImage};
 pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget};
-pub use swapchain::{Acquired, Surface, Swapchain};
+pub use swapchain::{Acquired, Swapchain, WindowSurface};
 pub use upload::Uploader;
 
 /// How to make a [`Gpu`].
@@ -85,7 +85,7 @@ impl Gpu {
         desc: &GpuDesc,
         display: winit::raw_window_handle::RawDisplayHandle,
         window: winit::raw_window_handle::RawWindowHandle,
-    ) -> GpuResult<(Self, Arc<Surface>)> {
+    ) -> GpuResult<(Self, Arc<WindowSurface>)> {
         let extensions = ash_window::enumerate_required_extensions(display)
             .map_err(|result| {
                 GpuError::Window(format!(
@@ -98,7 +98,7 @@ impl Gpu {
             validation: desc.validation,
             surface_extensions: extensions,
         })?;
-        let surface = Arc::new(Surface::new(&instance, display, window)?);
+        let surface = Arc::new(WindowSurface::new(&instance, display, window)?);
         let adapter = adapter::select_adapter(
             &instance,
             Some(surface.raw),

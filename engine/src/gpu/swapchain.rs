@@ -15,12 +15,12 @@ use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::Instance;
 
 /// A window's Vulkan surface.
-pub struct Surface {
+pub struct WindowSurface {
     pub raw: vk::SurfaceKHR,
     instance: Arc<Instance>,
 }
 
-impl Surface {
+impl WindowSurface {
     /// Creates a surface for a window. The instance must have been made with the window's
     /// surface extensions.
     pub fn new(
@@ -46,10 +46,10 @@ impl Surface {
     }
 }
 
-impl Drop for Surface {
+impl Drop for WindowSurface {
     fn drop(&mut self) {
         if let Some(surface_fn) = &self.instance.surface_fn {
-            // SAFETY: swapchains made from the surface hold an `Arc<Surface>` and are gone.
+            // SAFETY: swapchains made from the surface hold an `Arc<WindowSurface>` and are gone.
             unsafe { surface_fn.destroy_surface(self.raw, None) };
         }
     }
@@ -73,7 +73,7 @@ pub struct Swapchain {
     pub views: Vec<vk::ImageView>,
     pub present_mode: vk::PresentModeKHR,
     render_finished: Vec<vk::Semaphore>,
-    surface: Arc<Surface>,
+    surface: Arc<WindowSurface>,
     device: Arc<Device>,
 }
 
@@ -83,7 +83,7 @@ impl Swapchain {
     /// swapchain being replaced; the caller drops it after this returns.
     pub fn new(
         device: &Arc<Device>,
-        surface: &Arc<Surface>,
+        surface: &Arc<WindowSurface>,
         wanted: (u32, u32),
         vsync: bool,
         old: Option<&Swapchain>,
@@ -295,7 +295,7 @@ impl Swapchain {
     }
 
     /// The surface the swapchain presents to.
-    pub fn surface(&self) -> &Arc<Surface> {
+    pub fn surface(&self) -> &Arc<WindowSurface> {
         &self.surface
     }
 }
