@@ -18,7 +18,7 @@
 //! repeats, into `±UV_WRAP_METERS / 2` (so near the origin they are the grid position itself):
 //! the same texels under repeat sampling, and every triangle lies within one block.
 
-use super::shapes::{shape_of, Part};
+use super::shapes::{shape_of, MeshPart};
 use super::store::{covered, Block, BlockId, BlockStore, CELL};
 
 /// Texture coordinates repeat every meter; a block's low corner is taken modulo this many
@@ -73,7 +73,7 @@ impl BlockMesh {
     }
 
     /// Appends one part of a block's shape, scaled to the block and placed on the grid.
-    fn push_part(&mut self, part: &Part, block: &Block) {
+    fn push_mesh_part(&mut self, part: &MeshPart, block: &Block) {
         let meters = f64::from(block.size) * f64::from(CELL);
         let cell = f64::from(CELL);
         let low = block.low();
@@ -149,10 +149,10 @@ pub fn mesh_blocks(
             continue;
         };
         let shape = shape_of(block.cuts, block.slope);
-        out.push_part(&shape.inner, block);
+        out.push_mesh_part(&shape.inner, block);
         for (side, part) in shape.sides.iter().enumerate() {
             if !part.indices.is_empty() && !covered(store, block, side) {
-                out.push_part(part, block);
+                out.push_mesh_part(part, block);
             }
         }
     }

@@ -7,5 +7,5 @@ pub mod shapes;
 pub mod store;
 
 pub use materials::{Material, MATERIALS};
-pub use shapes::{block_distance, shape_of, side_edges, Part, Shape, Surface};
+pub use shapes::{block_distance, shape_of, side_edges, MeshPart, Shape, Surface};
 pub use store::{covered, region_of, Block, BlockError, BlockId, BlockStore, StoreEvent, CELL};

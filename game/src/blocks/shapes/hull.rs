@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2};
 
-use super::{cross, dot, edge, length, reach, sign, sub, to_f32, Part, Shape, Vec3, SIDES};
+use super::{cross, dot, edge, length, reach, sign, sub, to_f32, MeshPart, Shape, Vec3, SIDES};
 
 /// Segments of each rounded cut's quarter circle in the mesh: 8, 11.25° each, leave at most 2.4
 /// thousandths of the side between the mesh and the true surface.
@@ -17,7 +17,7 @@ impl Shape {
         let mut shape = Shape {
             cuts,
             slope,
-            inner: Part::default(),
+            inner: MeshPart::default(),
             sides: Default::default(),
             volume: 0.0,
             middle: [0.5; 3],
@@ -85,8 +85,8 @@ impl Shape {
     fn build_mesh(&mut self) {
         let points = self.hull_points();
         let triangles = convex_hull(&points);
-        let mut inner = PartBuilder::default();
-        let mut sides: [PartBuilder; 6] = Default::default();
+        let mut inner = MeshPartBuilder::default();
+        let mut sides: [MeshPartBuilder; 6] = Default::default();
         for triangle in triangles {
             let corners = triangle.map(|k| ([k as u32, 0, 0], points[k]));
             let on_side = SIDES.iter().position(|&(axis, positive)| {
@@ -367,12 +367,12 @@ fn convex_hull(points: &[Vec3]) -> Vec<[usize; 3]> {
 
 /// Collects one part of the mesh, sharing vertices with the same corner and normal.
 #[derive(Default)]
-struct PartBuilder {
-    part: Part,
+struct MeshPartBuilder {
+    part: MeshPart,
     vertices: HashMap<([u32; 3], [u64; 3]), u32>,
 }
 
-impl PartBuilder {
+impl MeshPartBuilder {
     fn triangle(&mut self, corners: [([u32; 3], Vec3); 3], normal_at: impl Fn(Vec3) -> Vec3) {
         for (key, point) in corners {
             let normal = normal_at(point);
@@ -542,7 +542,7 @@ mod tests {
                 }
             }
         }
-        let area = |part: &Part| -> f64 {
+        let area = |part: &MeshPart| -> f64 {
             part.indices
                 .chunks_exact(3)
                 .map(|t| {

@@ -110,9 +110,10 @@ pub fn side_edges(axis: usize, positive: bool) -> [usize; 4] {
 /// The nearest surface to a point: the one collision question's answer (engine::collision).
 pub use blockfall_engine::collision::Surface;
 
-/// A piece of a triangle mesh, counter-clockwise seen from outside.
+/// A part of a block shape's triangle mesh (its inner surfaces, or what lies on one cube face),
+/// counter-clockwise seen from outside. Not a body's mass element (`physics::Part`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Part {
+pub struct MeshPart {
     pub positions: Vec<[f32; 3]>,
     pub normals: Vec<[f32; 3]>,
     pub indices: Vec<u32>,
@@ -124,10 +125,10 @@ pub struct Shape {
     pub cuts: u16,
     pub slope: bool,
     /// The rounded or chamfered surfaces: nothing can cover them.
-    pub inner: Part,
+    pub inner: MeshPart,
     /// What lies on each cube face, by side number: left out where a neighbour covers the side.
     /// Together with `inner`, a closed mesh.
-    pub sides: [Part; 6],
+    pub sides: [MeshPart; 6],
     /// How much of the cube the shape fills, from 0 to 1.
     pub volume: f32,
     /// The middle of its volume: where its weight pulls.
