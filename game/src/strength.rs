@@ -100,7 +100,6 @@ const HAIR: f64 = 1e-4;
 /// seconds, its own frame).
 pub type Push = ([f64; 3], [f64; 3]);
 
-type Vector = [f64; 3];
 type Matrix = [[f64; 3]; 3];
 
 /// A joint between two blocks of a piece (their indices in the piece's list).
@@ -172,12 +171,12 @@ pub struct Joints {
     /// Each block's mass, kilograms.
     masses: Vec<f64>,
     /// Each block's middle of mass, from the piece's (meters, its own frame).
-    levers: Vec<Vector>,
+    levers: Vec<[f64; 3]>,
     /// Each block's inertia about the piece's middle (its own, and its mass at its lever),
     /// kg m².
     inertias: Vec<Matrix>,
     /// The piece's middle of mass, in its own frame.
-    middle: Vector,
+    middle: [f64; 3],
     /// The piece's cells, when its box is small enough.
     grid: Option<Grid>,
     /// The chains from the block at the middle of mass.
@@ -353,7 +352,7 @@ impl Joints {
         }
         let parts: Vec<_> = blocks.iter().map(part_of).collect();
         let mass: f64 = parts.iter().map(|part| part.mass).sum();
-        let middle: Vector = std::array::from_fn(|axis| {
+        let middle: [f64; 3] = std::array::from_fn(|axis| {
             parts.iter().map(|p| p.center[axis] * p.mass).sum::<f64>() / mass
         });
         let mut joints = Self {
@@ -434,7 +433,7 @@ impl Joints {
                 high[axis] = high[axis].max(start + f64::from(block.size) * cell);
             }
         }
-        let corners: [Vector; 8] = std::array::from_fn(|corner| {
+        let corners: [[f64; 3]; 8] = std::array::from_fn(|corner| {
             std::array::from_fn(|axis| {
                 if corner >> axis & 1 == 0 {
                     low[axis]
@@ -445,7 +444,7 @@ impl Joints {
         });
         // Each branch's mass and its mass times its middle, from the leaves in.
         let mut branch_mass = self.masses.clone();
-        let mut first: Vec<Vector> = (0..count)
+        let mut first: Vec<[f64; 3]> = (0..count)
             .map(|block| scale(self.levers[block], self.masses[block]))
             .collect();
         for &block in chains.order.iter().rev() {
@@ -513,8 +512,8 @@ impl Joints {
         blocks: &[Block],
         own: &BlockStore,
         pushes: &[Push],
-        spread: &[Vector],
-    ) -> (Vec<Vector>, Vec<Vector>) {
+        spread: &[[f64; 3]],
+    ) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
         let count = blocks.len();
         let mut taken = vec![[0.0; 3]; count];
         let mut turned = vec![[0.0; 3]; count];
@@ -571,7 +570,7 @@ impl Joints {
 
     /// The part each block ends in (the first block of its part's chains, see [`Chains`])
     /// once the cuts the pushes overload have given way, the most overloaded first.
-    fn give_way(&self, taken: &[Vector], turned: &[Vector]) -> Vec<u32> {
+    fn give_way(&self, taken: &[[f64; 3]], turned: &[[f64; 3]]) -> Vec<u32> {
         let count = self.masses.len();
         let mut cut = vec![false; count];
         let mut top = vec![0; count];
@@ -619,7 +618,7 @@ impl Joints {
     /// What each branch's cut carries (newtons) when each part (`top`) is pushed what its
     /// blocks took and moves as one: the branch's pushes less what its mass needs to follow
     /// the part. Zero for the first block of a part.
-    fn loads(&self, top: &[u32], taken: &[Vector], turned: &[Vector]) -> Vec<f64> {
+    fn loads(&self, top: &[u32], taken: &[[f64; 3]], turned: &[[f64; 3]]) -> Vec<f64> {
         let count = self.masses.len();
         let mut mass = vec![0.0; count];
         let mut first = vec![[0.0; 3]; count];
@@ -653,7 +652,7 @@ impl Joints {
             let about = sub(moment[part], cross(middle[part], push[part]));
             spin[part] = inverse(&own).map_or([0.0; 3], |turn| times(&turn, about));
         }
-        let mut branch: Vec<Vector> = (0..count)
+        let mut branch: Vec<[f64; 3]> = (0..count)
             .map(|block| {
                 let part = top[block] as usize;
                 let lever = sub(self.levers[block], middle[part]);
@@ -786,7 +785,7 @@ impl Joints {
         &self,
         blocks: &[Block],
         own: &BlockStore,
-        point: Vector,
+        point: [f64; 3],
         place: &Place,
         sides: [i8; 3],
         found: &mut Vec<u32>,
@@ -851,7 +850,7 @@ struct Place {
 }
 
 impl Place {
-    fn of(point: Vector) -> Self {
+    fn of(point: [f64; 3]) -> Self {
         // Cells lie within ±2²⁰ of the origin (`scene::WORLD_CELLS`): shifted by 2²², a cell
         // coordinate is positive, and cutting off its fraction takes it down to the cell.
         const SHIFT: f64 = 4_194_304.0;
@@ -903,7 +902,7 @@ impl Chains {
 /// billionth of its trace on each axis, which keeps the moment to that share and the sizes
 /// (see [`Joints::impact_limit`]) within the pushes'. The sideways and uneven share the solver
 /// leaves in a landing's pushes, which moves nothing, goes.
-pub fn even_spread(pushes: &[Push]) -> Vec<Vector> {
+pub fn even_spread(pushes: &[Push]) -> Vec<[f64; 3]> {
     let weights: Vec<f64> = pushes.iter().map(|&(_, push)| length(push)).collect();
     let total: f64 = weights.iter().sum();
     if !(total > 0.0 && total.is_finite()) {
@@ -978,27 +977,27 @@ fn nearest_block(blocks: &[Block], point: [f64; 3]) -> u32 {
 }
 
 #[inline]
-fn add(a: Vector, b: Vector) -> Vector {
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
 #[inline]
-fn sub(a: Vector, b: Vector) -> Vector {
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 #[inline]
-fn scale(a: Vector, factor: f64) -> Vector {
+fn scale(a: [f64; 3], factor: f64) -> [f64; 3] {
     [a[0] * factor, a[1] * factor, a[2] * factor]
 }
 
 #[inline]
-fn dot(a: Vector, b: Vector) -> f64 {
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 #[inline]
-fn cross(a: Vector, b: Vector) -> Vector {
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -1007,13 +1006,13 @@ fn cross(a: Vector, b: Vector) -> Vector {
 }
 
 #[inline]
-fn length(a: Vector) -> f64 {
+fn length(a: [f64; 3]) -> f64 {
     dot(a, a).sqrt()
 }
 
 /// The inertia of a mass at a lever about the point it is measured from:
 /// `m (|d|² 1 − d dᵀ)`.
-fn at_lever(mass: f64, d: Vector) -> Matrix {
+fn at_lever(mass: f64, d: [f64; 3]) -> Matrix {
     let far = dot(d, d);
     std::array::from_fn(|row| {
         std::array::from_fn(|column| {
@@ -1024,11 +1023,11 @@ fn at_lever(mass: f64, d: Vector) -> Matrix {
 }
 
 /// The matrix that crosses `a` with what it multiplies: `[a]× b = a × b`.
-fn cross_matrix(a: Vector) -> Matrix {
+fn cross_matrix(a: [f64; 3]) -> Matrix {
     [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
 }
 
-fn times(m: &Matrix, v: Vector) -> Vector {
+fn times(m: &Matrix, v: [f64; 3]) -> [f64; 3] {
     std::array::from_fn(|row| dot(m[row], v))
 }
 
@@ -1192,7 +1191,7 @@ mod tests {
             low + (high - low) * self.next()
         }
 
-        fn unit(&mut self) -> Vector {
+        fn unit(&mut self) -> [f64; 3] {
             loop {
                 let v = [0; 3].map(|_| self.between(-1.0, 1.0));
                 let l = length(v);
@@ -1380,7 +1379,7 @@ mod tests {
             let test = Test::of(blocks);
             assert_eq!(test.joints.grid.is_some(), index == 0);
             let taken = |pushes: &[Push]| {
-                let spread: Vec<Vector> = pushes.iter().map(|&(_, push)| push).collect();
+                let spread: Vec<[f64; 3]> = pushes.iter().map(|&(_, push)| push).collect();
                 test.joints
                     .taken(&test.blocks, &test.own, pushes, &spread)
                     .0
@@ -1577,7 +1576,8 @@ mod tests {
                     let block = &test.blocks[(random.next() * test.blocks.len() as f64) as usize];
                     let size = f64::from(block.size) * f64::from(CELL);
                     let low = block.low().map(|c| f64::from(c) * f64::from(CELL));
-                    let mut point: Vector = std::array::from_fn(|a| low[a] + random.next() * size);
+                    let mut point: [f64; 3] =
+                        std::array::from_fn(|a| low[a] + random.next() * size);
                     // On a side of the block, often at a corner.
                     for (axis, c) in point.iter_mut().enumerate() {
                         if random.next() < 0.5 {

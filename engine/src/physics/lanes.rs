@@ -37,6 +37,7 @@ use super::warm::{ContactKey, ContactPush};
 pub(crate) const LANES: usize = 4;
 
 type Wide = f64x4;
+/// One [`Vector`] per lane, axis by axis.
 type WideVector = [Wide; 3];
 
 const WIDE_ZERO: WideVector = [Wide::ZERO; 3];
@@ -499,7 +500,8 @@ mod avx {
     use super::{Bundle, Wide, WideRow, WideVector};
     use crate::physics::tuning::FRICTION;
 
-    type Vector = [__m256d; 3];
+    /// One [`WideVector`] in AVX registers: an axis per register, a lane per `f64`.
+    type AvxVector = [__m256d; 3];
 
     /// Whether this processor has AVX (the answer is cached by the standard library).
     #[inline]
@@ -523,13 +525,13 @@ mod avx {
 
     #[inline]
     #[target_feature(enable = "avx")]
-    fn load_vector(wide: &WideVector) -> Vector {
+    fn load_vector(wide: &WideVector) -> AvxVector {
         [load(&wide[0]), load(&wide[1]), load(&wide[2])]
     }
 
     #[inline]
     #[target_feature(enable = "avx")]
-    fn store_vector(wide: &mut WideVector, value: Vector) {
+    fn store_vector(wide: &mut WideVector, value: AvxVector) {
         for (axis, part) in value.into_iter().enumerate() {
             store(&mut wide[axis], part);
         }
@@ -538,7 +540,7 @@ mod avx {
     /// `a·b` as `wide`'s `dot` sums it: `(a₀b₀ + a₁b₁) + a₂b₂`.
     #[inline]
     #[target_feature(enable = "avx")]
-    fn dot(a: &Vector, b: &Vector) -> __m256d {
+    fn dot(a: &AvxVector, b: &AvxVector) -> __m256d {
         _mm256_add_pd(
             _mm256_add_pd(_mm256_mul_pd(a[0], b[0]), _mm256_mul_pd(a[1], b[1])),
             _mm256_mul_pd(a[2], b[2]),
@@ -548,7 +550,7 @@ mod avx {
     /// `v + d · s` per axis.
     #[inline]
     #[target_feature(enable = "avx")]
-    fn add_scaled(v: &mut Vector, d: &Vector, s: __m256d) {
+    fn add_scaled(v: &mut AvxVector, d: &AvxVector, s: __m256d) {
         for axis in 0..3 {
             v[axis] = _mm256_add_pd(v[axis], _mm256_mul_pd(d[axis], s));
         }
@@ -584,7 +586,7 @@ mod avx {
         row: &mut WideRow,
         (low, high): (__m256d, __m256d),
         (inverse_mass_a, inverse_mass_b): (__m256d, __m256d),
-        [velocity_a, spin_a, velocity_b, spin_b]: &mut [Vector; 4],
+        [velocity_a, spin_a, velocity_b, spin_b]: &mut [AvxVector; 4],
     ) {
         let direction = load_vector(&row.direction);
         let relative = [0, 1, 2].map(|axis| _mm256_sub_pd(velocity_a[axis], velocity_b[axis]));
