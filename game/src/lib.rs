@@ -11,7 +11,8 @@
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
 //!   the saves live.
-//! - [`solids`]: the nearest surface of everything solid.
+//! - [`solids`]: the nearest surface of each kind of solid alone: the terrain's, the blocks'
+//!   (`world::scene_solids` joins them).
 //! - [`strength`]: where a falling piece breaks when it strikes something.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.

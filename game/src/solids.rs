@@ -1,11 +1,12 @@
-//! Everything solid, asked one question (docs/blocks.md): the nearest surface of the terrain and
-//! the blocks together.
+//! Each kind of solid's own answer to the one question (docs/blocks.md), the nearest surface: the
+//! terrain's ([`terrain_surface`], [`TerrainSolid`]) and the blocks' ([`blocks_surface`]).
+//! Joining them is [`crate::world::scene_solids`]'s.
 //!
 //! The terrain's distance is its density over the length of its gradient — about the distance in
-//! meters near the surface (docs/terrain.md). Blocks join this with their signed distances, out
-//! of a block only through a side [`covered`] leaves open; a scene's
-//! [`crate::scene::SceneSolids`] takes the nearer of the two. The trait lets the player and the
-//! physics core ask either.
+//! meters near the surface (docs/terrain.md). Blocks answer with their signed distances, out of a
+//! block only through a side [`covered`] leaves open; a scene's
+//! [`SceneSolids`](crate::world::SceneSolids) takes the nearer of the two. The trait lets the
+//! player and the physics core ask either.
 
 use blockfall_engine::collision::{
     box_clearance, box_face, Around, FaceAnswer, Solid, Surface, FLUSH,

@@ -28,7 +28,7 @@
 mod aim;
 mod rules;
 mod saved;
-pub mod solids;
+pub mod scene_solids;
 mod tool;
 
 use std::collections::BTreeSet;
@@ -51,7 +51,7 @@ use crate::terrain::{EditError, EditStore, Field, Generator, Ground, SampleBox, 
 
 pub use aim::{Aim, AimTarget, Placement, BLOCK_REACH};
 pub use rules::{PlaceRefusal, Settled};
-pub use solids::{SceneSolids, WithRubble};
+pub use scene_solids::{SceneSolids, WithRubble};
 pub use tool::{
     Tool, ToolKind, BLOCK_SIZES, TOOL_RADIUS, TOOL_RADIUS_MAX, TOOL_RADIUS_MIN, TOOL_RADIUS_STEP,
     TOOL_REACH, TOOL_REPEAT,

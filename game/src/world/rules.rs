@@ -11,7 +11,7 @@ use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
 use crate::terrain::{EditError, SampleBox};
 
-use super::solids::{SceneSolids, WithRubble};
+use super::scene_solids::{SceneSolids, WithRubble};
 use super::World;
 
 /// Why a block was not placed.

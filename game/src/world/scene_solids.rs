@@ -1,5 +1,7 @@
-//! What is solid in a running scene: the edited ground and the blocks ([`SceneSolids`]), and with
-//! them the resting pieces ([`WithRubble`]); each answers with the nearer surface.
+//! Everything solid in a running scene, joined: the edited ground and the blocks
+//! ([`SceneSolids`]), and with them the resting pieces ([`WithRubble`]); each answers with the
+//! nearer surface. The answer of each kind alone (the terrain's, the blocks') is
+//! [`crate::solids`]'s.
 
 use blockfall_engine::collision::{Around, Solid, Surface};
 
@@ -57,7 +59,7 @@ impl SceneSolids<'_> {
     /// `clear`, the nearer of the two clearances (a block's distance is a true distance, and
     /// none within the reach means none nearer than the reach). With `around` (what each
     /// point's body fills around it, and how it moves), the blocks answer with the faces the
-    /// points meet (`solids::blocks_surface_around`), the terrain (smooth) as ever, and of the
+    /// points meet (`crate::solids::blocks_surface_around`), the terrain (smooth) as ever, and of the
     /// two the surface each point is about to reach ([`Surface::sooner`]).
     fn many(
         &self,
