@@ -1,11 +1,11 @@
 #version 460
-// The terrain meshes' light pass (engine/src/meshing/light.rs): one invocation per
+// The terrain meshes' light pass (engine/src/meshing/vertex_light.rs): one invocation per
 // vertex of one chunk. Vertex i of the chunk lies at first_vertex + i in the vertex arena; its
 // light, a trilinear blend of the chunk's light grid at the vertex's position, goes to the same
 // element of the light arena, so a draw's vertex offset applies to both vertex bindings.
 //
-// The blend is the CPU reference `blockfall_engine::meshing::light::blend`, which the GPU tests
-// hold this pass to:
+// The blend is the CPU reference `blockfall_engine::meshing::vertex_light::blend`, which the GPU
+// tests hold this pass to:
 //   local = clamp(p, 0, dims - 1); low = min(floor(local), dims - 2); f = local - low;
 //   lerp in x, then y, then z, each as a + (b - a) * t.
 // `precise` keeps the compiler from fusing or reordering, so the result is the CPU's to

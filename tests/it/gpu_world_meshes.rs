@@ -13,7 +13,7 @@ use blockfall_engine::meshing::{
     is_uniform, DensityGrid, GridRegion, TerrainMeshes, TerrainMeshesDesc,
 };
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
-use blockfall_game::terrain::light::light_grid;
+use blockfall_game::terrain::sky_light::light_grid;
 use blockfall_game::terrain::{ChunkCoord, EditStore, Generator, PADDED_SIZE};
 
 use blockfall_test_support::gpu::assert_no_validation_errors;

@@ -24,9 +24,9 @@
 //! meshes has no stray vertices.
 
 pub mod gpu;
-pub mod light;
 mod surface_nets;
 pub mod terrain_meshes;
+pub mod vertex_light;
 
 #[cfg(test)]
 mod tests;

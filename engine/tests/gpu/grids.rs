@@ -12,7 +12,7 @@
 use std::sync::OnceLock;
 
 use blockfall_engine::meshing::gpu::MAX_SAMPLES_PER_AXIS;
-use blockfall_engine::meshing::{is_uniform, light, DensityGrid, GridRegion, SurfaceMesh};
+use blockfall_engine::meshing::{is_uniform, vertex_light, DensityGrid, GridRegion, SurfaceMesh};
 
 use crate::meshes::sphere_grid;
 use crate::readback::cpu_mesh;
@@ -69,7 +69,7 @@ impl TestGrid {
         mesh.positions
             .iter()
             .map(|&position| match &self.light {
-                Some(light) => light::blend(light, self.dims, position),
+                Some(light) => vertex_light::blend(light, self.dims, position),
                 None => 1.0,
             })
             .collect()

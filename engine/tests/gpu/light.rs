@@ -1,5 +1,5 @@
 //! The terrain arenas' light: each vertex of a chunk meshed with a light grid is lit by the
-//! CPU reference, `blockfall_engine::meshing::light::blend` of that grid at the CPU mesher's
+//! CPU reference, `blockfall_engine::meshing::vertex_light::blend` of that grid at the CPU mesher's
 //! vertex (within 1e-5; grids that are no cube included, so mixed-up axes fail); without a light
 //! grid every vertex has light 1, even in a range a lit chunk held. Relighting a resident chunk
 //! (a frame of labelled, timed passes) changes its light range and no other bit of any arena;

@@ -24,7 +24,7 @@ use blockfall_engine::meshing::{
 };
 
 use crate::terrain::chunks::{ChunkCoord, PADDED_SIZE};
-use crate::terrain::light::LightGrid;
+use crate::terrain::sky_light::LightGrid;
 use crate::terrain::streaming::{ChunkSink, MeshFailure, SurfaceChunk};
 
 /// Arenas sized for `radius` chunks of the default world: the resident chunks (those with a

@@ -19,7 +19,7 @@
 //! * **Light**: the sun from the upper right of the first view plus the sky's ambient light,
 //!   both scaled by the sky light: binding 1 is the light arena (one float per vertex, at the
 //!   vertex's index, so `vertexOffset` serves both bindings), which the compute pass blends from
-//!   the chunk's light grid (`game::terrain::light`, made on the CPU workers by
+//!   the chunk's light grid (`game::terrain::sky_light`, made on the CPU workers by
 //!   `game::terrain::streaming`) at each vertex.
 //! * **Fog**: toward the sky colour from half the view radius, complete at 95% of it (8 chunks:
 //!   128 m to 243 m; the [`Camera`]'s fog distance; docs/terrain.md), so the edge of the loaded

@@ -9,7 +9,7 @@
 //!   changed.
 //! - [`chunks`]: chunk coordinates, padded sample grids for the mesher, load order, dirty
 //!   tracking and parallel generation.
-//! - [`light`]: sky light per chunk, fading into caves, for the meshes, blocks and pieces.
+//! - [`sky_light`]: sky light per chunk, fading into caves, for the meshes, blocks and pieces.
 //! - [`streaming`]: the chunks around the viewer: which to load and unload, their grids and
 //!   light prepared on the workers for the renderer's meshes, the light kept for gameplay, and
 //!   what an edit meshes again or lights again.
@@ -19,7 +19,7 @@ pub mod edits;
 pub mod field;
 pub mod generator;
 pub mod ground;
-pub mod light;
+pub mod sky_light;
 pub mod streaming;
 
 pub use chunks::{ChunkCoord, ChunkGrid, CHUNK_SIZE, PADDED_SIZE};

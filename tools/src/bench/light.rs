@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use blockfall_engine::workers::WorkerPool;
-use blockfall_game::terrain::{chunks, light, ChunkKind};
+use blockfall_game::terrain::{chunks, sky_light, ChunkKind};
 
 use crate::bench::shared::{threads_word, world_chunks};
 
@@ -38,7 +38,7 @@ pub fn run(chunk_count: u32) -> anyhow::Result<()> {
             let mut through_caves = 0;
             for _ in 0..3 {
                 let started = Instant::now();
-                let grids = light::light_grids(&pool, &edits, set);
+                let grids = sky_light::light_grids(&pool, &edits, set);
                 best = best.min(started.elapsed());
                 anyhow::ensure!(grids.len() == set.len());
                 through_caves = grids

@@ -12,7 +12,7 @@ use super::{
 use crate::gpu::debug::label_colour;
 use crate::gpu::{memory_barrier, vk, BufferAccess, FrameRing, GpuError};
 use crate::meshing::gpu::{check_grid, SurfaceNetsPush, COUNT_VERTICES};
-use crate::meshing::light::{light_push, LightPush};
+use crate::meshing::vertex_light::{light_push, LightPush};
 
 impl TerrainMeshes {
     /// Sizes one batch (at most K chunks, checked, their `pushes` in the same order), places

@@ -30,14 +30,14 @@
 //! The light arena is the vertex arena's twin: a chunk's vertex range indexes both, so the draw's
 //! vertex offset finds a vertex's light as it finds its position. Its light is a trilinear blend
 //! of the chunk's light grid (as many samples as the density grid, x fastest) at the vertex's
-//! position, by the rule of [`crate::meshing::light::blend`]; without a grid every vertex
+//! position, by the rule of [`crate::meshing::vertex_light::blend`]; without a grid every vertex
 //! gets 1.
 //! [`TerrainMeshes::relight`] blends a new grid into a resident chunk's light range without
 //! meshing it again.
 //!
 //! The work is split by job: `resources` makes every buffer, set and pipeline once; `batch` is
 //! the size-then-write protocol below; `placement` keeps the arenas' and slots' books; `sync`
-//! holds the barriers between the frames; the light pass is `crate::meshing::light`.
+//! holds the barriers between the frames; the light pass is `crate::meshing::vertex_light`.
 //!
 //! Loading, remeshing, relighting and unloading chunks creates no Vulkan object and allocates no
 //! memory: every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging
@@ -103,7 +103,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::gpu::{GpuMeshError, SurfaceNetsPipelines, VERTEX_FLOATS};
-use super::light::{light_push, LightPass};
+use super::vertex_light::{light_push, LightPass};
 use super::{DensityGrid, GridRegion};
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;

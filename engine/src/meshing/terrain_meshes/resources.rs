@@ -15,7 +15,7 @@ use crate::gpu::{
     OneTimeCommands,
 };
 use crate::meshing::gpu::{SurfaceNetsPipelines, COUNT_WORDS, MAX_SAMPLES_PER_AXIS};
-use crate::meshing::light::LightPass;
+use crate::meshing::vertex_light::LightPass;
 
 /// Where the light half of a batch slot's part of the staging buffer starts (bytes from the
 /// part's start).

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use blockfall_engine::workers::WorkerPool;
 
 use crate::terrain::chunks::{classify, generate_chunks, ChunkCoord, ChunkGrid};
-use crate::terrain::light::{light_grids, LightGrid};
+use crate::terrain::sky_light::{light_grids, LightGrid};
 use crate::terrain::{ChunkKind, EditStore, Ground};
 
 /// A batch of chunks ready for the mesher: density grids, and light for those that may hold a

@@ -15,7 +15,7 @@ use super::plan::{StreamPlan, Streamer};
 use super::prepare::{prepare_batches, Prepared};
 use crate::terrain::chunks::{ChunkCoord, ChunkGrid};
 use crate::terrain::edits::SampleBox;
-use crate::terrain::light::{light_grid, light_grids, LightGrid, MARGIN};
+use crate::terrain::sky_light::{light_grid, light_grids, LightGrid, MARGIN};
 use crate::terrain::{ChunkKind, EditStore, Ground};
 
 /// Chunks loaded per frame by default: a frame stays short while the world fills in.

@@ -1,4 +1,5 @@
-//! Sky light: how much of the open sky's light reaches each sample of a chunk. Out in the open
+//! Sky light: how much of the open sky's light reaches each sample of a chunk (its light grid;
+//! how a grid is blended at a point is the engine's `meshing::vertex_light`). Out in the open
 //! it is 1; it follows air into caves and tunnels and fades by [`FADE_PER_METER`] with every
 //! meter it travels, so a cave mouth is bright, its depths dark, and a closed cave black. The
 //! ground right at a surface takes the light of the air beside it, so a blend of the samples at
@@ -20,7 +21,7 @@
 //! and anything above is open, unless something was built over it (builds do not shade: a
 //! known simplification, small next to the caves' darkness).
 
-use blockfall_engine::meshing::light;
+use blockfall_engine::meshing::vertex_light;
 use blockfall_engine::workers::WorkerPool;
 
 use super::chunks::{ChunkCoord, PADDED_SIZE};
@@ -59,12 +60,12 @@ impl LightGrid {
     }
 
     /// The light at a point (meters), blended from the 8 samples around it as the meshes blend
-    /// it (`blockfall_engine::meshing::light::blend`, the rule the GPU's light pass follows);
-    /// points outside the grid take the nearest sample inside. Blocks and pieces are lit with
-    /// this.
+    /// it (`blockfall_engine::meshing::vertex_light::blend`, the rule the GPU's light pass
+    /// follows); points outside the grid take the nearest sample inside. Blocks and pieces are
+    /// lit with this.
     pub fn light_at(&self, point: [f32; 3]) -> f32 {
         let local: [f32; 3] = std::array::from_fn(|axis| point[axis] - self.origin[axis] as f32);
-        light::blend(&self.values, [PADDED_SIZE; 3], local)
+        vertex_light::blend(&self.values, [PADDED_SIZE; 3], local)
     }
 }
 

@@ -1,9 +1,9 @@
-//! Light per vertex: a light grid (one value per density sample) blended trilinearly at each
-//! vertex of a chunk's mesh. [`blend`] is the rule, on the CPU; the light pass
-//! (`engine/shaders/surface_nets_light.comp`, recorded by `LightPass`) does the same on the
-//! GPU, operation for operation, into the terrain meshes' light arena, and the GPU tests hold
-//! it to [`blend`]. The game lights blocks and pieces with [`blend`] too, so everything at one
-//! place gets the same light.
+//! Light per vertex: a light grid (one value per density sample; the game's is its sky light)
+//! blended trilinearly at each vertex of a chunk's mesh. [`blend`] is the rule, on the CPU; the
+//! light pass (`engine/shaders/surface_nets_light.comp`, recorded by `LightPass`) does the same
+//! on the GPU, operation for operation, into the terrain meshes' light arena, and the GPU tests
+//! hold it to [`blend`]. The game lights blocks and pieces with [`blend`] too, so everything at
+//! one place gets the same light.
 //!
 //! ```text
 //!   local = clamp(p, 0, dims - 1)            p: grid units from sample (0, 0, 0)
