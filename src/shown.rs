@@ -78,7 +78,7 @@ impl Shown {
 }
 
 /// The world a run starts with: the script's, the save of `--world`, or the generated world of
-/// the seed with the sample scene in front of the spawn; its physics and chunks on every core;
+/// the seed with the showcase in front of the spawn; its physics and chunks on every core;
 /// and where its clock starts. (The field of view is the renderer's: see [`Shown::new`].)
 pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
     let pool = WorkerPool::with_available_parallelism();

@@ -60,7 +60,7 @@ pub struct SoakScript {
     pub save: PathBuf,
 }
 
-/// The soak's scene as JSON: the game's own start (the default world, its sample scene, the
+/// The soak's scene as JSON: the game's own start (the default world, its showcase, the
 /// player at the spawn) and `soak.seconds` of random play, a save and a load of `soak.save`
 /// every `soak.cycle` seconds, a `state` line at each cycle.
 pub fn script(soak: &SoakScript) -> Value {

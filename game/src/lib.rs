@@ -7,7 +7,7 @@
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures, the streamed
 //!   chunks' meshes, the terrain pass, the test scene.
-//! - [`sample`]: the sample scene: pillar, pyramid, beam, ball, table (docs/support.md).
+//! - [`showcase`]: the showcase, a demo scene: pillar, pyramid, beam, ball, table (docs/support.md).
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
 //!   the saves live.
@@ -27,10 +27,10 @@ pub mod input;
 pub mod pieces;
 pub mod player;
 pub mod render;
-pub mod sample;
 pub mod save;
 pub mod scene;
 pub mod settings;
+pub mod showcase;
 pub mod solids;
 pub mod strength;
 pub mod support;

@@ -77,7 +77,7 @@ fn a_lost_device_saves_the_world_next_to_its_save_and_exits_3() {
         "says where: {stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(loads(&recovered) > 0, "the sample scene's blocks are saved");
+    assert!(loads(&recovered) > 0, "the showcase's blocks are saved");
     assert!(
         !world.exists(),
         "the usual save is not written by a failed run"

@@ -272,7 +272,7 @@ fn the_same_script_gives_the_same_pictures() {
     let script = dir.join("same.json");
     let shots: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("shot{i}.png"))).collect();
     for shot in &shots {
-        // The default world and its sample scene, a block placed, the view turned, the HUD's
+        // The default world and its showcase, a block placed, the view turned, the HUD's
         // detail on: nothing of the machine's speed may show.
         std::fs::write(
             &script,

@@ -32,7 +32,7 @@ const RADIUS: u32 = 2;
 /// A headless world with every chunk in view loaded and the player hovering (flying, no keys)
 /// at the spawn, so that nothing moves between frames but what the test does.
 fn loaded_world(gpu: &mut Gpu) -> HeadlessRenderer {
-    // The ground alone (no sample scene) and the terrain tool in hand.
+    // The ground alone (no showcase) and the terrain tool in hand.
     let mut ground = World::at_spawn(Generator::DEFAULT_SEED, RADIUS, WorkerPool::new(1).unwrap());
     let mut terrain = *ground.tool();
     terrain.kind = ToolKind::Terrain;

@@ -144,7 +144,7 @@ fn a_lost_device_in_the_window_saves_the_world_next_to_its_save_and_exits_3() {
     assert_eq!(
         saved.blocks.kinds.iter().filter(|kind| **kind != 0).count(),
         33,
-        "the sample scene's blocks"
+        "the showcase's blocks"
     );
     std::fs::remove_dir_all(&home).ok();
 }

@@ -18,10 +18,10 @@ fn lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The sample scene on flat ground with the beam broken next to the pillar.
+/// The showcase on flat ground with the beam broken next to the pillar.
 const BEAM_BROKEN: &str = r#"{
     "terrain": {"flat": {"height": 0.0}},
-    "sample_scene": [96.0, 158.0],
+    "showcase": [96.0, 158.0],
     "events": [{"t": 0.0, "break": [190, 12, 316]}],
     "duration": 6.0, "report_every": 0.5
 }"#;

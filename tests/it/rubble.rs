@@ -64,9 +64,9 @@ fn dropped_block_scene(extra_blocks: &[String], events: &[String], duration: f64
 }
 
 #[test]
-fn the_sample_scenes_beam_falls_as_one_piece_onto_the_table_and_rests() {
+fn the_showcases_beam_falls_as_one_piece_onto_the_table_and_rests() {
     let lines = trace(
-        r#"{"terrain": {"flat": {"height": 0.0}}, "sample_scene": [96.0, 158.0],
+        r#"{"terrain": {"flat": {"height": 0.0}}, "showcase": [96.0, 158.0],
             "events": [{"t": 0.0, "break": [190, 12, 316]}],
             "duration": 6.0, "report_every": 0.5}"#,
     );
@@ -93,7 +93,7 @@ fn the_sample_scenes_beam_falls_as_one_piece_onto_the_table_and_rests() {
 #[test]
 fn knocking_out_the_pillars_foot_drops_it_and_it_falls_over() {
     let lines = trace(
-        r#"{"terrain": {"flat": {"height": 0.0}}, "sample_scene": [96.0, 158.0],
+        r#"{"terrain": {"flat": {"height": 0.0}}, "showcase": [96.0, 158.0],
             "events": [{"t": 0.0, "break": [188, 0, 316]}],
             "duration": 12.0, "report_every": 0.5}"#,
     );

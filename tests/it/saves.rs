@@ -34,7 +34,7 @@ fn json_path(path: &Path) -> String {
     serde_json::to_string(&path.display().to_string()).expect("a path as JSON")
 }
 
-/// The sample scene on dug flat ground, its beam broken at t = 0 so a piece falls, a second
+/// The showcase on dug flat ground, its beam broken at t = 0 so a piece falls, a second
 /// group dropped from a tower, the player walking forward with W held and the terrain tool
 /// picked: every kind of state a save keeps is in motion at t = 1.
 fn busy_scene(extra_events: &str, extra_keys: &str, duration: f64) -> String {
@@ -55,7 +55,7 @@ fn busy_scene(extra_events: &str, extra_keys: &str, duration: f64) -> String {
 
 fn busy_start() -> &'static str {
     r#""terrain": {"flat": {"height": 0.0}},
-        "sample_scene": [96.0, 158.0],
+        "showcase": [96.0, 158.0],
         "digs": [{"center": [85.0, 0.0, 150.0], "radius": 3.0}],
         "builds": [{"center": [100.0, 0.0, 150.0], "radius": 2.0}],
         "blocks": [

@@ -380,13 +380,13 @@ fn stepping_off_a_tower_falls_beside_it() {
 }
 
 #[test]
-fn the_sample_scene_answers_what_would_fall() {
+fn the_showcase_answers_what_would_fall() {
     // Flat ground at 0: the columns start at cell 0, one block sunk in; the scene's column is at
     // cell (192, 316).
     let lines = trace(
         r#"{
         "terrain": {"flat": {"height": 0.0}},
-        "sample_scene": [96.0, 158.0],
+        "showcase": [96.0, 158.0],
         "events": [
             {"t": 0.0, "would_fall": [190, 12, 316]},
             {"t": 0.0, "would_fall": [188, 0, 316]},
@@ -410,11 +410,25 @@ fn the_sample_scene_answers_what_would_fall() {
 }
 
 #[test]
+fn the_showcase_is_still_built_from_its_old_key_sample_scene() {
+    // Scene files written before the rename keep working: the same world, the same trace.
+    let scene = |key: &str| {
+        format!(
+            r#"{{"terrain": {{"flat": {{"height": 0.0}}}}, "{key}": [96.0, 158.0],
+            "duration": 0.1, "report_every": 0.1}}"#
+        )
+    };
+    let old = trace(&scene("sample_scene"));
+    assert_eq!(old[0]["blocks"], 8 + 1 + 3 + 1 + 8 + 9);
+    assert_eq!(old, trace(&scene("showcase")));
+}
+
+#[test]
 fn breaking_the_beam_drops_what_it_held() {
     let lines = trace(
         r#"{
         "terrain": {"flat": {"height": 0.0}},
-        "sample_scene": [96.0, 158.0],
+        "showcase": [96.0, 158.0],
         "events": [
             {"t": 0.0, "would_fall": [190, 12, 316]},
             {"t": 0.05, "break": [190, 12, 316]},
@@ -537,7 +551,7 @@ fn a_tiny_frame_dt_over_a_long_duration_is_refused_before_it_runs() {
 #[test]
 fn a_trace_beyond_its_limit_is_refused_before_any_line() {
     // Gigabytes without a word: a state line every frame of a busy scene.
-    let text = r#"{"terrain": {"flat": {"height": 0}}, "sample_scene": [0, 8],
+    let text = r#"{"terrain": {"flat": {"height": 0}}, "showcase": [0, 8],
         "duration": 60, "report_every": 0, "limits": {"trace_bytes": 100000}}"#;
     let parsed = scene::parse(text).expect("a valid scene");
     let mut out = Vec::new();

@@ -5,7 +5,7 @@ Writes three scripts and runs the release binary on each at 1280x720, printing t
 summary line (mean frame time, CPU time to play and to record a frame, each pass's GPU time of
 the last frame):
 
-  sample   the default world and its sample scene, the player at the spawn, 2 s
+  showcase the default world and its showcase, the player at the spawn, 2 s
   blocks   10,000 placed 0.5 m blocks in view (a 100 x 100 floor, on flat ground), 2 s
   pieces   300 single-block pieces falling at once (300 towers of two, the lower blocks broken
            at t = 0.1 s), 2 s
@@ -22,7 +22,7 @@ import tempfile
 BINARY = sys.argv[1] if len(sys.argv) > 1 else "target/release/blockfall"
 
 
-def sample():
+def showcase():
     return {"duration": 2.0, "report_every": 0}
 
 
@@ -60,7 +60,7 @@ def pieces():
 
 def main():
     with tempfile.TemporaryDirectory() as folder:
-        for name, scene in [("sample", sample()), ("blocks", blocks()), ("pieces", pieces())]:
+        for name, scene in [("showcase", showcase()), ("blocks", blocks()), ("pieces", pieces())]:
             path = os.path.join(folder, name + ".json")
             with open(path, "w") as f:
                 json.dump(scene, f)

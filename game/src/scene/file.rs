@@ -17,7 +17,7 @@ pub struct SceneFile {
     /// keys add to it; `terrain` may not be given with it.
     #[serde(default)]
     pub world_file: Option<std::path::PathBuf>,
-    /// Without it, the generated world of the default seed with its sample scene in front of
+    /// Without it, the generated world of the default seed with its showcase in front of
     /// the spawn point and the player there (the game's own start).
     #[serde(default)]
     pub terrain: Option<TerrainSpec>,
@@ -27,9 +27,10 @@ pub struct SceneFile {
     pub builds: Vec<SphereSpec>,
     #[serde(default)]
     pub blocks: Vec<BlockSpec>,
-    /// The sample scene (`crate::sample`, docs/support.md) at (x, z).
-    #[serde(default)]
-    pub sample_scene: Option<[f32; 2]>,
+    /// The showcase (`crate::showcase`, docs/support.md) at (x, z). `sample_scene`, its name
+    /// before, is still read (the format never changes, it only adds).
+    #[serde(default, alias = "sample_scene")]
+    pub showcase: Option<[f32; 2]>,
     #[serde(default)]
     pub player: Option<PlayerSpec>,
     #[serde(default)]

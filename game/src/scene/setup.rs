@@ -1,5 +1,5 @@
 //! A world set up as a scene file says, before its first frame: the ground (or a save's world),
-//! its digs and builds, the blocks, the sample scene, the player; then the support surveys it as
+//! its digs and builds, the blocks, the showcase, the player; then the support surveys it as
 //! a game does when it loads a world.
 
 use std::sync::Arc;
@@ -30,8 +30,8 @@ pub struct Start {
 ///
 /// With `world_file`, the save's world at the save's clock (a save that cannot be read or
 /// used, or events before its clock, refuse the scene). Without it or `terrain`, the game's own
-/// start: the generated world of the default seed with the sample scene in front of the spawn
-/// point and the player there (a `player` key still places the player; `sample_scene` builds a
+/// start: the generated world of the default seed with the showcase in front of the spawn
+/// point and the player there (a `player` key still places the player; `showcase` builds a
 /// second one).
 pub fn world_of(
     scene: &SceneFile,
@@ -80,10 +80,10 @@ pub fn world_of(
             .add_block(block)
             .map_err(|error| invalid(place, error.to_string()))?;
     }
-    if let Some([x, z]) = scene.sample_scene {
+    if let Some([x, z]) = scene.showcase {
         world
-            .build_sample(x, z)
-            .map_err(|error| invalid("sample_scene", error.to_string()))?;
+            .build_showcase(x, z)
+            .map_err(|error| invalid("showcase", error.to_string()))?;
     }
     if let Some(spec) = scene.player {
         world.place_player(

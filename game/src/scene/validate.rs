@@ -119,7 +119,7 @@ fn finite(place: &str, values: &[f32]) -> Result<(), SceneError> {
     }
 }
 
-/// The farthest a point of a scene (a sphere's centre, the player, the sample scene) may be from
+/// The farthest a point of a scene (a sphere's centre, the player, the showcase) may be from
 /// the origin on any axis, in meters: the blocks' world, ±[`WORLD_CELLS`] half-meter cells.
 pub const WORLD_METERS: f32 = WORLD_CELLS as f32 * crate::blocks::CELL;
 
@@ -212,8 +212,8 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
     for (i, block) in scene.blocks.iter().enumerate() {
         block_of(&format!("blocks[{i}]"), block)?;
     }
-    if let Some(at) = scene.sample_scene {
-        in_world("sample_scene", &at)?;
+    if let Some(at) = scene.showcase {
+        in_world("showcase", &at)?;
     }
     if let Some(player) = &scene.player {
         in_world("player.feet", &player.feet)?;

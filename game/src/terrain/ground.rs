@@ -47,7 +47,7 @@ pub trait Ground: Send + Sync + Debug {
     }
 
     /// The height of the ground's top surface at (x, z), before caves: where to start looking
-    /// down for the ground (the sample scene, `crate::sample`, does).
+    /// down for the ground (the showcase, `crate::showcase`, does).
     fn surface_height(&self, x: f32, z: f32) -> f32;
 
     /// What the samples of the inclusive box hold, when it can be proven without sampling them;

@@ -12,7 +12,7 @@
 //! The side a new block goes against is the axis the surface's normal points along most. Against
 //! a block's side the new block lies beside it; on the ground (or rubble) the new block holds
 //! the cell the aim met and reaches out from it along that axis, so on flat ground it sits in
-//! the ground by up to a cell, as the sample scene's columns do. Across the side it is centred on
+//! the ground by up to a cell, as the showcase's columns do. Across the side it is centred on
 //! the aimed point, snapped to the cells.
 
 use blockfall_engine::physics::BodyHandle;

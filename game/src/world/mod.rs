@@ -42,7 +42,7 @@ use crate::camera::Camera;
 use crate::input::{Command, Input};
 use crate::pieces::Pieces;
 use crate::player::{Player, EYES};
-use crate::sample::SampleError;
+use crate::showcase::ShowcaseError;
 use crate::support::Support;
 use crate::terrain::streaming::{
     ChunkSink, ChunkStream, EditReport, LightSampler, StreamReport, VIEW_RADIUS,
@@ -61,9 +61,9 @@ pub use tool::{
 pub const FIRST_PITCH_DEGREES: f32 = -10.0;
 /// The steepest the view may look up or down, in degrees.
 pub const PITCH_LIMIT_DEGREES: f32 = 89.0;
-/// How far in front of the spawn point the sample scene stands, in meters (in view: the first
+/// How far in front of the spawn point the showcase stands, in meters (in view: the first
 /// view looks along the same line, 10° down).
-pub const SAMPLE_AHEAD: f32 = 11.0;
+pub const SHOWCASE_AHEAD: f32 = 11.0;
 
 /// The edited ground under everything.
 pub type WorldField = Field<EditStore<dyn Ground>>;
@@ -82,8 +82,8 @@ pub struct FrameReport {
 /// Why a world could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum WorldError {
-    #[error("the sample scene: {0}")]
-    Sample(#[from] SampleError),
+    #[error("the showcase: {0}")]
+    Showcase(#[from] ShowcaseError),
     #[error("a block: {0}")]
     Block(#[from] BlockError),
     #[error("an edit of the ground: {0}")]
@@ -124,21 +124,21 @@ pub struct World {
 
 impl World {
     /// The generated world of `seed`: the player at its spawn point looking north toward
-    /// [`Generator::first_view_target`] and a little down, the sample scene [`SAMPLE_AHEAD`]
+    /// [`Generator::first_view_target`] and a little down, the showcase [`SHOWCASE_AHEAD`]
     /// meters ahead, chunks streamed `radius` chunks around the player, the physics on `pool`.
     pub fn generated(seed: u32, radius: u32, pool: WorkerPool) -> Result<Self, WorldError> {
         let mut world = Self::at_spawn(seed, radius, pool);
         let spawn = world.player.position;
         let yaw = world.yaw;
-        world.build_sample(
-            spawn.x + SAMPLE_AHEAD * yaw.sin(),
-            spawn.z + SAMPLE_AHEAD * yaw.cos(),
+        world.build_showcase(
+            spawn.x + SHOWCASE_AHEAD * yaw.sin(),
+            spawn.z + SHOWCASE_AHEAD * yaw.cos(),
         )?;
         world.survey();
         Ok(world)
     }
 
-    /// [`World::generated`] without the sample scene: the ground alone, the player at the spawn.
+    /// [`World::generated`] without the showcase: the ground alone, the player at the spawn.
     pub fn at_spawn(seed: u32, radius: u32, pool: WorkerPool) -> Self {
         let generator = Arc::new(Generator::new(seed));
         let spawn = generator.spawn_point();
@@ -190,12 +190,12 @@ impl World {
         self.pitch = pitch.clamp(-limit, limit);
     }
 
-    /// Builds the sample scene (docs/support.md) around the 1 m column at (x, z) meters on the
+    /// Builds the showcase (docs/support.md) around the 1 m column at (x, z) meters on the
     /// ground as it is; returns how many blocks it placed. Call [`World::survey`] after setting
     /// the world up.
-    pub fn build_sample(&mut self, x: f32, z: f32) -> Result<usize, SampleError> {
+    pub fn build_showcase(&mut self, x: f32, z: f32) -> Result<usize, ShowcaseError> {
         let ground = self.ground.clone();
-        let added = crate::sample::build_sample(
+        let added = crate::showcase::build_showcase(
             &mut self.blocks,
             &self.field,
             |px, pz| ground.surface_height(px, pz),

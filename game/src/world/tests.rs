@@ -24,14 +24,14 @@ fn stone(x: i32, y: i32, z: i32) -> Block {
 }
 
 #[test]
-fn the_first_view_looks_north_and_down_from_the_spawn_onto_the_sample_scene() {
+fn the_first_view_looks_north_and_down_from_the_spawn_onto_the_showcase() {
     let mut world = generated();
     let direction = world.look_direction();
     assert!(direction.z < -0.9, "north is −z: {direction:?}");
     assert!(direction.y < 0.0);
     let spawn = Generator::new(Generator::DEFAULT_SEED).spawn_point();
     assert!((world.eye().y - spawn[1] - EYES).abs() < 1e-5);
-    assert!(world.blocks().count() > 20, "the sample scene stands");
+    assert!(world.blocks().count() > 20, "the showcase stands");
     // Its blocks lie ahead, within the block tool's reach.
     let ahead = world
         .blocks()

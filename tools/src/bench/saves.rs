@@ -57,7 +57,7 @@ pub fn run(digs: usize, blocks: usize) -> anyhow::Result<()> {
         .context("the default world")?;
     let started = Instant::now();
     let ground = world.ground().clone();
-    // The city goes up beside the sample scene's blocks, then the whole stands in the world,
+    // The city goes up beside the showcase's blocks, then the whole stands in the world,
     // surveyed as a world being set up is (`World::replace_blocks`).
     let mut store = world.replace_blocks(BlockStore::new());
     let city = build_city(

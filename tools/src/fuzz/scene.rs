@@ -299,7 +299,7 @@ fn event(rng: &mut Rng, duration: f64) -> Json {
 fn valid_scene(rng: &mut Rng) -> Json {
     let mut pairs = Vec::new();
     match rng.below(8) {
-        // The game's own start (the generated world and its sample scene) costs the most.
+        // The game's own start (the generated world and its showcase) costs the most.
         0 => {}
         1 | 2 => pairs.push((
             "terrain",
@@ -337,7 +337,7 @@ fn valid_scene(rng: &mut Rng) -> Json {
     }
     if rng.one_in(12) {
         pairs.push((
-            "sample_scene",
+            "showcase",
             Json::Arr(vec![small(rng, -50.0, 50.0), small(rng, -50.0, 50.0)]),
         ));
     }
@@ -479,7 +479,7 @@ const CORPUS: &[&str] = &[
                    {"t": 0.3, "wheel": 2}, {"t": 0.4, "look": {"yaw_degrees": 90, "pitch_degrees": -5}},
                    {"t": 0.5, "press": "MouseLeft"}, {"t": 0.6, "release": "MouseLeft"}],
         "duration": 1, "frame_dt": 0.05, "report_every": 0}"#,
-    r#"{"terrain": {"world": {"seed": 1}}, "sample_scene": [0, 0], "duration": 0.2}"#,
+    r#"{"terrain": {"world": {"seed": 1}}, "showcase": [0, 0], "duration": 0.2}"#,
 ];
 
 /// The scene of the README with every key: a text that reaches the most code when changed.

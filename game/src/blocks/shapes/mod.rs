@@ -86,7 +86,7 @@ pub fn edge(index: usize) -> Edge {
     }
 }
 
-/// The four edges around a side: the sample scene's slate pyramid cuts `side_edges(1, true)`.
+/// The four edges around a side: the showcase's slate pyramid cuts `side_edges(1, true)`.
 pub fn side_edges(axis: usize, positive: bool) -> [usize; 4] {
     let mut edges = [0; 4];
     let mut found = 0;

@@ -4,7 +4,7 @@
 
 use blockfall_game::blocks::materials::{BRICKS, PLANKS, PLASTER, STONE};
 use blockfall_game::blocks::store::{Block, BlockId, BlockStore};
-use blockfall_game::sample::{first_meter_above_ground, SampleError};
+use blockfall_game::showcase::{first_meter_above_ground, ShowcaseError};
 use blockfall_game::terrain::{Field, Samples};
 
 use crate::bench::shared::Rng;
@@ -65,7 +65,7 @@ pub fn build_city<S: Samples>(
     surface_height: impl Fn(f32, f32) -> f32 + Copy,
     target: usize,
     seed: u64,
-) -> Result<City, SampleError> {
+) -> Result<City, ShowcaseError> {
     let mut rng = Rng::new(seed);
     let mut city = City::default();
     let mut built: Vec<((i32, i32), Building)> = Vec::new();
@@ -126,8 +126,8 @@ pub fn build_city<S: Samples>(
 fn build(
     store: &mut BlockStore,
     building: &Building,
-    ground: &impl Fn(i32, i32) -> Result<i32, SampleError>,
-) -> Result<usize, SampleError> {
+    ground: &impl Fn(i32, i32) -> Result<i32, ShowcaseError>,
+) -> Result<usize, ShowcaseError> {
     let mut added = 0;
     let top = building.top();
     for i in 0..building.width {
@@ -170,7 +170,7 @@ pub fn build_platform<S: Samples>(
     x: i32,
     z: i32,
     blocks: usize,
-) -> Result<(BlockId, usize), SampleError> {
+) -> Result<(BlockId, usize), ShowcaseError> {
     const LAYERS: i32 = 10;
     let side = ((blocks as f64 / f64::from(LAYERS)).sqrt().ceil() as i32).max(1);
     let ground = |cx, cz| first_meter_above_ground(field, surface_height, cx, cz);
@@ -203,6 +203,6 @@ pub fn build_platform<S: Samples>(
             }
         }
     }
-    let support = top_of_pillar.ok_or(SampleError::OutOfGrid(x as f32, z as f32))?;
+    let support = top_of_pillar.ok_or(ShowcaseError::OutOfGrid(x as f32, z as f32))?;
     Ok((support, added))
 }

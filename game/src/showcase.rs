@@ -1,4 +1,4 @@
-//! The sample scene (docs/support.md), built on the ground as it is: a tall stone pillar with a
+//! The showcase (docs/support.md), built on the ground as it is: a tall stone pillar with a
 //! slate pyramid on top, a beam of planks reaching out from its top, a copper ball hanging from
 //! the beam's end, and a table of planks under the ball. Each column starts at the first whole
 //! meter above the highest ground under it, with one block sunk into the ground beneath.
@@ -15,12 +15,12 @@ const SEARCH_STEP: f32 = 0.1;
 /// The most steps of a search: those of [`DEEPEST_SEARCH`] and some to spare for rounding.
 const MOST_STEPS: u32 = 2 * (DEEPEST_SEARCH / SEARCH_STEP) as u32;
 
-/// Why the sample scene could not be built.
+/// Why the showcase could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SampleError {
+pub enum ShowcaseError {
     #[error("no ground within {DEEPEST_SEARCH} m below the surface at ({0}, {1})")]
     NoGround(f32, f32),
-    #[error("the sample scene at ({0}, {1}) reaches beyond the grid")]
+    #[error("the showcase at ({0}, {1}) reaches beyond the grid")]
     OutOfGrid(f32, f32),
 }
 
@@ -32,7 +32,7 @@ pub fn first_meter_above_ground<S: Samples>(
     surface_height: impl Fn(f32, f32) -> f32,
     cx: i32,
     cz: i32,
-) -> Result<i32, SampleError> {
+) -> Result<i32, ShowcaseError> {
     let mut top = f32::NEG_INFINITY;
     for (dx, dz) in [(0.1, 0.1), (0.9, 0.1), (0.1, 0.9), (0.9, 0.9)] {
         let (px, pz) = (cx as f32 * CELL + dx, cz as f32 * CELL + dz);
@@ -45,7 +45,7 @@ pub fn first_meter_above_ground<S: Samples>(
             y -= SEARCH_STEP;
             steps += 1;
             if start - y > DEEPEST_SEARCH || steps > MOST_STEPS {
-                return Err(SampleError::NoGround(px, pz));
+                return Err(ShowcaseError::NoGround(px, pz));
             }
         }
         top = top.max(y);
@@ -53,18 +53,18 @@ pub fn first_meter_above_ground<S: Samples>(
     Ok(((top / CELL / 2.0).ceil() * 2.0) as i32)
 }
 
-/// Builds the sample scene around the 1 m column at (x, z) meters. `surface_height` is the
+/// Builds the showcase around the 1 m column at (x, z) meters. `surface_height` is the
 /// ground's height before caves, where the search for solid ground starts (12 m above it).
 /// Blocks whose cells are already taken are left out.
-pub fn build_sample<S: Samples>(
+pub fn build_showcase<S: Samples>(
     store: &mut BlockStore,
     field: &Field<S>,
     surface_height: impl Fn(f32, f32) -> f32,
     x: f32,
     z: f32,
-) -> Result<usize, SampleError> {
+) -> Result<usize, ShowcaseError> {
     if !(x.is_finite() && z.is_finite()) || x.abs() > 1.0e6 || z.abs() > 1.0e6 {
-        return Err(SampleError::OutOfGrid(x, z));
+        return Err(ShowcaseError::OutOfGrid(x, z));
     }
     let ground_cell = |cx: i32, cz: i32| first_meter_above_ground(field, &surface_height, cx, cz);
     let mut added = 0;
@@ -76,11 +76,11 @@ pub fn build_sample<S: Samples>(
                    cuts: u16,
                    slope: bool| {
         let block = Block::new(cx, cy, cz, 2, material as u8, cuts, slope)
-            .map_err(|_| SampleError::OutOfGrid(x, z))?;
+            .map_err(|_| ShowcaseError::OutOfGrid(x, z))?;
         if store.add(block).is_ok() {
             added += 1;
         }
-        Ok::<(), SampleError>(())
+        Ok::<(), ShowcaseError>(())
     };
     // A whole number of meters, in cells.
     let cx = ((x / CELL / 2.0).floor() * 2.0) as i32;
@@ -135,14 +135,14 @@ mod tests {
 
     #[test]
     fn the_search_for_ground_ends_on_ground_a_billion_meters_down() {
-        // Found by `fuzz scene`: a sample scene on a plane at -1e9 m searched forever, as
+        // Found by `fuzz scene`: a showcase on a plane at -1e9 m searched forever, as
         // `y - 0.1` is `y` there.
         for height in [-1.0e9, 1.0e9, -3.0e7] {
             let ground: Arc<dyn Ground> = Arc::new(PlaneGround::sloped(41.0, height));
             let field = Field::new(EditStore::new(ground.clone()));
             let mut store = BlockStore::new();
             // Ground found, or none within the search: either way, an answer.
-            let _ = build_sample(
+            let _ = build_showcase(
                 &mut store,
                 &field,
                 |x, z| ground.surface_height(x, z),
