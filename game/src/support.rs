@@ -3,11 +3,12 @@
 //! the middle of any cell of any of the block's sides; a block holds while a chain of touching
 //! blocks reaches a block the ground holds. No strength, no weight.
 //!
-//! A search starts from seeds and looks at the lowest block it knows of first (a binary heap by
-//! height): the ground is below, so a search from a roof goes straight down a wall and stops at
-//! the first held block. Only a loose group is searched whole.
+//! A search starts from its starts (the blocks whose hold may have changed: a dirty set, or work
+//! list) and looks at the lowest block it knows of first (a binary heap by height): the ground is
+//! below, so a search from a roof goes straight down a wall and stops at the first held block.
+//! Only a loose group is searched whole.
 //!
-//! [`Support`] searches only where something changed: its seeds are the blocks that touched a
+//! [`Support`] searches only where something changed: its starts are the blocks that touched a
 //! removed block and the blocks near ground that was dug. The ground's answer per block is kept
 //! until the ground near that block changes (not cleared world-wide at every ground change), and
 //! `would_fall` keeps its answer while neither the blocks nor the ground change.
@@ -171,17 +172,17 @@ fn probe_sides(block: &Block, density: impl Fn([f32; 3]) -> f32) -> bool {
     false
 }
 
-/// The groups of blocks nothing holds, among the groups the `seeds` belong to; `gone` counts as
+/// The groups of blocks nothing holds, among the groups the `starts` belong to; `gone` counts as
 /// taken away already. Each search goes lowest block first and stops at the first block `holds`
-/// says yes to: then its whole group holds. Groups come in the order of their first seed, each
+/// says yes to: then its whole group holds. Groups come in the order of their first start, each
 /// sorted by block id, so the answer does not depend on hash order.
 pub fn loose_groups(
     store: &BlockStore,
     holds: impl FnMut(BlockId, &Block) -> bool,
-    seeds: impl IntoIterator<Item = BlockId>,
+    starts: impl IntoIterator<Item = BlockId>,
     gone: Option<BlockId>,
 ) -> Vec<Vec<BlockId>> {
-    Search::default().loose_groups(store, holds, seeds, gone)
+    Search::default().loose_groups(store, holds, starts, gone)
 }
 
 /// The blocks that would fall if `block` were taken away: every loose group among its
@@ -228,7 +229,7 @@ const LONGEST_WAY: usize = 1024;
 /// The working memory of the searches, kept between them: tables by block slot instead of hash
 /// sets made per search, and one heap.
 ///
-/// It also remembers ways to the ground: when a search from a seed ends at a held block, each
+/// It also remembers ways to the ground: when a search from a start ends at a held block, each
 /// block on the chain that led there points to the next one. A later search that meets such a
 /// block follows its pointers; if every block on the way is still there (an id names one
 /// placement of one block, so two live blocks that touched still touch) and the last one is
@@ -250,7 +251,7 @@ struct Search {
 /// What the searches have done so far: for benchmarks and statistics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counters {
-    /// Searches started (one per seed whose group was not judged yet).
+    /// Searches started (one per start whose group was not judged yet).
     pub searches: u64,
     /// Blocks taken from the heap and looked at.
     pub visited: u64,
@@ -298,25 +299,25 @@ impl Search {
         &mut self,
         store: &BlockStore,
         mut holds: impl FnMut(BlockId, &Block) -> bool,
-        seeds: impl IntoIterator<Item = BlockId>,
+        starts: impl IntoIterator<Item = BlockId>,
         gone: Option<BlockId>,
     ) -> Vec<Vec<BlockId>> {
         self.begin_call(store);
         let mut groups = Vec::new();
-        for seed in seeds {
-            // A seed may have been removed since it was noted.
-            let Some(seed_block) = store.get(seed) else {
+        for start in starts {
+            // A start may have been removed since it was noted.
+            let Some(start_block) = store.get(start) else {
                 continue;
             };
-            if Some(seed) == gone || self.marks[seed.slot()].judged == self.call {
+            if Some(start) == gone || self.marks[start.slot()].judged == self.call {
                 continue;
             }
             self.begin_search();
             let (search, call) = (self.search, self.call);
-            self.marks[seed.slot()].reached = search;
-            self.reached.push(seed);
+            self.marks[start.slot()].reached = search;
+            self.reached.push(start);
             let mut order = 0u32;
-            self.waiting.push((Reverse(seed_block.y), order, seed));
+            self.waiting.push((Reverse(start_block.y), order, start));
             let mut is_held = false;
             while let Some((_, _, id)) = self.waiting.pop() {
                 let Some(block) = store.get(id) else {
@@ -331,9 +332,9 @@ impl Search {
                         .is_some();
                 if held {
                     is_held = true;
-                    // Each block of the chain from the seed points on toward this one.
+                    // Each block of the chain from the start points on toward this one.
                     let mut at = id;
-                    while at != seed {
+                    while at != start {
                         let Some(from) = self.marks[at.slot()].found_from else {
                             break;
                         };
@@ -374,7 +375,7 @@ impl Search {
 
     /// Whether the kept way from `start` still leads to the ground: every block on it is there
     /// (and is not `gone`), and the ground holds the last. The blocks of a way that holds are
-    /// judged held for the rest of the call, so the next seed's way stops where it meets them.
+    /// judged held for the rest of the call, so the next start's way stops where it meets them.
     fn way_holds(
         &mut self,
         store: &BlockStore,
@@ -456,10 +457,10 @@ impl Search {
         let Some(removed) = store.get(block) else {
             return Vec::new();
         };
-        let mut seeds = Vec::new();
-        for_each_touching(store, removed, |other| seeds.push(other));
+        let mut starts = Vec::new();
+        for_each_touching(store, removed, |other| starts.push(other));
         let mut falling: Vec<BlockId> = self
-            .loose_groups(store, holds, seeds, Some(block))
+            .loose_groups(store, holds, starts, Some(block))
             .into_iter()
             .flatten()
             .collect();
@@ -525,7 +526,7 @@ impl GroundAnswers {
 #[derive(Debug, Default)]
 pub struct Support {
     /// Blocks whose hold may have changed since the last update, in id order.
-    seeds: BTreeSet<BlockId>,
+    starts: BTreeSet<BlockId>,
     /// Whether the ground holds a block, kept until the ground near the block changes.
     grounded: GroundAnswers,
     search: Search,
@@ -544,9 +545,9 @@ impl Support {
     /// their hold.
     pub fn removed(&mut self, store: &BlockStore, id: BlockId, block: &Block) {
         self.grounded.forget(id);
-        self.seeds.remove(&id);
+        self.starts.remove(&id);
         for_each_touching(store, block, |other| {
-            self.seeds.insert(other);
+            self.starts.insert(other);
         });
     }
 
@@ -588,7 +589,7 @@ impl Support {
                         });
                         if near {
                             self.grounded.forget(id);
-                            self.seeds.insert(id);
+                            self.starts.insert(id);
                         }
                     }
                 }
@@ -601,7 +602,7 @@ impl Support {
     /// block, lowest first, which leaves each block a kept way to the ground. Later breaks and
     /// previews then walk kept ways instead of testing the ground. Returns the loose groups
     /// among all blocks (blocks that were placed floating), which stay in the store as with
-    /// [`Support::update`]; any seeds noted so far are searched too.
+    /// [`Support::update`]; any starts noted so far are searched too.
     pub fn survey<S: Samples>(
         &mut self,
         store: &BlockStore,
@@ -616,12 +617,12 @@ impl Support {
             self.grounded.set(*id, holds);
         }
         blocks.sort_by_key(|(id, block)| (block.y, *id));
-        let seeds = std::mem::take(&mut self.seeds);
+        let starts = std::mem::take(&mut self.starts);
         let grounded = &mut self.grounded;
         self.search.loose_groups(
             store,
             |id, block| grounded.get_or_ask(id, block, field, holder),
-            blocks.into_iter().map(|(id, _)| id).chain(seeds),
+            blocks.into_iter().map(|(id, _)| id).chain(starts),
             None,
         )
     }
@@ -643,15 +644,15 @@ impl Support {
         field: &Field<S>,
         holder: &dyn Holder,
     ) -> Vec<Vec<BlockId>> {
-        if self.seeds.is_empty() {
+        if self.starts.is_empty() {
             return Vec::new();
         }
-        let seeds = std::mem::take(&mut self.seeds);
+        let starts = std::mem::take(&mut self.starts);
         let grounded = &mut self.grounded;
         self.search.loose_groups(
             store,
             |id, block| grounded.get_or_ask(id, block, field, holder),
-            seeds,
+            starts,
             None,
         )
     }
@@ -696,7 +697,7 @@ impl Support {
 
     /// Whether blocks are waiting to be searched (since the last update).
     pub fn pending(&self) -> bool {
-        !self.seeds.is_empty()
+        !self.starts.is_empty()
     }
 
     /// What the searches have done since the support was made.

@@ -7,7 +7,7 @@
 //! - `forEachTouching` with a `Set` of the blocks seen;
 //! - `LowestFirst`, a binary heap ordered by height alone (ties in heap order);
 //! - `looseGroups` with `Set`s of held, loose and reached blocks, made per search;
-//! - `Support` with a set of seeds, and a ground cache that every ground change clears whole.
+//! - `Support` with a set of starts, and a ground cache that every ground change clears whole.
 //!
 //! The ground test is `groundHolds`: 24 probes of the same field blockfall asks (its cache of
 //! samples included) for a 1 m block, one after another.
@@ -196,28 +196,28 @@ impl<'a> LowestFirst<'a> {
     }
 }
 
-/// `looseGroups`: the groups nothing holds among the groups of `seeds`, `gone` counted as removed.
+/// `looseGroups`: the groups nothing holds among the groups of `starts`, `gone` counted as removed.
 pub fn loose_groups(
     store: &ReferenceStore,
     mut holds: impl FnMut(ReferenceBlock) -> bool,
-    seeds: impl IntoIterator<Item = ReferenceBlock>,
+    starts: impl IntoIterator<Item = ReferenceBlock>,
     gone: Option<ReferenceBlock>,
 ) -> Vec<Vec<ReferenceBlock>> {
     let mut held = HashSet::new();
     let mut loose = HashSet::new();
     let mut groups = Vec::new();
-    for seed in seeds {
-        if Some(seed) == gone || held.contains(&seed) || loose.contains(&seed) {
+    for start in starts {
+        if Some(start) == gone || held.contains(&start) || loose.contains(&start) {
             continue;
         }
-        if store.get(seed).is_none() {
+        if store.get(start).is_none() {
             continue;
         }
         // JavaScript's Set keeps insertion order; a Vec beside the set does the same here.
-        let mut reached_set = HashSet::from([seed]);
-        let mut reached = vec![seed];
+        let mut reached_set = HashSet::from([start]);
+        let mut reached = vec![start];
         let mut waiting = LowestFirst::new(store);
-        waiting.push(seed);
+        waiting.push(start);
         let mut is_held = false;
         while let Some(block) = waiting.pop() {
             if held.contains(&block) || holds(block) {
@@ -242,12 +242,12 @@ pub fn loose_groups(
     groups
 }
 
-/// The original's `Support`: seeds noted at removals, a ground cache cleared by any ground change,
+/// The original's `Support`: starts noted at removals, a ground cache cleared by any ground change,
 /// and the last `wouldFall` answer.
 #[derive(Debug, Default)]
 pub struct ReferenceSupport {
-    seeds: Vec<ReferenceBlock>,
-    seed_set: HashSet<ReferenceBlock>,
+    starts: Vec<ReferenceBlock>,
+    start_set: HashSet<ReferenceBlock>,
     grounded: HashMap<ReferenceBlock, bool>,
     ground_revision: u64,
     preview: Option<(ReferenceBlock, u64, Vec<ReferenceBlock>)>,
@@ -258,7 +258,7 @@ impl ReferenceSupport {
         Self::default()
     }
 
-    /// `removed`: the block is gone from the store; the blocks it touched are seeds. The original
+    /// `removed`: the block is gone from the store; the blocks it touched are starts. The original
     /// walks the cells around the removed block, which the store no longer knows, so the
     /// block itself is passed.
     pub fn removed(&mut self, store: &ReferenceStore, id: ReferenceBlock, block: &Block) {
@@ -275,8 +275,8 @@ impl ReferenceSupport {
                         continue;
                     }
                     if let Some(other) = store.at(i, j, k) {
-                        if seen.insert(other) && self.seed_set.insert(other) {
-                            self.seeds.push(other);
+                        if seen.insert(other) && self.start_set.insert(other) {
+                            self.starts.push(other);
                         }
                     }
                 }
@@ -307,12 +307,12 @@ impl ReferenceSupport {
         store: &ReferenceStore,
         field: &Field<S>,
     ) -> Vec<Vec<ReferenceBlock>> {
-        if self.seeds.is_empty() {
+        if self.starts.is_empty() {
             return Vec::new();
         }
-        let seeds = std::mem::take(&mut self.seeds);
-        self.seed_set.clear();
-        self.search(store, field, seeds, None)
+        let starts = std::mem::take(&mut self.starts);
+        self.start_set.clear();
+        self.search(store, field, starts, None)
     }
 
     /// `looseGroups` with the original's `holds`: the ground's answer, kept in the cache.
@@ -320,7 +320,7 @@ impl ReferenceSupport {
         &mut self,
         store: &ReferenceStore,
         field: &Field<S>,
-        seeds: Vec<ReferenceBlock>,
+        starts: Vec<ReferenceBlock>,
         gone: Option<ReferenceBlock>,
     ) -> Vec<Vec<ReferenceBlock>> {
         let grounded = &mut self.grounded;
@@ -333,7 +333,7 @@ impl ReferenceSupport {
                         .is_some_and(|block| ground_holds(block, field))
                 })
             },
-            seeds,
+            starts,
             gone,
         )
     }
@@ -353,10 +353,10 @@ impl ReferenceSupport {
                 return falling.clone();
             }
         }
-        let mut seeds = Vec::new();
-        for_each_touching(store, block, |other| seeds.push(other));
+        let mut starts = Vec::new();
+        for_each_touching(store, block, |other| starts.push(other));
         let falling: Vec<ReferenceBlock> = self
-            .search(store, field, seeds, Some(block))
+            .search(store, field, starts, Some(block))
             .into_iter()
             .flatten()
             .collect();
