@@ -12,7 +12,7 @@
 //!   and `drawIndirectFirstInstance` (lavapipe and the desktop drivers do); elsewhere one
 //!   `vkCmdDrawIndexed` per piece. Hundreds of pieces cost one call.
 //! * **Culling**: a piece whose bounding sphere (its mesh's box about the turned middle) is
-//!   outside the frustum or in the complete fog is left out of the commands.
+//!   outside the frustum or in the complete fog is left out of the draw commands.
 //! * **Light**: one sky light per piece, the light where it broke off: the caller's light at the
 //!   body's position when its handle is first seen, kept for the piece's life.
 //! * **Room**: 64 Ki vertices and 128 Ki indices at first (about 2700 plain blocks in pieces);
@@ -47,7 +47,7 @@ const FIRST_INDICES: u64 = 128 << 10;
 /// Pieces the first per-frame buffers hold; they double when more are drawn.
 const FIRST_PIECES: u64 = 256;
 /// Bytes of a `VkDrawIndexedIndirectCommand`.
-const COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
+const DRAW_COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 
 /// One piece's body for `pieces.vert` (instance locations 5 to 7): 48 bytes.
 #[repr(C)]
@@ -87,7 +87,8 @@ struct Known {
 /// The host-visible buffers of one frame in flight.
 struct FrameBuffers {
     instances: Buffer,
-    commands: Buffer,
+    /// The draw commands (`VkDrawIndexedIndirectCommand`s): the indirect buffer.
+    draw_commands: Buffer,
     /// Pieces they hold.
     capacity: u64,
 }
@@ -286,7 +287,7 @@ impl PiecesRenderer {
         let command_buffer = frames.command_buffer();
         let frustum = Frustum::of(view);
         let mut instances = Vec::new();
-        let mut commands = Vec::new();
+        let mut draw_commands = Vec::new();
         for (handle, _, body) in pieces.iter() {
             let (Some(known), Some(range)) = (self.known.get(&handle), self.arena.get(&handle))
             else {
@@ -302,7 +303,7 @@ impl PiecesRenderer {
             }
             // A `VkDrawIndexedIndirectCommand`: indexCount, instanceCount, firstIndex,
             // vertexOffset (as its bits), firstInstance.
-            commands.push([
+            draw_commands.push([
                 range.index_count(),
                 1,
                 range.first_index(),
@@ -314,8 +315,9 @@ impl PiecesRenderer {
         let slot = (frames.frame_number() % FRAMES_IN_FLIGHT as u64) as usize;
         let buffers = self.frame_buffers(slot, instances.len() as u64)?;
         buffers.instances.write(0, &instances)?;
-        buffers.commands.write(0, &commands)?;
-        let (instance_buffer, command_buffer_raw) = (buffers.instances.raw, buffers.commands.raw);
+        buffers.draw_commands.write(0, &draw_commands)?;
+        let (instance_buffer, indirect_buffer_raw) =
+            (buffers.instances.raw, buffers.draw_commands.raw);
 
         frames.begin_pass(PASS_NAME);
         memory_barrier(
@@ -356,19 +358,20 @@ impl PiecesRenderer {
                 0,
                 vk::IndexType::UINT32,
             );
-            if commands.is_empty() {
+            if draw_commands.is_empty() {
                 draws = 0;
             } else if self.indirect {
                 device.raw.cmd_draw_indexed_indirect(
                     command_buffer,
-                    command_buffer_raw,
+                    indirect_buffer_raw,
                     0,
-                    commands.len() as u32,
-                    COMMAND_BYTES as u32,
+                    draw_commands.len() as u32,
+                    DRAW_COMMAND_BYTES as u32,
                 );
                 draws = 1;
             } else {
-                for &[index_count, _, first_index, vertex_offset, first_instance] in &commands {
+                for &[index_count, _, first_index, vertex_offset, first_instance] in &draw_commands
+                {
                     device.raw.cmd_draw_indexed(
                         command_buffer,
                         index_count,
@@ -378,12 +381,12 @@ impl PiecesRenderer {
                         first_instance,
                     );
                 }
-                draws = commands.len() as u32;
+                draws = draw_commands.len() as u32;
             }
             device.cmd_end_rendering(command_buffer);
         }
         self.draws_last_frame = draws;
-        self.pieces_last_frame = commands.len() as u32;
+        self.pieces_last_frame = draw_commands.len() as u32;
         frames.end_pass();
         Ok(())
     }
@@ -405,11 +408,11 @@ impl PiecesRenderer {
                     location: MemoryLocation::CpuToGpu,
                 },
             )?;
-            let commands = Buffer::new(
+            let draw_commands = Buffer::new(
                 &self.device,
                 &BufferDesc {
                     name: &format!("pieces: draw commands, frame {slot}"),
-                    size: capacity * COMMAND_BYTES,
+                    size: capacity * DRAW_COMMAND_BYTES,
                     usage: vk::BufferUsageFlags::INDIRECT_BUFFER,
                     location: MemoryLocation::CpuToGpu,
                 },
@@ -417,7 +420,7 @@ impl PiecesRenderer {
             // The old buffers' drop retires them until the frames that read them have run.
             self.frames[slot] = Some(FrameBuffers {
                 instances,
-                commands,
+                draw_commands,
                 capacity,
             });
         }
@@ -456,7 +459,7 @@ mod tests {
     #[test]
     fn instances_and_commands_have_the_shaders_layout() {
         assert_eq!(std::mem::size_of::<PieceInstance>(), 48);
-        assert_eq!(COMMAND_BYTES, 20);
+        assert_eq!(DRAW_COMMAND_BYTES, 20);
     }
 
     #[test]
