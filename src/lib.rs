@@ -1,5 +1,22 @@
 //! blockfall: the application around the engine and the game — running a window or a headless
 //! render, screenshots, RenderDoc captures, and the compiled shaders.
+//!
+//! - [`capture`]: `--renderdoc-capture-frame N`, a frame captured through RenderDoc's API.
+//! - [`gpu_failure`]: a lost device or memory gone turned into a message, a recovery save and
+//!   exit status 3.
+//! - [`headless`]: rendering without a window, into an offscreen target read back to PNG.
+//! - [`input`]: the window's keys and buttons mapped onto the game's controls.
+//! - [`options`]: what a run is asked to do, for the window and the headless renderer.
+//! - [`overlay`]: the HUD: what it says and the pass that draws it.
+//! - [`play`]: the world's side of a frame: whose input drives it, what the HUD shows, what
+//!   goes back to whoever presents the frame.
+//! - [`saves`]: saving and loading in the window (F5, F9, `--world`, autosave).
+//! - [`screenshot`]: read-back pixels written as PNG.
+//! - [`script`]: scripted runs (`--script`): a `sim` scene whose events may also be input.
+//! - [`shown`]: what a run shows: the world or the renderer's test scene.
+//! - [`soak`]: the soak, long random play with saves and loads while memory is watched.
+//! - [`window`]: the windowed run: winit's event loop, the swapchain, frames in flight.
+//! - [`shaders`]: the SPIR-V `build.rs` compiled from `shaders/`.
 
 pub mod capture;
 pub mod gpu_failure;

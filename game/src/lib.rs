@@ -1,21 +1,28 @@
 //! blockfall's world and its rules.
 //!
-//! - [`cell_hash`]: a fast hash for maps keyed by grid coordinates.
-//! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes.
+//! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes, the mesher.
 //! - [`camera`]: where the world is seen from, for the renderer and for tests.
+//! - [`cell_hash`]: a fast hash for maps keyed by grid coordinates.
+//! - [`files`]: the player's files (saves, settings) written atomically and read with a size
+//!   cap.
 //! - [`input`]: the controls: keys and buttons by name, what is held, what a press asks for.
+//! - [`pieces`]: loose groups of blocks falling as rigid bodies, and resting ones as rubble.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures, the streamed
-//!   chunks' meshes, the terrain pass, the test scene.
-//! - [`showcase`]: the showcase, a demo scene: pillar, pyramid, beam, ball, table (docs/support.md).
+//!   chunks' meshes, the terrain pass, the blocks', pieces' and markers' passes, the HUD, the
+//!   test scene.
+//! - [`save`]: saved worlds: one file with everything needed to carry on (docs/saves.md).
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
 //!   the saves live.
+//! - [`showcase`]: the showcase, a demo scene: pillar, pyramid, beam, ball, table
+//!   (docs/support.md).
 //! - [`solids`]: the nearest surface of each kind of solid alone: the terrain's, the blocks'
 //!   (`world::scene_solids` joins them).
 //! - [`strength`]: where a falling piece breaks when it strikes something.
 //! - [`support`]: what holds a block: touching chains down to the ground.
-//! - [`terrain`]: the ground: density from noise, edits, the sampled field and chunks.
+//! - [`terrain`]: the ground: density from noise, edits, the sampled field, chunks, sky light
+//!   and streaming.
 //! - [`world`]: the world at play, one model for the window, scripted runs and `sim`: ground,
 //!   chunks, blocks, support, pieces, the player and the tools, and the rules that tie them.
 
