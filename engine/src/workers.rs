@@ -16,8 +16,9 @@
 //! erased, as rayon does inside: `WorkerPool::run` does that in one place, and does not return
 //! (not even by unwinding) before every worker has reported that it is done with the job, so
 //! the borrow never outlives what it borrows.
-//! The one other `unsafe` is `Handout`: the staged calls hand each item to one thread by its
-//! place instead of behind a lock, which their cursors and stage counts make sound.
+//! The one other `unsafe` is `Handout`: the staged calls (stages: parallel-for stages with a
+//! barrier between them) hand each item to one thread by its place instead of behind a lock,
+//! which their cursors and stage counts make sound.
 //!
 //! One call at a time uses the threads. A call made while another is running — from a job of
 //! the same pool, or from another thread holding a clone — runs on its calling thread alone:

@@ -1,11 +1,15 @@
 //! Falling pieces (docs/physics.md): a loose group of blocks leaves the grid and falls as one rigid
-//! body of `engine::physics`. The piece keeps its blocks where they were in the grid — that is
-//! its own frame — in a store of its own, so that its shape (for contacts with other bodies)
-//! and its mesh leave out the sides between its blocks.
+//! body of `engine::physics` (a piece is a compound rigid body, one part per block). The piece
+//! keeps its blocks where they were in the grid — that is its own frame — in a store of its own, so
+//! that its shape (for contacts with other bodies) and its mesh leave out the sides between its
+//! blocks.
 //!
 //! A piece struck hard enough breaks where its joints give (`crate::strength`): the groups that
 //! still hold together become pieces of their own, each moving as its part of the old body
 //! moved ([`PiecesReport::split`]).
+//!
+//! A piece at rest is rubble ([`Rubble`]: sleeping bodies used as static colliders): solid for
+//! the player, the block tool and moving pieces, and a holder of blocks.
 
 use std::collections::BTreeMap;
 

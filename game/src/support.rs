@@ -1,7 +1,9 @@
 //! What holds a block (docs/support.md): blocks hold each other through a side or an edge, never a
 //! corner alone; the ground holds a block when its density is positive at a point 20 cm outside
 //! the middle of any cell of any of the block's sides; a block holds while a chain of touching
-//! blocks reaches a block the ground holds. No strength, no weight.
+//! blocks reaches a block the ground holds. No strength, no weight. Such a block is held
+//! (supported); a group of blocks none of which is held is loose (unsupported). Besides the
+//! ground, anything the game adds through [`Holder`] (a support provider: rubble) holds blocks.
 //!
 //! A search starts from its starts (the blocks whose hold may have changed: a dirty set, or work
 //! list) and looks at the lowest block it knows of first (a binary heap by height): the ground is
@@ -10,8 +12,9 @@
 //!
 //! [`Support`] searches only where something changed: its starts are the blocks that touched a
 //! removed block and the blocks near ground that was dug. The ground's answer per block is kept
-//! until the ground near that block changes (not cleared world-wide at every ground change), and
-//! `would_fall` keeps its answer while neither the blocks nor the ground change.
+//! until the ground near that block changes (not cleared world-wide at every ground change), each
+//! search's way to the ground is kept (a kept way: a cached path, followed by later searches),
+//! and `would_fall` keeps its answer while neither the blocks nor the ground change.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};

@@ -1,6 +1,6 @@
-//! The bindless table: one descriptor set with a sampler and a variable-count, partially-bound,
-//! update-after-bind array of sampled images. Each entry is a 2D texture array with mips (one
-//! layer per material); shaders index it with `nonuniformEXT(slot)`.
+//! The bindless table (descriptor indexing): one descriptor set with a sampler and a
+//! variable-count, partially-bound, update-after-bind array of sampled images. Each entry is a 2D
+//! texture array with mips (one layer per material); shaders index it with `nonuniformEXT(slot)`.
 //!
 //! ```text
 //!   set 0  binding 0  sampler            (immutable: linear, repeat, trilinear, anisotropic)

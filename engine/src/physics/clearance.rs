@@ -1,5 +1,6 @@
-//! What each body has learned of how clear of the world its points are, kept from step to
-//! step so that a body lying still does not ask about all of its points again every step.
+//! What each body has learned of how clear of the world its points are (their clearance: the
+//! bound of conservative advancement, or a fat AABB's margin), kept from step to step so that a
+//! body lying still does not ask about all of its points again every step.
 //!
 //! ```text
 //!      ● p, asked: the world says no surface         p may have moved t meters since:
@@ -15,8 +16,8 @@
 //! its own bound.) So skipping a point changes no answer; the world promises it.
 //!
 //! The bound holds only while the world stays what it was: each step asks the world for its
-//! [`Solid::stamp`], and a new stamp (or none) starts a new epoch, which forgets everything
-//! learned ([`Clearance::start`]).
+//! [`Solid::stamp`] (a version number), and a new stamp (or none) starts a new epoch, which forgets
+//! everything learned ([`Clearance::start`]).
 //!
 //! How far a body's points may have moved is its `travel`: each step adds how far its middle
 //! moved and how far its turn can carry a point at its radius, from where it was seen last

@@ -3,8 +3,8 @@
 //! Solving a row waits on the row before it: its speed is read from the velocities the last
 //! row changed. One group after another, the processor spends most of a pass waiting on that
 //! chain. Groups of one colour share no awake body (see `solver`), so they can be worked at
-//! the same time: a [`Bundle`] holds up to four of them side by side, one per lane, and each
-//! instruction of the pass does the same step for all four.
+//! the same time: a [`Bundle`] (a SIMD-wide constraint batch) holds up to four of them side by
+//! side, one per SIMD lane, and each instruction of the pass does the same step for all four.
 //!
 //! ```text
 //!               lane 0      lane 1      lane 2      lane 3

@@ -6,17 +6,18 @@
 //!
 //! # Bodies
 //!
-//! A body is described by parts (mass, middle, inertia about the middle) and the points it
-//! touches things with, all in its own frame ([`BodyDesc`]). Its state is kept as a structure
-//! of arrays, one `Vec` per field over a dense index: position of the middle, orientation (a
-//! unit quaternion `[x, y, z, w]`), velocity, spin, inverse mass, inverse inertia in the body
-//! frame, its points (a range of one shared list, measured from the middle), the radius of
-//! their sphere, and resting, still time, age and touching. The loops of a step walk these
-//! arrays in order and touch only the fields they need. [`BodyHandle`]s are generational
-//! indices into a slot table outside the arrays: removal swaps the last body into the hole,
-//! and only the removed body's handle goes stale. State is `f64`: a body far from the origin
-//! or falling for a long time keeps its precision, and free fall matches the closed form of
-//! the integrator to rounding. The questions to the world are asked in `f32`.
+//! A body is described by parts (mass elements: mass, middle, inertia about the middle; "middle" is
+//! our word for the centre of mass) and the points it touches things with, all in its own frame
+//! ([`BodyDesc`]). Its state is kept as a structure of arrays, one `Vec` per field over a dense
+//! index: position of the middle, orientation (a unit quaternion `[x, y, z, w]`), velocity, spin
+//! (angular velocity), inverse mass, inverse inertia in the body frame, its points (a range of one
+//! shared list, measured from the middle), the radius of their sphere, and resting, still time, age
+//! and touching. The loops of a step walk these arrays in order and touch only the fields they
+//! need. [`BodyHandle`]s are generational indices into a slot table outside the arrays: removal
+//! swaps the last body into the hole, and only the removed body's handle goes stale. State is
+//! `f64`: a body far from the origin or falling for a long time keeps its precision, and free fall
+//! matches the closed form of the integrator to rounding. The questions to the world are asked in
+//! `f32`.
 //!
 //! # A step
 //!
@@ -25,32 +26,33 @@
 //! the limits on the accumulated impulse; then the velocity moves the middle and the spin
 //! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin; a
 //! touching body slow for [`STILL_TIME`], or any body that has touched something for
-//! [`LONGEST_FALL`] (free fall does not count), comes to rest:
+//! [`LONGEST_FALL`] (free fall does not count), comes to rest (sleeps):
 //! it stops and is not stepped until [`PhysicsWorld::wake`]. A body whose middle is below
 //! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
 //!
 //! Each contact gives three rows in a structure of arrays (direction, lever × direction and
 //! turn = I⁻¹ (lever × direction) for each body, effective mass, target, accumulated impulse,
 //! friction link): one along the normal that only pushes, with a target of a small bounce or
-//! a gentle push out; two along the surface that rub at most [`FRICTION`] times the push.
+//! a gentle push out; two along the surface that rub at most [`FRICTION`] times the push (our
+//! word for the normal impulse).
 //! See `rows.rs`.
 //!
 //! # No tunnelling: speculative contacts
 //!
-//! A piece dropped from 100 m moves 0.37 m per step at the end, more than a thin slab is
-//! thick. Each point is therefore asked for the nearest surface within the distance it can
-//! travel this step (its speed × [`STEP`], plus [`MARGIN`]), not just within the margin. A
-//! surface found farther than the margin gives a *speculative* row: push-only like any normal
-//! row, with a target that lets the point approach at up to `d / STEP`, so the point ends the
-//! step on the surface instead of behind it, and nothing happens if it would not get there
-//! (a touching point apart from its surface is treated alike: the gap closes, and a resting
-//! piece touches what it rests on). Speculative rows bounce only when they strike within the
-//! step, and do not count as touching. A point asks its question with what its body fills
-//! around it, so that a face it only lines up with (a flush neighbour's top, seen from the
-//! side) is not met (`collision::box_face`, docs/physics.md "Which face a point meets").
-//! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's
-//! middle with the radius of its points added, and a body far from every surface asks
-//! nothing more; pairs of bodies are first culled by their grown bounding spheres.
+//! A piece dropped from 100 m moves 0.37 m per step at the end, more than a thin slab is thick.
+//! Each point is therefore asked for the nearest surface within the distance it can travel this
+//! step (its speculative reach, the speculative contact distance: its speed × [`STEP`], plus
+//! [`MARGIN`]), not just within the margin. A surface found farther than the margin gives a
+//! *speculative* row: push-only like any normal row, with a target that lets the point approach at
+//! up to `d / STEP`, so the point ends the step on the surface instead of behind it, and nothing
+//! happens if it would not get there (a touching point apart from its surface is treated alike: the
+//! gap closes, and a resting piece touches what it rests on). Speculative rows bounce only when
+//! they strike within the step, and do not count as touching. A point asks its question with what
+//! its body fills around it, so that a face it only lines up with (a flush neighbour's top, seen
+//! from the side) is not met (`collision::box_face`, docs/physics.md "Which face a point meets").
+//! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's middle
+//! with the radius of its points added, and a body far from every surface asks nothing more; pairs
+//! of bodies are first culled by their grown bounding spheres.
 //!
 //! # Bodies against bodies
 //!
@@ -63,16 +65,17 @@
 //!
 //! # Threads, and why the result does not depend on their number
 //!
-//! The contacts of each awake body are found by one job on the [`WorkerPool`], a pure
-//! function of the step's frozen state. The awake bodies and their contact rows then form one
-//! solver set (`solver`): the rows grouped by the pair of things they push (pairs in dense
-//! index order), the groups coloured so that no two groups of a colour share an awake body,
-//! each colour's groups laid four side by side and solved together with SIMD lanes (`lanes`).
-//! The solve is one call on the workers in stages, a colour per stage, colours in order, the
-//! bundles of a stage on any thread. Every split and every order is made from the scene alone —
-//! the dense indices, the contacts, the colours — never from the thread count, and each bundle
-//! is worked by exactly one thread. So every floating-point operation happens in the same
-//! order with one thread or sixteen, and [`PhysicsWorld::state_hash`] is bitwise the same.
+//! The contacts of each awake body are found by one job on the [`WorkerPool`], a pure function of
+//! the step's frozen state. The awake bodies and their contact rows then form one solver set
+//! (`solver`): the rows grouped by the pair of things they push (a group is the pair's contact
+//! manifold; pairs in dense index order), the groups coloured (a graph colouring) so that no two
+//! groups of a colour share an awake body, each colour's groups laid four side by side in bundles
+//! and solved together with SIMD lanes (`lanes`). The solve is one call on the workers in stages
+//! (parallel-for stages, a barrier between them), a colour per stage, colours in order, the bundles
+//! of a stage on any thread. Every split and every order is made from the scene alone — the dense
+//! indices, the contacts, the colours — never from the thread count, and each bundle is worked by
+//! exactly one thread. So every floating-point operation happens in the same order with one thread
+//! or sixteen, and [`PhysicsWorld::state_hash`] is bitwise the same.
 //!
 //! [`Solid::nearest`]: crate::collision::Solid::nearest
 //! [`WorkerPool`]: crate::workers::WorkerPool

@@ -1,4 +1,5 @@
-//! Contact rows: what the sequential-impulse solver works (`lanes`), built per group.
+//! Contact rows (constraint rows, each one Jacobian row): what the sequential-impulse solver works
+//! (`lanes`), built per group.
 //!
 //! A contact gives three rows: one along the normal that only pushes, two along the surface
 //! for friction that may rub at most [`FRICTION`] times the normal row's push. A push `λ`
@@ -13,11 +14,11 @@
 //!   limits on the sum     normal: λ ≥ 0      friction: |λ| ≤ FRICTION · λ_normal
 //! ```
 //!
-//! A row holds its direction, lever × direction for each body, turn (`I⁻¹ · lever ×
-//! direction`) for each body, effective mass, target and accumulated impulse ([`Row`]). The
-//! rows between one awake body and one other thing (the world, a resting body, or a second
-//! awake body) form a group; they are built here, contact by contact ([`contact_rows`]), and
-//! written straight into the lanes that solve them (`lanes`, `solver`).
+//! A row holds its direction, lever × direction for each body, turn (`I⁻¹ · lever × direction`) for
+//! each body, effective mass, target and accumulated impulse ([`Row`]). The rows between one awake
+//! body and one other thing (the world, a resting body, or a second awake body) form a group (their
+//! contact manifold); they are built here, contact by contact ([`contact_rows`]), and written
+//! straight into the lanes that solve them (`lanes`, `solver`).
 //!
 //! Each row keeps the push it gave in this step and the limits apply to that sum, not to each
 //! correction: a later pass may take back some push, as long as the sum never pulls.

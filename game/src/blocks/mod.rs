@@ -1,4 +1,5 @@
-//! Blocks on the 0.5 m grid: their materials, the store that holds them, and their shapes.
+//! Blocks on the 0.5 m grid of cells (voxels): their materials, the store that holds them, and
+//! their shapes.
 
 mod cell_grid;
 pub mod materials;

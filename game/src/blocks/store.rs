@@ -11,6 +11,8 @@
 //!                                          for meshing and saving a chunk's blocks)
 //! ```
 //!
+//! Regions are spatial buckets; bricks are the tiles of a sparse grid.
+//!
 //! Changes are told through a queue of [`StoreEvent`]s that the owner drains, not through
 //! callbacks: a callback would have to borrow the store's owner while the store is borrowed.
 

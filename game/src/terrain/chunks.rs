@@ -9,7 +9,8 @@
 //!
 //! Chunk `c` covers the cells `[32c, 32c + 32)` and owns the surface-nets edges whose start
 //! sample is in `[32c, 32c + 32)³`. Its vertices need the samples one beyond on either side,
-//! so its grid is 34 samples per axis; a neighbour's grid shares the border samples.
+//! so its grid is 34 samples per axis (a padded grid: a halo, or ghost cells, of one sample on
+//! every side); a neighbour's grid shares the border samples.
 
 use blockfall_engine::workers::WorkerPool;
 

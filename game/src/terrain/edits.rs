@@ -16,7 +16,8 @@
 //! # Storage
 //!
 //! A sample's offset is a sum of whole numbers: each edit's bump rounded to [`QUANTUM`]s. The
-//! store keeps the edits, not the sums, in cells of [`CELL`]³ samples (2³ bricks):
+//! store keeps the edits, not the sums, in cells of [`CELL`]³ samples (2³ bricks, the tiles of a
+//! sparse grid):
 //!
 //! - **spheres**: each cell lists the spheres that change one of its samples, each sphere once
 //!   with its count (−1 per dig, +1 per build). A sample's offset is worked out when it is

@@ -1,4 +1,6 @@
-//! The ground: density from noise, edits, the sampled field and chunks.
+//! The ground: density from noise, edits, the sampled field and chunks. Density is a signed field,
+//! solid positive (the opposite sign of an SDF); a sample is its value at a grid point, whole
+//! meters apart.
 //!
 //! - [`generator`]: the generated density, its height field, and proofs that a region is all
 //!   air or all ground.

@@ -1,4 +1,5 @@
-//! Sky light: how much of the open sky's light reaches each sample of a chunk (its light grid;
+//! Sky light (sky visibility, the ambient term): how much of the open sky's light reaches each
+//! sample of a chunk (its light grid;
 //! how a grid is blended at a point is the engine's `meshing::vertex_light`). Out in the open
 //! it is 1; it follows air into caves and tunnels and fades by [`FADE_PER_METER`] with every
 //! meter it travels, so a cave mouth is bright, its depths dark, and a closed cave black. The

@@ -1,5 +1,5 @@
-//! The shape of a block with cut edges: its mesh, its volume and middle, and its distance
-//! (docs/blocks.md).
+//! The shape of a block with cut edges: its mesh, its volume and middle (the volume's centroid),
+//! and its distance (docs/blocks.md).
 //!
 //! A block is the unit cube `[0, 1]³` scaled by its size. Any of its twelve edges may be cut: a
 //! cut edge is rounded by a quarter cylinder of radius ½ around the cube's middle axis along the
@@ -32,7 +32,7 @@
 //! - `hull`: building each shape: its mesh, the convex hull of points on the true surface,
 //!   split into the cut surfaces and the six sides; its volume and middle.
 //! - `distance`: the signed distance, exact outside, and inside out through the nearest open
-//!   side or cut surface.
+//!   side (a side no plain block covers: an exposed face) or cut surface.
 
 mod distance;
 mod hull;
