@@ -282,10 +282,7 @@ impl World {
     /// rest or woke is told to the support, then the player moves against the ground, the
     /// blocks and the rubble.
     pub fn step(&mut self, dt: f32, controls: &Controls) {
-        let solids = SceneSolids {
-            field: &self.field,
-            blocks: &self.blocks,
-        };
+        let solids = SceneSolids::new(&self.field, &self.blocks);
         let report = self.pieces.update(f64::from(dt), &solids);
         self.splits = report.split;
         // Rubble that came to rest may hold blocks, rubble that woke may have held some.
@@ -299,10 +296,7 @@ impl World {
             return;
         }
         let solids = WithRubble {
-            solids: SceneSolids {
-                field: &self.field,
-                blocks: &self.blocks,
-            },
+            solids: SceneSolids::new(&self.field, &self.blocks),
             rubble: self.pieces.rubble(),
         };
         self.player

@@ -9,10 +9,18 @@ use crate::blocks::store::BlockStore;
 use crate::solids::terrain_surface;
 use crate::terrain::{EditStore, Field, Ground};
 
-/// Everything solid in a scene: the edited ground and the blocks.
+/// Everything solid in a scene: the edited ground and the blocks. A view that only reads: it
+/// borrows both for as long as it is asked.
 pub struct SceneSolids<'a> {
-    pub field: &'a Field<EditStore<dyn Ground>>,
-    pub blocks: &'a BlockStore,
+    field: &'a Field<EditStore<dyn Ground>>,
+    blocks: &'a BlockStore,
+}
+
+impl<'a> SceneSolids<'a> {
+    /// The solids of `field` (the ground with its edits) and `blocks`.
+    pub fn new(field: &'a Field<EditStore<dyn Ground>>, blocks: &'a BlockStore) -> Self {
+        SceneSolids { field, blocks }
+    }
 }
 
 impl Solid for SceneSolids<'_> {
@@ -202,10 +210,7 @@ mod tests {
             .expect("a valid block");
             blocks.add(block).expect("room for the block");
         }
-        let solids = SceneSolids {
-            field: &field,
-            blocks: &blocks,
-        };
+        let solids = SceneSolids::new(&field, &blocks);
         let mut rng = Rng::new(0x1234_5678_9ABC_DEF1);
         let mut next = move || rng.unit() as f32;
         let (mut kept, mut checked) = (0, 0);
@@ -289,7 +294,7 @@ mod tests {
         let mut field = Field::new(EditStore::new(source));
         let mut blocks = BlockStore::new();
         let stamp = |field: &Field<EditStore<dyn Ground>>, blocks: &BlockStore| {
-            SceneSolids { field, blocks }.stamp().expect("a stamp")
+            SceneSolids::new(field, blocks).stamp().expect("a stamp")
         };
         let mut seen = vec![stamp(&field, &blocks)];
         assert_eq!(stamp(&field, &blocks), seen[0], "unchanged, the same stamp");

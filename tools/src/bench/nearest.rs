@@ -50,18 +50,12 @@ pub fn run(queries: u32) -> anyhow::Result<()> {
     let cases = [
         (
             "terrain only (world, points within 1 m of the surface)",
-            SceneSolids {
-                field: &world_field,
-                blocks: &no_blocks,
-            },
+            SceneSolids::new(&world_field, &no_blocks),
             &terrain_points,
         ),
         (
             "inside a dense block structure (4096 blocks of 1 m)",
-            SceneSolids {
-                field: &flat_field,
-                blocks: &building,
-            },
+            SceneSolids::new(&flat_field, &building),
             &block_points,
         ),
     ];

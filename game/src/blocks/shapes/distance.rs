@@ -4,7 +4,7 @@
 
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2};
 
-use super::{length, shape_of, sign, sub, to_f32, Edge, Shape, Surface, Vec3, SIDES};
+use super::{length, shape_of, sign, sub, to_f32, DVec3, Edge, Shape, Surface, SIDES};
 use crate::blocks::store::{Block, CELL};
 
 /// The distance from a point in meters to a block, below 0 inside it; inside, the way out is
@@ -28,7 +28,7 @@ impl Shape {
     /// there is neither, up through the top. For a plain cube with every side open, the box's
     /// signed distance.
     pub fn distance(&self, point: [f32; 3], is_open: impl Fn(usize) -> bool) -> Surface {
-        let p: Vec3 = std::array::from_fn(|axis| f64::from(point[axis]) - 0.5);
+        let p: DVec3 = std::array::from_fn(|axis| f64::from(point[axis]) - 0.5);
         if !self.contains(p) {
             let nearest = self.nearest_point(p);
             let away = sub(p, nearest);
@@ -44,9 +44,9 @@ impl Shape {
     }
 
     /// Inside: the nearest open side or cut surface.
-    fn way_out(&self, p: Vec3, is_open: impl Fn(usize) -> bool) -> Surface {
-        let mut best: Option<(f64, Vec3)> = None;
-        let mut consider = |distance: f64, normal: Vec3| {
+    fn way_out(&self, p: DVec3, is_open: impl Fn(usize) -> bool) -> Surface {
+        let mut best: Option<(f64, DVec3)> = None;
+        let mut consider = |distance: f64, normal: DVec3| {
             if best.is_none_or(|(found, _)| distance > found) {
                 best = Some((distance, normal));
             }
@@ -89,9 +89,9 @@ impl Shape {
     /// nearest point; with two, the nearest point of the curve where they meet (for two edges
     /// along `w1` and `w2`, the reaches along them are equal there); with three, their common
     /// point. The nearest of those candidates that lie in the shape is the answer.
-    fn nearest_point(&self, p: Vec3) -> Vec3 {
+    fn nearest_point(&self, p: DVec3) -> DVec3 {
         let signs = p.map(|c| if c >= 0.0 { 1.0 } else { -1.0 });
-        let a: Vec3 = std::array::from_fn(|axis| signs[axis] * p[axis]);
+        let a: DVec3 = std::array::from_fn(|axis| signs[axis] * p[axis]);
         let active: Vec<Edge> = self
             .cut_edges()
             .map(|(_, edge)| edge)
@@ -102,7 +102,7 @@ impl Shape {
             [] => a.map(|c| c.min(0.5)),
             [edge] => nearest_in_cut(a, edge, slope),
             edges => {
-                let mut candidates: Vec<Vec3> = edges
+                let mut candidates: Vec<DVec3> = edges
                     .iter()
                     .map(|edge| nearest_in_cut(a, edge, slope))
                     .collect();
@@ -128,7 +128,7 @@ impl Shape {
 
 /// In an octant's frame (coordinates toward its corner): the nearest point to `a` in the box
 /// and one cut, whose region is a product of an interval and a 2D region.
-fn nearest_in_cut(a: Vec3, edge: &Edge, slope: bool) -> Vec3 {
+fn nearest_in_cut(a: DVec3, edge: &Edge, slope: bool) -> DVec3 {
     let mut nearest = a;
     nearest[edge.axis] = a[edge.axis].min(0.5);
     let (u, v) = project_cut(a[edge.u], a[edge.v], slope);
@@ -138,7 +138,7 @@ fn nearest_in_cut(a: Vec3, edge: &Edge, slope: bool) -> Vec3 {
 }
 
 /// In an octant's frame: whether `x` lies in the box and the given cuts, within `tolerance`.
-fn in_corner_cuts(x: Vec3, edges: &[Edge], slope: bool, tolerance: f64) -> bool {
+fn in_corner_cuts(x: DVec3, edges: &[Edge], slope: bool, tolerance: f64) -> bool {
     x.iter().all(|c| *c <= 0.5 + tolerance)
         && edges.iter().all(|edge| {
             let (a, b) = (x[edge.u].max(0.0), x[edge.v].max(0.0));
@@ -156,14 +156,14 @@ fn in_corner_cuts(x: Vec3, edges: &[Edge], slope: bool, tolerance: f64) -> bool 
 /// axes equal, `t`, and with the third axis's reach `c`, `(t, c)` on the quarter circle (or
 /// the chamfer's segment) from (½, 0) to (0, ½).
 fn nearest_on_meeting(
-    a: Vec3,
+    a: DVec3,
     first: usize,
     second: usize,
     slope: bool,
-    candidates: &mut Vec<Vec3>,
+    candidates: &mut Vec<DVec3>,
 ) {
     let third = 3 - first - second;
-    let point = |s: f64| -> Vec3 {
+    let point = |s: f64| -> DVec3 {
         let (t, c) = if slope {
             (0.5 * (1.0 - s), 0.5 * s)
         } else {
@@ -288,8 +288,9 @@ mod tests {
     const MESH_SAG: f64 = 0.01;
 
     /// The nearest point of a triangle (Ericson, "Real-Time Collision Detection", 5.1.5).
-    fn nearest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> Vec3 {
-        let add = |x: Vec3, y: Vec3, s: f64| -> Vec3 { std::array::from_fn(|i| x[i] + y[i] * s) };
+    fn nearest_on_triangle(p: DVec3, [a, b, c]: [DVec3; 3]) -> DVec3 {
+        let add =
+            |x: DVec3, y: DVec3, s: f64| -> DVec3 { std::array::from_fn(|i| x[i] + y[i] * s) };
         let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
         let (d1, d2) = (dot(ab, ap), dot(ac, ap));
         if d1 <= 0.0 && d2 <= 0.0 {
@@ -321,7 +322,7 @@ mod tests {
         add(add(a, ab, vb * denominator), ac, vc * denominator)
     }
 
-    fn mesh_distance(mesh: &[[Vec3; 3]], p: Vec3) -> f64 {
+    fn mesh_distance(mesh: &[[DVec3; 3]], p: DVec3) -> f64 {
         mesh.iter()
             .map(|&triangle| length(sub(p, nearest_on_triangle(p, triangle))))
             .fold(f64::INFINITY, f64::min)
@@ -339,7 +340,7 @@ mod tests {
             (self.0 >> 11) as f64 / (1u64 << 53) as f64
         }
 
-        fn point(&mut self, low: f64, high: f64) -> Vec3 {
+        fn point(&mut self, low: f64, high: f64) -> DVec3 {
             [0; 3].map(|_| low + (high - low) * self.next())
         }
     }
@@ -369,7 +370,7 @@ mod tests {
                         surface.distance
                     );
                     // The normal leads back from the nearest point.
-                    let back: Vec3 = std::array::from_fn(|axis| {
+                    let back: DVec3 = std::array::from_fn(|axis| {
                         p[axis] - f64::from(surface.normal[axis]) * f64::from(surface.distance)
                     });
                     assert!(mesh_distance(&mesh, back) < MESH_SAG);
@@ -380,14 +381,14 @@ mod tests {
 
     /// The nearest point by Dykstra's alternating projections onto the box and each cut of a
     /// corner (in the octant's frame): slow, but plainly right, to check the closed form.
-    fn dykstra_nearest(a: Vec3, edges: &[Edge], slope: bool) -> Vec3 {
+    fn dykstra_nearest(a: DVec3, edges: &[Edge], slope: bool) -> DVec3 {
         let mut x = a;
         let mut corrections = vec![[0.0; 3]; edges.len() + 1];
         for _ in 0..20_000 {
             let before = x;
             let corrections_before = corrections.clone();
             for (set, correction) in corrections.iter_mut().enumerate() {
-                let moved: Vec3 = std::array::from_fn(|axis| x[axis] + correction[axis]);
+                let moved: DVec3 = std::array::from_fn(|axis| x[axis] + correction[axis]);
                 let mut projected = moved;
                 if set == 0 {
                     projected = moved.map(|c| c.min(0.5));
@@ -453,7 +454,7 @@ mod tests {
         let shape = shape_of(0, false);
         for _ in 0..500 {
             let p = random.point(-2.0, 3.0);
-            let outside: Vec3 = p.map(|c| (c - 0.5).abs() - 0.5).map(|c| c.max(0.0));
+            let outside: DVec3 = p.map(|c| (c - 0.5).abs() - 0.5).map(|c| c.max(0.0));
             let expected = length(outside);
             if expected > 0.0 {
                 let surface = shape.distance(to_f32(p), |_| true);
@@ -488,7 +489,7 @@ mod tests {
             Block::new(-4, 0, 1, 4, 2, 0x0F0, false),
         ]
         .map(|block| block.expect("a valid block"));
-        let meshes: Vec<Vec<[Vec3; 3]>> = blocks
+        let meshes: Vec<Vec<[DVec3; 3]>> = blocks
             .iter()
             .map(|block| {
                 let meters = f64::from(block.size) * f64::from(CELL);

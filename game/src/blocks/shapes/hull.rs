@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2};
 
-use super::{cross, dot, edge, length, reach, sign, sub, to_f32, MeshPart, Shape, Vec3, SIDES};
+use super::{cross, dot, edge, length, reach, sign, sub, to_f32, DVec3, MeshPart, Shape, SIDES};
 
 /// Segments of each rounded cut's quarter circle in the mesh: 8, 11.25° each, leave at most 2.4
 /// thousandths of the side between the mesh and the true surface.
@@ -29,7 +29,7 @@ impl Shape {
 
     /// How far along the ray `middle + t · direction` the shape reaches, at most 1, and the cut
     /// that stops it there, if one does before `t = 1`.
-    fn ray_limit(&self, direction: Vec3) -> (f64, Option<usize>) {
+    fn ray_limit(&self, direction: DVec3) -> (f64, Option<usize>) {
         let mut limit = 1.0;
         let mut stop = None;
         for (index, edge) in self.cut_edges() {
@@ -54,7 +54,7 @@ impl Shape {
     }
 
     /// The outward normal of a cut's surface at a point on it (from the middle).
-    fn cut_normal(&self, index: usize, p: Vec3) -> Option<Vec3> {
+    fn cut_normal(&self, index: usize, p: DVec3) -> Option<DVec3> {
         let edge = edge(index);
         let (a, b) = if self.slope {
             (FRAC_1_SQRT_2, FRAC_1_SQRT_2)
@@ -120,8 +120,8 @@ impl Shape {
     }
 
     /// The points whose convex hull is the mesh (from the middle), all on the true surface.
-    fn hull_points(&self) -> Vec<Vec3> {
-        let mut points: Vec<Vec3> = Vec::new();
+    fn hull_points(&self) -> Vec<DVec3> {
+        let mut points: Vec<DVec3> = Vec::new();
         for corner in 0..8 {
             let p = [0, 1, 2].map(|axis| if corner >> axis & 1 != 0 { 0.5 } else { -0.5 });
             if self.contains(p) {
@@ -175,7 +175,7 @@ impl Shape {
                 }
             }
         }
-        let mut kept: Vec<Vec3> = Vec::new();
+        let mut kept: Vec<DVec3> = Vec::new();
         for p in points {
             if self.contains_within(p, 1e-9) && kept.iter().all(|q| length(sub(p, *q)) > 1e-7) {
                 kept.push(p);
@@ -225,14 +225,14 @@ const HULL_EPSILON: f64 = 1e-9;
 /// plane, and the points left that lie above it.
 struct HullFace {
     corners: [usize; 3],
-    normal: Vec3,
+    normal: DVec3,
     offset: f64,
     alive: bool,
     outside: Vec<usize>,
 }
 
 impl HullFace {
-    fn new(points: &[Vec3], corners: [usize; 3]) -> HullFace {
+    fn new(points: &[DVec3], corners: [usize; 3]) -> HullFace {
         let [a, b, c] = corners.map(|k| points[k]);
         let normal = cross(sub(b, a), sub(c, a));
         let norm = length(normal).max(1e-300);
@@ -246,7 +246,7 @@ impl HullFace {
         }
     }
 
-    fn height(&self, p: Vec3) -> f64 {
+    fn height(&self, p: DVec3) -> f64 {
         dot(self.normal, p) - self.offset
     }
 }
@@ -254,8 +254,8 @@ impl HullFace {
 /// The convex hull of points spread in all three dimensions (quickhull): its triangles as
 /// indices into `points`, counter-clockwise seen from outside. Points on the hull's faces or
 /// edges, within [`HULL_EPSILON`], are left out, so coplanar points never make slivers.
-fn convex_hull(points: &[Vec3]) -> Vec<[usize; 3]> {
-    let by = |key: &dyn Fn(Vec3) -> f64| -> usize {
+fn convex_hull(points: &[DVec3]) -> Vec<[usize; 3]> {
+    let by = |key: &dyn Fn(DVec3) -> f64| -> usize {
         (0..points.len())
             .max_by(|&i, &j| key(points[i]).total_cmp(&key(points[j])))
             .unwrap_or(0)
@@ -373,7 +373,7 @@ struct MeshPartBuilder {
 }
 
 impl MeshPartBuilder {
-    fn triangle(&mut self, corners: [([u32; 3], Vec3); 3], normal_at: impl Fn(Vec3) -> Vec3) {
+    fn triangle(&mut self, corners: [([u32; 3], DVec3); 3], normal_at: impl Fn(DVec3) -> DVec3) {
         for (key, point) in corners {
             let normal = normal_at(point);
             let part = &mut self.part;
@@ -508,7 +508,7 @@ mod tests {
                         "cuts {cuts:#x} slope {slope}"
                     );
                 }
-                let vertices: Vec<Vec3> = mesh.iter().flatten().copied().collect();
+                let vertices: Vec<DVec3> = mesh.iter().flatten().copied().collect();
                 for [a, b, c] in &mesh {
                     let normal = cross(sub(*b, *a), sub(*c, *a));
                     assert!(

@@ -149,17 +149,19 @@ pub fn shape_of(cuts: u16, slope: bool) -> &'static Shape {
     table[index].get_or_init(|| Shape::new(cuts, slope))
 }
 
-type Vec3 = [f64; 3];
+/// A point or direction in a block's frame, in double precision (`DVec3`, as glam names it:
+/// not ultraviolet's `f32` `Vec3` that the rest of the game draws with).
+type DVec3 = [f64; 3];
 
-fn sub(a: Vec3, b: Vec3) -> Vec3 {
+fn sub(a: DVec3, b: DVec3) -> DVec3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-fn dot(a: Vec3, b: Vec3) -> f64 {
+fn dot(a: DVec3, b: DVec3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-fn cross(a: Vec3, b: Vec3) -> Vec3 {
+fn cross(a: DVec3, b: DVec3) -> DVec3 {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -167,11 +169,11 @@ fn cross(a: Vec3, b: Vec3) -> Vec3 {
     ]
 }
 
-fn length(a: Vec3) -> f64 {
+fn length(a: DVec3) -> f64 {
     dot(a, a).sqrt()
 }
 
-fn to_f32(a: Vec3) -> [f32; 3] {
+fn to_f32(a: DVec3) -> [f32; 3] {
     a.map(|c| c as f32)
 }
 
@@ -184,7 +186,7 @@ fn sign(high: bool) -> f64 {
 }
 
 /// How far `p` (from the middle) reaches toward an edge on its two cross axes.
-fn reach(edge: &Edge, p: Vec3) -> (f64, f64) {
+fn reach(edge: &Edge, p: DVec3) -> (f64, f64) {
     (
         (sign(edge.u_high) * p[edge.u]).max(0.0),
         (sign(edge.v_high) * p[edge.v]).max(0.0),
@@ -200,12 +202,12 @@ impl Shape {
     }
 
     /// Whether a point (from the middle) is in the shape.
-    fn contains(&self, p: Vec3) -> bool {
+    fn contains(&self, p: DVec3) -> bool {
         self.contains_within(p, 0.0)
     }
 
     /// Whether a point (from the middle) is in the shape, or at most about `tolerance` out.
-    fn contains_within(&self, p: Vec3, tolerance: f64) -> bool {
+    fn contains_within(&self, p: DVec3, tolerance: f64) -> bool {
         p.iter().all(|c| c.abs() <= 0.5 + tolerance)
             && self.cut_edges().all(|(_, edge)| {
                 let (a, b) = reach(&edge, p);
@@ -248,7 +250,7 @@ mod tests {
         masks
     }
 
-    pub(super) fn triangles(shape: &Shape) -> Vec<[Vec3; 3]> {
+    pub(super) fn triangles(shape: &Shape) -> Vec<[DVec3; 3]> {
         std::iter::once(&shape.inner)
             .chain(shape.sides.iter())
             .flat_map(|part| {

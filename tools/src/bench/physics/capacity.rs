@@ -84,10 +84,7 @@ pub fn run_awake(count: usize, repeats: u32) -> anyhow::Result<()> {
     let generator = Generator::new(Generator::DEFAULT_SEED);
     let field = world_field(&generator);
     let blocks = BlockStore::new();
-    let solids = SceneSolids {
-        field: &field,
-        blocks: &blocks,
-    };
+    let solids = SceneSolids::new(&field, &blocks);
     for threads in [1, 2] {
         let (ms, counts) = awake_trial(&generator, &solids, count, repeats, threads)?;
         println!("{count} awake 4 × 4 × 4 pieces, {threads} thread(s): {ms:.2} ms per step");

@@ -114,10 +114,7 @@ pub fn run_heap_only(
     let generator = Generator::new(Generator::DEFAULT_SEED);
     let (field, pit, heap) = heap_world(&generator, HEAP_PIECES, seed)?;
     let no_blocks = BlockStore::new();
-    let solids = SceneSolids {
-        field: &field,
-        blocks: &no_blocks,
-    };
+    let solids = SceneSolids::new(&field, &no_blocks);
     let area = DropArea::around(&generator, &heap);
     area.warm(&generator, &solids);
     let floor = area.lowest_ground.min(pit.bottom()) - TUNNEL_DEPTH;
@@ -221,10 +218,7 @@ fn scene_cases(
         pit.dig(&mut field)?;
     }
     let no_blocks = BlockStore::new();
-    let solids = SceneSolids {
-        field: &field,
-        blocks: &no_blocks,
-    };
+    let solids = SceneSolids::new(&field, &no_blocks);
     let area = DropArea::around(generator, placed);
     let lowest = pit.map_or(area.lowest_ground, |pit| {
         area.lowest_ground.min(pit.bottom())
@@ -300,10 +294,7 @@ mod tests {
         let generator = Generator::new(Generator::DEFAULT_SEED);
         let (field, _, placed) = heap_world(&generator, HEAP_PIECES, 1).expect("the heap");
         let no_blocks = BlockStore::new();
-        let solids = SceneSolids {
-            field: &field,
-            blocks: &no_blocks,
-        };
+        let solids = SceneSolids::new(&field, &no_blocks);
         let hashes: Vec<(usize, u64, usize)> = [1, 2, 8]
             .into_iter()
             .map(|threads| {

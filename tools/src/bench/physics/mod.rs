@@ -89,10 +89,7 @@ pub fn run(
     let generator = Generator::new(Generator::DEFAULT_SEED);
     let field = world_field(&generator);
     let no_blocks = BlockStore::new();
-    let solids = SceneSolids {
-        field: &field,
-        blocks: &no_blocks,
-    };
+    let solids = SceneSolids::new(&field, &no_blocks);
 
     let placed = drop_scene(&generator, pieces, seed);
     let area = DropArea::around(&generator, &placed);
