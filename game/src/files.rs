@@ -56,6 +56,47 @@ fn sync_folder(folder: &Path) -> io::Result<()> {
     }
 }
 
+/// Which file a path names, whatever path leads to it (a link, `..`, a hard link): its device
+/// and inode on Unix. Two paths name the same file when their ids are equal; a run compares its
+/// outputs' ids with its inputs' so that it never writes over what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    device: u64,
+    inode: u64,
+}
+
+/// The id of the file at `path` (links followed), or `None` when nothing is there.
+pub fn identity(path: &Path) -> io::Result<Option<FileId>> {
+    match fs::metadata(path) {
+        Ok(metadata) => Ok(Some(id_of(&metadata))),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+#[cfg(unix)]
+fn id_of(metadata: &fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    FileId {
+        device: metadata.dev(),
+        inode: metadata.ino(),
+    }
+}
+
+#[cfg(not(unix))]
+fn id_of(metadata: &fs::Metadata) -> FileId {
+    // No inode to compare: the size and the time it was changed, a weaker stand-in.
+    let changed = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |since| since.as_nanos() as u64);
+    FileId {
+        device: metadata.len(),
+        inode: changed,
+    }
+}
+
 /// The file's bytes, or `None` when it has more than `limit` (then only `limit + 1` were read).
 pub fn read_at_most(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
