@@ -53,6 +53,16 @@ pub fn arenas_for(radius: u32) -> TerrainMeshesDesc {
     }
 }
 
+/// The largest view radius, up to `most`, whose arenas ([`arenas_for`]) fit a device whose
+/// storage buffers may be at most `storage_limit` bytes (`maxStorageBufferRange`); at least 1.
+/// Vulkan's least `maxStorageBufferRange`, 128 MiB (lavapipe's), holds a radius of 10.
+pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
+    (1..=most.max(1))
+        .rev()
+        .find(|&radius| arenas_for(radius).too_large_for(storage_limit).is_none())
+        .unwrap_or(1)
+}
+
 /// The arenas, fed through the frame ring: the sink the world's chunks are meshed into.
 pub struct ChunkMeshes<'a> {
     pub meshes: &'a mut TerrainMeshes,
@@ -122,4 +132,28 @@ impl ChunkSink for ChunkMeshes<'_> {
 /// The arenas' name for a chunk.
 fn key(coord: ChunkCoord) -> [i32; 3] {
     [coord.x, coord.y, coord.z]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Vulkan's least `maxStorageBufferRange` (2²⁷ bytes), lavapipe's.
+    const LEAST_RANGE: u64 = 1 << 27;
+
+    #[test]
+    fn the_largest_view_radius_fits_and_one_more_does_not() {
+        let largest = largest_view_radius(LEAST_RANGE, 32);
+        assert_eq!(largest, 10, "lavapipe's 128 MiB");
+        assert_eq!(arenas_for(largest).too_large_for(LEAST_RANGE), None);
+        let (what, bytes) = arenas_for(largest + 1)
+            .too_large_for(LEAST_RANGE)
+            .expect("radius 11 does not fit");
+        assert_eq!(what, "vertex arena");
+        assert!(bytes > LEAST_RANGE);
+        // A device with room for everything, and one with room for nothing.
+        assert_eq!(largest_view_radius(u64::MAX, 32), 32);
+        assert_eq!(largest_view_radius(0, 32), 1);
+        assert_eq!(largest_view_radius(LEAST_RANGE, 4), 4);
+    }
 }

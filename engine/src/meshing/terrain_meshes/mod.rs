@@ -163,6 +163,23 @@ pub struct TerrainMeshesDesc {
 impl TerrainMeshesDesc {
     /// Chunks per batch by default.
     pub const DEFAULT_BATCH: u32 = 8;
+
+    /// The first of the arenas' storage buffers (the vertex arena, the index arena, the draw
+    /// slots) larger than a device's `maxStorageBufferRange`, as its name and size in bytes, or
+    /// `None` when all fit. [`TerrainMeshes::new`] refuses such a desc; callers that size the
+    /// arenas from a setting (the view radius) ask first and pick a size that fits.
+    pub fn too_large_for(&self, storage_limit: u64) -> Option<(&'static str, u64)> {
+        let vertex_bytes = self.vertex_arena_bytes / VERTEX_BYTES * VERTEX_BYTES;
+        let index_bytes = self.index_arena_bytes / INDEX_BYTES * INDEX_BYTES;
+        let draw_bytes = u64::from(self.max_chunks) * DRAW_BYTES;
+        [
+            ("vertex arena", vertex_bytes),
+            ("index arena", index_bytes),
+            ("draw slots", draw_bytes),
+        ]
+        .into_iter()
+        .find(|&(_, bytes)| bytes > storage_limit)
+    }
 }
 
 impl Default for TerrainMeshesDesc {

@@ -51,17 +51,11 @@ impl TerrainMeshes {
             )));
         }
         let draw_bytes = u64::from(desc.max_chunks) * DRAW_BYTES;
-        for (what, bytes) in [
-            ("vertex arena", vertex_capacity * VERTEX_BYTES),
-            ("index arena", index_capacity * INDEX_BYTES),
-            ("draw slots", draw_bytes),
-        ] {
-            if bytes > storage_limit {
-                return Err(invalid(format!(
-                    "terrain meshes: the {what} ({bytes} bytes) exceeds the device's storage \
-                     buffer range of {storage_limit} bytes"
-                )));
-            }
+        if let Some((what, bytes)) = desc.too_large_for(storage_limit) {
+            return Err(invalid(format!(
+                "terrain meshes: the {what} ({bytes} bytes) exceeds the device's storage buffer \
+                 range of {storage_limit} bytes"
+            )));
         }
 
         let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
