@@ -5,11 +5,16 @@
 //!
 //! [`load`] never refuses: a missing file is written with the defaults; a broken one (bad
 //! syntax, an unknown key, a value out of its range, an unknown button or action, a button bound
-//! to two actions, invalid UTF-8, over [`MAX_BYTES`]) is kept aside as `settings.ron.bad` (the
-//! file's name + `.bad`), the defaults are written in its place and used, and the problem names
-//! the line: `settings.ron line 7: window width 90000 is not between 16 and 8192`. Keys left
-//! out take their defaults. Ranges are checked while the file is read, so the error carries the
-//! value's place.
+//! to two actions, over [`MAX_BYTES`]) is kept aside as `settings.ron.bad` (the file's name +
+//! `.bad`; when that is taken, `.bad.1`, `.bad.2`, …, the first free name, so an older kept
+//! file is never replaced), the defaults are written in its place and used, and the problem
+//! names the line: `settings.ron line 7: window width 90000 is not between 16 and 8192`. Keys
+//! left out take their defaults. Ranges are checked while the file is read, so the error carries
+//! the value's place. A UTF-8 byte-order mark at the start is skipped.
+//!
+//! A file that is not settings at all ([`not_ours`]: a save, a script or scene's JSON, binary
+//! data or anything not UTF-8) is not ours to move: it is left as it is, nothing is written
+//! over it, and the defaults are used in memory.
 //!
 //! Scenes and scripts never read the settings: they use the default bindings and view, so a
 //! script means the same on every machine.
@@ -175,8 +180,10 @@ impl Settings {
         })
     }
 
-    /// The settings in `bytes` (UTF-8), the contents of a file named `file`.
+    /// The settings in `bytes` (UTF-8, a byte-order mark at the start skipped), the contents of
+    /// a file named `file`.
     pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, SettingsError> {
+        let bytes = bytes.strip_prefix(BYTE_ORDER_MARK).unwrap_or(bytes);
         match std::str::from_utf8(bytes) {
             Ok(text) => Self::from_ron(text, file),
             Err(error) => {
@@ -316,13 +323,114 @@ pub fn default_path() -> Option<PathBuf> {
     config_dir().map(|dir| dir.join(FILE_NAME))
 }
 
-/// Where a broken settings file is kept: its full name + `.bad`, in the same folder.
+/// UTF-8's byte-order mark, which some editors put at the start of a text file.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// Where a broken settings file is kept first: its full name + `.bad`, in the same folder.
 pub fn bad_path(path: &Path) -> PathBuf {
+    bad_path_numbered(path, 0)
+}
+
+/// The `n`th place to keep a broken settings file: [`bad_path`] for 0, else its name + `.N`
+/// (`settings.ron.bad.1`, `settings.ron.bad.2`, …).
+pub fn bad_path_numbered(path: &Path, n: u32) -> PathBuf {
     let mut name = path
         .file_name()
         .map_or_else(|| FILE_NAME.into(), |name| name.to_os_string());
     name.push(".bad");
+    if n > 0 {
+        name.push(format!(".{n}"));
+    }
     path.with_file_name(name)
+}
+
+/// Whether `path` is one of the names a broken settings file at `settings` is kept under
+/// ([`bad_path_numbered`]): a run must not write anything else there.
+pub fn is_bad_path_of(path: &Path, settings: &Path) -> bool {
+    let (Some(name), Some(settings_name)) = (path.file_name(), settings.file_name()) else {
+        return false;
+    };
+    let (Some(name), Some(settings_name)) = (name.to_str(), settings_name.to_str()) else {
+        return false;
+    };
+    let Some(rest) = name
+        .strip_prefix(settings_name)
+        .and_then(|rest| rest.strip_prefix(".bad"))
+    else {
+        return false;
+    };
+    rest.is_empty()
+        || rest
+            .strip_prefix('.')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// How many numbered names [`keep_aside`] tries before it gives up.
+const MOST_KEPT: u32 = 1000;
+
+/// Keeps the file at `path` aside under the first free name of [`bad_path_numbered`], never
+/// replacing a file already there; returns that name. The file stays at `path` too (a hard
+/// link) until the caller writes over it, so a failure between leaves nothing lost.
+fn keep_aside(path: &Path) -> io::Result<PathBuf> {
+    for n in 0..MOST_KEPT {
+        let bad = bad_path_numbered(path, n);
+        match fs::hard_link(path, &bad) {
+            Ok(()) => return Ok(bad),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => {
+                // A file system without hard links: copy to a new file that is created only
+                // when the name is free.
+                let bytes = fs::read(path)?;
+                let created = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&bad);
+                match created {
+                    Ok(mut file) => {
+                        use std::io::Write as _;
+                        file.write_all(&bytes)?;
+                        file.sync_all()?;
+                        return Ok(bad);
+                    }
+                    Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(error) => return Err(error),
+                }
+            }
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "{} to {} are all taken",
+            bad_path(path).display(),
+            bad_path_numbered(path, MOST_KEPT - 1).display()
+        ),
+    ))
+}
+
+/// What a file is when it is not a settings file at all, judged by its first bytes: a
+/// blockfall save, a script's or scene's JSON, binary data, not UTF-8 text. `None`: it may be
+/// settings (broken or not). Such a file is never moved nor written over by [`load`].
+pub fn not_ours(bytes: &[u8]) -> Option<&'static str> {
+    let bytes = bytes.strip_prefix(BYTE_ORDER_MARK).unwrap_or(bytes);
+    if bytes.starts_with(&crate::save::MAGIC) {
+        return Some("a blockfall save");
+    }
+    if bytes.contains(&0) {
+        return Some("binary data");
+    }
+    // A file cut at the limit may end inside a character: judge only what was whole.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) if error.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return Some("not UTF-8 text"),
+    };
+    match text.trim_start().chars().next() {
+        Some('{') | Some('[') => Some("JSON (a script or a scene?), not RON settings"),
+        _ => None,
+    }
 }
 
 /// What [`load`] found.
@@ -337,6 +445,10 @@ pub struct Loaded {
     /// What went wrong, for the log and the HUD: the broken file's line and what is wrong
     /// there and where it was kept, or why the file could not be read or written.
     pub problem: Option<String>,
+    /// Where the broken file was kept ([`bad_path_numbered`]), when it was.
+    pub kept_as: Option<PathBuf>,
+    /// The file is not settings at all ([`not_ours`]): left as it is, nothing written over it.
+    pub not_ours: bool,
 }
 
 /// Why a file's bytes were not read.
@@ -356,10 +468,25 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, Unread> {
         .ok_or(Unread::TooLarge)
 }
 
+/// The first bytes of the file at `path` (a file too large to read whole), to tell whether it
+/// is ours; none when it cannot be read.
+fn first_bytes(path: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    if !fs::metadata(path).is_ok_and(|metadata| metadata.is_file()) {
+        return bytes;
+    }
+    if let Ok(file) = fs::File::open(path) {
+        let _ = file.take(4096).read_to_end(&mut bytes);
+    }
+    bytes
+}
+
 /// The settings of the file at `path`; never fails. Missing: the defaults, written there.
-/// Broken: the file renamed to [`bad_path`], the defaults written in its place and used, and
-/// [`Loaded::problem`] says which line and what. Unreadable (not a file, no permission): the
-/// defaults, nothing written.
+/// Broken: the file kept aside under the first free of [`bad_path_numbered`], the defaults
+/// written in its place and used, and [`Loaded::problem`] says which line and what. Not
+/// settings at all ([`not_ours`]) or unreadable (not a file, no permission): the defaults,
+/// nothing moved, nothing written.
 pub fn load(path: &Path) -> Loaded {
     let file = path.file_name().map_or_else(
         || FILE_NAME.into(),
@@ -370,8 +497,22 @@ pub fn load(path: &Path) -> Loaded {
         path: path.to_path_buf(),
         wrote_defaults: false,
         problem: None,
+        kept_as: None,
+        not_ours: false,
+    };
+    let leave_alone = |mut loaded: Loaded, what: &str| {
+        loaded.not_ours = true;
+        loaded.problem = Some(format!(
+            "{}: this is {what}, not a settings file; it is left as it is and nothing is \
+             written over it; the default settings are used",
+            path.display()
+        ));
+        loaded
     };
     let broken = match read_capped(path) {
+        Ok(bytes) if not_ours(&bytes).is_some() => {
+            return leave_alone(loaded, not_ours(&bytes).unwrap_or_default());
+        }
         Ok(bytes) => match Settings::from_bytes(&bytes, &file) {
             Ok(settings) => {
                 loaded.settings = settings;
@@ -391,6 +532,9 @@ pub fn load(path: &Path) -> Loaded {
             }
             return loaded;
         }
+        Err(Unread::TooLarge) if not_ours(&first_bytes(path)).is_some() => {
+            return leave_alone(loaded, not_ours(&first_bytes(path)).unwrap_or_default());
+        }
         Err(Unread::TooLarge) => SettingsError {
             file,
             line: None,
@@ -404,11 +548,11 @@ pub fn load(path: &Path) -> Loaded {
             return loaded;
         }
     };
-    let bad = bad_path(path);
     let mut problem = broken.to_string();
-    match fs::rename(path, &bad) {
-        Ok(()) => {
+    match keep_aside(path) {
+        Ok(bad) => {
             problem.push_str(&format!("; the file is kept as {}", bad.display()));
+            loaded.kept_as = Some(bad);
             match loaded.settings.write(path) {
                 Ok(()) => {
                     loaded.wrote_defaults = true;
@@ -424,7 +568,7 @@ pub fn load(path: &Path) -> Loaded {
         Err(error) => problem.push_str(&format!(
             "; it could not be kept aside as {} ({error}), so it is left as it is; the \
              defaults are used",
-            bad.display()
+            bad_path(path).display()
         )),
     }
     loaded.problem = Some(problem);

@@ -244,12 +244,134 @@ fn bad_syntax_names_the_line() {
     broken("unclosed", b"(\n    width: 1280,\n", Some(2), "end");
     broken("empty", b"", Some(1), "");
     broken("garbage", b"(width: 1280) trailing", Some(1), "");
-    broken(
+}
+
+/// Loads `bytes` as `settings.ron` and checks the rule of a file that is not settings at all:
+/// the defaults are used, the file is neither moved nor written, and the problem says `what`.
+fn not_settings(name: &str, bytes: &[u8], what: &str) {
+    let dir = scratch(name);
+    let path = dir.join(FILE_NAME);
+    fs::write(&path, bytes).unwrap();
+    let loaded = load(&path);
+    assert_eq!(loaded.settings, Settings::default(), "{name}");
+    assert!(!loaded.wrote_defaults && loaded.not_ours, "{name}");
+    assert_eq!(loaded.kept_as, None, "{name}");
+    let problem = loaded.problem.expect(name);
+    assert!(problem.contains(what), "{name}: {problem}");
+    assert!(problem.contains("left as it is"), "{name}: {problem}");
+    assert_eq!(fs::read(&path).unwrap(), bytes, "{name}: left as it was");
+    assert_eq!(files_in(&dir), [FILE_NAME], "{name}: nothing kept aside");
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_file_that_is_not_settings_is_left_alone_and_the_defaults_used() {
+    let mut save = crate::save::MAGIC.to_vec();
+    save.extend_from_slice(&[2, 0, 0, 0, 0xff, 0x00, 0x13]);
+    not_settings("save", &save, "a blockfall save");
+    not_settings(
+        "script",
+        b"\n  {\"duration\": 1.0, \"events\": []}\n",
+        "JSON",
+    );
+    not_settings("array", b"[1, 2, 3]", "JSON");
+    not_settings("binary", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "binary data");
+    not_settings(
         "utf-8",
         b"(\n    width: 1280,\n    // \xff\xfe\n)",
-        Some(3),
         "not UTF-8",
     );
+    // A save larger than a settings file may be is judged by its start too.
+    let mut huge = crate::save::MAGIC.to_vec();
+    huge.resize(MAX_BYTES as usize + 10, 7);
+    not_settings("huge-save", &huge, "a blockfall save");
+    // Settings with a byte-order mark are ours.
+    assert_eq!(not_ours(b"\xEF\xBB\xBF(width: 800)"), None);
+    assert_eq!(not_ours(b"// mine\n(width: 800)"), None);
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_is_skipped() {
+    let dir = scratch("bom");
+    let path = dir.join(FILE_NAME);
+    let text = b"\xEF\xBB\xBF// mine\n(\n    width: 800,\n)\n";
+    fs::write(&path, text).unwrap();
+    let loaded = load(&path);
+    assert_eq!(loaded.problem, None);
+    assert_eq!(loaded.settings.width, 800);
+    assert_eq!(fs::read(&path).unwrap(), text, "read, not rewritten");
+    assert_eq!(files_in(&dir), [FILE_NAME]);
+    // Only at the start: a mark later on is a broken file.
+    let error = Settings::from_bytes(b"(width: 800,\xEF\xBB\xBF)", FILE_NAME).unwrap_err();
+    assert_eq!(error.line, Some(1));
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_second_broken_file_never_replaces_the_first_one_kept() {
+    let dir = scratch("numbered");
+    let path = dir.join(FILE_NAME);
+    let mut kept = Vec::new();
+    for (n, text) in ["(width: 1)", "(height: 2)", "(view_radius: 99)"]
+        .iter()
+        .enumerate()
+    {
+        fs::write(&path, text).unwrap();
+        let loaded = load(&path);
+        assert!(loaded.wrote_defaults, "{n}");
+        let bad = loaded.kept_as.clone().expect("kept aside");
+        assert_eq!(bad, bad_path_numbered(&path, n as u32));
+        assert!(
+            loaded
+                .problem
+                .as_deref()
+                .is_some_and(|problem| problem.contains(&bad.display().to_string())),
+            "{loaded:?}"
+        );
+        kept.push((bad, text));
+    }
+    for (bad, text) in &kept {
+        assert_eq!(fs::read_to_string(bad).unwrap(), **text);
+    }
+    assert_eq!(
+        files_in(&dir),
+        [
+            "settings.ron",
+            "settings.ron.bad",
+            "settings.ron.bad.1",
+            "settings.ron.bad.2"
+        ]
+    );
+    // A gap is filled first: the first free name.
+    fs::remove_file(&kept[1].0).unwrap();
+    fs::write(&path, "(hud: 3)").unwrap();
+    assert_eq!(load(&path).kept_as, Some(bad_path_numbered(&path, 1)));
+    fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn the_names_a_broken_file_is_kept_under_are_known() {
+    let settings = Path::new("/a/settings.ron");
+    assert_eq!(
+        bad_path_numbered(settings, 3),
+        Path::new("/a/settings.ron.bad.3")
+    );
+    for kept in [
+        "/a/settings.ron.bad",
+        "/a/settings.ron.bad.1",
+        "/b/settings.ron.bad.12",
+    ] {
+        assert!(is_bad_path_of(Path::new(kept), settings), "{kept}");
+    }
+    for other in [
+        "/a/settings.ron",
+        "/a/settings.ron.bad.",
+        "/a/settings.ron.bad.x",
+        "/a/settings.ron.bad1",
+        "/a/other.ron.bad",
+    ] {
+        assert!(!is_bad_path_of(Path::new(other), settings), "{other}");
+    }
 }
 
 #[test]
