@@ -43,6 +43,13 @@ pub const LONGEST_SUBSTEP: f32 = 0.05;
 /// A frame longer than this (a stall) is cut to it, as the physics cuts it (at most
 /// `MOST_STEPS` steps of `STEP`), so the player and the pieces lose the same time.
 pub const LONGEST_FRAME: f32 = (physics::MOST_STEPS as f64 * physics::STEP) as f32;
+/// The fastest the player moves, in m/s: the pieces' terminal velocity
+/// ([`physics::MOST_SPEED`]). Walking, running and flying are far below it; only a fall of
+/// some 25 km reaches it, and the player then falls no faster. A save keeps no faster player.
+pub const MOST_SPEED: f32 = physics::MOST_SPEED as f32;
+/// How far the feet may go from the origin on any axis, in meters: the world's edge
+/// ([`crate::scene::WORLD_METERS`]), where the player stops as at a wall.
+pub const FARTHEST: f32 = crate::scene::WORLD_METERS;
 
 /// Walking on the ground, or flying through anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +147,24 @@ impl Player {
                 Mode::Walk => self.walk(step, controls, yaw, solids),
                 Mode::Fly => self.fly(step, controls, yaw, pitch),
             }
+            self.keep_in_world();
+        }
+    }
+
+    /// Holds the player within the world's edge ([`FARTHEST`]), stopping it there, and no
+    /// faster than [`MOST_SPEED`]: the state a save keeps (docs/saves.md, "A save we would
+    /// load"). Ordinary play never reaches either, so it changes nothing there.
+    fn keep_in_world(&mut self) {
+        let speed = self.velocity.mag();
+        if speed > MOST_SPEED {
+            self.velocity *= MOST_SPEED / speed;
+        }
+        for axis in 0..3 {
+            let place = &mut self.position[axis];
+            if place.abs() > FARTHEST {
+                *place = place.clamp(-FARTHEST, FARTHEST);
+                self.velocity[axis] = 0.0;
+            }
         }
     }
 
@@ -186,6 +211,11 @@ impl Player {
         // frame just for the collision to push them back.
         if !self.grounded {
             self.velocity.y -= GRAVITY * dt;
+        }
+        // A terminal velocity (`MOST_SPEED`): the move below stays finite and short.
+        let speed = self.velocity.mag();
+        if speed > MOST_SPEED {
+            self.velocity *= MOST_SPEED / speed;
         }
 
         let was_grounded = self.grounded;

@@ -65,6 +65,18 @@ pub(crate) fn length(a: Vector) -> f64 {
     dot(a, a).sqrt()
 }
 
+/// `a`, or `a` shortened to `most` long when it is longer (its direction kept). A vector
+/// within the bound comes back unchanged, bit for bit.
+#[inline(always)]
+pub(crate) fn at_most(a: Vector, most: f64) -> Vector {
+    let size = length(a);
+    if size > most {
+        scale(a, most / size)
+    } else {
+        a
+    }
+}
+
 /// `a` made one long, or `None` when it has no direction.
 pub(crate) fn normalized(a: Vector) -> Option<Vector> {
     let size = length(a);

@@ -110,10 +110,11 @@ mod testing;
 
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
 pub use error::PhysicsError;
-pub use state::{BodyState, PhysicsState};
+pub use state::{shown, BodyState, PhysicsState};
 pub use tuning::{
-    BOTTOM, BOUNCE, BOUNCE_SPEED, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_PUSH,
-    MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
+    BOTTOM, BOUNCE, BOUNCE_SPEED, EDGE, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN,
+    MOST_PUSH, MOST_SPEED, MOST_SPIN, MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED,
+    STILL_SPIN, STILL_TIME,
 };
 pub use warm::{ContactKey, ContactPush, WARM_START};
 pub use world::PhysicsWorld;

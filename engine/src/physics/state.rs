@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::body::{Bodies, BodyDesc, BodyHandle, MassProperties};
 use super::error::PhysicsError;
 use super::math::{self, Quaternion, Vector};
-use super::tuning::STEP;
+use super::tuning::{EDGE, MOST_SPEED, MOST_SPIN, STEP};
 use super::warm::ContactPush;
 use super::world::PhysicsWorld;
 use crate::workers::WorkerPool;
@@ -85,8 +85,9 @@ impl PhysicsWorld {
 
     /// A world in `state`, each body built from its description in `descs` (the same order as
     /// `state.bodies`: the description the body was added with). Refuses a state that does
-    /// not hold together: a handle table whose slots are used twice or out of range, a value
-    /// that is not finite, an orientation that is not of unit length, a time outside a step.
+    /// not hold together: a handle table whose slots are used twice or out of range, a body a
+    /// step could not have left ([`BodyState::check`]: not finite, outside the world, too
+    /// fast, not of unit length), a time outside a step.
     pub fn restore(
         pool: WorkerPool,
         state: &PhysicsState,
@@ -172,32 +173,85 @@ impl PhysicsWorld {
 }
 
 fn check_body(dense: usize, body: &BodyState) -> Result<(), PhysicsError> {
-    let vectors: [(&str, Vector); 3] = [
-        ("position", body.position),
-        ("velocity", body.velocity),
-        ("spin", body.spin),
-    ];
-    for (field, value) in vectors {
-        if !math::finite(value) {
-            return Err(PhysicsError::BadState(format!(
-                "body {dense}'s {field} {value:?} is not finite"
-            )));
+    body.check()
+        .map_err(|reason| PhysicsError::BadState(format!("body {dense}'s {reason}")))
+}
+
+/// A number as a message shows it: plainly when it is of everyday size, in exponent form
+/// (`1e300`, `3e38`) when it is huge or tiny, so that a refusal names the value read.
+pub fn shown<T>(value: T) -> String
+where
+    T: Copy + Into<f64> + std::fmt::Display + std::fmt::LowerExp,
+{
+    let size = value.into().abs();
+    if size.is_finite() && size != 0.0 && !(1e-4..1e7).contains(&size) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// How far past a speed limit a saved speed may be: the rounding of the step's own scaling to
+/// the limit (a relative 1e-12), never a real overshoot.
+const ROUNDING: f64 = 1e-12;
+
+impl BodyState {
+    /// Whether this is a state a step could have left: position finite and within the world
+    /// ([`EDGE`]), velocity and spin finite and within [`MOST_SPEED`] and [`MOST_SPIN`], the
+    /// orientation of unit length, the clocks finite and not negative. The reason names the
+    /// first value that is not (`position x = 1e300 is outside the world (±524288 m)`).
+    pub fn check(&self) -> Result<(), String> {
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        let vectors: [(&str, Vector); 3] = [
+            ("position", self.position),
+            ("velocity", self.velocity),
+            ("spin", self.spin),
+        ];
+        for (field, value) in vectors {
+            if let Some(axis) = value.iter().position(|c| !c.is_finite()) {
+                return Err(format!(
+                    "{field} {} = {} is not finite",
+                    AXES[axis], value[axis]
+                ));
+            }
         }
+        if let Some(axis) = self.position.iter().position(|c| c.abs() > EDGE) {
+            return Err(format!(
+                "position {} = {} is outside the world (±{EDGE} m)",
+                AXES[axis],
+                shown(self.position[axis])
+            ));
+        }
+        let speed = math::length(self.velocity);
+        if !(speed <= MOST_SPEED * (1.0 + ROUNDING)) {
+            return Err(format!(
+                "velocity {:?} is {} m/s, faster than the {MOST_SPEED} m/s a body may move",
+                self.velocity.map(shown),
+                shown(speed)
+            ));
+        }
+        let spin = math::length(self.spin);
+        if !(spin <= MOST_SPIN * (1.0 + ROUNDING)) {
+            return Err(format!(
+                "spin {:?} is {} rad/s, faster than the {MOST_SPIN} rad/s a body may spin",
+                self.spin.map(shown),
+                shown(spin)
+            ));
+        }
+        let turn: Quaternion = self.orientation;
+        let length: f64 = turn.iter().map(|value| value * value).sum::<f64>().sqrt();
+        if !(length.is_finite() && (length - 1.0).abs() < 1e-6) {
+            return Err(format!("orientation {turn:?} is not of unit length"));
+        }
+        if !(self.still.is_finite() && self.still >= 0.0 && self.age.is_finite() && self.age >= 0.0)
+        {
+            return Err(format!(
+                "clocks ({}, {}) are not finite seconds",
+                self.still, self.age
+            ));
+        }
+        Ok(())
     }
-    let turn: Quaternion = body.orientation;
-    let length: f64 = turn.iter().map(|value| value * value).sum::<f64>().sqrt();
-    if !(length.is_finite() && (length - 1.0).abs() < 1e-6) {
-        return Err(PhysicsError::BadState(format!(
-            "body {dense}'s orientation {turn:?} is not of unit length"
-        )));
-    }
-    if !(body.still.is_finite() && body.still >= 0.0 && body.age.is_finite() && body.age >= 0.0) {
-        return Err(PhysicsError::BadState(format!(
-            "body {dense}'s clocks ({}, {}) are not finite seconds",
-            body.still, body.age
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -34,7 +34,8 @@ use super::lanes::Bundle;
 use super::math::{self, Matrix, Quaternion, Vector, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
-    BOTTOM, GRAVITY, LONGEST_FALL, MARGIN, SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
+    BOTTOM, EDGE, GRAVITY, LONGEST_FALL, MARGIN, MOST_SPEED, MOST_SPIN, SPIN_LOSS, STEP,
+    STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
 use super::world::{PhysicsWorld, Scratch};
 use super::{BodyShape, Impact, StepCounts, StepReport, StepTimes};
@@ -529,6 +530,9 @@ fn integrate(
                 continue;
             }
             let (velocity, spin) = velocities.get(job as usize);
+            // The speed limits: a terminal velocity nothing in play reaches (`MOST_SPEED`).
+            let velocity = math::at_most(velocity, MOST_SPEED);
+            let spin = math::at_most(spin, MOST_SPIN);
             run.velocity[at] = velocity;
             run.position[at] = math::add_scaled(run.position[at], velocity, STEP);
             run.orientation[at] = math::spun(run.orientation[at], spin, STEP);
@@ -547,7 +551,11 @@ fn integrate(
             if touching {
                 run.age[at] += STEP;
             }
-            if run.position[at][1] < BOTTOM || !math::finite(run.position[at]) {
+            let position = run.position[at];
+            if position[1] < BOTTOM
+                || !math::finite(position)
+                || position.iter().any(|c| c.abs() > EDGE)
+            {
                 run.moved[at] = Moved::Fell;
                 continue;
             }

@@ -56,6 +56,25 @@ pub const LONGEST_FALL: f64 = 20.0;
 /// Below this height, in meters, a body has fallen out of the world and is removed.
 pub const BOTTOM: f64 = -500.0;
 
+/// How far from the origin, in meters, on any axis, the world reaches: the game's ±2²⁰
+/// half-meter cells. A body beyond it has left the world and is removed, as one below
+/// [`BOTTOM`] is; a saved body beyond it is refused. Within it, f64 positions keep a step's
+/// smallest move (well under a micrometer at 8 m/s) and nothing a step adds can overflow.
+pub const EDGE: f64 = 524_288.0;
+
+/// The fastest a body's middle moves, in meters per second (three times the speed of sound).
+/// Nothing in play comes near it (a piece dropped from 1 km lands at 140 m/s), but a fall from
+/// the top of the world would reach 3.2 km/s with no air to slow it: the step holds a body at
+/// this speed, a terminal velocity. It keeps a step's move under 8.4 m, so contacts are still
+/// found (a body's sphere grows by its speed times [`STEP`]) and no momentum, energy or
+/// position a step computes from it can overflow; a saved body faster than it is refused.
+pub const MOST_SPEED: f64 = 1000.0;
+
+/// The fastest a body spins, in radians per second (160 turns a second: a half-meter block's
+/// corners then move at 350 m/s, within [`MOST_SPEED`]). Nothing in play comes near it; the
+/// step holds a body at it, and a saved body spinning faster is refused.
+pub const MOST_SPIN: f64 = 1000.0;
+
 /// The most steps one call of `advance` takes. A frame that took longer (a stall, a debugger)
 /// would otherwise owe more steps than a frame can run, and the next frame even more: the
 /// time beyond this is dropped, and the simulation slows down instead of spiralling.

@@ -6,7 +6,7 @@ use super::contacts::ContactJob;
 use super::error::PhysicsError;
 use super::math::{self, Matrix, Vector};
 use super::solver::Solver;
-use super::tuning::{MOST_STEPS, STEP};
+use super::tuning::{MOST_SPEED, MOST_SPIN, MOST_STEPS, STEP};
 use super::warm::WarmStarts;
 use super::{BodyShape, StepCounts, StepReport, StepTimes};
 use crate::collision::Solid;
@@ -124,8 +124,8 @@ impl PhysicsWorld {
             .ok_or(PhysicsError::StaleHandle(handle))
     }
 
-    /// Sets how fast the middle moves, meters per second. A resting body stays resting (and
-    /// unmoved) until [`PhysicsWorld::wake`].
+    /// Sets how fast the middle moves, meters per second (held to [`MOST_SPEED`]). A resting
+    /// body stays resting (and unmoved) until [`PhysicsWorld::wake`].
     pub fn set_velocity(
         &mut self,
         handle: BodyHandle,
@@ -133,7 +133,7 @@ impl PhysicsWorld {
     ) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("velocity", velocity)?;
-        self.bodies.velocity[dense] = velocity;
+        self.bodies.velocity[dense] = math::at_most(velocity, MOST_SPEED);
         Ok(())
     }
 
@@ -152,11 +152,12 @@ impl PhysicsWorld {
         Ok(())
     }
 
-    /// Sets the spin: around this axis of the world, its length in radians per second.
+    /// Sets the spin: around this axis of the world, its length in radians per second (held to
+    /// [`MOST_SPIN`]).
     pub fn set_spin(&mut self, handle: BodyHandle, spin: [f64; 3]) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("spin", spin)?;
-        self.bodies.spin[dense] = spin;
+        self.bodies.spin[dense] = math::at_most(spin, MOST_SPIN);
         Ok(())
     }
 

@@ -33,6 +33,11 @@ use crate::terrain::{EditedBrick, GroundKind};
 pub use columns::BlockColumns;
 pub use file::{read_limited, write_atomic, FORMAT_VERSION, LARGEST, MAGIC};
 
+/// The latest clock a save may hold, in seconds of play: a century. The window's clock would
+/// take a hundred years of play to pass it; a clock beyond it (or negative, or not finite) is
+/// a damaged or made-up file, and is refused ([`WorldSave::check`]).
+pub const LONGEST_CLOCK: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
+
 /// The extension of save files.
 pub const EXTENSION: &str = "blockfall";
 
@@ -132,7 +137,8 @@ impl WorldSave {
         file::wrap(&body)
     }
 
-    /// A save from a file's bytes, refused with the first thing wrong with them.
+    /// A save from a file's bytes, refused with the first thing wrong with them: the file's
+    /// own faults, then a state the game could not have left ([`WorldSave::check`]).
     pub fn decode(bytes: &[u8]) -> Result<WorldSave, SaveError> {
         let (version, body) = file::unwrap(bytes)?;
         let (mut save, mut rest) = postcard::take_from_bytes::<WorldSave>(&body)
@@ -151,6 +157,7 @@ impl WorldSave {
                 rest.len()
             )));
         }
+        save.check()?;
         Ok(save)
     }
 
@@ -159,8 +166,11 @@ impl WorldSave {
         Self::decode(&read_limited(path)?)
     }
 
-    /// Encodes and writes a save file atomically ([`write_atomic`]); the bytes written.
+    /// Encodes and writes a save file atomically ([`write_atomic`]); the bytes written. A save
+    /// that fails [`WorldSave::check`] is one we would refuse to load: nothing is written, and
+    /// the error names the first bad value.
     pub fn write(&self, path: &Path) -> Result<u64, SaveError> {
+        self.check()?;
         let bytes = self.encode();
         write_atomic(path, &bytes)?;
         Ok(bytes.len() as u64)

@@ -2,14 +2,16 @@
 
 use std::collections::BTreeSet;
 
+use blockfall_engine::physics::{self, shown};
 use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use crate::input::{Input, ToolButton};
 use crate::pieces::Pieces;
-use crate::player::{Mode, Player};
+use crate::player::{Mode, Player, MOST_SPEED};
 use crate::save::{
     BlockColumns, SaveError, SavedInput, SavedPiece, SavedPlayer, SavedTool, WorldSave,
+    LONGEST_CLOCK,
 };
 use crate::support::Support;
 use crate::terrain::streaming::ChunkStream;
@@ -64,9 +66,10 @@ impl World {
     /// on `pool`. The support starts empty and learns each block's hold when it is first asked:
     /// its answers are a function of the blocks and the ground, so they are the same as if it had
     /// surveyed (and a load of a million blocks does not wait for the survey). Refuses a save that does not hold
-    /// together (a block in another's cell, a piece without a body, a value out of range), so
-    /// that a loaded world is one the game could have made.
+    /// together ([`WorldSave::check`], then a block in another's cell, a piece without a body),
+    /// so that a loaded world is one the game could have made.
     pub fn from_save(save: WorldSave, pool: WorkerPool, radius: u32) -> Result<Self, SaveError> {
+        save.check()?;
         let bad = SaveError::Inconsistent;
         let ground = save
             .ground
@@ -83,7 +86,7 @@ impl World {
             &save.physics,
         )
         .map_err(|error| bad(error.to_string()))?;
-        let player = player_of(&save.player)?;
+        let player = player_of(&save.player);
         let tool = tool_of(&save.tool)?;
         let mut world = World {
             field: Field::new(edits),
@@ -112,6 +115,88 @@ impl World {
     }
 }
 
+/// How far from the origin the player's feet may be saved, on any axis, in meters.
+const FARTHEST: f32 = crate::player::FARTHEST;
+
+/// How far past the player's speed limit a saved speed may be: the rounding of its own
+/// scaling to the limit (f32), never a real overshoot.
+const ROUNDING: f32 = 1e-6;
+
+impl WorldSave {
+    /// Whether this is a state the game could have left, so that a save we write is one we
+    /// would load (docs/saves.md, "A save we would load"): the clock finite, not negative and
+    /// under [`LONGEST_CLOCK`]; the player's feet within the world (±[`WORLD_METERS`] m), its
+    /// velocity under [`player::MOST_SPEED`](crate::player::MOST_SPEED), its view within the
+    /// view's limits; the tool in range; every piece's body as a step leaves it
+    /// ([`BodyState::check`]: within the world, under the speed and spin limits, a unit
+    /// orientation); the physics' time within a step. The error names the first bad value.
+    /// The loader ([`WorldSave::decode`], [`World::from_save`]) refuses what fails it, and
+    /// [`WorldSave::write`] writes nothing that fails it.
+    ///
+    /// [`BodyState::check`]: blockfall_engine::physics::BodyState::check
+    /// [`WORLD_METERS`]: crate::scene::WORLD_METERS
+    pub fn check(&self) -> Result<(), SaveError> {
+        let bad = |reason: String| Err(SaveError::Inconsistent(reason));
+        let clock = self.clock;
+        if !(clock.is_finite() && (0.0..=LONGEST_CLOCK).contains(&clock)) {
+            return bad(format!(
+                "the clock, {} s, is not between 0 and {LONGEST_CLOCK} s (a century)",
+                shown(clock)
+            ));
+        }
+        let player = &self.player;
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        for (field, value) in [("feet", player.feet), ("velocity", player.velocity)] {
+            if let Some(axis) = value.iter().position(|c| !c.is_finite()) {
+                return bad(format!(
+                    "the player's {field} {} = {} is not finite",
+                    AXES[axis], value[axis]
+                ));
+            }
+        }
+        if let Some(axis) = player.feet.iter().position(|c| c.abs() > FARTHEST) {
+            return bad(format!(
+                "the player's feet {} = {} is outside the world (±{FARTHEST} m)",
+                AXES[axis],
+                shown(player.feet[axis])
+            ));
+        }
+        let speed = Vec3::from(player.velocity).mag();
+        if !(speed <= MOST_SPEED * (1.0 + ROUNDING)) {
+            return bad(format!(
+                "the player's velocity {:?} is {} m/s, faster than the {MOST_SPEED} m/s the \
+                 player may move",
+                player.velocity.map(shown),
+                shown(speed)
+            ));
+        }
+        let limit = PITCH_LIMIT_DEGREES.to_radians();
+        let yaw = player.yaw;
+        if !(yaw.is_finite() && (0.0..=std::f32::consts::TAU).contains(&yaw)) {
+            return bad(format!("the player's yaw, {yaw} radians, is not 0 to 2π"));
+        }
+        if !(player.pitch.is_finite() && player.pitch.abs() <= limit) {
+            return bad(format!(
+                "the player's pitch, {} radians, looks beyond the view's ±{PITCH_LIMIT_DEGREES}°",
+                player.pitch
+            ));
+        }
+        tool_of(&self.tool)?;
+        let time = self.physics.time;
+        if !(time.is_finite() && (0.0..physics::STEP).contains(&time)) {
+            return bad(format!(
+                "the physics' time not yet stepped, {time} s, is not within a step"
+            ));
+        }
+        for body in &self.physics.bodies {
+            if let Err(reason) = body.check() {
+                return bad(format!("piece {}'s {reason}", body.handle.index()));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl SavedInput {
     /// Holds down in `input` what was held when the world was saved.
     pub fn hold(&self, input: &mut Input) {
@@ -128,24 +213,12 @@ impl SavedInput {
     }
 }
 
-fn player_of(saved: &SavedPlayer) -> Result<Player, SaveError> {
-    let finite = saved
-        .feet
-        .iter()
-        .chain(&saved.velocity)
-        .chain([&saved.yaw, &saved.pitch])
-        .all(|value| value.is_finite());
-    let limit = PITCH_LIMIT_DEGREES.to_radians();
-    if !finite || !(0.0..=std::f32::consts::TAU).contains(&saved.yaw) || saved.pitch.abs() > limit {
-        return Err(SaveError::Inconsistent(format!(
-            "the player {saved:?} is not finite or looks beyond the view's limits"
-        )));
-    }
+fn player_of(saved: &SavedPlayer) -> Player {
     let mut player = Player::new(saved.feet);
     player.velocity = Vec3::from(saved.velocity);
     player.grounded = saved.grounded;
     player.mode = if saved.flying { Mode::Fly } else { Mode::Walk };
-    Ok(player)
+    player
 }
 
 fn tool_of(saved: &SavedTool) -> Result<Tool, SaveError> {
