@@ -4,25 +4,16 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::RgbaImage;
-use blockfall_game::files::write_atomically;
+use blockfall_game::files::{self, write_atomically};
 
-/// Checks, before any frame is rendered, that a PNG can be written at `path`: its folder is made
-/// (as [`write_png`] makes it) and a temporary file is created in it and removed again. A bad
-/// path is then refused at once rather than after every frame was rendered.
+/// Checks, before any frame is rendered, that a PNG can be written at `path`
+/// ([`files::check_writable`]): it names a file, nothing but a regular file (or a link to one)
+/// is there, its folder is made (as [`write_png`] makes it) and a temporary file with a random
+/// name is created in it exclusively (never through a link) and removed again. A bad path is
+/// then refused at once rather than after every frame was rendered.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
-    let refused = || format!("cannot write the screenshot {}", path.display());
-    if path.file_name().is_none() || path.is_dir() {
-        return Err(anyhow::anyhow!("it names a folder, not a file")).with_context(refused);
-    }
-    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(folder) => folder.to_path_buf(),
-        None => ".".into(),
-    };
-    std::fs::create_dir_all(&folder).with_context(refused)?;
-    let probe = folder.join(format!(".blockfall-probe.{}.tmp", std::process::id()));
-    std::fs::File::create(&probe).with_context(refused)?;
-    std::fs::remove_file(&probe).with_context(refused)?;
-    Ok(())
+    files::check_writable(path)
+        .with_context(|| format!("cannot write the screenshot {}", path.display()))
 }
 
 /// Writes an RGBA image to `path` as an 8-bit sRGB PNG, creating its folder. The PNG is written
@@ -83,6 +74,29 @@ mod tests {
         check_writable(&dir.join("deeper").join("shot.png")).unwrap();
         let left: Vec<_> = std::fs::read_dir(dir.join("deeper")).unwrap().collect();
         assert!(left.is_empty(), "the check leaves nothing behind");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_screenshot_over_a_fifo_or_through_a_planted_probe_link_is_refused_or_harmless() {
+        let dir = std::env::temp_dir().join(format!("blockfall-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("shot.png");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let error = check_writable(&fifo).unwrap_err();
+        assert!(format!("{error:#}").contains("FIFO"), "{error:#}");
+        // The old probe's predictable name, planted as a link to a victim: left untouched.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        let planted = dir.join(format!(".blockfall-probe.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        check_writable(&dir.join("other.png")).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
         std::fs::remove_dir_all(dir).ok();
     }
 
