@@ -64,7 +64,9 @@ fn shorten(text: &str) -> String {
 
 /// Reads the samples of a grid of `dims` (checked by [`parse_dims`]) from `path`: exactly
 /// `4 · NX · NY · NZ` bytes, little-endian `f32`s, x fastest. A file of another length is
-/// refused with both lengths, and no more than one byte past the expected length is read.
+/// refused with both lengths, and no more than one byte past the expected length is read. Only
+/// a regular file is read ([`read_at_most`]): a FIFO, a device or a folder is refused at once,
+/// never waited on.
 pub fn read_grid(path: &Path, dims: [usize; 3]) -> anyhow::Result<Vec<f32>> {
     let expected = 4 * (dims[0] * dims[1] * dims[2]) as u64;
     let bytes = read_at_most(path, expected)

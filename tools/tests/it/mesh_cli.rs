@@ -210,14 +210,66 @@ fn mesh_output_cut_short_by_a_failed_write_keeps_the_old_output() {
 }
 
 #[test]
-fn mesh_input_endless_is_refused_after_the_bytes_the_dims_ask_for() {
+fn mesh_input_huge_is_refused_after_the_bytes_the_dims_ask_for() {
     let folder = scratch_folder("endless");
     let output = folder.join("out.json");
-    let message = expect_failure(&PathBuf::from("/dev/zero"), "8,8,8", &output);
+    // A sparse file of 1 GiB: only 2049 bytes of it are read.
+    let input = folder.join("huge.f32");
+    std::fs::File::create(&input)
+        .and_then(|file| file.set_len(1 << 30))
+        .expect("a sparse file");
+    let message = expect_failure(&input, "8,8,8", &output);
     assert!(
-        message.contains("more than 2048 bytes") && message.contains("need 2048"),
+        message.contains("is 1073741824 bytes") && message.contains("need 2048"),
         "{message}"
     );
+    // An endless device is not a file: refused before a byte is read.
+    let message = expect_failure(&PathBuf::from("/dev/zero"), "8,8,8", &output);
+    assert!(
+        message.contains("/dev/zero") && message.contains("is a character device"),
+        "{message}"
+    );
+    assert!(!output.exists());
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn mesh_input_fifo_is_refused_not_waited_on() {
+    let folder = scratch_folder("fifo");
+    let input = folder.join("grid.f32");
+    let output = folder.join("out.json");
+    let made = Command::new("mkfifo")
+        .arg(&input)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh"))
+        .arg("--input")
+        .arg(&input)
+        .args(["--dims", "8,8,8", "--output"])
+        .arg(&output)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running the mesh tool");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting") {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(10) {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("mesh --input FIFO still reading after 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr read");
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("is a FIFO (named pipe)"), "{stderr}");
     assert!(!output.exists());
     std::fs::remove_dir_all(folder).ok();
 }

@@ -92,14 +92,26 @@ fn bad_scenes_exit_with_two_and_name_the_place() {
 }
 
 #[test]
-fn an_endless_scene_file_is_refused_after_its_largest_size() {
-    // Reading /dev/zero as a scene ate memory without bound.
+fn a_huge_or_endless_scene_file_is_refused() {
+    // Reading /dev/zero as a scene ate memory without bound; a device is not read at all now.
     let output = sim(&["/dev/zero"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("/dev/zero") && stderr.contains("larger than 67108864 bytes"),
+        stderr.contains("/dev/zero") && stderr.contains("is a character device"),
         "{stderr}"
     );
+    assert!(output.stdout.is_empty());
+    // A file larger than a scene may be is refused after its largest size.
+    let huge = scratch("huge.json", "");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&huge)
+        .and_then(|file| file.set_len((64 << 20) + 1))
+        .unwrap();
+    let output = sim(&[huge.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("larger than 67108864 bytes"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
