@@ -18,6 +18,7 @@ use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
+use crate::refusal::Refusal;
 use crate::screenshot::{check_writable, write_png};
 use crate::script::Script;
 use crate::shaders::LIBRARY;
@@ -225,7 +226,7 @@ fn screenshot_path(options: &RunOptions) -> PathBuf {
 pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     if options.script.is_none() {
         // A path that cannot be written is refused now, not after every frame was rendered.
-        check_writable(&screenshot_path(options))?;
+        check_writable(&screenshot_path(options)).map_err(|error| Refusal::of(&error))?;
     }
     let mut gpu = Gpu::headless(&GpuDesc {
         app_name: "blockfall".into(),

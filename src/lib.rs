@@ -10,6 +10,8 @@
 //! - [`overlay`]: the HUD: what it says and the pass that draws it.
 //! - [`play`]: the world's side of a frame: whose input drives it, what the HUD shows, what
 //!   goes back to whoever presents the frame.
+//! - [`refusal`]: bad input refused before any frame with exit status 2; a run never writes
+//!   over its own inputs.
 //! - [`saves`]: saving and loading in the window (F5, F9, `--world`, autosave).
 //! - [`screenshot`]: read-back pixels written as PNG.
 //! - [`script`]: scripted runs (`--script`): a `sim` scene whose events may also be input.
@@ -25,6 +27,7 @@ pub mod input;
 pub mod options;
 pub mod overlay;
 pub mod play;
+pub mod refusal;
 pub mod saves;
 pub mod screenshot;
 pub mod script;

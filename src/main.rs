@@ -1,11 +1,13 @@
 //! `blockfall`: opens the game's window, or renders headless to a PNG where there is no display.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use blockfall::gpu_failure::GpuFailed;
 use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
 use blockfall::options::{settings_path, Overrides, RunOptions, RunReport, SceneChoice};
+use blockfall::refusal::{self, Refusal, Role, RunFiles};
+use blockfall::screenshot::check_writable;
 use blockfall::window::{run_windowed, NoDisplay};
 use clap::Parser;
 
@@ -69,9 +71,9 @@ struct Cli {
     /// duration; the trace goes to stdout. A bad script exits with status 2 before any frame.
     #[arg(long, value_name = "SCRIPT.json", conflicts_with_all = ["frames", "test_scene"])]
     script: Option<PathBuf>,
-    /// Open this save (or create it, from `--seed`, when missing); the game saves there every
-    /// 5 minutes and
-    /// when it closes, and F5 / F9 save and load it. Without it, F5 / F9 use
+    /// Open this save (or create it, from `--seed`, when nothing is there; a path that cannot
+    /// be read, a folder or a trailing slash exits with status 2); the game saves there every
+    /// 5 minutes and when it closes, and F5 / F9 save and load it. Without it, F5 / F9 use
     /// `worlds/world.blockfall` in the platform's data folder.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["script", "test_scene"])]
     world: Option<PathBuf>,
@@ -119,6 +121,11 @@ fn main() -> ExitCode {
     };
     // The player's settings, then the flags given.
     let settings = settings_path(cli.settings.as_deref(), cli.headless, cli.script.is_some());
+    // Bad input is refused before anything is written or drawn.
+    if let Err(refusal) = preflight(&cli, &options, settings.as_deref()) {
+        eprintln!("error: {refusal}");
+        return ExitCode::from(refusal::EXIT_CODE);
+    }
     if let Some(path) = settings {
         if let Some(problem) = options.load_settings(&path) {
             eprintln!("warning: {problem}");
@@ -168,11 +175,46 @@ fn main() -> ExitCode {
             eprintln!("error: {error:#}");
             if error.downcast_ref::<GpuFailed>().is_some() {
                 ExitCode::from(blockfall::gpu_failure::EXIT_CODE)
+            } else if refusal::is_refusal(&error) {
+                ExitCode::from(refusal::EXIT_CODE)
             } else {
                 ExitCode::FAILURE
             }
         }
     }
+}
+
+/// The checks of a run's files before anything is written or drawn: `--world` names a save or
+/// nothing; no output of the run is one of its inputs (see [`blockfall::refusal`]); every PNG
+/// it will write can be written.
+fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result<(), Refusal> {
+    let mut files = RunFiles::new();
+    if let Some(world) = &cli.world {
+        refusal::world_file(world)?;
+        files.add(Role::World, world);
+    }
+    if let Some(path) = settings {
+        files.add(Role::Settings, path);
+    }
+    let screenshot = cli
+        .screenshot
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
+    match (&cli.script, &options.script) {
+        (Some(path), Some(scene)) => files.add_script(path, scene),
+        // The PNG of a headless run, or of a window that finds no display.
+        _ => files.add(Role::Screenshot, &screenshot),
+    }
+    files.check()?;
+    let mut writes: Vec<&Path> = files.screenshots();
+    if options.script.is_none() && !cli.headless {
+        // Written only when there is no display: checked then (`run_headless`).
+        writes.clear();
+    }
+    for path in writes {
+        check_writable(path).map_err(|error| Refusal::of(&error))?;
+    }
+    Ok(())
 }
 
 fn finish(report: &RunReport, validation: bool) -> ExitCode {

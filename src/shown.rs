@@ -11,6 +11,7 @@ use blockfall_game::scene::Start;
 use blockfall_game::world::World;
 
 use crate::options::{RunOptions, SceneChoice};
+use crate::refusal::{Refusal, WorldFile};
 use crate::shaders::LIBRARY;
 
 /// The scene a run draws.
@@ -88,9 +89,11 @@ pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
         None => {
             let (world, clock) = match &options.world {
                 // `--world PATH`: the save when there is one (refused whole when it is bad, so
-                // that nothing overwrites it), else a new world that the window saves there.
-                Some(path) if path.exists() => {
-                    crate::saves::load_world(path, pool, options.view_radius)?
+                // that nothing overwrites it), else, when nothing at all is there, a new world
+                // that the window saves there; a path that cannot be read is refused.
+                Some(path) if crate::refusal::world_file(path)? == WorldFile::Existing => {
+                    crate::saves::load_world(path, pool, options.view_radius)
+                        .map_err(|error| Refusal::of(&error))?
                 }
                 _ => (
                     World::generated(options.seed, options.view_radius, pool)
