@@ -411,3 +411,230 @@ fn headless_frames_of_u64_max_renders_without_running_out_of_memory() {
     assert!(log.contains("chunks within"), "{log}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The environment of a machine without a Vulkan driver: a run that gets as far as the device
+/// fails there, so a refusal that comes without "Vulkan" came before it.
+const NO_DRIVER: [(&str, &str); 2] = [
+    ("VK_DRIVER_FILES", "/nonexistent/blockfall-no-driver.json"),
+    ("VK_ICD_FILENAMES", "/nonexistent/blockfall-no-driver.json"),
+];
+
+/// Checks a refusal of bad input: exit status 2, nothing on stdout, the message says each of
+/// `said`, and it came before the device. Returns stderr.
+fn refused(output: &Output, said: &[&str]) -> String {
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(text(&output.stdout), "", "nothing on stdout: {stderr}");
+    for words in said {
+        assert!(stderr.contains(words), "{words:?} in: {stderr}");
+    }
+    assert!(!stderr.contains("Vulkan"), "before the device: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_run_never_writes_over_its_own_inputs() {
+    let dir = scratch("own-inputs");
+    let world = dir.join("w.blockfall");
+    let save = b"blockfall world\n-- the bytes of a save, kept byte for byte --".to_vec();
+    std::fs::write(&world, &save).unwrap();
+    let linked = dir.join("linked.png");
+    std::fs::hard_link(&world, &linked).unwrap();
+    let world_arg = world.to_str().unwrap();
+    // The screenshot over the world, by its own path and by a hard link to it; the settings.
+    for args in [
+        &[
+            "--headless",
+            "--world",
+            world_arg,
+            "--screenshot",
+            world_arg,
+        ][..],
+        &[
+            "--headless",
+            "--world",
+            world_arg,
+            "--screenshot",
+            linked.to_str().unwrap(),
+        ],
+        &["--headless", "--world", world_arg, "--settings", world_arg],
+        &[
+            "--world",
+            world_arg,
+            "--settings",
+            world_arg,
+            "--frames",
+            "1",
+        ],
+    ] {
+        let output = blockfall(args, &NO_DRIVER, &[]);
+        refused(&output, &["the same file", "w.blockfall"]);
+        assert_eq!(std::fs::read(&world).unwrap(), save, "{args:?}");
+        assert!(!dir.join("w.blockfall.bad").exists(), "{args:?}");
+    }
+    // The settings over the script, and a script's screenshot over the settings.
+    let script = dir.join("s.json");
+    let text_of_script = "{\"duration\": 0.1, \"events\": [{\"t\": 0, \"screenshot\": \"PATH\"}]}";
+    let settings = dir.join("mine.ron");
+    std::fs::write(&settings, "(width: 64)\n").unwrap();
+    std::fs::write(
+        &script,
+        text_of_script.replace("PATH", settings.to_str().unwrap()),
+    )
+    .unwrap();
+    for args in [
+        &["--headless", "--script", script.to_str().unwrap()][..],
+        &[
+            "--headless",
+            "--script",
+            script.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+        ],
+        &[
+            "--headless",
+            "--script",
+            script.to_str().unwrap(),
+            "--settings",
+            script.to_str().unwrap(),
+        ],
+    ] {
+        let output = blockfall(args, &NO_DRIVER, &[]);
+        if args.len() == 3 {
+            // No settings read: the screenshot is merely a PNG somewhere; it fails at the device.
+            assert_ne!(output.status.code(), Some(2), "{}", text(&output.stderr));
+            continue;
+        }
+        refused(&output, &["the same file"]);
+    }
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "(width: 64)\n");
+    assert!(std::fs::read_to_string(&script)
+        .unwrap()
+        .starts_with("{\"duration\""));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn broken_settings_are_kept_under_new_names_and_files_not_ours_are_left_alone() {
+    let dir = scratch("settings-kept");
+    let settings = dir.join("settings.ron");
+    let run = || {
+        blockfall(
+            &[
+                "--headless",
+                "--settings",
+                settings.to_str().unwrap(),
+                "--screenshot",
+                dir.join("never.png").to_str().unwrap(),
+            ],
+            &NO_DRIVER,
+            &[],
+        )
+    };
+    // Two broken files in a row: both kept.
+    for (n, broken) in ["(width: 1)\n", "(height: 2)\n"].iter().enumerate() {
+        std::fs::write(&settings, broken).unwrap();
+        let stderr = text(&run().stderr);
+        let kept = if n == 0 {
+            dir.join("settings.ron.bad")
+        } else {
+            dir.join("settings.ron.bad.1")
+        };
+        assert!(
+            stderr.contains(&format!("kept as {}", kept.display())),
+            "{stderr}"
+        );
+        assert_eq!(&std::fs::read_to_string(&kept).unwrap(), broken);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("settings.ron.bad")).unwrap(),
+        "(width: 1)\n"
+    );
+    // A save, a scene and binary data are not settings: not moved, not written over.
+    let mut save = b"blockfall world\n".to_vec();
+    save.extend_from_slice(&[2, 0, 0, 0, 0, 0xff, 0, 7]);
+    for (bytes, what) in [
+        (save, "a blockfall save"),
+        (b"{\"duration\": 1}".to_vec(), "JSON"),
+        (vec![0x89, b'P', b'N', b'G', 0, 0, 0xff], "binary data"),
+    ] {
+        std::fs::write(&settings, &bytes).unwrap();
+        let stderr = text(&run().stderr);
+        assert!(
+            stderr.contains(what) && stderr.contains("left as it is"),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(&settings).unwrap(), bytes, "{what}");
+        assert!(!dir.join("settings.ron.bad.2").exists(), "{what}");
+    }
+    // A byte-order mark is skipped.
+    let bom = "\u{feff}(\n    width: 96,\n)\n";
+    std::fs::write(&settings, bom).unwrap();
+    let stderr = text(&run().stderr);
+    assert!(!stderr.contains("settings.ron"), "read fine: {stderr}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), bom);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_world_path_that_cannot_be_read_is_refused_not_made_new() {
+    let dir = scratch("world-paths");
+    let looped = dir.join("loop.blockfall");
+    std::os::unix::fs::symlink(&looped, &looped).unwrap();
+    let folder = dir.join("folder.blockfall");
+    std::fs::create_dir(&folder).unwrap();
+    let trailing = format!("{}/", dir.join("slash.blockfall").display());
+    for (path, why) in [
+        (looped.to_str().unwrap(), "symbolic links"),
+        (folder.to_str().unwrap(), "a folder"),
+        (trailing.as_str(), "trailing slash"),
+    ] {
+        let output = blockfall(
+            &[
+                "--headless",
+                "--world",
+                path,
+                "--screenshot",
+                dir.join("never.png").to_str().unwrap(),
+            ],
+            &NO_DRIVER,
+            &[],
+        );
+        refused(&output, &["--world", why]);
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["folder.blockfall", "loop.blockfall"], "nothing made");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_script_screenshot_that_cannot_be_written_is_refused_before_any_frame() {
+    let dir = scratch("script-shot");
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let shot = file.join("shots").join("end.png");
+    let script = dir.join("s.json");
+    std::fs::write(
+        &script,
+        format!(
+            "{{\"duration\": 0.5, \"events\": [{{\"t\": 0.5, \"screenshot\": {:?}}}]}}",
+            shot.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    for headless in [true, false] {
+        let mut args = vec!["--script", script.to_str().unwrap()];
+        if headless {
+            args.push("--headless");
+        }
+        let output = blockfall(&args, &NO_DRIVER, &[]);
+        refused(&output, &["cannot write the screenshot", "end.png"]);
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
