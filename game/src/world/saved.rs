@@ -161,13 +161,22 @@ impl WorldSave {
                 shown(player.feet[axis])
             ));
         }
-        let speed = Vec3::from(player.velocity).mag();
-        if !(speed <= MOST_SPEED * (1.0 + ROUNDING)) {
+        // In f64: an f32 speed of 3e38 m/s on two axes is past f32's range.
+        let speed = player
+            .velocity
+            .iter()
+            .map(|&c| f64::from(c) * f64::from(c))
+            .sum::<f64>()
+            .sqrt();
+        if !(speed <= f64::from(MOST_SPEED) * (1.0 + f64::from(ROUNDING))) {
+            let speed = match speed as f32 {
+                fits if fits.is_finite() => shown(fits),
+                _ => shown(speed),
+            };
             return bad(format!(
-                "the player's velocity {:?} is {} m/s, faster than the {MOST_SPEED} m/s the \
-                 player may move",
+                "the player's velocity {:?} is {speed} m/s, faster than the {MOST_SPEED} m/s \
+                 the player may move",
                 player.velocity.map(shown),
-                shown(speed)
             ));
         }
         let limit = PITCH_LIMIT_DEGREES.to_radians();
