@@ -16,6 +16,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use blockfall_engine::gpu::GpuError;
 use blockfall_game::files::{identity, FileId};
 use blockfall_game::scene::{ActionSpec, SceneError, SceneFile};
 
@@ -41,11 +42,17 @@ impl Refusal {
 }
 
 /// Whether `error` is a refusal of bad input: a [`Refusal`], a [`ScriptError`] or a
-/// [`SceneError`] anywhere in its chain.
+/// [`SceneError`] anywhere in its chain, or a `--gpu N` naming no usable device.
 pub fn is_refusal(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|cause| cause.is::<Refusal>() || cause.is::<ScriptError>() || cause.is::<SceneError>())
+    error.chain().any(|cause| {
+        cause.is::<Refusal>()
+            || cause.is::<ScriptError>()
+            || cause.is::<SceneError>()
+            || matches!(
+                cause.downcast_ref::<GpuError>(),
+                Some(GpuError::NoSuitableDevice(message)) if message.starts_with("--gpu ")
+            )
+    })
 }
 
 /// What `--world PATH` names.

@@ -203,7 +203,7 @@ fn unknown_gpu_index_lists_the_devices() {
         return;
     }
     let output = blockfall(&["--headless", "--gpu", "99"], &[], &[]);
-    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(2), "bad input");
     let stderr = text(&output.stderr);
     assert!(stderr.contains("there is no device 99"), "{stderr}");
     assert!(
