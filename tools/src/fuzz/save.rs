@@ -6,14 +6,18 @@
 //! decompressed body, wrapped again so that the checksum and length match and the decoder
 //! reaches them; and the decoded save's values (NaN and huge numbers, pieces and bodies doubled
 //! or dropped, block columns out of step) encoded again, so that `World::from_save` sees them.
-//! A refused save must say why in a short message; a loaded world must step two frames.
+//! The values lean toward the absurd but finite (1e30, 3e38, 1e300, -0.0, subnormals, clocks
+//! near a century, positions just inside and just outside the world's edge, speeds at the
+//! limits), which the loader must refuse or carry. A refused save must say why in a short
+//! message; what loads must save and load again to the same bytes (load, save, load, save: the
+//! two saved files equal), and after two frames must still be a save the loader accepts.
 
 use std::sync::OnceLock;
 
 use blockfall_engine::physics::{ContactKey, ContactPush};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Input;
-use blockfall_game::save::{WorldSave, FORMAT_VERSION, LARGEST, MAGIC};
+use blockfall_game::save::{WorldSave, FORMAT_VERSION, LARGEST, LONGEST_CLOCK, MAGIC};
 use blockfall_game::scene::{self, Runner};
 use blockfall_game::terrain::{EditedBrick, GroundKind};
 use blockfall_game::world::World;
@@ -112,12 +116,44 @@ const ODD_I32: &[i32] = &[
     1 << 28,
 ];
 
+/// Finite values at and past the state's limits (docs/saves.md, "A save we would load"): the
+/// world's edge (±524,288 m) and a hair either side, the speed limits (1,000 m/s and rad/s),
+/// the clock's century, huge values f32 and f64 hold, subnormals and a negative zero.
+const EDGE_F64: &[f64] = &[
+    1e30,
+    -1e30,
+    3e38,
+    -3e38,
+    1e300,
+    -1e300,
+    -0.0,
+    1.5e-45,
+    1e-310,
+    524_288.0,
+    -524_288.0,
+    524_287.96875,
+    524_288.03125,
+    -524_288.03125,
+    999.9,
+    1000.0,
+    1000.0001,
+    -1000.0,
+    LONGEST_CLOCK,
+    LONGEST_CLOCK * (1.0 + 1e-15),
+    LONGEST_CLOCK * 2.0,
+    86_400.0,
+];
+
 fn odd_f64(rng: &mut Rng) -> f64 {
-    *rng.pick(ODD_F64)
+    if rng.one_in(2) {
+        *rng.pick(EDGE_F64)
+    } else {
+        *rng.pick(ODD_F64)
+    }
 }
 
 fn odd_f32(rng: &mut Rng) -> f32 {
-    *rng.pick(ODD_F64) as f32
+    odd_f64(rng) as f32
 }
 
 fn odd_u32(rng: &mut Rng) -> u32 {
@@ -378,18 +414,47 @@ pub fn check(input: &[u8]) -> Result<Outcome, String> {
         }
     };
     let pool = WorkerPool::new(1).map_err(|error| format!("one worker thread: {error}"))?;
-    let mut world = match World::from_save(save, pool, RADIUS) {
+    let (clock, mut held) = (save.clock, Input::default());
+    save.held.hold(&mut held);
+    let mut world = match World::from_save(save, pool.clone(), RADIUS) {
         Ok(world) => world,
         Err(error) => {
             check_message(&error.to_string())?;
             return Ok(Outcome::Accepted);
         }
     };
+    // What loads saves, and loads again to the same bytes.
+    let first = again(&world, clock, &held)?;
+    let loaded = World::from_save(
+        WorldSave::decode(&first).map_err(|error| format!("its save is refused: {error}"))?,
+        pool,
+        RADIUS,
+    )
+    .map_err(|error| format!("its save does not load: {error}"))?;
+    let second = again(&loaded, clock, &held)?;
+    if first != second {
+        return Err(format!(
+            "load, save, load, save gives two different files ({} and {} bytes)",
+            first.len(),
+            second.len()
+        ));
+    }
     let mut input = Input::default();
     for _ in 0..FRAMES {
         world.frame(1.0 / 60.0, &mut input, &[]);
     }
+    // Stepped, it is still a world we would load (at the same clock: a clock at the century
+    // would pass it).
+    again(&world, clock, &input)?;
     Ok(Outcome::Used)
+}
+
+/// `world`'s save file at `clock`, or why it would be refused: a world that loaded must save.
+fn again(world: &World, clock: f64, held: &Input) -> Result<Vec<u8>, String> {
+    let save = world.save(clock, held);
+    save.check()
+        .map_err(|error| format!("a world that loaded does not save: {error}"))?;
+    Ok(save.encode())
 }
 
 #[cfg(test)]
