@@ -638,3 +638,32 @@ fn a_script_screenshot_that_cannot_be_written_is_refused_before_any_frame() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn a_world_that_is_not_a_good_save_is_bad_input() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("bad-save");
+    let world = dir.join("w.blockfall");
+    let bytes = b"not a save at all".to_vec();
+    std::fs::write(&world, &bytes).unwrap();
+    let output = blockfall(
+        &[
+            "--headless",
+            "--world",
+            world.to_str().unwrap(),
+            "--screenshot",
+            dir.join("never.png").to_str().unwrap(),
+        ],
+        &[],
+        &[],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(text(&output.stdout), "", "{stderr}");
+    assert!(stderr.contains("w.blockfall"), "{stderr}");
+    assert_eq!(std::fs::read(&world).unwrap(), bytes);
+    assert!(!dir.join("never.png").exists());
+    std::fs::remove_dir_all(dir).ok();
+}
