@@ -223,7 +223,7 @@ impl BodyState {
             ));
         }
         let speed = math::length(self.velocity);
-        if !(speed <= MOST_SPEED * (1.0 + ROUNDING)) {
+        if speed > MOST_SPEED * (1.0 + ROUNDING) {
             return Err(format!(
                 "velocity {:?} is {} m/s, faster than the {MOST_SPEED} m/s a body may move",
                 self.velocity.map(shown),
@@ -231,7 +231,7 @@ impl BodyState {
             ));
         }
         let spin = math::length(self.spin);
-        if !(spin <= MOST_SPIN * (1.0 + ROUNDING)) {
+        if spin > MOST_SPIN * (1.0 + ROUNDING) {
             return Err(format!(
                 "spin {:?} is {} rad/s, faster than the {MOST_SPIN} rad/s a body may spin",
                 self.spin.map(shown),
@@ -307,6 +307,50 @@ mod tests {
             })
             .collect();
         (physics, by_dense, shapes)
+    }
+
+    #[test]
+    fn the_step_keeps_bodies_within_the_limits_a_restore_accepts() {
+        use super::super::testing::Nothing;
+        let mut physics = PhysicsWorld::new(WorkerPool::new(1).expect("threads"));
+        let shapes = Boxes::default();
+        // One far too fast and spinning, one about to leave the world sideways.
+        let fast = physics.add(&cube([0.0, 100.0, 0.0])).expect("a body");
+        physics
+            .set_velocity(fast, [3e38, 0.0, 0.0])
+            .expect("finite");
+        physics.set_spin(fast, [0.0, 1e30, 0.0]).expect("finite");
+        let leaving = physics.add(&cube([EDGE - 1.0, 0.0, 0.0])).expect("a body");
+        physics
+            .set_velocity(leaving, [MOST_SPEED, 0.0, 0.0])
+            .expect("finite");
+        for _ in 0..10 {
+            physics.step(&Nothing, &shapes);
+        }
+        let state = physics.state();
+        assert_eq!(
+            state.bodies.len(),
+            1,
+            "the body past the edge left the world"
+        );
+        let body = state.bodies[0];
+        assert_eq!(body.handle, fast);
+        assert!(math::length(body.velocity) <= MOST_SPEED * (1.0 + 1e-12));
+        assert!(math::length(body.spin) <= MOST_SPIN * (1.0 + 1e-12));
+        body.check().expect("a state a restore accepts");
+        let mut outside = body;
+        outside.position[0] = 1e300;
+        assert_eq!(
+            outside.check().expect_err("outside"),
+            "position x = 1e300 is outside the world (±524288 m)"
+        );
+        let mut fast = body;
+        fast.velocity = [0.0, -3e38, 0.0];
+        let reason = fast.check().expect_err("too fast");
+        assert!(
+            reason.contains("is 3e38 m/s, faster than the 1000 m/s"),
+            "{reason}"
+        );
     }
 
     #[test]

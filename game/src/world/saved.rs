@@ -168,7 +168,7 @@ impl WorldSave {
             .map(|&c| f64::from(c) * f64::from(c))
             .sum::<f64>()
             .sqrt();
-        if !(speed <= f64::from(MOST_SPEED) * (1.0 + f64::from(ROUNDING))) {
+        if speed > f64::from(MOST_SPEED) * (1.0 + f64::from(ROUNDING)) {
             let speed = match speed as f32 {
                 fits if fits.is_finite() => shown(fits),
                 _ => shown(speed),
