@@ -41,6 +41,9 @@ pub struct RunOptions {
     pub seed: u32,
     /// Chunks (32 m) loaded around the player.
     pub view_radius: u32,
+    /// Whether `--view-radius` set it: a radius the device cannot hold is then refused; one
+    /// from the settings or the default is lowered to what the device holds (`shown`).
+    pub view_radius_given: bool,
     /// The HUD over the picture (on by default; `--no-hud`).
     pub hud: bool,
     /// `--script`: a checked scene to play at its fixed frame time until its duration.
@@ -77,6 +80,7 @@ impl Default for RunOptions {
             scene: SceneChoice::World,
             seed: blockfall_game::terrain::Generator::DEFAULT_SEED,
             view_radius: blockfall_game::terrain::streaming::VIEW_RADIUS,
+            view_radius_given: false,
             script: None,
             world: None,
             hud: true,
@@ -127,6 +131,7 @@ impl RunOptions {
         }
         if let Some(radius) = flags.view_radius {
             self.view_radius = radius;
+            self.view_radius_given = true;
         }
         if flags.no_vsync {
             self.vsync = false;

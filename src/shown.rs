@@ -4,6 +4,7 @@
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu};
 use blockfall_engine::workers::WorkerPool;
+use blockfall_game::render::chunk_meshes::{arenas_for, largest_view_radius};
 use blockfall_game::render::test_scene::{RenderTarget, TestScene, TestSceneRenderer};
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
@@ -32,6 +33,17 @@ impl Shown {
     ) -> anyhow::Result<(Self, Start)> {
         Ok(match options.scene {
             SceneChoice::World => {
+                let fitted;
+                let options = match fitted_view_radius(gpu, options)? {
+                    radius if radius == options.view_radius => options,
+                    radius => {
+                        fitted = RunOptions {
+                            view_radius: radius,
+                            ..options.clone()
+                        };
+                        &fitted
+                    }
+                };
                 let (world, start) = world_for(options)?;
                 let mut renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
                     .context("setting up the world's renderer")?;
@@ -78,6 +90,45 @@ impl Shown {
     }
 }
 
+/// The view radius the run gets on this device: the terrain's arenas grow with the radius
+/// (`arenas_for`), and each must fit one storage buffer (`maxStorageBufferRange`, 128 MiB on
+/// lavapipe, which holds a radius of 10). A radius from the settings or the default that does
+/// not fit is lowered to the largest that does, with a warning naming both; one given with
+/// `--view-radius` is refused (bad input, exit 2), naming the flag and the device's limit.
+fn fitted_view_radius(gpu: &Gpu, options: &RunOptions) -> anyhow::Result<u32> {
+    let limit = u64::from(gpu.device.adapter.limits.max_storage_buffer_range);
+    let (radius, warning) = fit_view_radius(options.view_radius, options.view_radius_given, limit)?;
+    if let Some(warning) = warning {
+        eprintln!("warning: {warning}");
+    }
+    Ok(radius)
+}
+
+/// [`fitted_view_radius`]'s rule for a device whose storage buffers hold `limit` bytes: the
+/// radius to use and the warning to give, or the refusal of a `--view-radius` (`given`).
+fn fit_view_radius(wanted: u32, given: bool, limit: u64) -> Result<(u32, Option<String>), Refusal> {
+    let Some((what, bytes)) = arenas_for(wanted).too_large_for(limit) else {
+        return Ok((wanted, None));
+    };
+    let largest = largest_view_radius(limit, wanted);
+    let why = format!(
+        "its terrain {what} would take {bytes} bytes, and this device's storage buffers hold at \
+         most {limit} bytes"
+    );
+    if given {
+        return Err(Refusal::new(format!(
+            "--view-radius {wanted} is more than this device can show ({why}): at most {largest}"
+        )));
+    }
+    Ok((
+        largest,
+        Some(format!(
+            "a view radius of {wanted} chunks is more than this device can show ({why}); using \
+             {largest}"
+        )),
+    ))
+}
+
 /// The world a run starts with: the script's, the save of `--world`, or the generated world of
 /// the seed with the showcase in front of the spawn; its physics and chunks on every core;
 /// and where its clock starts. (The field of view is the renderer's: see [`Shown::new`].)
@@ -109,5 +160,33 @@ pub fn world_for(options: &RunOptions) -> anyhow::Result<(World, Start)> {
                 },
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Vulkan's least `maxStorageBufferRange` (2²⁷ bytes), lavapipe's.
+    const LEAST_RANGE: u64 = 1 << 27;
+
+    #[test]
+    fn a_view_radius_the_device_cannot_hold_is_lowered_from_settings_and_refused_from_the_flag() {
+        assert_eq!(fit_view_radius(10, true, LEAST_RANGE), Ok((10, None)));
+        assert_eq!(fit_view_radius(4, false, LEAST_RANGE), Ok((4, None)));
+        let (radius, warning) = fit_view_radius(32, false, LEAST_RANGE).expect("lowered");
+        assert_eq!(radius, 10);
+        let warning = warning.expect("a warning");
+        assert!(warning.contains("view radius of 32"), "{warning}");
+        assert!(warning.contains("134217728 bytes"), "{warning}");
+        assert!(warning.contains("using 10"), "{warning}");
+        let refusal = fit_view_radius(11, true, LEAST_RANGE).expect_err("refused");
+        assert!(refusal.0.contains("--view-radius 11"), "{refusal}");
+        assert!(refusal.0.contains("at most 10"), "{refusal}");
+        // A desktop GPU's 4 GiB buffers hold the flag's whole range.
+        assert_eq!(
+            fit_view_radius(32, true, u64::from(u32::MAX)),
+            Ok((32, None))
+        );
     }
 }

@@ -151,7 +151,7 @@ const KEY_NOTES: &[(&str, &str)] = &[
     ("hud", "the HUD at the top left (--no-hud wins over it)"),
     (
         "view_radius",
-        "chunks of 32 m loaded around the player, 1-32 (--view-radius wins over it)",
+        "chunks of 32 m loaded around the player, 1-32, at most what the GPU holds (--view-radius wins over it)",
     ),
     ("fov_degrees", "vertical field of view in degrees, 30-120"),
     (

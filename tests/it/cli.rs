@@ -667,3 +667,58 @@ fn a_world_that_is_not_a_good_save_is_bad_input() {
     assert!(!dir.join("never.png").exists());
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The smallest `maxStorageBufferRange` of the machine's Vulkan devices, as `vulkaninfo` reports
+/// it (`tools/setup.sh` installs it).
+fn least_storage_buffer_range() -> Option<u64> {
+    let output = Command::new("vulkaninfo").output().ok()?;
+    text(&output.stdout)
+        .lines()
+        .filter(|line| line.trim_start().starts_with("maxStorageBufferRange"))
+        .filter_map(|line| line.split('=').nth(1)?.trim().parse().ok())
+        .min()
+}
+
+#[test]
+fn a_view_radius_flag_the_device_cannot_hold_is_refused_naming_it() {
+    if skip_gpu() {
+        return;
+    }
+    let range = least_storage_buffer_range().expect("vulkaninfo reports the device's limits");
+    if range > 1 << 27 {
+        // Larger buffers than Vulkan's least (lavapipe's, CI's) hold every radius the flag
+        // takes; the rule itself is `shown`'s unit test.
+        eprintln!("storage buffers of {range} bytes hold a view radius of 32: nothing to refuse");
+        return;
+    }
+    let dir = scratch("view-radius");
+    let shot = dir.join("never.png");
+    let output = blockfall(
+        &[
+            "--headless",
+            "--frames",
+            "1",
+            "--width",
+            "32",
+            "--height",
+            "24",
+            "--view-radius",
+            "32",
+            "--screenshot",
+            shot.to_str().unwrap(),
+        ],
+        &[],
+        &[],
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("--view-radius 32"), "{stderr}");
+    assert!(stderr.contains("at most 10"), "{stderr}");
+    assert!(
+        !stderr.contains("arena ("),
+        "the bare arena error: {stderr}"
+    );
+    assert!(output.stdout.is_empty(), "nothing on stdout");
+    assert!(!shot.exists(), "no frame was drawn");
+    std::fs::remove_dir_all(dir).ok();
+}
