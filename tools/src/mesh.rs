@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
-use blockfall_game::files::{read_at_most, write_atomically};
+use blockfall_game::files::{check_writable, identity, read_at_most, write_atomically};
 
 /// The largest grid the tool reads, in bytes (4 GiB: a 1024³ grid).
 pub const LARGEST_GRID_BYTES: u64 = 4 << 30;
@@ -121,13 +121,18 @@ pub fn mesh_json(mesh: &SurfaceMesh) -> Vec<u8> {
     .expect("a mesh of finite numbers is always JSON")
 }
 
-/// Refuses an output that is the input: a path spelled differently that names the same file
-/// counts too (compared after resolving links, where the output exists).
+/// Refuses an output that is the input (a path spelled differently that names the same file
+/// counts too: compared by file identity, and after resolving links, where the output exists),
+/// and one that cannot be written (its folder is tried first, as the game's outputs are).
 pub fn check_output(input: &Path, output: &Path) -> anyhow::Result<()> {
     let same = input == output
         || matches!(
             (std::fs::canonicalize(input), std::fs::canonicalize(output)),
             (Ok(a), Ok(b)) if a == b
+        )
+        || matches!(
+            (identity(input), identity(output)),
+            (Ok(Some(a)), Ok(Some(b))) if a == b
         );
     if same {
         bail!(
@@ -135,7 +140,7 @@ pub fn check_output(input: &Path, output: &Path) -> anyhow::Result<()> {
             output.display()
         );
     }
-    Ok(())
+    check_writable(output).with_context(|| format!("cannot write output `{}`", output.display()))
 }
 
 /// Writes the JSON of `mesh` to `path` atomically.

@@ -7,8 +7,13 @@
 //! grid is meshed (every edge whose four cells exist); the output is
 //! `{"positions": [[x, y, z], ...], "normals": [[x, y, z], ...], "indices": [i, ...]}` in grid
 //! units with sample (0, 0, 0) at the origin.
+//!
+//! Exit status: 0 written; 2 refused input (a grid that cannot be read or meshed, a FIFO or
+//! device, an output that is the input or cannot be written), nothing written; 1 the write
+//! itself failed, the old output kept.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use blockfall_tools::mesh::{check_output, mesh_grid, parse_dims, read_grid, write_mesh};
 use clap::Parser;
@@ -30,17 +35,38 @@ struct Cli {
     output: PathBuf,
 }
 
-fn main() -> anyhow::Result<()> {
+/// Exit status of a refused input (a grid that cannot be read or meshed, an output path that
+/// cannot be written), as for `blockfall` and `sim`; 1 is a failure after the input was taken
+/// (the write itself).
+const REFUSED: u8 = 2;
+
+fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
-    check_output(&cli.input, &cli.output)?;
-    let samples = read_grid(&cli.input, cli.dims)?;
-    let mesh = mesh_grid(&samples, cli.dims)
-        .map_err(|error| error.context(format!("cannot mesh input `{}`", cli.input.display())))?;
+    let taken = check_output(&cli.input, &cli.output)
+        .and_then(|()| read_grid(&cli.input, cli.dims))
+        .and_then(|samples| {
+            mesh_grid(&samples, cli.dims).map_err(|error| {
+                error.context(format!("cannot mesh input `{}`", cli.input.display()))
+            })
+        });
+    let mesh = match taken {
+        Ok(mesh) => mesh,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return ExitCode::from(REFUSED);
+        }
+    };
     log::info!(
         "{} vertices, {} triangles",
         mesh.positions.len(),
         mesh.triangle_count()
     );
-    write_mesh(&cli.output, &mesh)
+    match write_mesh(&cli.output, &mesh) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

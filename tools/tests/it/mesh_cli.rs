@@ -106,9 +106,10 @@ fn mesh_tool_meshes_a_sphere_grid_to_json() {
 fn expect_failure(input: &PathBuf, dims: &str, output: &PathBuf) -> String {
     let result = run_mesh(input, dims, output);
     let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
-    assert!(
-        !result.status.success(),
-        "mesh succeeded on bad input: {stderr}"
+    assert_eq!(
+        result.status.code(),
+        Some(2),
+        "bad input is refused with exit status 2: {stderr}"
     );
     assert!(!stderr.contains("panicked"), "mesh panicked: {stderr}");
     stderr
