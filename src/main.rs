@@ -211,6 +211,9 @@ fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result
         // Written only when there is no display: checked then (`run_headless`).
         writes.clear();
     }
+    // A script's saves: where each goes must take a file before the first frame, not fail at
+    // its event halfway through.
+    writes.extend(files.saves());
     for path in writes {
         check_writable(path).map_err(|error| Refusal::of(&error))?;
     }

@@ -202,9 +202,18 @@ impl RunFiles {
 
     /// The screenshot paths, each once, in order.
     pub fn screenshots(&self) -> Vec<&Path> {
+        self.paths_of(Role::Screenshot)
+    }
+
+    /// The paths of a script's `save` events, each once, in order.
+    pub fn saves(&self) -> Vec<&Path> {
+        self.paths_of(Role::Save)
+    }
+
+    fn paths_of(&self, role: Role) -> Vec<&Path> {
         let mut paths: Vec<&Path> = Vec::new();
         for entry in &self.entries {
-            if entry.role == Role::Screenshot && !paths.contains(&entry.path.as_path()) {
+            if entry.role == role && !paths.contains(&entry.path.as_path()) {
                 paths.push(&entry.path);
             }
         }

@@ -722,3 +722,34 @@ fn a_view_radius_flag_the_device_cannot_hold_is_refused_naming_it() {
     assert!(!shot.exists(), "no frame was drawn");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn a_script_save_that_cannot_be_written_is_refused_before_any_frame() {
+    let dir = scratch("script-save");
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let save = file.join("saves").join("mid.blockfall");
+    let script = dir.join("s.json");
+    std::fs::write(
+        &script,
+        format!(
+            "{{\"duration\": 0.5, \"events\": [{{\"t\": 0.25, \"save\": {:?}}}]}}",
+            save.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    for headless in [true, false] {
+        let mut args = vec!["--script", script.to_str().unwrap()];
+        if headless {
+            args.push("--headless");
+        }
+        let output = blockfall(&args, &NO_DRIVER, &[]);
+        refused(&output, &["mid.blockfall"]);
+    }
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        b"",
+        "the file in the way is untouched"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
