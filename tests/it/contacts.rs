@@ -296,3 +296,43 @@ fn cubes_drop_into_a_slot_between_standing_blocks_and_beside_a_standing_wall() {
         );
     }
 }
+
+#[test]
+fn towers_floors_and_pyramids_of_other_sizes_stand_from_higher_drops() {
+    // Beyond the listed scenes: a tower of six half-meter cubes and a pyramid of 1 m plank
+    // cubes, each released 3 m above its place, and a 3 × 3 floor of 1 m cubes side by side in
+    // both directions from 1.5 m.
+    let cube = |x: i32, y: i32, z: i32, size: u8, material: usize| Cube {
+        place: [x, y, z],
+        size,
+        material,
+    };
+    let tower: Vec<Cube> = (0..6).map(|y| cube(0, y, 0, 1, STONE)).collect();
+    let pyramid: Vec<Cube> = [
+        (0, 0),
+        (2, 0),
+        (4, 0),
+        (6, 0),
+        (1, 2),
+        (3, 2),
+        (5, 2),
+        (2, 4),
+        (4, 4),
+        (3, 6),
+    ]
+    .iter()
+    .map(|&(x, y)| cube(x, y, 0, 2, PLANKS))
+    .collect();
+    let floor: Vec<Cube> = (0..3)
+        .flat_map(|x| (0..3).map(move |z| cube(x * 2, 0, z * 2, 2, STONE)))
+        .collect();
+    for (scene, cubes, above) in [
+        ("tower of half-meter cubes", tower, 3.0),
+        ("pyramid of plank cubes", pyramid, 3.0),
+        ("3 × 3 floor", floor, 1.5),
+    ] {
+        let mut world = flat_world();
+        let handles = drop_in_turn(&mut world, &cubes, above, 1.5);
+        assert_in_place(&mut world, &cubes, &handles, scene);
+    }
+}
