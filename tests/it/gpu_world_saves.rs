@@ -96,9 +96,10 @@ fn the_window_creates_the_world_file_saves_on_quit_and_the_next_run_carries_on()
     let again = WorldSave::read(&path).expect("saved again");
     assert!(
         again.clock > saved.clock,
-        "the second run carried on from the first: {} then {}",
+        "the second run carried on from the first: {} then {}; its stderr: {}",
         saved.clock,
-        again.clock
+        again.clock,
+        text(&second.stderr)
     );
     std::fs::remove_dir_all(&home).ok();
 }
