@@ -613,18 +613,26 @@ fn a_world_path_that_cannot_be_read_is_refused_not_made_new() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-#[test]
-fn a_script_screenshot_that_cannot_be_written_is_refused_before_any_frame() {
-    let dir = scratch("script-shot");
+/// A script whose one event (`key`, at `t` s) writes under a regular file, where no folder can
+/// be made: refused before any frame, headless and windowed, with `said` in the message; the
+/// file in the way untouched.
+fn script_output_under_a_file_is_refused(
+    name: &str,
+    key: &str,
+    t: f64,
+    under: &str,
+    said: &[&str],
+) {
+    let dir = scratch(name);
     let file = dir.join("a-file");
     std::fs::write(&file, b"").unwrap();
-    let shot = file.join("shots").join("end.png");
+    let output_path = file.join(under);
     let script = dir.join("s.json");
     std::fs::write(
         &script,
         format!(
-            "{{\"duration\": 0.5, \"events\": [{{\"t\": 0.5, \"screenshot\": {:?}}}]}}",
-            shot.to_str().unwrap()
+            "{{\"duration\": 0.5, \"events\": [{{\"t\": {t}, \"{key}\": {:?}}}]}}",
+            output_path.to_str().unwrap()
         ),
     )
     .unwrap();
@@ -634,9 +642,25 @@ fn a_script_screenshot_that_cannot_be_written_is_refused_before_any_frame() {
             args.push("--headless");
         }
         let output = blockfall(&args, &NO_DRIVER, &[]);
-        refused(&output, &["cannot write the screenshot", "end.png"]);
+        refused(&output, said);
     }
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        b"",
+        "the file in the way is untouched"
+    );
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_script_screenshot_that_cannot_be_written_is_refused_before_any_frame() {
+    script_output_under_a_file_is_refused(
+        "script-shot",
+        "screenshot",
+        0.5,
+        "shots/end.png",
+        &["cannot write the screenshot", "end.png"],
+    );
 }
 
 #[test]
@@ -725,31 +749,11 @@ fn a_view_radius_flag_the_device_cannot_hold_is_refused_naming_it() {
 
 #[test]
 fn a_script_save_that_cannot_be_written_is_refused_before_any_frame() {
-    let dir = scratch("script-save");
-    let file = dir.join("a-file");
-    std::fs::write(&file, b"").unwrap();
-    let save = file.join("saves").join("mid.blockfall");
-    let script = dir.join("s.json");
-    std::fs::write(
-        &script,
-        format!(
-            "{{\"duration\": 0.5, \"events\": [{{\"t\": 0.25, \"save\": {:?}}}]}}",
-            save.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    for headless in [true, false] {
-        let mut args = vec!["--script", script.to_str().unwrap()];
-        if headless {
-            args.push("--headless");
-        }
-        let output = blockfall(&args, &NO_DRIVER, &[]);
-        refused(&output, &["mid.blockfall"]);
-    }
-    assert_eq!(
-        std::fs::read(&file).unwrap(),
-        b"",
-        "the file in the way is untouched"
+    script_output_under_a_file_is_refused(
+        "script-save",
+        "save",
+        0.25,
+        "saves/mid.blockfall",
+        &["mid.blockfall"],
     );
-    std::fs::remove_dir_all(dir).ok();
 }
