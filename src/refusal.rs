@@ -50,7 +50,7 @@ pub fn is_refusal(error: &anyhow::Error) -> bool {
             || cause.is::<SceneError>()
             || matches!(
                 cause.downcast_ref::<GpuError>(),
-                Some(GpuError::NoSuitableDevice(message)) if message.starts_with("--gpu ")
+                Some(GpuError::PreferredDeviceUnfit(_))
             )
     })
 }

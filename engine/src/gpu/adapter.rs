@@ -99,13 +99,13 @@ fn choose(candidates: &[Candidate], preferred: Option<usize>) -> GpuResult<Adapt
 
     if let Some(wanted) = preferred {
         let Some(candidate) = candidates.iter().find(|c| c.adapter.index == wanted) else {
-            return Err(GpuError::NoSuitableDevice(format!(
+            return Err(GpuError::PreferredDeviceUnfit(format!(
                 "--gpu {wanted}: there is no device {wanted}\n{}",
                 listing()
             )));
         };
         if !candidate.missing.is_empty() {
-            return Err(GpuError::NoSuitableDevice(format!(
+            return Err(GpuError::PreferredDeviceUnfit(format!(
                 "--gpu {wanted}: {} lacks what blockfall needs\n{}",
                 candidate.adapter.name,
                 listing()

@@ -22,9 +22,13 @@ pub enum GpuError {
         call: &'static str,
         result: vk::Result,
     },
-    /// No physical device fits, or the one asked for does not exist; the text lists them.
+    /// No physical device fits; the text lists them.
     #[error("{0}")]
     NoSuitableDevice(String),
+    /// The device asked for (`GpuDesc::preferred_device`, the `--gpu` flag) does not exist or
+    /// lacks what blockfall needs: bad input, not a missing driver; the text lists the devices.
+    #[error("{0}")]
+    PreferredDeviceUnfit(String),
     /// gpu-allocator could not place an allocation.
     #[error("GPU memory for `{name}`: {source}")]
     Allocation {
