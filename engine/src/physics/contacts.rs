@@ -35,7 +35,8 @@
 use super::body::{Bodies, Cluster};
 use super::clearance::{Clearance, LOOK};
 use super::math::{self, Matrix, Vector};
-use super::tuning::{MARGIN, STEP};
+use super::patches::{Dropped, Reducer, PATCH_MOST};
+use super::tuning::{BOUNCE_SPEED, MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
 use crate::collision::{Around, Solid, Surface};
@@ -108,6 +109,15 @@ pub(crate) struct ContactJob {
     pub contacts: Vec<Contact>,
     /// The runs of [`ContactJob::contacts`] that go to one group each, in order.
     pub groups: Vec<GroupRun>,
+    /// Per contact, the reduced patch it is a kept point of (the index of the patch's first
+    /// kept contact), or [`NONE`] (`patches`).
+    pub patch_of: Vec<u32>,
+    /// The points its groups' reduced patches left out, group after group, each with its
+    /// patch.
+    pub dropped: Vec<Dropped>,
+    /// Per contact found, whether it holds (touching, not striking): only those are reduced.
+    settled: Vec<bool>,
+    reducer: Reducer,
     /// Where its clusters' middles are in the world this step, and a later awake partner's.
     centres: Vec<Vector>,
     other_centres: Vec<Vector>,
@@ -160,6 +170,49 @@ impl ContactJob {
                 }
             }
         }
+        // Each group's patches of more than a few points reduced to the points that carry
+        // them (`patches`), the kept contacts moved together.
+        self.patch_of.clear();
+        self.dropped.clear();
+        // Only contacts that hold (touching, not striking) are reduced: a landing's pushes are
+        // solved at every point. (Asked only where a group is long enough to be reduced.)
+        let bodies = scene.bodies;
+        let holds = |contact: &Contact| {
+            let point = contact.point;
+            let mut moving = velocity_at(bodies, contact.body as usize, point);
+            if contact.other != NONE {
+                moving = math::sub(moving, velocity_at(bodies, contact.other as usize, point));
+            }
+            let closing = -math::dot(moving, contact.normal);
+            contact.distance < MARGIN && closing < BOUNCE_SPEED
+        };
+        self.settled.clear();
+        self.settled.resize(self.contacts.len(), false);
+        let mut write = 0;
+        for run in &mut self.groups {
+            let (start, end) = (run.start as usize, run.end as usize);
+            if end - start > PATCH_MOST {
+                for (settled, contact) in self.settled[start..end]
+                    .iter_mut()
+                    .zip(&self.contacts[start..end])
+                {
+                    *settled = holds(contact);
+                }
+            }
+            let kept_start = write;
+            write = self.reducer.reduce(
+                &mut self.contacts,
+                &self.settled,
+                (start, end),
+                write,
+                (run.key >> 32) as u32,
+                &mut self.patch_of,
+                &mut self.dropped,
+            );
+            run.start = kept_start as u32;
+            run.end = write as u32;
+        }
+        self.contacts.truncate(write);
     }
 
     fn find_contacts(&mut self, scene: &Scene) {

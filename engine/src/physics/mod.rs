@@ -95,6 +95,7 @@ mod contacts;
 mod error;
 mod lanes;
 mod math;
+mod patches;
 mod rows;
 mod solver;
 mod state;

@@ -648,6 +648,49 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
     assert!(view(&physics, unlimited).touching > 0 || view(&physics, unlimited).resting);
 }
 
+/// A 2 m × 2 m slab of 1 m blocks lying on the ground touches it at the 25 corners of its
+/// bottom: the solver works the patch at the few points that carry it (`patches`), and the
+/// slab still rests flat; pushed over its impact limit, it is pushed at all 25 points, with
+/// the net push the solver gave.
+#[test]
+fn a_slab_lying_flat_is_solved_at_its_corners_and_pushed_at_every_point() {
+    let mut physics = physics(1);
+    // Kept awake, so that it is stepped lying still.
+    physics.set_resting(false);
+    let handle = physics
+        .add(&block_box([-1.0, 0.001, -1.0], [2, 1, 2], 1.0))
+        .expect("a slab");
+    physics.set_impact_limit(handle, 1.0).expect("a limit");
+    let ground = Ground { height: 0.0 };
+    let shapes = Boxes::default();
+    for _ in 0..60 {
+        physics.step(&ground, &shapes);
+    }
+    let before = view(&physics, handle).velocity;
+    let report = physics.step(&ground, &shapes);
+    let after = view(&physics, handle).velocity;
+    let counts = physics.last_step_counts();
+    // 25 points on the ground, solved as one patch of at most five.
+    assert!(counts.contacts <= 5, "{counts:?}");
+    let slab = view(&physics, handle);
+    assert!((slab.position[1] - 0.5).abs() < 0.006, "{slab:?}");
+    assert!(turn_angle(slab.orientation) < 1e-3, "{slab:?}");
+    // Every bottom point is pushed, up, and the pushes add up to what the step did.
+    let impacts = &report.impacts;
+    assert_eq!(impacts.len(), 25, "{impacts:?}");
+    assert!(
+        impacts.iter().all(|impact| impact.push[1] > 0.0),
+        "{impacts:?}"
+    );
+    let mass = slab.mass;
+    let total: f64 = impacts.iter().map(|impact| impact.push[1]).sum();
+    let change = mass * (after[1] - (before[1] - GRAVITY * STEP));
+    assert!(
+        (total - change).abs() < 1e-6 * change.abs(),
+        "{total} against {change}"
+    );
+}
+
 /// A solid that answers as another does but promises nothing: no stamp, no clearances.
 struct Forgetful<'a>(&'a dyn Solid);
 

@@ -43,6 +43,7 @@ use super::body::Bodies;
 use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::{Matrix, Vector};
+use super::patches::spread;
 use super::rows::{contact_rows, Mover};
 use super::tuning::ITERATIONS;
 use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
@@ -281,7 +282,12 @@ impl Solver {
     /// first body (normal and friction; the second body took the opposite), bundle by bundle,
     /// lane by lane, each group's contacts in order. The group's first body is the contact's
     /// own or its other, whichever has the lower dense index when both are awake.
+    ///
+    /// A reduced patch (`patches`) is visited at every one of its points, the kept ones and
+    /// those left out, its pushes spread over them all with the same net push and moment
+    /// ([`spread`]); a point left out is visited as its patch's first kept contact placed there.
     pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, u32, Vector)) {
+        let mut kept = Vec::new();
         for bundle in self.bundles() {
             for lane in 0..LANES {
                 let group = bundle.groups[lane];
@@ -290,8 +296,43 @@ impl Solver {
                 }
                 let plan = &self.plans[group as usize];
                 let first = (plan.key >> 32) as u32;
-                for (contact, push) in plan.contacts(jobs).iter().zip(bundle.contact_pushes(lane)) {
-                    visit(contact, first, push);
+                let job = &jobs[plan.job as usize];
+                let range = plan.start as usize..plan.end as usize;
+                let patch_of = &job.patch_of[range.clone()];
+                let pushes: Vec<Vector> = bundle.contact_pushes(lane).collect();
+                for ((contact, &push), &patch) in
+                    plan.contacts(jobs).iter().zip(&pushes).zip(patch_of)
+                {
+                    if patch == NONE {
+                        visit(contact, first, push);
+                    }
+                }
+                // Each reduced patch once, at its first kept contact.
+                for (at, &patch) in patch_of.iter().enumerate() {
+                    if patch as usize != range.start + at {
+                        continue;
+                    }
+                    kept.clear();
+                    kept.extend(
+                        patch_of
+                            .iter()
+                            .zip(plan.contacts(jobs).iter().zip(&pushes))
+                            .filter(|&(&of, _)| of == patch)
+                            .map(|(_, (contact, &push))| (contact.point, push)),
+                    );
+                    let dropped = job
+                        .dropped
+                        .iter()
+                        .filter(move |dropped| dropped.patch == patch)
+                        .map(|dropped| dropped.point);
+                    let representative = job.contacts[patch as usize];
+                    spread(&kept, dropped, |point, push| {
+                        let contact = Contact {
+                            point,
+                            ..representative
+                        };
+                        visit(&contact, first, push);
+                    });
                 }
             }
         }
