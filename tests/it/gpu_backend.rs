@@ -4,8 +4,8 @@
 use crate::common;
 
 use blockfall_engine::gpu::{
-    vk, BindlessTable, Buffer, BufferDesc, FrameRing, GpuError, Image, ImageAccess, ImageDesc,
-    MemoryLocation,
+    vk, BindlessTable, BoundTexture, Buffer, BufferDesc, FrameRing, GpuError, Image, ImageAccess,
+    ImageDesc, MemoryLocation,
 };
 
 fn buffer_desc(name: &str, size: u64, location: MemoryLocation) -> BufferDesc<'_> {
@@ -48,8 +48,11 @@ fn bad_resource_requests_are_clear_errors() {
         overrun.contains("small") && overrun.contains("overruns"),
         "{overrun}"
     );
+    // New memory holds whatever it held before (Vulkan does not clear it; another test's
+    // freed memory comes back here): the first word is written too.
+    small.write(0, &[6u32]).unwrap();
     small.write(4, &[7u32, 8, 9]).unwrap();
-    assert_eq!(small.read::<u32>().unwrap(), [0, 7, 8, 9]);
+    assert_eq!(small.read::<u32>().unwrap(), [6, 7, 8, 9]);
 
     // GPU-only memory may or may not be host-visible (it is on lavapipe); writing is refused
     // with a clear error exactly when it is not mapped.
@@ -141,7 +144,7 @@ fn staging_uploads_reach_buffers_and_check_sizes() {
 }
 
 #[test]
-fn bindless_slots_fill_up_and_are_reused_only_after_their_last_use() {
+fn bindless_slots_fill_up_and_a_dropped_textures_slot_returns_only_after_its_frame() {
     let Some(gpu) = common::gpu() else {
         return;
     };
@@ -149,25 +152,84 @@ fn bindless_slots_fill_up_and_are_reused_only_after_their_last_use() {
     let device = gpu.device.clone();
     let mut table = BindlessTable::new(&device, 3).unwrap();
     assert_eq!(table.capacity(), 3);
-    let images: Vec<Image> = (0..4)
-        .map(|i| Image::new(&device, &texture_desc(&format!("slot image {i}"), 4, 1, 1)).unwrap())
+    let image =
+        |i: usize| Image::new(&device, &texture_desc(&format!("slot image {i}"), 4, 1, 1)).unwrap();
+    let mut textures: Vec<Option<BoundTexture>> = (0..3)
+        .map(|i| Some(table.bind(image(i)).unwrap()))
         .collect();
-    let slots: Vec<_> = images[..3]
-        .iter()
-        .map(|i| table.register(i).unwrap())
-        .collect();
-    assert_eq!(slots.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1, 2]);
-    let full = table.register(&images[3]).unwrap_err().to_string();
+    let slots: Vec<u32> = textures.iter().flatten().map(|t| t.slot().0).collect();
+    assert_eq!(slots, [0, 1, 2]);
+    let full = table.bind(image(3)).unwrap_err().to_string();
     assert!(full.contains("full"), "{full}");
 
-    // Released for a submission that has not happened: the slot stays taken.
-    table.release(slots[1], device.last_submitted() + 1_000_000);
-    assert!(table.register(&images[3]).is_err());
-    // Released after work that has finished: free at once.
-    table.release(slots[2], device.last_submitted());
-    assert_eq!(table.register(&images[3]).unwrap().0, 2);
-    assert_eq!(table.len(), 2);
+    // Dropped while a frame records: the frame may sample it, so the slot stays taken until
+    // that frame has finished.
+    let mut frames = FrameRing::new(&device).unwrap();
+    frames.begin().unwrap();
+    textures[1] = None;
+    assert!(
+        table.bind(image(4)).is_err(),
+        "reused while its frame records"
+    );
+    frames.submit(&[], &[]).unwrap();
+    frames.wait_all().unwrap();
+    let again = table.bind(image(5)).unwrap();
+    assert_eq!(again.slot().0, 1);
+    assert_eq!(table.len(), 3);
+    drop(frames);
+    drop(textures);
+    drop(again);
     drop(table);
+    device.wait_idle().unwrap();
+    common::assert_no_validation_errors(&gpu, before);
+}
+
+/// Regression: a dropped texture kept its bindless slot (nothing released it), so a material
+/// texture rebuilt again and again ran the table out after 1,024 builds. Each build here is
+/// uploaded (a submission) and sampled by nothing else; the slots come back as their uploads
+/// finish.
+#[test]
+fn a_material_texture_dropped_and_made_again_2000_times_never_runs_the_table_out() {
+    let Some(mut gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let device = gpu.device.clone();
+    let mut table =
+        BindlessTable::new(&device, blockfall_engine::gpu::bindless::DEFAULT_CAPACITY).unwrap();
+    let capacity = table.capacity() as usize;
+    let mut current: Option<BoundTexture> = None;
+    let mut slots_seen = std::collections::BTreeSet::new();
+    let pixels = [128u8; 4 * 4 * 4];
+    for build in 0..2000 {
+        let image = Image::new(&device, &texture_desc("rebuilt material", 4, 1, 1)).unwrap();
+        let mut batch = gpu.uploader.begin("rebuilt material");
+        batch
+            .image(&image, &pixels, ImageAccess::ShaderRead)
+            .unwrap();
+        let uploaded = batch.submit().unwrap();
+        device.wait_for(uploaded).unwrap();
+        let texture = table
+            .bind(image)
+            .unwrap_or_else(|error| panic!("build {build}: {error}"));
+        slots_seen.insert(texture.slot().0);
+        // The old one goes as the new one takes its place, as a material rebuilt in play.
+        current = Some(texture);
+        assert!(
+            table.len() <= 2,
+            "build {build}: {} slots taken",
+            table.len()
+        );
+    }
+    assert!(2000 > capacity, "more builds than slots");
+    assert!(
+        slots_seen.len() < capacity,
+        "slots reused: {} distinct",
+        slots_seen.len()
+    );
+    drop(current);
+    drop(table);
+    device.wait_idle().unwrap();
     common::assert_no_validation_errors(&gpu, before);
 }
 

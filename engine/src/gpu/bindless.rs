@@ -6,11 +6,24 @@
 //!   set 0  binding 0  sampler            (immutable: linear, repeat, trilinear, anisotropic)
 //!          binding 1  texture2DArray[]   slot 0 | slot 1 | ... | capacity-1   (holes allowed)
 //! ```
-//! Bound once per command buffer; registering a texture writes one descriptor, even while frames
-//! that use other slots are in flight (update-after-bind). A released slot is reused only after
-//! the submission that last used it has finished.
+//! Bound once per command buffer; binding a texture writes one descriptor, even while frames
+//! that use other slots are in flight (update-after-bind).
+//!
+//! A texture in the table is a [`BoundTexture`]: it owns the image and its slot, and dropping it
+//! gives both back through the device's deferred queue (`super::deferred`), keyed like every
+//! other object: the slot returns to the table, and the image is destroyed, only once every
+//! submission that may sample it has finished. So a texture rebuilt any number of times never
+//! runs the table out of slots, and a slot is never pointed at a new image while a frame in
+//! flight still reads the old one.
+//!
+//! ```text
+//!   bind(image) ──▶ BoundTexture { image, slot }      the slot's descriptor: the image's view
+//!   drop ──▶ deferred queue (slot, image) ── timeline passes ──▶ slot back in `returned`,
+//!                                                                 image destroyed
+//!   next bind ──▶ the table takes the returned slots back first
+//! ```
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ash::vk;
 
@@ -31,6 +44,50 @@ pub const TEXTURES_BINDING: u32 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TextureSlot(pub u32);
 
+/// Slots whose texture was dropped and whose last use has finished, waiting for the table to
+/// take them back (shared by the table and the deferred queue).
+pub(crate) type ReturnedSlots = Arc<Mutex<Vec<u32>>>;
+
+/// A texture array in the bindless table: the image and the slot shaders sample it by. Dropping
+/// it frees both once the GPU is done with them (the module's header).
+pub struct BoundTexture {
+    image: Image,
+    slot: TextureSlot,
+    returned: ReturnedSlots,
+    device: Arc<Device>,
+}
+
+impl BoundTexture {
+    /// The slot shaders index the table with.
+    pub fn slot(&self) -> TextureSlot {
+        self.slot
+    }
+
+    /// The texture array.
+    pub fn image(&self) -> &Image {
+        &self.image
+    }
+}
+
+impl std::fmt::Debug for BoundTexture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundTexture")
+            .field("slot", &self.slot)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for BoundTexture {
+    fn drop(&mut self) {
+        // Keyed as the image is (it retires right after this, when the field drops): the slot
+        // comes back once nothing that may sample the image is running.
+        self.device.retire(Retired::BindlessSlot {
+            slot: self.slot.0,
+            returned: self.returned.clone(),
+        });
+    }
+}
+
 /// The table of texture arrays.
 pub struct BindlessTable {
     pub layout: vk::DescriptorSetLayout,
@@ -40,8 +97,8 @@ pub struct BindlessTable {
     capacity: u32,
     used: Vec<bool>,
     free: Vec<u32>,
-    /// Slots released, free again once the timeline passes the value.
-    retired: Vec<(u64, u32)>,
+    /// Slots of dropped textures whose last use has finished (filled by the deferred queue).
+    returned: ReturnedSlots,
     device: Arc<Device>,
 }
 
@@ -159,7 +216,7 @@ impl BindlessTable {
             used: vec![false; capacity as usize],
             // Popped from the back: slot 0 first.
             free: (0..capacity).rev().collect(),
-            retired: Vec::new(),
+            returned: Arc::default(),
             device: device.clone(),
         })
     }
@@ -178,8 +235,10 @@ impl BindlessTable {
         self.len() == 0
     }
 
-    /// Puts a texture array (in `SHADER_READ_ONLY_OPTIMAL` when sampled) into a free slot.
-    pub fn register(&mut self, image: &Image) -> GpuResult<TextureSlot> {
+    /// Puts a texture array (in `SHADER_READ_ONLY_OPTIMAL` when sampled) into a free slot; the
+    /// slot is the texture's until it drops. Fails when every slot is taken by a texture alive
+    /// or not yet finished with by the GPU.
+    pub fn bind(&mut self, image: Image) -> GpuResult<BoundTexture> {
         self.reclaim()?;
         let slot = self.free.pop().ok_or_else(|| {
             GpuError::Invalid(format!(
@@ -189,45 +248,26 @@ impl BindlessTable {
         })?;
         self.write(slot, image.view);
         self.used[slot as usize] = true;
-        Ok(TextureSlot(slot))
+        Ok(BoundTexture {
+            image,
+            slot: TextureSlot(slot),
+            returned: self.returned.clone(),
+            device: self.device.clone(),
+        })
     }
 
-    /// Points a taken slot at another texture array (a texture rebuilt at another size).
-    pub fn replace(&mut self, slot: TextureSlot, image: &Image) -> GpuResult<()> {
-        if !self.used.get(slot.0 as usize).copied().unwrap_or(false) {
-            return Err(GpuError::Invalid(format!(
-                "bindless slot {} is not taken",
-                slot.0
-            )));
-        }
-        self.write(slot.0, image.view);
-        Ok(())
-    }
-
-    /// Frees a slot once submission `last_use` (the last that may sample it) has finished.
-    pub fn release(&mut self, slot: TextureSlot, last_use: u64) {
-        if let Some(used) = self.used.get_mut(slot.0 as usize) {
-            if *used {
-                *used = false;
-                self.retired.push((last_use, slot.0));
-            }
-        }
-    }
-
+    /// Takes back the slots of dropped textures the GPU is done with: what finished is
+    /// collected from the deferred queue first.
     fn reclaim(&mut self) -> GpuResult<()> {
-        if self.retired.is_empty() {
-            return Ok(());
-        }
-        let completed = self.device.completed()?;
-        let free = &mut self.free;
-        self.retired.retain(|&(value, slot)| {
-            if value <= completed {
-                free.push(slot);
-                false
-            } else {
-                true
+        self.device.destroy_finished()?;
+        let mut returned = self.returned.lock().unwrap_or_else(PoisonError::into_inner);
+        for slot in returned.drain(..) {
+            if let Some(used) = self.used.get_mut(slot as usize) {
+                if std::mem::replace(used, false) {
+                    self.free.push(slot);
+                }
             }
-        });
+        }
         Ok(())
     }
 

@@ -42,6 +42,11 @@ pub(crate) enum Retired {
         layout: vk::DescriptorSetLayout,
     },
     Sampler(vk::Sampler),
+    /// A bindless slot whose texture was dropped: handed back to its table's list.
+    BindlessSlot {
+        slot: u32,
+        returned: super::bindless::ReturnedSlots,
+    },
     /// Another library's object that destroys its handles when dropped
     /// (`Device::retire_object`).
     Object(RetiredObject),

@@ -401,6 +401,10 @@ impl Device {
                     self.raw.destroy_descriptor_set_layout(layout, None);
                 }
                 Retired::Sampler(sampler) => self.raw.destroy_sampler(sampler, None),
+                Retired::BindlessSlot { slot, returned } => returned
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(slot),
                 Retired::Object(object) => drop(object),
             }
         }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 pub use adapter::Adapter;
 pub use ash::vk;
 pub use barrier::{memory_barrier, BufferAccess};
-pub use bindless::{BindlessTable, TextureSlot};
+pub use bindless::{BindlessTable, BoundTexture, TextureSlot};
 pub use buffer::{Buffer, BufferDesc};
 pub use commands::{read_back_words, OneTimeCommands};
 pub use debug::ValidationCanary;

@@ -33,8 +33,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
-    PipelineLayout, ShaderLibrary, TextureSlot,
+    self, BoundTexture, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess,
+    ImageDesc, Pipeline, PipelineLayout, ShaderLibrary, TextureSlot,
 };
 use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, LIGHT_BYTES, VERTEX_BYTES};
 use blockfall_engine::meshing::TerrainMeshes;
@@ -125,8 +125,8 @@ pub struct TerrainRenderer {
     /// `polygonMode = LINE`; `None` where the device lacks `fillModeNonSolid`.
     wireframe: Option<Pipeline>,
     wireframe_on: bool,
-    _texture: Image,
-    slot: TextureSlot,
+    /// The terrain's texture array in the bindless table (its slot freed when it drops).
+    texture: BoundTexture,
     depth: DepthTarget,
     bindless_set: vk::DescriptorSet,
     look: TerrainLook,
@@ -202,7 +202,7 @@ impl TerrainRenderer {
         batch.image(&texture, &data.bytes, ImageAccess::ShaderRead)?;
         let uploaded = batch.submit()?;
         device.wait_for(uploaded)?;
-        let slot = gpu.bindless.register(&texture)?;
+        let texture = gpu.bindless.bind(texture)?;
 
         Ok(Self {
             device,
@@ -210,8 +210,7 @@ impl TerrainRenderer {
             fill,
             wireframe,
             wireframe_on: false,
-            _texture: texture,
-            slot,
+            texture,
             depth: DepthTarget::new(&gpu.device, "terrain: depth"),
             bindless_set: gpu.bindless.set,
             look,
@@ -222,7 +221,7 @@ impl TerrainRenderer {
 
     /// The bindless slot of the terrain texture array.
     pub fn slot(&self) -> TextureSlot {
-        self.slot
+        self.texture.slot()
     }
 
     /// Where the layers go.
@@ -339,7 +338,7 @@ impl TerrainRenderer {
             for (_, key, chunk) in &chunks {
                 self.layout.push(
                     command_buffer,
-                    &push_constants(view, &self.look, self.slot, *key),
+                    &push_constants(view, &self.look, self.texture.slot(), *key),
                 );
                 device.raw.cmd_draw_indexed_indirect(
                     command_buffer,

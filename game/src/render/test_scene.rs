@@ -11,8 +11,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess,
-    ImageDesc, MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TextureSlot,
+    self, BoundTexture, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image,
+    ImageAccess, ImageDesc, MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TextureSlot,
 };
 use ultraviolet::{Mat4, Vec3, Vec4};
 
@@ -230,8 +230,8 @@ pub struct TestSceneRenderer {
     indices: Buffer,
     index_count: u32,
     instances: Vec<Buffer>,
-    _textures: [Image; 2],
-    slots: [TextureSlot; 2],
+    /// The two texture arrays in the bindless table (their slots freed when they drop).
+    textures: [BoundTexture; 2],
     depth: DepthTarget,
     bindless_set: vk::DescriptorSet,
     draws_last_frame: u32,
@@ -327,13 +327,10 @@ impl TestSceneRenderer {
         }
         let uploaded = batch.submit()?;
         device.wait_for(uploaded)?;
-        let slots = [
-            gpu.bindless.register(&textures[0])?,
-            gpu.bindless.register(&textures[1])?,
-        ];
-        let textures: [Image; 2] = textures
+        let [first, second]: [Image; 2] = textures
             .try_into()
             .map_err(|_| gpu::GpuError::Invalid("two texture arrays expected".into()))?;
+        let textures = [gpu.bindless.bind(first)?, gpu.bindless.bind(second)?];
 
         Ok(Self {
             device,
@@ -343,8 +340,7 @@ impl TestSceneRenderer {
             indices,
             index_count: index_data.len() as u32,
             instances: Vec::new(),
-            _textures: textures,
-            slots,
+            textures,
             depth: DepthTarget::new(&gpu.device, "test scene: depth"),
             bindless_set: gpu.bindless.set,
             draws_last_frame: 0,
@@ -353,7 +349,7 @@ impl TestSceneRenderer {
 
     /// The bindless slots of the two texture arrays.
     pub fn slots(&self) -> [TextureSlot; 2] {
-        self.slots
+        self.textures.each_ref().map(BoundTexture::slot)
     }
 
     /// Draw calls recorded in the last frame (1: every cube in one instanced draw).
@@ -371,7 +367,7 @@ impl TestSceneRenderer {
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
-        let instances = scene.instances(&self.slots);
+        let instances = scene.instances(&self.slots());
         let instance_buffer = self.instance_buffer(frames, &instances)?;
 
         frames.begin_pass("scene");

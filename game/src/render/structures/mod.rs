@@ -38,8 +38,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline, PipelineLayout,
-    TextureSlot,
+    BoundTexture, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
+    PipelineLayout, TextureSlot,
 };
 
 use super::target::DEPTH_FORMAT;
@@ -120,8 +120,8 @@ impl StructurePush {
 /// The six materials' patterned texture array (layer = material number, with mips) in the
 /// bindless table; shared by the blocks' and the pieces' passes.
 pub struct BlockMaterials {
-    _image: Image,
-    slot: TextureSlot,
+    /// The materials' texture array in the bindless table (its slot freed when it drops).
+    texture: BoundTexture,
 }
 
 impl BlockMaterials {
@@ -151,16 +151,13 @@ impl BlockMaterials {
         batch.image(&image, &data.bytes, ImageAccess::ShaderRead)?;
         let uploaded = batch.submit()?;
         gpu.device.wait_for(uploaded)?;
-        let slot = gpu.bindless.register(&image)?;
-        Ok(Arc::new(Self {
-            _image: image,
-            slot,
-        }))
+        let texture = gpu.bindless.bind(image)?;
+        Ok(Arc::new(Self { texture }))
     }
 
     /// The array's bindless slot.
     pub fn slot(&self) -> TextureSlot {
-        self.slot
+        self.texture.slot()
     }
 }
 
