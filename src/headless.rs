@@ -14,11 +14,13 @@ use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
+use crate::commands::Run;
 use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
 use crate::overlay::{hud_text, CpuTimes, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
 use crate::refusal::Refusal;
+use crate::saves::Saves;
 use crate::screenshot::{check_writable, write_png};
 use crate::script::Script;
 use crate::shaders::LIBRARY;
@@ -40,6 +42,8 @@ pub struct HeadlessRenderer {
     pub play: Play,
     /// Where a script's clock starts (a save's, when its scene starts from one).
     pub start: Start,
+    /// Where F5 saves and F9 loads (`--world`, or the player's save), as in the window.
+    pub saves: Saves,
     /// When the last frame began.
     last_frame: Option<Instant>,
     /// The HUD, when the run shows one.
@@ -82,6 +86,7 @@ impl HeadlessRenderer {
     pub fn for_run(gpu: &mut Gpu, options: &RunOptions) -> anyhow::Result<Self> {
         let (shown, start) = Shown::new(gpu, options, OFFSCREEN_FORMAT)?;
         let mut renderer = Self::showing(gpu, options.width, options.height, shown)?;
+        renderer.saves = Saves::new(options.world.as_deref(), start.clock);
         renderer.start = start;
         Ok(renderer)
     }
@@ -96,6 +101,7 @@ impl HeadlessRenderer {
             frames,
             play: Play::new(None),
             start: Start::default(),
+            saves: Saves::new(None, 0.0),
             overlay: None,
             last_frame: None,
             times: CpuTimes::default(),
@@ -143,13 +149,20 @@ impl HeadlessRenderer {
         if let Shown::World(world) = &mut self.shown {
             play = self.play.advance(gpu, world, &mut self.frames, dt)?;
         }
-        for command in &play.commands {
-            if *command == blockfall_game::input::Command::ToggleDetail {
-                self.play.show_detail = !self.play.show_detail;
-            }
+        // The frame's commands as the window carries them out; Escape and F11 belong to a
+        // window and do nothing here.
+        let asked = Run {
+            play: &mut self.play,
+            shown: &mut self.shown,
+            saves: &mut self.saves,
+            gpu,
+            frames: &mut self.frames,
         }
+        .carry_out(&play.commands)?;
+        play.pressed_screenshots = asked.screenshots;
         let played = Instant::now();
-        let readback = readback || !play.screenshots.is_empty();
+        let readback =
+            readback || !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty();
         let command_buffer = self.frames.begin()?;
         // Recording starts once the frame's slot is free (begin waits for its last use).
         let begun = Instant::now();
@@ -302,6 +315,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         frames_per_swapchain: Vec::new(),
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
+        messages: renderer.play.said.clone(),
     })
 }
 
@@ -334,10 +348,16 @@ fn run_script_headless(
         capture.frame_ends();
         cpu.0 += renderer.times.play;
         cpu.1 += renderer.times.record;
-        if !play.screenshots.is_empty() {
+        if !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty() {
             let pixels = renderer.pixels()?;
             for path in &play.screenshots {
                 write_png(&pixels, path)?;
+            }
+            for path in &play.pressed_screenshots {
+                write_png(&pixels, path)?;
+                renderer
+                    .play
+                    .say(format!("screenshot written to {}", path.display()));
             }
         }
         frames += 1;
@@ -365,6 +385,7 @@ fn run_script_headless(
         frames_per_swapchain: Vec::new(),
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
+        messages: renderer.play.said.clone(),
     };
     // The renderer's objects go before the device's table and uploader.
     drop(renderer);

@@ -2,6 +2,8 @@
 //! render, screenshots, RenderDoc captures, and the compiled shaders.
 //!
 //! - [`capture`]: `--renderdoc-capture-frame N`, a frame captured through RenderDoc's API.
+//! - [`commands`]: what a frame's commands do (wireframe, detail, screenshot, save, load), the
+//!   same in the window and headless.
 //! - [`gpu_failure`]: a lost device or memory gone turned into a message, a recovery save and
 //!   exit status 3.
 //! - [`headless`]: rendering without a window, into an offscreen target read back to PNG.
@@ -21,6 +23,7 @@
 //! - [`shaders`]: the SPIR-V `build.rs` compiled from `shaders/`.
 
 pub mod capture;
+pub mod commands;
 pub mod gpu_failure;
 pub mod headless;
 pub mod input;

@@ -188,6 +188,9 @@ pub struct RunReport {
     pub device_name: String,
     /// Whether a RenderDoc capture was made.
     pub captured: bool,
+    /// What the run said to the player (the HUD's messages: a screenshot written, a save, the
+    /// wireframe turned on), in order.
+    pub messages: Vec<String>,
 }
 
 #[cfg(test)]

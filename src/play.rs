@@ -19,6 +19,10 @@ use crate::script::Script;
 pub struct PlayFrame {
     /// Write a PNG of this frame to each path.
     pub screenshots: Vec<PathBuf>,
+    /// Where the player's F2 screenshots of this frame go (the HUD says when each is written;
+    /// a script's own screenshots are the script's business and say nothing, so that no
+    /// message covers the next one).
+    pub pressed_screenshots: Vec<PathBuf>,
     /// Requests the world leaves to the window: wireframe, screenshot (F2), detail, fullscreen,
     /// Escape.
     pub commands: Vec<Command>,
@@ -35,6 +39,8 @@ pub struct Play {
     pub show_detail: bool,
     /// A message for the HUD (a screenshot written, an error), with the frames it stays.
     pub message: Option<(String, u32)>,
+    /// Everything said to the player so far, in order (for the run's report).
+    pub said: Vec<String>,
     /// The player's settings file, if the run read one (the HUD says where it is).
     pub settings_file: Option<PathBuf>,
 }
@@ -47,6 +53,7 @@ impl Play {
             script,
             show_detail: false,
             message: None,
+            said: Vec::new(),
             settings_file: None,
         }
     }
@@ -89,6 +96,7 @@ impl Play {
     /// Shows `text` on the HUD for a few seconds (and in the log).
     pub fn say(&mut self, text: String) {
         log::info!("{text}");
+        self.said.push(text.clone());
         self.message = Some((text, 300));
     }
 

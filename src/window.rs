@@ -26,6 +26,7 @@ use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 use crate::capture::FrameCapture;
+use crate::commands::Run;
 use crate::gpu_failure::{self, Fault};
 use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
@@ -242,6 +243,7 @@ impl ApplicationHandler for App {
                 self.report.mean_frame_ms = state.frame_time_total / state.frame_time_count as f64;
             }
             self.report.captured = state.capture.captured();
+            self.report.messages = state.play.said.clone();
         }
     }
 }
@@ -386,18 +388,20 @@ impl WindowState {
         }
     }
 
+    /// What a frame's commands act on (`commands`).
+    fn run(&mut self) -> Run<'_> {
+        Run {
+            play: &mut self.play,
+            shown: &mut self.shown,
+            saves: &mut self.saves,
+            gpu: &mut self.gpu,
+            frames: &mut self.frames,
+        }
+    }
+
     /// F5, an autosave, the end of a `--world` run: the world saved, the HUD told how it went.
     fn save_world(&mut self) {
-        let Shown::World(renderer) = &self.shown else {
-            return;
-        };
-        match self.saves.save(&renderer.world) {
-            Ok(said) => self.play.say(said),
-            Err(said) => {
-                log::error!("{said}");
-                self.play.say(said);
-            }
-        }
+        self.run().save_world();
     }
 
     /// `error` as the run ends with it: a failure of the GPU saves the world to the recovery
@@ -414,77 +418,33 @@ impl WindowState {
         error
     }
 
-    /// F9: the last save replaces the world; a save that cannot be loaded leaves the world as
-    /// it was and the HUD says why.
-    fn load_world(&mut self) -> anyhow::Result<()> {
-        let Shown::World(renderer) = &mut self.shown else {
-            return Ok(());
-        };
-        let pool = renderer.world.pool().clone();
-        let radius = renderer.world.chunks().radius();
-        let world = match self.saves.load(pool, radius) {
-            Ok(world) => world,
-            Err(said) => {
-                log::warn!("{said}");
-                self.play.say(said);
-                return Ok(());
-            }
-        };
-        // The field of view is the renderer's: it stays as the player set it.
-        renderer.world = world;
-        // The old world's meshes go (once the frames in flight that read them are done); the
-        // passes stay, and the new world's chunks stream in from the next frame.
-        renderer
-            .renew(&mut self.gpu, &mut self.frames)
-            .context("drawing the loaded world")?;
-        let path = self
-            .saves
-            .path
-            .as_ref()
-            .map(|path| path.display().to_string());
-        self.play
-            .say(format!("loaded {}", path.unwrap_or_default()));
-        Ok(())
-    }
-
-    /// The requests a frame of play leaves to the window. Returns true to quit.
+    /// Carries out a frame's commands (`commands`, as headless does), then what belongs to the
+    /// window: Escape frees the mouse (or quits), F11 goes fullscreen. F2's screenshots are
+    /// added to `pressed`. Returns true to quit.
     fn window_commands(
         &mut self,
         commands: &[Command],
-        screenshot: &mut bool,
+        pressed: &mut Vec<std::path::PathBuf>,
     ) -> anyhow::Result<bool> {
-        for command in commands {
-            match command {
-                Command::Escape if self.play.input.captured && self.play.script.is_none() => {
-                    self.set_captured(false)
-                }
-                Command::Escape => return Ok(true),
-                Command::ToggleWireframe => {
-                    if let Shown::World(world) = &mut self.shown {
-                        let on = !world.renderer().wireframe();
-                        let on = world.renderer().set_wireframe(on);
-                        self.play.say(format!(
-                            "terrain wireframe {}",
-                            if on { "on" } else { "off" }
-                        ));
-                    }
-                }
-                Command::Screenshot => *screenshot = true,
-                Command::Save => self.save_world(),
-                Command::Load => self.load_world()?,
-                Command::ToggleDetail => self.play.show_detail = !self.play.show_detail,
-                Command::ToggleFullscreen => {
-                    let fullscreen = match self.window.fullscreen() {
-                        Some(_) => None,
-                        None => Some(Fullscreen::Borderless(None)),
-                    };
-                    self.window.set_fullscreen(fullscreen);
-                    self.needs_recreate = true;
-                }
-                _ => {}
+        let asked = self.run().carry_out(commands)?;
+        pressed.extend(asked.screenshots);
+        let mut quit = false;
+        if asked.escape {
+            if self.play.input.captured && self.play.script.is_none() {
+                self.set_captured(false);
+            } else {
+                quit = true;
             }
         }
-        Ok(false)
+        if asked.fullscreen {
+            let fullscreen = match self.window.fullscreen() {
+                Some(_) => None,
+                None => Some(Fullscreen::Borderless(None)),
+            };
+            self.window.set_fullscreen(fullscreen);
+            self.needs_recreate = true;
+        }
+        Ok(quit)
     }
 
     fn recreate_swapchain(
@@ -539,7 +499,9 @@ impl WindowState {
             .last_frame
             .map_or(1.0 / 60.0, |last| last.elapsed().as_secs_f32());
         let started = Instant::now();
+        // The script's screenshots, and the player's (F2).
         let mut screenshots = Vec::new();
+        let mut pressed = Vec::new();
         let quit;
         if let Shown::World(world) = &mut self.shown {
             // The tool's markers show while the mouse is captured (the player is aiming).
@@ -548,25 +510,17 @@ impl WindowState {
                 .play
                 .advance(&mut self.gpu, world, &mut self.frames, dt)?;
             screenshots = play.screenshots;
-            let mut f2 = false;
             if self.play.script.is_none() && self.saves.played(dt) {
                 self.save_world();
             }
-            quit = self.window_commands(&play.commands, &mut f2)?;
-            if f2 {
-                screenshots.push(screenshot_path());
-            }
+            quit = self.window_commands(&play.commands, &mut pressed)?;
         } else {
             // The test scene: the window's own keys still work.
             let mut commands = Vec::new();
             for command in self.play.take_commands() {
                 commands.push(command);
             }
-            let mut f2 = false;
-            quit = self.window_commands(&commands, &mut f2)?;
-            if f2 {
-                screenshots.push(screenshot_path());
-            }
+            quit = self.window_commands(&commands, &mut pressed)?;
         }
         let played = Instant::now();
         let Some(swapchain) = self.swapchain.as_ref() else {
@@ -600,7 +554,7 @@ impl WindowState {
             overlay.record(&mut self.frames, target, input, &hud)?;
         }
         let recorded = Instant::now();
-        let readback = if screenshots.is_empty() {
+        let readback = if screenshots.is_empty() && pressed.is_empty() {
             image::image_barrier(
                 &self.gpu.device,
                 command_buffer,
@@ -648,6 +602,10 @@ impl WindowState {
             self.frames.wait_all()?;
             let pixels = readback.pixels()?;
             for path in &screenshots {
+                write_png(&pixels, path)?;
+            }
+            // Only the player's are said (`PlayFrame::pressed_screenshots`).
+            for path in &pressed {
                 write_png(&pixels, path)?;
                 self.play
                     .say(format!("screenshot written to {}", path.display()));
@@ -711,16 +669,4 @@ impl WindowState {
             .set_title(&format!("blockfall — {frame_ms:.2} ms per frame{passes}"));
         self.title_updated = (now, self.frames.frame_number());
     }
-}
-
-/// Where F2 writes: `blockfall-screenshot-SECONDS-MILLIS.png` in the working folder.
-fn screenshot_path() -> std::path::PathBuf {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    std::path::PathBuf::from(format!(
-        "blockfall-screenshot-{}-{:03}.png",
-        since.as_secs(),
-        since.subsec_millis()
-    ))
 }

@@ -19,7 +19,7 @@
 //! | C / Shift+C | chisel the aimed edge / toggle the aimed block's slope | — |
 //! | T | switch to the terrain tool | back to the block tool |
 //! | L, F2, F3, F11, Esc | wireframe, screenshot, HUD detail, fullscreen, free the mouse (twice: quit) | same |
-//! | F5, F9 | save, load (the window's business) | same |
+//! | F5, F9 | save, load (the run's business, window or headless) | same |
 //!
 //! Keys are named by their place on the keyboard, so WASD sit under the same fingers on any
 //! layout.
@@ -462,9 +462,9 @@ pub enum Command {
     ToggleFullscreen,
     /// Escape: let the mouse go, or quit when it is free.
     Escape,
-    /// F5: save the world (the window's business: the world passes it on).
+    /// F5: save the world (the run's business, window or headless: the world passes it on).
     Save,
-    /// F9: load the saved world (the window's business: the world passes it on).
+    /// F9: load the saved world (the run's business, window or headless: the world passes it on).
     Load,
 }
 
