@@ -20,7 +20,7 @@ use blockfall_engine::physics::{
 };
 use blockfall_engine::workers::WorkerPool;
 
-use crate::blocks::materials::MATERIALS;
+use crate::blocks::materials::part_of;
 use crate::blocks::mesher::{mesh_blocks, BlockMesh};
 use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
@@ -43,29 +43,6 @@ pub enum PieceError {
     Body(#[from] PhysicsError),
     #[error("the saved pieces do not hold together: {0}")]
     Saved(String),
-}
-
-/// A block's part of a body: mass = density × the shape's volume × size³, its middle at the
-/// shape's middle, and the inertia of a cube of that mass about its middle, m s² / 6.
-pub fn part_of(block: &Block) -> Part {
-    let meters = f64::from(block.size) * f64::from(CELL);
-    let shape = shape_of(block.cuts, block.slope);
-    let density = MATERIALS
-        .get(usize::from(block.material))
-        .map_or(1000.0, |m| f64::from(m.density));
-    let mass = density * f64::from(shape.volume) * meters.powi(3);
-    let low = block.low().map(|c| f64::from(c) * f64::from(CELL));
-    let center = std::array::from_fn(|axis| low[axis] + f64::from(shape.middle[axis]) * meters);
-    let inertia = mass * meters * meters / 6.0;
-    Part {
-        mass,
-        center,
-        inertia: [
-            [inertia, 0.0, 0.0],
-            [0.0, inertia, 0.0],
-            [0.0, 0.0, inertia],
-        ],
-    }
 }
 
 /// Pulls a corner of a cut block (in the unit cube) in toward the middle of its shape until it
@@ -977,23 +954,6 @@ mod tests {
             }
         }
         assert_eq!(points_of(&blocks), 386, "a 4 × 4 × 4 piece of 1 m blocks");
-    }
-
-    #[test]
-    fn a_blocks_part_has_the_documented_mass_middle_and_inertia() {
-        // A 1 m stone cube at cells (2, 4, 6): 2600 kg, middle at (1.5, 2.5, 3.5) m.
-        let part = part_of(&cube(2, 4, 6));
-        assert!((part.mass - 2600.0).abs() < 1e-6);
-        assert_eq!(part.center, [1.5, 2.5, 3.5]);
-        assert!((part.inertia[0][0] - 2600.0 / 6.0).abs() < 1e-9);
-        // A ball of copper (every edge rounded) is lighter than its cube.
-        let ball = Block::new(0, 0, 0, 2, 5, 0xFFF, false).unwrap();
-        let part = part_of(&ball);
-        assert!(
-            part.mass < 8900.0 && part.mass > 8900.0 * 0.5,
-            "{}",
-            part.mass
-        );
     }
 
     #[test]
