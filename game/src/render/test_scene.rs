@@ -218,7 +218,7 @@ impl TestScene {
 }
 
 use super::pass::bindless_pass;
-pub use super::target::RenderTarget;
+use super::target::RenderTarget;
 use super::target::{DepthTarget, DEPTH_FORMAT};
 
 /// Draws the test scene.
