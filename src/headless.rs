@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
-use blockfall_game::render::test_scene::{RenderTarget, TestSceneRenderer};
+use blockfall_game::render::target::RenderTarget;
+use blockfall_game::render::test_scene::TestSceneRenderer;
 use blockfall_game::render::textures::TextureStyle;
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;

@@ -10,7 +10,7 @@ use blockfall_engine::gpu::{vk, Device, FrameRing};
 use blockfall_game::input::Action;
 use blockfall_game::player::Mode;
 use blockfall_game::render::hud::{Hud, HudError, HudRenderer};
-use blockfall_game::render::test_scene::RenderTarget;
+use blockfall_game::render::target::RenderTarget;
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::ToolKind;
 

@@ -16,7 +16,7 @@ use blockfall_engine::gpu::{
     Swapchain, WindowSurface,
 };
 use blockfall_game::input::Command;
-use blockfall_game::render::test_scene::RenderTarget;
+use blockfall_game::render::target::RenderTarget;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
 use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};

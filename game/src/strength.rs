@@ -78,9 +78,8 @@
 
 use blockfall_engine::physics::{FRICTION, STEP};
 
-use crate::blocks::materials::MATERIALS;
+use crate::blocks::materials::{part_of, MATERIALS};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
-use crate::pieces::part_of;
 use crate::support::for_each_touching;
 
 /// What an edge joint holds against a side joint of the same length: as if the blocks were

@@ -18,7 +18,7 @@ use blockfall_game::render::structures::{
     MARKERS_PASS, PIECES_PASS,
 };
 use blockfall_game::render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
-use blockfall_game::render::terrain::{sky_colour, SKY};
+use blockfall_game::render::terrain::{sky_colour, WORLD_SKY};
 use ultraviolet::Vec3;
 
 use common::assert_no_validation_errors;
@@ -68,7 +68,7 @@ fn render(
     let mut frames = FrameRing::new(&device).unwrap();
     let command_buffer = frames.begin().unwrap();
     let depth = depth.ensure(WIDTH, HEIGHT).unwrap();
-    clear_colour_and_depth(&device, command_buffer, &render_target, depth, SKY);
+    clear_colour_and_depth(&device, command_buffer, &render_target, depth, WORLD_SKY);
     blocks
         .record(&mut frames, render_target, depth, view)
         .unwrap();

@@ -14,8 +14,8 @@ use blockfall_engine::gpu::{FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaIm
 use blockfall_engine::meshing::TerrainMeshesDesc;
 use blockfall_engine::meshing::{is_uniform, DensityGrid, GridRegion, TerrainMeshes};
 use blockfall_game::camera::Camera;
+use blockfall_game::render::target::RenderTarget;
 use blockfall_game::render::terrain::{sky_colour, TerrainLook, TerrainRenderer, PASS_NAME};
-use blockfall_game::render::test_scene::RenderTarget;
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 

@@ -36,11 +36,46 @@ pub fn aspect_of(format: vk::Format) -> vk::ImageAspectFlags {
     }
 }
 
-/// Whether a format stores sRGB-encoded colour (the hardware decodes on read, encodes on write).
+/// Whether a format stores sRGB-encoded colour (the hardware decodes on read, encodes on write):
+/// every `*_SRGB` format of Vulkan 1.3 and of the extensions ash names (the PVRTC ones of
+/// `VK_IMG_format_pvrtc`).
 pub fn is_srgb(format: vk::Format) -> bool {
+    use vk::Format as F;
     matches!(
         format,
-        vk::Format::R8G8B8A8_SRGB | vk::Format::B8G8R8A8_SRGB | vk::Format::R8_SRGB
+        F::R8_SRGB
+            | F::R8G8_SRGB
+            | F::R8G8B8_SRGB
+            | F::B8G8R8_SRGB
+            | F::R8G8B8A8_SRGB
+            | F::B8G8R8A8_SRGB
+            | F::A8B8G8R8_SRGB_PACK32
+            | F::BC1_RGB_SRGB_BLOCK
+            | F::BC1_RGBA_SRGB_BLOCK
+            | F::BC2_SRGB_BLOCK
+            | F::BC3_SRGB_BLOCK
+            | F::BC7_SRGB_BLOCK
+            | F::ETC2_R8G8B8_SRGB_BLOCK
+            | F::ETC2_R8G8B8A1_SRGB_BLOCK
+            | F::ETC2_R8G8B8A8_SRGB_BLOCK
+            | F::ASTC_4X4_SRGB_BLOCK
+            | F::ASTC_5X4_SRGB_BLOCK
+            | F::ASTC_5X5_SRGB_BLOCK
+            | F::ASTC_6X5_SRGB_BLOCK
+            | F::ASTC_6X6_SRGB_BLOCK
+            | F::ASTC_8X5_SRGB_BLOCK
+            | F::ASTC_8X6_SRGB_BLOCK
+            | F::ASTC_8X8_SRGB_BLOCK
+            | F::ASTC_10X5_SRGB_BLOCK
+            | F::ASTC_10X6_SRGB_BLOCK
+            | F::ASTC_10X8_SRGB_BLOCK
+            | F::ASTC_10X10_SRGB_BLOCK
+            | F::ASTC_12X10_SRGB_BLOCK
+            | F::ASTC_12X12_SRGB_BLOCK
+            | F::PVRTC1_2BPP_SRGB_BLOCK_IMG
+            | F::PVRTC1_4BPP_SRGB_BLOCK_IMG
+            | F::PVRTC2_2BPP_SRGB_BLOCK_IMG
+            | F::PVRTC2_4BPP_SRGB_BLOCK_IMG
     )
 }
 
@@ -160,6 +195,33 @@ mod tests {
             aspect_of(vk::Format::R8G8B8A8_SRGB),
             vk::ImageAspectFlags::COLOR
         );
+    }
+
+    #[test]
+    fn srgb_formats_are_told_from_linear_ones() {
+        // The ones the HUD's own list held (the HUD now asks this function), then the rest.
+        for format in [
+            vk::Format::R8G8B8A8_SRGB,
+            vk::Format::B8G8R8A8_SRGB,
+            vk::Format::A8B8G8R8_SRGB_PACK32,
+            vk::Format::R8G8B8_SRGB,
+            vk::Format::B8G8R8_SRGB,
+            vk::Format::R8_SRGB,
+            vk::Format::R8G8_SRGB,
+            vk::Format::BC7_SRGB_BLOCK,
+            vk::Format::ASTC_12X12_SRGB_BLOCK,
+        ] {
+            assert!(is_srgb(format), "{format:?}");
+        }
+        for format in [
+            vk::Format::R8G8B8A8_UNORM,
+            vk::Format::B8G8R8A8_UNORM,
+            vk::Format::A2B10G10R10_UNORM_PACK32,
+            vk::Format::R16G16B16A16_SFLOAT,
+            vk::Format::BC7_UNORM_BLOCK,
+        ] {
+            assert!(!is_srgb(format), "{format:?}");
+        }
     }
 
     #[test]

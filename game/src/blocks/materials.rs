@@ -20,6 +20,14 @@
 //!   falling from a tower's top breaks.
 //! - Plaster, 1: brittle (set gypsum is 1–3). A plaster piece breaks on any hard landing; a
 //!   4-block plaster beam dropped 10 m breaks, and so does a plaster layer in a toppling tower.
+//!
+//! A block's part of a falling piece's body (its mass, middle and inertia) follows from its
+//! material's density: [`part_of`] (docs/physics.md, "A block's part").
+
+use blockfall_engine::physics::Part;
+
+use super::shapes::shape_of;
+use super::store::{Block, CELL};
 
 /// A material: its name, its colour (sRGB), its density and its strength.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,9 +90,36 @@ pub const PLASTER: usize = 3;
 pub const SLATE: usize = 4;
 pub const COPPER: usize = 5;
 
+/// A block's part of a body: mass = density × the shape's volume × size³, its middle at the
+/// shape's middle, and the inertia of a cube of that mass about its middle, m s² / 6.
+pub fn part_of(block: &Block) -> Part {
+    let meters = f64::from(block.size) * f64::from(CELL);
+    let shape = shape_of(block.cuts, block.slope);
+    let density = MATERIALS
+        .get(usize::from(block.material))
+        .map_or(1000.0, |m| f64::from(m.density));
+    let mass = density * f64::from(shape.volume) * meters.powi(3);
+    let low = block.low().map(|c| f64::from(c) * f64::from(CELL));
+    let center = std::array::from_fn(|axis| low[axis] + f64::from(shape.middle[axis]) * meters);
+    let inertia = mass * meters * meters / 6.0;
+    Part {
+        mass,
+        center,
+        inertia: [
+            [inertia, 0.0, 0.0],
+            [0.0, inertia, 0.0],
+            [0.0, 0.0, inertia],
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cube(x: i32, y: i32, z: i32) -> Block {
+        Block::new(x, y, z, 2, 0, 0, false).unwrap()
+    }
 
     #[test]
     fn densities_are_the_documented_ones() {
@@ -97,6 +132,23 @@ mod tests {
         assert_eq!(
             [STONE, BRICKS, PLANKS, PLASTER, SLATE, COPPER],
             [0, 1, 2, 3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn a_blocks_part_has_the_documented_mass_middle_and_inertia() {
+        // A 1 m stone cube at cells (2, 4, 6): 2600 kg, middle at (1.5, 2.5, 3.5) m.
+        let part = part_of(&cube(2, 4, 6));
+        assert!((part.mass - 2600.0).abs() < 1e-6);
+        assert_eq!(part.center, [1.5, 2.5, 3.5]);
+        assert!((part.inertia[0][0] - 2600.0 / 6.0).abs() < 1e-9);
+        // A ball of copper (every edge rounded) is lighter than its cube.
+        let ball = Block::new(0, 0, 0, 2, 5, 0xFFF, false).unwrap();
+        let part = part_of(&ball);
+        assert!(
+            part.mass < 8900.0 && part.mass > 8900.0 * 0.5,
+            "{}",
+            part.mass
         );
     }
 }

@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
+use blockfall_engine::gpu::conv::is_srgb;
 use blockfall_engine::gpu::{self, FrameRing, GpuError, FRAMES_IN_FLIGHT};
 use egui::epaint::{ImageData, ImageDelta};
 use egui::{Color32, ColorImage, FontId, RichText, TextureId};
@@ -426,18 +427,6 @@ impl Drop for HudRenderer {
         // queue to idle after each upload and frees the command buffer.
         unsafe { self.device.raw.destroy_command_pool(self.upload_pool, None) };
     }
-}
-
-/// Whether `format` stores sRGB-encoded colour (the target converts linear output).
-fn is_srgb(format: vk::Format) -> bool {
-    matches!(
-        format,
-        vk::Format::R8G8B8A8_SRGB
-            | vk::Format::B8G8R8A8_SRGB
-            | vk::Format::A8B8G8R8_SRGB_PACK32
-            | vk::Format::R8G8B8_SRGB
-            | vk::Format::B8G8R8_SRGB
-    )
 }
 
 /// Writes `part` into `whole` at `pos`.

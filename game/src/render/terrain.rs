@@ -47,8 +47,10 @@ use super::textures::{linear_to_srgb, terrain_array};
 use crate::camera::{Camera, Marker};
 use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
 
-/// The sky behind the terrain and the colour of its fog, in linear light (the clear colour).
-pub const SKY: [f32; 3] = [0.45, 0.66, 0.9];
+/// The world's sky, in linear light: the clear colour behind the terrain and the colour its fog
+/// fades into, for the blocks', pieces' and markers' passes too (`super::structures`). Not the
+/// test scene's own clear colour ([`super::test_scene::TEST_SCENE_SKY`]).
+pub const WORLD_SKY: [f32; 3] = [0.45, 0.66, 0.9];
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "terrain";
 
@@ -91,7 +93,7 @@ impl TerrainLook {
 
 /// The sky as sRGB bytes, as the offscreen target stores it.
 pub fn sky_colour() -> [u8; 3] {
-    SKY.map(linear_to_srgb)
+    WORLD_SKY.map(linear_to_srgb)
 }
 
 /// The push constants for drawing chunk `key` (a chunk coordinate) in `view`.
@@ -111,7 +113,7 @@ pub fn push_constants(
     TerrainPush {
         view_projection,
         camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
-        sky: [SKY[0], SKY[1], SKY[2], look.ground],
+        sky: [WORLD_SKY[0], WORLD_SKY[1], WORLD_SKY[2], look.ground],
         marker,
         chunk: [ox, oy, oz, slot.0 as i32],
     }
@@ -293,7 +295,7 @@ impl TerrainRenderer {
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
         let depth = self.depth.ensure(target.width, target.height)?;
-        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
+        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, WORLD_SKY);
         let pipeline = match (&self.wireframe, self.wireframe_on) {
             (Some(wireframe), true) => wireframe,
             _ => &self.fill,

@@ -19,8 +19,10 @@ use ultraviolet::{Mat4, Vec3, Vec4};
 use super::textures::{linear_to_srgb, material_array, srgb_to_linear, TextureStyle};
 use crate::blocks::materials::{BRICKS, COPPER, PLANKS, PLASTER, SLATE, STONE};
 
-/// The sky behind everything, in linear light (the clear colour).
-pub const SKY: [f32; 3] = [0.38, 0.62, 0.92];
+/// The test scene's own sky: its clear colour, behind every cube, in linear light. Not the
+/// world's sky ([`super::terrain::WORLD_SKY`], paler, which the world's passes clear to and fog
+/// into); the test scene's pictures keep this one.
+pub const TEST_SCENE_SKY: [f32; 3] = [0.38, 0.62, 0.92];
 /// Unit vector toward the sun (before normalising).
 const SUN_TOWARD: [f32; 3] = [0.45, 0.8, 0.35];
 const SUN_COLOUR: [f32; 3] = [0.85, 0.8, 0.7];
@@ -210,15 +212,15 @@ impl TestScene {
     /// The sky as sRGB bytes.
     pub fn sky_colour() -> [u8; 3] {
         [
-            linear_to_srgb(SKY[0]),
-            linear_to_srgb(SKY[1]),
-            linear_to_srgb(SKY[2]),
+            linear_to_srgb(TEST_SCENE_SKY[0]),
+            linear_to_srgb(TEST_SCENE_SKY[1]),
+            linear_to_srgb(TEST_SCENE_SKY[2]),
         ]
     }
 }
 
 use super::pass::bindless_pass;
-pub use super::target::RenderTarget;
+use super::target::RenderTarget;
 use super::target::{DepthTarget, DEPTH_FORMAT};
 
 /// Draws the test scene.
@@ -372,7 +374,13 @@ impl TestSceneRenderer {
 
         frames.begin_pass("scene");
         let depth = self.depth.ensure(target.width, target.height)?;
-        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, SKY);
+        super::target::begin_colour_and_depth(
+            &device,
+            command_buffer,
+            &target,
+            depth,
+            TEST_SCENE_SKY,
+        );
         // SAFETY: the frame is recording; every handle is alive until the frame finishes (the
         // instance buffer and a replaced depth image are retired into the frame ring).
         unsafe {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::light::{light_push, LightPush};
 use super::resources::{LIGHT_STAGING_OFFSET, STAGING_SLOT_BYTES};
 use super::sync::{after_earlier_work, record_visible_to_draws};
 use super::{
@@ -12,7 +13,6 @@ use super::{
 use crate::gpu::debug::label_colour;
 use crate::gpu::{memory_barrier, vk, BufferAccess, FrameRing, GpuError};
 use crate::meshing::gpu::{check_grid, SurfaceNetsPush, COUNT_VERTICES};
-use crate::meshing::vertex_light::{light_push, LightPush};
 
 impl TerrainMeshes {
     /// Sizes one batch (at most K chunks, checked, their `pushes` in the same order), places

@@ -37,7 +37,8 @@
 //!
 //! The work is split by job: `resources` makes every buffer, set and pipeline once; `batch` is
 //! the size-then-write protocol below; `placement` keeps the arenas' and slots' books; `sync`
-//! holds the barriers between the frames; the light pass is `crate::meshing::vertex_light`.
+//! holds the barriers between the frames; `light` records the light pass (its rule, on the CPU,
+//! is `crate::meshing::vertex_light`).
 //!
 //! Loading, remeshing, relighting and unloading chunks creates no Vulkan object and allocates no
 //! memory: every buffer is made once in [`TerrainMeshes::new`] (the samples go through a staging
@@ -103,7 +104,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::gpu::{GpuMeshError, SurfaceNetsPipelines, VERTEX_FLOATS};
-use super::vertex_light::{light_push, LightPass};
 use super::{DensityGrid, GridRegion};
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;
@@ -113,11 +113,13 @@ use crate::gpu::{
 };
 
 mod batch;
+mod light;
 mod placement;
 mod resources;
 mod sync;
 
 use batch::{check_chunks, check_light};
+use light::{light_push, LightPass};
 use sync::{after_earlier_work, record_clears, record_visible_to_draws};
 
 /// What names a chunk: opaque to the arenas (a chunk coordinate, say).

@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use super::light::LightPass;
 use super::{
     BatchSlot, TerrainMeshError, TerrainMeshes, TerrainMeshesDesc, DRAW_BYTES, INDEX_BYTES,
     LIGHT_BYTES, VERTEX_BYTES,
@@ -15,7 +16,6 @@ use crate::gpu::{
     OneTimeCommands,
 };
 use crate::meshing::gpu::{SurfaceNetsPipelines, COUNT_WORDS, MAX_SAMPLES_PER_AXIS};
-use crate::meshing::vertex_light::LightPass;
 
 /// Where the light half of a batch slot's part of the staging buffer starts (bytes from the
 /// part's start).

@@ -43,7 +43,7 @@ use blockfall_engine::gpu::{
 };
 
 use super::target::DEPTH_FORMAT;
-use super::terrain::SKY;
+use super::terrain::WORLD_SKY;
 use super::textures::{material_array, TextureStyle};
 use crate::blocks::materials::MATERIALS;
 use crate::blocks::mesher::BlockMesh;
@@ -111,7 +111,7 @@ impl StructurePush {
         Self {
             view_projection,
             camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
-            sky: [SKY[0], SKY[1], SKY[2], 0.0],
+            sky: [WORLD_SKY[0], WORLD_SKY[1], WORLD_SKY[2], 0.0],
             material: [slot.0, 0, 0, 0],
         }
     }

@@ -20,13 +20,17 @@ use blockfall_engine::physics::{
 };
 use blockfall_engine::workers::WorkerPool;
 
-use crate::blocks::materials::MATERIALS;
+use crate::blocks::materials::part_of;
 use crate::blocks::mesher::{mesh_blocks, BlockMesh};
 use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::cell_hash::CellMap;
 use crate::solids::{blocks_surface, blocks_surface_around};
 use crate::strength::{Joints, Push};
+
+mod rubble;
+
+pub use rubble::Rubble;
 
 /// Why a group of blocks could not become a piece.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -39,29 +43,6 @@ pub enum PieceError {
     Body(#[from] PhysicsError),
     #[error("the saved pieces do not hold together: {0}")]
     Saved(String),
-}
-
-/// A block's part of a body: mass = density × the shape's volume × size³, its middle at the
-/// shape's middle, and the inertia of a cube of that mass about its middle, m s² / 6.
-pub fn part_of(block: &Block) -> Part {
-    let meters = f64::from(block.size) * f64::from(CELL);
-    let shape = shape_of(block.cuts, block.slope);
-    let density = MATERIALS
-        .get(usize::from(block.material))
-        .map_or(1000.0, |m| f64::from(m.density));
-    let mass = density * f64::from(shape.volume) * meters.powi(3);
-    let low = block.low().map(|c| f64::from(c) * f64::from(CELL));
-    let center = std::array::from_fn(|axis| low[axis] + f64::from(shape.middle[axis]) * meters);
-    let inertia = mass * meters * meters / 6.0;
-    Part {
-        mass,
-        center,
-        inertia: [
-            [inertia, 0.0, 0.0],
-            [0.0, inertia, 0.0],
-            [0.0, 0.0, inertia],
-        ],
-    }
 }
 
 /// Pulls a corner of a cut block (in the unit cube) in toward the middle of its shape until it
@@ -976,23 +957,6 @@ mod tests {
     }
 
     #[test]
-    fn a_blocks_part_has_the_documented_mass_middle_and_inertia() {
-        // A 1 m stone cube at cells (2, 4, 6): 2600 kg, middle at (1.5, 2.5, 3.5) m.
-        let part = part_of(&cube(2, 4, 6));
-        assert!((part.mass - 2600.0).abs() < 1e-6);
-        assert_eq!(part.center, [1.5, 2.5, 3.5]);
-        assert!((part.inertia[0][0] - 2600.0 / 6.0).abs() < 1e-9);
-        // A ball of copper (every edge rounded) is lighter than its cube.
-        let ball = Block::new(0, 0, 0, 2, 5, 0xFFF, false).unwrap();
-        let part = part_of(&ball);
-        assert!(
-            part.mass < 8900.0 && part.mass > 8900.0 * 0.5,
-            "{}",
-            part.mass
-        );
-    }
-
-    #[test]
     fn cut_corners_are_pulled_onto_the_shape() {
         let ball = Block::new(0, 0, 0, 2, 5, 0xFFF, false).unwrap();
         let mut own = BlockStore::new();
@@ -1151,84 +1115,5 @@ mod tests {
             Err(PieceError::Overlap(_))
         ));
         assert!(pieces.is_empty());
-    }
-}
-
-/// The pieces lying at rest, as something solid: the player stands on it, the block tool aims
-/// at it, and blocks placed on it are held by it. Moving pieces meet it through the physics
-/// (a resting body is a fixed obstacle there), not through this.
-#[derive(Clone, Copy)]
-pub struct Rubble<'a> {
-    pieces: &'a Pieces,
-}
-
-impl Rubble<'_> {
-    /// The resting pieces whose sphere comes within `reach` of `point`.
-    fn near(&self, point: [f32; 3], reach: f32) -> impl Iterator<Item = (BodyHandle, &Piece)> + '_ {
-        let point = point.map(f64::from);
-        self.pieces
-            .pieces
-            .iter()
-            .filter_map(move |(&handle, piece)| {
-                let body = self.pieces.physics.body(handle)?;
-                if !body.resting {
-                    return None;
-                }
-                let apart = (0..3)
-                    .map(|axis| (point[axis] - body.position[axis]).powi(2))
-                    .sum::<f64>()
-                    .sqrt();
-                (apart <= body.radius + f64::from(reach) + 0.5).then_some((handle, piece))
-            })
-    }
-}
-
-impl Solid for Rubble<'_> {
-    fn nearest(&self, point: [f32; 3], reach: f32) -> Option<Surface> {
-        if !point.iter().all(|c| c.is_finite()) {
-            return None;
-        }
-        let mut nearest: Option<Surface> = None;
-        for (handle, piece) in self.near(point, reach) {
-            let physics = &self.pieces.physics;
-            let Some(local) = physics.to_local(handle, point.map(f64::from)) else {
-                continue;
-            };
-            let Some(surface) = blocks_surface(&piece.own, local.map(|c| c as f32), reach) else {
-                continue;
-            };
-            // The normal turned into the world: the middle's image and the tip's.
-            let (Some(from), Some(to)) = (
-                physics.to_world(handle, [0.0; 3]),
-                physics.to_world(handle, surface.normal.map(f64::from)),
-            ) else {
-                continue;
-            };
-            let normal = std::array::from_fn(|axis| (to[axis] - from[axis]) as f32);
-            if nearest.is_none_or(|n| surface.distance < n.distance) {
-                nearest = Some(Surface {
-                    distance: surface.distance,
-                    normal,
-                });
-            }
-        }
-        nearest
-    }
-}
-
-impl crate::support::Holder for Rubble<'_> {
-    fn near(&self, low: [f32; 3], high: [f32; 3]) -> bool {
-        let middle = std::array::from_fn(|axis| (low[axis] + high[axis]) / 2.0);
-        let half = (0..3)
-            .map(|axis| (high[axis] - low[axis]).powi(2))
-            .sum::<f32>()
-            .sqrt()
-            / 2.0;
-        Rubble::near(self, middle, half).next().is_some()
-    }
-
-    fn holds_at(&self, point: [f32; 3]) -> bool {
-        self.nearest(point, 0.01)
-            .is_some_and(|surface| surface.distance < 0.0)
     }
 }
