@@ -306,3 +306,58 @@ fn the_same_script_gives_the_same_pictures() {
     assert!(a == b, "two runs of one script wrote different pictures");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The plaster tower's script (`tools/scripts/plaster_tower.json`) with the validation layer's
+/// best-practices and synchronisation checks on: no barrier orders all commands
+/// (`BestPractices-pipeline-stage-flags`: every barrier names its stages), no image barrier's
+/// access disagrees with its layout, no hazard. The best-practices warning every debug instance
+/// gets shows the checks ran.
+#[test]
+fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validation() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("best-practices");
+    let settings = dir.join("vk_layer_settings.txt");
+    std::fs::write(
+        &settings,
+        "khronos_validation.enables = \
+         VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,\
+         VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/scripts/plaster_tower.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_blockfall"))
+        .args([
+            "--headless",
+            "--validation",
+            "--view-radius",
+            "2",
+            "--width",
+            &WIDTH.to_string(),
+            "--height",
+            &HEIGHT.to_string(),
+            "--script",
+            script.to_str().unwrap(),
+        ])
+        .current_dir(&dir)
+        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the blockfall binary runs");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(
+        stderr.contains("BestPractices-"),
+        "the best-practices checks did not run: {stderr}"
+    );
+    for flagged in [
+        "BestPractices-pipeline-stage-flags",
+        "BestPractices-ImageBarrierAccessLayout",
+        "SYNC-HAZARD",
+    ] {
+        let count = stderr.matches(flagged).count();
+        assert_eq!(count, 0, "{count} × {flagged}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -14,12 +14,31 @@ use ash::vk;
 
 use super::device::Device;
 
+/// Every pipeline stage in which the engine's commands touch a buffer: transfers (copies, fills),
+/// compute passes, and draws (their indirect commands, indices, vertices and shaders' storage
+/// reads). [`BufferAccess::AnyWrite`] and [`BufferAccess::Any`] name these stages one by one
+/// instead of `ALL_COMMANDS`, which would order the whole GPU, presentation and all, around the
+/// barrier (and which the validation layer's best practices flag).
+pub const BUFFER_STAGES: vk::PipelineStageFlags2 = vk::PipelineStageFlags2::from_raw(
+    vk::PipelineStageFlags2::ALL_TRANSFER.as_raw()
+        | vk::PipelineStageFlags2::COPY.as_raw()
+        | vk::PipelineStageFlags2::CLEAR.as_raw()
+        | vk::PipelineStageFlags2::COMPUTE_SHADER.as_raw()
+        | vk::PipelineStageFlags2::DRAW_INDIRECT.as_raw()
+        | vk::PipelineStageFlags2::INDEX_INPUT.as_raw()
+        | vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT.as_raw()
+        | vk::PipelineStageFlags2::VERTEX_SHADER.as_raw()
+        | vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
+);
+
 /// What a buffer is used for at a point in a command buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BufferAccess {
-    /// Any write by any earlier command: "after everything before".
+    /// Any use of a buffer by any earlier command ([`BUFFER_STAGES`]), its writes made
+    /// visible: "after everything before" (reads included: a write after them waits for them).
     AnyWrite,
-    /// Any read or write by any later command: "before everything after".
+    /// Any read or write of a buffer by any later command ([`BUFFER_STAGES`]): "before
+    /// everything after".
     Any,
     /// Read by `vkCmdCopyBuffer` (or a copy to an image).
     CopyRead,
@@ -51,8 +70,8 @@ impl BufferAccess {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         match self {
-            Self::AnyWrite => (S::ALL_COMMANDS, A::MEMORY_WRITE),
-            Self::Any => (S::ALL_COMMANDS, A::MEMORY_READ | A::MEMORY_WRITE),
+            Self::AnyWrite => (BUFFER_STAGES, A::MEMORY_WRITE),
+            Self::Any => (BUFFER_STAGES, A::MEMORY_READ | A::MEMORY_WRITE),
             Self::CopyRead => (S::COPY, A::TRANSFER_READ),
             Self::CopyWrite => (S::COPY, A::TRANSFER_WRITE),
             Self::ClearWrite => (S::CLEAR, A::TRANSFER_WRITE),
@@ -123,14 +142,31 @@ mod tests {
     }
 
     #[test]
-    fn before_everything_after_is_every_read_and_write_of_every_stage() {
+    fn before_everything_after_is_every_read_and_write_of_every_buffer_stage_named() {
         assert_eq!(
             BufferAccess::Any.stage_and_access(),
             (
-                vk::PipelineStageFlags2::ALL_COMMANDS,
+                BUFFER_STAGES,
                 vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE
             )
         );
+        // Every stage a named buffer access uses is among them, and not every command.
+        for access in [
+            BufferAccess::TransferWrite,
+            BufferAccess::CopyRead,
+            BufferAccess::CopyWrite,
+            BufferAccess::ClearWrite,
+            BufferAccess::ComputeRead,
+            BufferAccess::ComputeWrite,
+            BufferAccess::VertexShaderRead,
+            BufferAccess::IndirectRead,
+            BufferAccess::IndexRead,
+            BufferAccess::VertexAttributeRead,
+        ] {
+            let (stages, _) = access.stage_and_access();
+            assert!(BUFFER_STAGES.contains(stages), "{access:?}");
+        }
+        assert!(!BUFFER_STAGES.contains(vk::PipelineStageFlags2::ALL_COMMANDS));
         assert_eq!(
             BufferAccess::ClearWrite.stage_and_access().0,
             vk::PipelineStageFlags2::CLEAR,

@@ -96,10 +96,12 @@ pub fn image_access(
         ImageAccess::Undefined => (L::UNDEFINED, S::TOP_OF_PIPE, A::NONE),
         ImageAccess::TransferDst => (L::TRANSFER_DST_OPTIMAL, S::ALL_TRANSFER, A::TRANSFER_WRITE),
         ImageAccess::TransferSrc => (L::TRANSFER_SRC_OPTIMAL, S::ALL_TRANSFER, A::TRANSFER_READ),
+        // `SHADER_READ` (sampled and storage reads), the access the layout's rule names: the
+        // validation layer's best practices flag `SHADER_SAMPLED_READ` alone with this layout.
         ImageAccess::ShaderRead => (
             L::SHADER_READ_ONLY_OPTIMAL,
             S::FRAGMENT_SHADER | S::COMPUTE_SHADER,
-            A::SHADER_SAMPLED_READ,
+            A::SHADER_READ,
         ),
         ImageAccess::ColorAttachment => (
             L::COLOR_ATTACHMENT_OPTIMAL,

@@ -80,7 +80,7 @@
 //! # Safety of reuse
 //!
 //! Everything goes through the device's one queue. Each batch's size frame starts with a
-//! barrier whose source is every earlier command (`ALL_COMMANDS`), so an arena range freed by an
+//! barrier whose source is every earlier use of a buffer (`gpu::barrier::BUFFER_STAGES`), so an arena range freed by an
 //! unload or a remesh and handed to a new chunk is only overwritten after every earlier
 //! submission — a frame still drawing the old chunk included — is done with it, and a batch
 //! slot's samples, light samples and scratch, which the previous batch's write frame reads, are
