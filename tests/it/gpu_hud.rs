@@ -13,7 +13,7 @@ use blockfall::headless::OFFSCREEN_FORMAT;
 use blockfall::screenshot::write_png;
 use blockfall_engine::gpu::{self, FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaImage};
 use blockfall_game::render::hud::{Hud, HudRenderer, PASS_NAME};
-use blockfall_game::render::target::{begin_colour_and_depth, DepthTarget, RenderTarget};
+use blockfall_game::render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
 use blockfall_game::render::textures::linear_to_srgb;
 
 use common::assert_no_validation_errors;
@@ -60,9 +60,7 @@ impl Scene {
         frames.begin_pass("clear");
         let target = self.render_target();
         let depth = self.depth.ensure(WIDTH, HEIGHT).unwrap();
-        begin_colour_and_depth(&self.device, command_buffer, &target, depth, CLEAR);
-        // SAFETY: rendering was begun just above on this recording command buffer.
-        unsafe { self.device.cmd_end_rendering(command_buffer) };
+        clear_colour_and_depth(&self.device, command_buffer, &target, depth, CLEAR);
         frames.end_pass();
     }
 

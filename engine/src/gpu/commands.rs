@@ -9,8 +9,9 @@ use ash::vk;
 use super::barrier::{memory_barrier, BufferAccess};
 use super::buffer::{Buffer, BufferDesc};
 use super::debug::label_colour;
+use super::deferred::Retired;
 use super::device::{Device, Recording, Submission};
-use super::error::{GpuError, VkResultExt};
+use super::error::{GpuError, GpuResult, VkResultExt};
 use super::memory::MemoryLocation;
 
 /// A command buffer from a pool of its own, submitted once and waited for; both freed on drop.
@@ -154,4 +155,35 @@ pub fn read_back_words(
         .iter()
         .map(|source| words.by_ref().take((source.size / 4) as usize).collect())
         .collect())
+}
+
+/// A transient command pool on the device's queue family, for another library that records its
+/// own command buffers (the HUD's texture uploads through egui-ash-renderer). Dropping it hands
+/// the pool to the deferred queue, so it is destroyed only once no submission that may use one
+/// of its command buffers is running.
+pub struct CommandPool {
+    pub raw: vk::CommandPool,
+    device: Arc<Device>,
+}
+
+impl CommandPool {
+    pub fn new(device: &Arc<Device>, name: &str) -> GpuResult<Self> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(device.adapter.queue_family)
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+        // SAFETY: a valid create info on a live device.
+        let raw =
+            unsafe { device.raw.create_command_pool(&info, None) }.vk("vkCreateCommandPool")?;
+        device.set_name(raw, name);
+        Ok(Self {
+            raw,
+            device: device.clone(),
+        })
+    }
+}
+
+impl Drop for CommandPool {
+    fn drop(&mut self) {
+        self.device.retire(Retired::CommandPool(self.raw));
+    }
 }

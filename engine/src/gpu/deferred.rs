@@ -42,6 +42,7 @@ pub(crate) enum Retired {
         layout: vk::DescriptorSetLayout,
     },
     Sampler(vk::Sampler),
+    CommandPool(vk::CommandPool),
     /// A bindless slot whose texture was dropped: handed back to its table's list.
     BindlessSlot {
         slot: u32,

@@ -401,6 +401,7 @@ impl Device {
                     self.raw.destroy_descriptor_set_layout(layout, None);
                 }
                 Retired::Sampler(sampler) => self.raw.destroy_sampler(sampler, None),
+                Retired::CommandPool(pool) => self.raw.destroy_command_pool(pool, None),
                 Retired::BindlessSlot { slot, returned } => returned
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::conv::is_srgb;
-use blockfall_engine::gpu::{self, FrameRing, GpuError, FRAMES_IN_FLIGHT};
+use blockfall_engine::gpu::{self, CommandPool, FrameRing, GpuError, FRAMES_IN_FLIGHT};
 use egui::epaint::{ImageData, ImageDelta};
 use egui::{Color32, ColorImage, FontId, RichText, TextureId};
 use egui_ash_renderer::allocator::GpuAllocator;
@@ -124,7 +124,7 @@ pub struct HudRenderer {
     /// `None` only while dropping.
     renderer: Option<Renderer<GpuAllocator>>,
     /// egui-ash-renderer's upload command buffers come from it (and are freed after each).
-    upload_pool: vk::CommandPool,
+    upload_pool: CommandPool,
     /// A CPU copy of each egui texture, so that partial updates can be uploaded whole.
     images: HashMap<TextureId, Arc<ColorImage>>,
     /// The last use of each of egui-ash-renderer's vertex/index buffer pairs.
@@ -157,18 +157,7 @@ impl HudRenderer {
                 srgb_framebuffer: is_srgb(colour_format),
             },
         )?;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(device.adapter.queue_family)
-            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: a valid create info on a live device.
-        let upload_pool =
-            unsafe { device.raw.create_command_pool(&pool_info, None) }.map_err(|result| {
-                GpuError::Vulkan {
-                    call: "vkCreateCommandPool(hud uploads)",
-                    result,
-                }
-            })?;
-        device.set_name(upload_pool, "hud: texture uploads");
+        let upload_pool = CommandPool::new(device, "hud: texture uploads")?;
         Ok(Self {
             device: device.clone(),
             context: egui::Context::default(),
@@ -351,7 +340,7 @@ impl HudRenderer {
                 let queue = self.device.lock_queue();
                 renderer.set_texture(
                     *queue,
-                    self.upload_pool,
+                    self.upload_pool.raw,
                     id,
                     &ImageDelta::full(whole, delta.options),
                 )?;
@@ -387,7 +376,8 @@ impl HudRenderer {
                 None => self.device.wait_for(self.device.last_submitted())?,
             }
         }
-        begin_colour_load(&self.device, command_buffer, target);
+        let device = self.device.clone();
+        let pass = begin_colour_load(&device, command_buffer, target);
         let renderer = self.renderer.as_mut().expect("renderer lives until drop");
         let drawn = renderer.cmd_draw(
             command_buffer,
@@ -398,8 +388,7 @@ impl HudRenderer {
             pixels_per_point,
             primitives,
         );
-        // SAFETY: rendering was begun above on this recording command buffer.
-        unsafe { self.device.cmd_end_rendering(command_buffer) };
+        drop(pass);
         if meshes {
             match (&drawn, self.draws) {
                 (Ok(()), Some(draws)) => {
@@ -423,9 +412,6 @@ impl Drop for HudRenderer {
         if let Some(renderer) = self.renderer.take() {
             self.device.retire_object(renderer);
         }
-        // SAFETY: no command buffer of the pool is pending: egui-ash-renderer waits for the
-        // queue to idle after each upload and frees the command buffer.
-        unsafe { self.device.raw.destroy_command_pool(self.upload_pool, None) };
     }
 }
 

@@ -9,7 +9,10 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blockfall_engine::gpu::{self, GpuResult, Image, ImageAccess, ImageDesc};
+use blockfall_engine::gpu::{
+    self, ColourAttachment, DepthAttachment, GpuResult, Image, ImageAccess, ImageDesc, Load,
+    RenderPass,
+};
 
 /// The depth format every renderer uses.
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -76,15 +79,15 @@ impl DepthTarget {
 
 /// Starts dynamic rendering into `target`, cleared to `clear`, with `depth` cleared to 1: the
 /// layout transitions of both, the whole target as viewport and scissor. Both are stored, for
-/// the passes that [`begin_loaded`] later. The caller binds its pipeline, draws and ends
-/// rendering.
-pub fn begin_colour_and_depth(
-    device: &gpu::Device,
+/// the passes that [`begin_loaded`] later. The caller binds its pipeline and draws; rendering
+/// ends when the returned pass drops.
+pub fn begin_colour_and_depth<'a>(
+    device: &'a gpu::Device,
     command_buffer: vk::CommandBuffer,
     target: &RenderTarget,
     depth: &Image,
     clear: [f32; 3],
-) {
+) -> RenderPass<'a> {
     gpu::image::image_barrier(
         device,
         command_buffer,
@@ -98,7 +101,19 @@ pub fn begin_colour_and_depth(
         ImageAccess::Undefined,
         ImageAccess::DepthAttachment,
     );
-    begin(device, command_buffer, target, Some(depth), Some(clear));
+    RenderPass::begin(
+        device,
+        command_buffer,
+        ColourAttachment {
+            view: target.view,
+            load: Load::Clear(clear),
+        },
+        Some(DepthAttachment {
+            view: depth.view,
+            load: Load::Clear(1.0),
+        }),
+        (target.width, target.height),
+    )
 }
 
 /// Clears `target` to `clear` and `depth` to 1 in a pass of its own that draws nothing: the
@@ -111,22 +126,26 @@ pub fn clear_colour_and_depth(
     depth: &Image,
     clear: [f32; 3],
 ) {
-    begin_colour_and_depth(device, command_buffer, target, depth, clear);
-    // SAFETY: rendering was begun just above on this recording command buffer.
-    unsafe { device.cmd_end_rendering(command_buffer) };
+    drop(begin_colour_and_depth(
+        device,
+        command_buffer,
+        target,
+        depth,
+        clear,
+    ));
 }
 
 /// Starts dynamic rendering that keeps what an earlier pass of the frame drew: `target` in
 /// colour-attachment layout and `depth` in depth-attachment layout, both loaded and stored.
 /// A barrier first makes the earlier pass's colour and depth writes visible (attachment
 /// accesses are ordered only within one rendering instance). Viewport and scissor are the
-/// whole target.
-pub fn begin_loaded(
-    device: &gpu::Device,
+/// whole target; rendering ends when the returned pass drops.
+pub fn begin_loaded<'a>(
+    device: &'a gpu::Device,
     command_buffer: vk::CommandBuffer,
     target: &RenderTarget,
     depth: &Image,
-) {
+) -> RenderPass<'a> {
     gpu::image::image_barrier(
         device,
         command_buffer,
@@ -140,89 +159,32 @@ pub fn begin_loaded(
         ImageAccess::DepthAttachment,
         ImageAccess::DepthAttachment,
     );
-    begin(device, command_buffer, target, Some(depth), None);
-}
-
-/// Begins rendering into the colour target and, when given, the depth image: cleared (`clear`
-/// is the colour) or loaded, and stored; the whole target as viewport and scissor.
-fn begin(
-    device: &gpu::Device,
-    command_buffer: vk::CommandBuffer,
-    target: &RenderTarget,
-    depth: Option<&Image>,
-    clear: Option<[f32; 3]>,
-) {
-    let load = if clear.is_some() {
-        vk::AttachmentLoadOp::CLEAR
-    } else {
-        vk::AttachmentLoadOp::LOAD
-    };
-    let clear = clear.unwrap_or([0.0; 3]);
-    let colour_attachment = [vk::RenderingAttachmentInfo::default()
-        .image_view(target.view)
-        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(load)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue {
-            color: vk::ClearColorValue {
-                float32: [clear[0], clear[1], clear[2], 1.0],
-            },
-        })];
-    let depth_attachment = depth.map(|depth| {
-        vk::RenderingAttachmentInfo::default()
-            .image_view(depth.view)
-            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
-            .load_op(load)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                depth_stencil: vk::ClearDepthStencilValue {
-                    depth: 1.0,
-                    stencil: 0,
-                },
-            })
-    });
-    let area = vk::Rect2D {
-        offset: vk::Offset2D { x: 0, y: 0 },
-        extent: vk::Extent2D {
-            width: target.width,
-            height: target.height,
+    RenderPass::begin(
+        device,
+        command_buffer,
+        ColourAttachment {
+            view: target.view,
+            load: Load::Keep,
         },
-    };
-    let mut rendering = vk::RenderingInfo::default()
-        .render_area(area)
-        .layer_count(1)
-        .color_attachments(&colour_attachment);
-    if let Some(depth_attachment) = &depth_attachment {
-        rendering = rendering.depth_attachment(depth_attachment);
-    }
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: target.width as f32,
-        height: target.height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    // SAFETY: the caller's command buffer is recording; the target and depth views live until
-    // its frame finishes.
-    unsafe {
-        device.cmd_begin_rendering(command_buffer, &rendering);
-        device.raw.cmd_set_viewport(command_buffer, 0, &[viewport]);
-        device.raw.cmd_set_scissor(command_buffer, 0, &[area]);
-    }
+        Some(DepthAttachment {
+            view: depth.view,
+            load: Load::Keep,
+        }),
+        (target.width, target.height),
+    )
 }
 
 /// Starts dynamic rendering into `target` over what earlier passes of the frame drew there
 /// (colour loaded and stored, no depth), for overlays such as the HUD: a barrier orders the
 /// earlier passes' colour writes before this pass's blending, and the target stays a colour
 /// attachment. The target must be a colour attachment already (an earlier pass of this frame
-/// began it). Sets the whole target as viewport and scissor; the caller draws and ends
-/// rendering.
-pub fn begin_colour_load(
-    device: &gpu::Device,
+/// began it). Sets the whole target as viewport and scissor; rendering ends when the returned
+/// pass drops.
+pub fn begin_colour_load<'a>(
+    device: &'a gpu::Device,
     command_buffer: vk::CommandBuffer,
     target: &RenderTarget,
-) {
+) -> RenderPass<'a> {
     gpu::image::image_barrier(
         device,
         command_buffer,
@@ -231,5 +193,14 @@ pub fn begin_colour_load(
         ImageAccess::ColorAttachment,
         ImageAccess::ColorAttachment,
     );
-    begin(device, command_buffer, target, None, None);
+    RenderPass::begin(
+        device,
+        command_buffer,
+        ColourAttachment {
+            view: target.view,
+            load: Load::Keep,
+        },
+        None,
+        (target.width, target.height),
+    )
 }

@@ -295,7 +295,13 @@ impl TerrainRenderer {
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
         let depth = self.depth.ensure(target.width, target.height)?;
-        super::target::begin_colour_and_depth(&device, command_buffer, &target, depth, WORLD_SKY);
+        let mut pass = super::target::begin_colour_and_depth(
+            &device,
+            command_buffer,
+            &target,
+            depth,
+            WORLD_SKY,
+        );
         let pipeline = match (&self.wireframe, self.wireframe_on) {
             (Some(wireframe), true) => wireframe,
             _ => &self.fill,
@@ -310,48 +316,28 @@ impl TerrainRenderer {
             .map(|(key, chunk)| (distance_squared(view.eye, key), key, chunk))
             .collect();
         chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.slot.cmp(&b.2.slot)));
-        // SAFETY: the frame is recording; the pipelines, layout and texture live as long as
-        // `self`, the arenas and draw slots as long as `meshes` (which waits for its own
+        // The arenas and draw slots live as long as `meshes` (which waits for its own
         // submissions, and whose meshing frames made their writes visible to indirect, index
         // and vertex reads); a replaced depth image is retired into the frame ring. Every draw
-        // reads one slot (drawCount 1, within the draw buffer since slot < max_chunks).
-        unsafe {
-            pipeline.bind(command_buffer);
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.layout.raw,
-                0,
-                &[self.bindless_set],
-                &[],
+        // reads one slot (drawCount 1).
+        pass.bind_pipeline(pipeline);
+        pass.bind_set(&self.layout, self.bindless_set);
+        pass.bind_vertices(0, meshes.vertex_buffer(), 0)?;
+        pass.bind_vertices(1, meshes.light_buffer(), 0)?;
+        pass.bind_indices(meshes.index_buffer(), 0, vk::IndexType::UINT32)?;
+        for (_, key, chunk) in &chunks {
+            pass.push(
+                &self.layout,
+                &push_constants(view, &self.look, self.texture.slot(), *key),
             );
-            device.raw.cmd_bind_vertex_buffers(
-                command_buffer,
-                0,
-                &[meshes.vertex_buffer().raw, meshes.light_buffer().raw],
-                &[0, 0],
-            );
-            device.raw.cmd_bind_index_buffer(
-                command_buffer,
-                meshes.index_buffer().raw,
-                0,
-                vk::IndexType::UINT32,
-            );
-            for (_, key, chunk) in &chunks {
-                self.layout.push(
-                    command_buffer,
-                    &push_constants(view, &self.look, self.texture.slot(), *key),
-                );
-                device.raw.cmd_draw_indexed_indirect(
-                    command_buffer,
-                    meshes.draw_buffer().raw,
-                    u64::from(chunk.slot) * DRAW_BYTES,
-                    1,
-                    DRAW_BYTES as u32,
-                );
-            }
-            device.cmd_end_rendering(command_buffer);
+            pass.draw_indexed_indirect(
+                meshes.draw_buffer(),
+                u64::from(chunk.slot) * DRAW_BYTES,
+                1,
+                DRAW_BYTES as u32,
+            )?;
         }
+        drop(pass);
         self.draws_last_frame = chunks.len() as u32;
         self.triangles_last_frame = chunks
             .iter()

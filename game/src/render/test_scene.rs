@@ -370,63 +370,38 @@ impl TestSceneRenderer {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
         let instances = scene.instances(&self.slots());
-        let instance_buffer = self.instance_buffer(frames, &instances)?;
+        let slot = self.write_instances(frames, &instances)?;
 
         frames.begin_pass("scene");
         let depth = self.depth.ensure(target.width, target.height)?;
-        super::target::begin_colour_and_depth(
+        let mut pass = super::target::begin_colour_and_depth(
             &device,
             command_buffer,
             &target,
             depth,
             TEST_SCENE_SKY,
         );
-        // SAFETY: the frame is recording; every handle is alive until the frame finishes (the
-        // instance buffer and a replaced depth image are retired into the frame ring).
-        unsafe {
-            self.pipeline.bind(command_buffer);
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.layout.raw,
-                0,
-                &[self.bindless_set],
-                &[],
-            );
-            self.layout.push(command_buffer, &scene.push_constants());
-            device.raw.cmd_bind_vertex_buffers(
-                command_buffer,
-                0,
-                &[self.vertices.raw, instance_buffer],
-                &[0, 0],
-            );
-            device.raw.cmd_bind_index_buffer(
-                command_buffer,
-                self.indices.raw,
-                0,
-                vk::IndexType::UINT16,
-            );
-            device.raw.cmd_draw_indexed(
-                command_buffer,
-                self.index_count,
-                instances.len() as u32,
-                0,
-                0,
-                0,
-            );
-            device.cmd_end_rendering(command_buffer);
-        }
+        // A replaced instance buffer or depth image is retired into the frame ring.
+        pass.bind_pipeline(&self.pipeline);
+        pass.bind_set(&self.layout, self.bindless_set);
+        pass.push(&self.layout, &scene.push_constants());
+        pass.bind_vertices(0, &self.vertices, 0)?;
+        pass.bind_vertices(1, &self.instances[slot], 0)?;
+        pass.bind_indices(&self.indices, 0, vk::IndexType::UINT16)?;
+        pass.draw_indexed(0..self.index_count, 0, 0..instances.len() as u32)?;
+        drop(pass);
         self.draws_last_frame = 1;
         frames.end_pass();
         Ok(())
     }
 
-    /// A CPU-written instance buffer per frame slot, rewritten each frame.
-    fn instance_buffer(
+    /// A CPU-written instance buffer per frame slot, rewritten each frame: `instances` written
+    /// into this frame's; returns its slot.
+    fn write_instances(
         &mut self,
         frames: &FrameRing,
         instances: &[CubeInstance],
-    ) -> GpuResult<vk::Buffer> {
+    ) -> GpuResult<usize> {
         let slot = (frames.frame_number() % gpu::FRAMES_IN_FLIGHT as u64) as usize;
         let size = std::mem::size_of_val(instances) as u64;
         while self.instances.len() <= slot {
@@ -441,9 +416,8 @@ impl TestSceneRenderer {
             )?);
         }
         // The slot's previous frame has finished (FrameRing::begin waited for it).
-        let buffer = &mut self.instances[slot];
-        buffer.write(0, instances)?;
-        Ok(buffer.raw)
+        self.instances[slot].write(0, instances)?;
+        Ok(slot)
     }
 }
 

@@ -230,7 +230,7 @@ impl BlocksRenderer {
             &[BufferAccess::TransferWrite],
             &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
         );
-        begin_loaded(&device, command_buffer, &target, depth);
+        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
         let frustum = Frustum::of(view);
         let mut regions: Vec<_> = self
             .arena
@@ -248,44 +248,20 @@ impl BlocksRenderer {
         // Nearest first, for early depth; ties by region, so the order is the same every run.
         regions.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let push = StructurePush::new(view, self.materials.slot());
-        // SAFETY: the frame is recording inside the rendering begun above; the pipeline,
-        // layout, arena buffers and texture live as long as `self` (a replaced arena's buffers
-        // are retired until this frame has run). Every draw reads a range the arena gave out.
-        unsafe {
-            self.pipeline.bind(command_buffer);
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.layout.raw,
-                0,
-                &[self.bindless_set],
-                &[],
-            );
-            self.layout.push(command_buffer, &push);
-            device.raw.cmd_bind_vertex_buffers(
-                command_buffer,
-                0,
-                &[self.arena.vertex_buffer().raw],
-                &[0],
-            );
-            device.raw.cmd_bind_index_buffer(
-                command_buffer,
-                self.arena.index_buffer().raw,
-                0,
-                vk::IndexType::UINT32,
-            );
-            for (_, _, range) in &regions {
-                device.raw.cmd_draw_indexed(
-                    command_buffer,
-                    range.index_count(),
-                    1,
-                    range.first_index(),
-                    range.vertex_offset(),
-                    0,
-                );
-            }
-            device.cmd_end_rendering(command_buffer);
+        pass.bind_pipeline(&self.pipeline);
+        pass.bind_set(&self.layout, self.bindless_set);
+        pass.push(&self.layout, &push);
+        pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
+        pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
+        for (_, _, range) in &regions {
+            let first = range.first_index();
+            pass.draw_indexed(
+                first..first + range.index_count(),
+                range.vertex_offset(),
+                0..1,
+            )?;
         }
+        drop(pass);
         self.draws_last_frame = regions.len() as u32;
         self.triangles_last_frame = regions
             .iter()

@@ -230,7 +230,7 @@ impl MarkersRenderer {
         self.per_frame[slot].write(0, &vertices)?;
 
         frames.begin_pass(PASS_NAME);
-        begin_loaded(&device, command_buffer, &target, depth);
+        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
         let mut view_projection = [0.0; 16];
         view_projection.copy_from_slice(view.view_projection.as_slice());
         let push = |toward_eye: f32| MarkerPush {
@@ -238,45 +238,31 @@ impl MarkersRenderer {
             eye: [view.eye.x, view.eye.y, view.eye.z, toward_eye],
         };
         let mut draws = 0;
-        // SAFETY: the frame is recording inside the rendering begun above; the pipelines,
-        // layout and buffers live as long as `self` (a replaced tint buffer is retired until
-        // this frame has run), and the frame ring waited for this slot's last frame before
-        // `begin`, so the host write above touches nothing the GPU reads. Every draw stays
-        // within the vertices written.
-        unsafe {
-            if let Some(tint) = &self.tint {
-                self.surfaces.bind(command_buffer);
-                self.layout.push(command_buffer, &push(TINT_TOWARD_EYE));
-                device
-                    .raw
-                    .cmd_bind_vertex_buffers(command_buffer, 0, &[tint.buffer.raw], &[0]);
-                device.raw.cmd_draw(command_buffer, tint.vertices, 1, 0, 0);
-                draws += 1;
-            }
-            if ghost_vertices > 0 || outline_vertices > 0 {
-                device.raw.cmd_bind_vertex_buffers(
-                    command_buffer,
-                    0,
-                    &[self.per_frame[slot].raw],
-                    &[0],
-                );
-            }
-            if ghost_vertices > 0 {
-                self.surfaces.bind(command_buffer);
-                self.layout.push(command_buffer, &push(0.0));
-                device.raw.cmd_draw(command_buffer, ghost_vertices, 1, 0, 0);
-                draws += 1;
-            }
-            if outline_vertices > 0 {
-                self.lines.bind(command_buffer);
-                self.layout.push(command_buffer, &push(0.0));
-                device
-                    .raw
-                    .cmd_draw(command_buffer, outline_vertices, 1, ghost_vertices, 0);
-                draws += 1;
-            }
-            device.cmd_end_rendering(command_buffer);
+        // The frame ring waited for this slot's last frame before `begin`, so the host write
+        // above touches nothing the GPU reads. Every draw stays within the vertices written.
+        if let Some(tint) = &self.tint {
+            pass.bind_pipeline(&self.surfaces);
+            pass.push(&self.layout, &push(TINT_TOWARD_EYE));
+            pass.bind_vertices(0, &tint.buffer, 0)?;
+            pass.draw(0..tint.vertices, 0..1);
+            draws += 1;
         }
+        if ghost_vertices > 0 || outline_vertices > 0 {
+            pass.bind_vertices(0, &self.per_frame[slot], 0)?;
+        }
+        if ghost_vertices > 0 {
+            pass.bind_pipeline(&self.surfaces);
+            pass.push(&self.layout, &push(0.0));
+            pass.draw(0..ghost_vertices, 0..1);
+            draws += 1;
+        }
+        if outline_vertices > 0 {
+            pass.bind_pipeline(&self.lines);
+            pass.push(&self.layout, &push(0.0));
+            pass.draw(ghost_vertices..ghost_vertices + outline_vertices, 0..1);
+            draws += 1;
+        }
+        drop(pass);
         self.draws_last_frame = draws;
         frames.end_pass();
         Ok(())

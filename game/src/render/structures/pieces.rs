@@ -316,8 +316,9 @@ impl PiecesRenderer {
         let buffers = self.frame_buffers(slot, instances.len() as u64)?;
         buffers.instances.write(0, &instances)?;
         buffers.draw_commands.write(0, &draw_commands)?;
-        let (instance_buffer, indirect_buffer_raw) =
-            (buffers.instances.raw, buffers.draw_commands.raw);
+        let buffers = self.frames[slot]
+            .as_ref()
+            .ok_or_else(|| gpu::GpuError::Invalid("pieces: frame buffers missing".into()))?;
 
         frames.begin_pass(PASS_NAME);
         memory_barrier(
@@ -326,65 +327,39 @@ impl PiecesRenderer {
             &[BufferAccess::TransferWrite],
             &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
         );
-        begin_loaded(&device, command_buffer, &target, depth);
+        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
         let push = StructurePush::new(view, self.materials.slot());
-        let draws;
-        // SAFETY: the frame is recording inside the rendering begun above; the pipeline,
-        // layout, arena and this frame's buffers live as long as `self` (replaced ones are
-        // retired until this frame has run), and the frame ring waited for this slot's last
-        // frame before `begin`, so the host writes above touch nothing the GPU reads. Every
-        // command reads a range the arena gave out and an instance written above; the indirect
-        // call is made only where multiDrawIndirect and drawIndirectFirstInstance are on.
-        unsafe {
-            self.pipeline.bind(command_buffer);
-            device.raw.cmd_bind_descriptor_sets(
-                command_buffer,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.layout.raw,
+        // The frame ring waited for this slot's last frame before `begin`, so the host writes
+        // above touch nothing the GPU reads; every command reads a range the arena gave out and
+        // an instance written above. The indirect draw only where multiDrawIndirect and
+        // drawIndirectFirstInstance are on.
+        pass.bind_pipeline(&self.pipeline);
+        pass.bind_set(&self.layout, self.bindless_set);
+        pass.push(&self.layout, &push);
+        pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
+        pass.bind_vertices(1, &buffers.instances, 0)?;
+        pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
+        let draws = if draw_commands.is_empty() {
+            0
+        } else if self.indirect {
+            pass.draw_indexed_indirect(
+                &buffers.draw_commands,
                 0,
-                &[self.bindless_set],
-                &[],
-            );
-            self.layout.push(command_buffer, &push);
-            device.raw.cmd_bind_vertex_buffers(
-                command_buffer,
-                0,
-                &[self.arena.vertex_buffer().raw, instance_buffer],
-                &[0, 0],
-            );
-            device.raw.cmd_bind_index_buffer(
-                command_buffer,
-                self.arena.index_buffer().raw,
-                0,
-                vk::IndexType::UINT32,
-            );
-            if draw_commands.is_empty() {
-                draws = 0;
-            } else if self.indirect {
-                device.raw.cmd_draw_indexed_indirect(
-                    command_buffer,
-                    indirect_buffer_raw,
-                    0,
-                    draw_commands.len() as u32,
-                    DRAW_COMMAND_BYTES as u32,
-                );
-                draws = 1;
-            } else {
-                for &[index_count, _, first_index, vertex_offset, first_instance] in &draw_commands
-                {
-                    device.raw.cmd_draw_indexed(
-                        command_buffer,
-                        index_count,
-                        1,
-                        first_index,
-                        vertex_offset as i32,
-                        first_instance,
-                    );
-                }
-                draws = draw_commands.len() as u32;
+                draw_commands.len() as u32,
+                DRAW_COMMAND_BYTES as u32,
+            )?;
+            1
+        } else {
+            for &[index_count, _, first_index, vertex_offset, first_instance] in &draw_commands {
+                pass.draw_indexed(
+                    first_index..first_index + index_count,
+                    vertex_offset as i32,
+                    first_instance..first_instance + 1,
+                )?;
             }
-            device.cmd_end_rendering(command_buffer);
-        }
+            draw_commands.len() as u32
+        };
+        drop(pass);
         self.draws_last_frame = draws;
         self.pieces_last_frame = draw_commands.len() as u32;
         frames.end_pass();
