@@ -18,7 +18,7 @@ use crate::capture::FrameCapture;
 use crate::commands::Run;
 use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
-use crate::overlay::{hud_text, CpuTimes, Overlay};
+use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
 use crate::refusal::Refusal;
 use crate::saves::Saves;
@@ -45,8 +45,8 @@ pub struct HeadlessRenderer {
     pub start: Start,
     /// Where F5 saves and F9 loads (`--world`, or the player's save), as in the window.
     pub saves: Saves,
-    /// When the last frame began.
-    last_frame: Option<Instant>,
+    /// Frame and CPU times, as the window keeps them.
+    pub clock: FrameClock,
     /// The HUD, when the run shows one.
     pub overlay: Option<Overlay>,
     /// The CPU times of the last frame, for the HUD.
@@ -104,7 +104,7 @@ impl HeadlessRenderer {
             start: Start::default(),
             saves: Saves::new(None, 0.0),
             overlay: None,
-            last_frame: None,
+            clock: FrameClock::default(),
             times: CpuTimes::default(),
             fault: None,
             drawn: 0,
@@ -145,7 +145,7 @@ impl HeadlessRenderer {
         dt: f32,
         readback: bool,
     ) -> anyhow::Result<(u64, PlayFrame)> {
-        let started = Instant::now();
+        let started = self.clock.start();
         let mut play = PlayFrame::default();
         if let Shown::World(world) = &mut self.shown {
             play = self.play.advance(gpu, world, &mut self.frames, dt)?;
@@ -196,14 +196,7 @@ impl HeadlessRenderer {
         }
         self.drawn += 1;
         let number = self.frames.submit(&[], &[])?;
-        self.times = CpuTimes {
-            frame: self
-                .last_frame
-                .map_or(0.0, |last| (started - last).as_secs_f64() * 1000.0),
-            play: (played - started).as_secs_f64() * 1000.0,
-            record: (recorded - begun).as_secs_f64() * 1000.0,
-        };
-        self.last_frame = Some(started);
+        self.times = self.clock.times(started, played, (begun, recorded));
         if let Shown::World(world) = &self.shown {
             self.play.finish_frame(world)?;
         }
@@ -274,14 +267,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     }
     let frames = options.frames.unwrap_or(1).max(1);
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
-    // The mean frame time skips the first frame, which pays for pipeline warm-up (when there
-    // are more). Kept as two instants, not a list: `--frames` may be larger than memory holds.
-    let skip = if frames > 1 { 1 } else { 0 };
-    let mut timed_from = Instant::now();
     for frame in 0..frames {
-        if frame == skip {
-            timed_from = Instant::now();
-        }
         capture.frame_starts(frame);
         let time = frame as f32 * options.time_step;
         if let Err(error) = renderer.render(&mut gpu, time, options.time_step, frame + 1 == frames)
@@ -294,15 +280,14 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         Ok(pixels) => pixels,
         Err(error) => return Err(renderer.recover(error.into(), start, options)),
     };
-    let timed_until = Instant::now();
+    renderer.clock.end();
     let path = screenshot_path(options);
     write_png(&pixels, &path)?;
 
-    let mean_frame_ms = (timed_until - timed_from).as_secs_f64() * 1000.0 / (frames - skip) as f64;
     Ok(RunReport {
         frames,
-        mean_frame_ms,
-        mean_cpu_ms: (renderer.times.play, renderer.times.record),
+        mean_frame_ms: renderer.clock.mean_frame_ms(),
+        mean_cpu_ms: renderer.clock.mean_cpu_ms(),
         pass_timings: renderer
             .frames
             .last_timings()
@@ -336,8 +321,6 @@ fn run_script_headless(
     renderer.play = Play::new(Some(script));
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frames = 0u64;
-    let mut cpu = (0.0, 0.0);
-    let first = Instant::now();
     while !renderer.play.script_finished() {
         capture.frame_starts(frames);
         let clock = renderer.play.script.as_ref().map_or(0.0, |s| s.clock().0);
@@ -347,8 +330,6 @@ fn run_script_headless(
                 Err(error) => return Err(renderer.recover(error, clock, options)),
             };
         capture.frame_ends();
-        cpu.0 += renderer.times.play;
-        cpu.1 += renderer.times.record;
         if !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty() {
             let pixels = renderer.pixels()?;
             for path in &play.screenshots {
@@ -364,15 +345,15 @@ fn run_script_headless(
         frames += 1;
     }
     renderer.frames.wait_all()?;
-    let elapsed = first.elapsed().as_secs_f64() * 1000.0;
+    renderer.clock.end();
     log::info!(
         "{frames} scripted frames in {:.2} s",
         started.elapsed().as_secs_f64()
     );
     let report = RunReport {
         frames,
-        mean_frame_ms: elapsed / frames.max(1) as f64,
-        mean_cpu_ms: (cpu.0 / frames.max(1) as f64, cpu.1 / frames.max(1) as f64),
+        mean_frame_ms: renderer.clock.mean_frame_ms(),
+        mean_cpu_ms: renderer.clock.mean_cpu_ms(),
         pass_timings: renderer
             .frames
             .last_timings()

@@ -28,6 +28,91 @@ pub struct CpuTimes {
     pub record: f64,
 }
 
+/// "Frame time", one meaning for the window and headless runs: from the start of one frame to
+/// the start of the next (everything a run spends on a frame: playing, recording, waiting for
+/// its slot, presenting or reading back, writing screenshots). The run's mean leaves out the
+/// first frame when there are more (it pays for the pipelines' warm-up); the CPU times are the
+/// means over every frame.
+#[derive(Debug, Default)]
+pub struct FrameClock {
+    /// When the last frame started.
+    last_start: Option<std::time::Instant>,
+    /// The time between the last two starts, milliseconds.
+    last_frame: f64,
+    /// Frames between starts (and the run's end), their sum past the first, and how many.
+    intervals: u64,
+    after_first: f64,
+    first: f64,
+    /// The CPU times summed, and how many frames they are of.
+    cpu: (f64, f64),
+    cpu_frames: u64,
+}
+
+impl FrameClock {
+    /// A frame starts now; returns the instant (the CPU times are measured from it).
+    pub fn start(&mut self) -> std::time::Instant {
+        let now = std::time::Instant::now();
+        self.mark(now);
+        now
+    }
+
+    /// Seconds since the last frame started, if one did.
+    pub fn since_last_start(&self) -> Option<f32> {
+        self.last_start.map(|last| last.elapsed().as_secs_f32())
+    }
+
+    /// The run ends now: the last frame's time is counted too.
+    pub fn end(&mut self) {
+        self.mark(std::time::Instant::now());
+        self.last_start = None;
+    }
+
+    fn mark(&mut self, now: std::time::Instant) {
+        if let Some(last) = self.last_start.replace(now) {
+            self.last_frame = (now - last).as_secs_f64() * 1000.0;
+            if self.intervals == 0 {
+                self.first = self.last_frame;
+            } else {
+                self.after_first += self.last_frame;
+            }
+            self.intervals += 1;
+        }
+    }
+
+    /// A frame's CPU times, from its start: played, recording begun, recorded.
+    pub fn times(
+        &mut self,
+        started: std::time::Instant,
+        played: std::time::Instant,
+        (begun, recorded): (std::time::Instant, std::time::Instant),
+    ) -> CpuTimes {
+        let times = CpuTimes {
+            frame: self.last_frame,
+            play: (played - started).as_secs_f64() * 1000.0,
+            record: (recorded - begun).as_secs_f64() * 1000.0,
+        };
+        self.cpu.0 += times.play;
+        self.cpu.1 += times.record;
+        self.cpu_frames += 1;
+        times
+    }
+
+    /// The mean frame time, milliseconds: past the first frame when there were more.
+    pub fn mean_frame_ms(&self) -> f64 {
+        match self.intervals {
+            0 => 0.0,
+            1 => self.first,
+            more => self.after_first / (more - 1) as f64,
+        }
+    }
+
+    /// The mean CPU times to play and to record a frame, milliseconds.
+    pub fn mean_cpu_ms(&self) -> (f64, f64) {
+        let frames = self.cpu_frames.max(1) as f64;
+        (self.cpu.0 / frames, self.cpu.1 / frames)
+    }
+}
+
 /// The HUD and what it says.
 pub struct Overlay {
     renderer: HudRenderer,
@@ -217,5 +302,38 @@ fn help_line(play: &Play, shown: &Shown) -> String {
             key(Action::Run),
             key(Action::Jump),
         ),
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn frame_time_runs_start_to_start_and_leaves_out_the_first_of_several() {
+        let mut clock = FrameClock::default();
+        assert_eq!(clock.mean_frame_ms(), 0.0);
+        assert!(clock.since_last_start().is_none());
+        let started = clock.start();
+        std::thread::sleep(Duration::from_millis(30));
+        let times = clock.times(started, Instant::now(), (Instant::now(), Instant::now()));
+        assert!(times.play >= 30.0, "{times:?}");
+        // One frame and the run's end: its whole time is the mean.
+        clock.end();
+        let one = clock.mean_frame_ms();
+        assert!(one >= 30.0, "{one}");
+        // Three more frames of ~5 ms: the first (30 ms) is left out of the mean.
+        let mut clock = FrameClock::default();
+        clock.start();
+        std::thread::sleep(Duration::from_millis(30));
+        for _ in 0..3 {
+            clock.start();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        clock.end();
+        let mean = clock.mean_frame_ms();
+        assert!((5.0..25.0).contains(&mean), "{mean}");
+        assert_eq!(clock.mean_cpu_ms(), (0.0, 0.0));
     }
 }

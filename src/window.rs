@@ -30,7 +30,7 @@ use crate::commands::Run;
 use crate::gpu_failure::{self, Fault};
 use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
-use crate::overlay::{hud_text, CpuTimes, Overlay};
+use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
 use crate::play::{print_lines, Play};
 use crate::saves::Saves;
 use crate::screenshot::write_png;
@@ -95,13 +95,10 @@ struct WindowState {
     needs_recreate: bool,
     resize_requested: bool,
     started: Instant,
-    last_frame: Option<Instant>,
+    /// Frame and CPU times, as headless runs keep them.
+    clock: FrameClock,
     /// When the title was last updated, and the frame number then.
     title_updated: (Instant, u64),
-    frame_time_total: f64,
-    frame_time_count: u64,
-    /// Sums of the CPU times to play and to record, over the frames drawn.
-    cpu_total: (f64, f64, u64),
     /// The test hook's fault ([`crate::gpu_failure`]), and the frames drawn so far.
     fault: Option<Fault>,
     drawn: u64,
@@ -235,13 +232,9 @@ impl ApplicationHandler for App {
                 .iter()
                 .map(|t| (t.name.clone(), t.milliseconds))
                 .collect();
-            let (play, record, count) = state.cpu_total;
-            if count > 0 {
-                self.report.mean_cpu_ms = (play / count as f64, record / count as f64);
-            }
-            if state.frame_time_count > 0 {
-                self.report.mean_frame_ms = state.frame_time_total / state.frame_time_count as f64;
-            }
+            state.clock.end();
+            self.report.mean_cpu_ms = state.clock.mean_cpu_ms();
+            self.report.mean_frame_ms = state.clock.mean_frame_ms();
             self.report.captured = state.capture.captured();
             self.report.messages = state.play.said.clone();
         }
@@ -342,11 +335,8 @@ impl App {
             needs_recreate: false,
             resize_requested: false,
             started: Instant::now(),
-            last_frame: None,
+            clock: FrameClock::default(),
             title_updated: (Instant::now(), 0),
-            frame_time_total: 0.0,
-            frame_time_count: 0,
-            cpu_total: (0.0, 0.0, 0),
             fault: Fault::from_env().map_err(anyhow::Error::msg)?,
             drawn: 0,
             failed: false,
@@ -495,10 +485,8 @@ impl WindowState {
         if self.swapchain.is_none() {
             return Ok(false);
         }
-        let dt = self
-            .last_frame
-            .map_or(1.0 / 60.0, |last| last.elapsed().as_secs_f32());
-        let started = Instant::now();
+        let dt = self.clock.since_last_start().unwrap_or(1.0 / 60.0);
+        let started = self.clock.start();
         // The script's screenshots, and the player's (F2).
         let mut screenshots = Vec::new();
         let mut pressed = Vec::new();
@@ -620,20 +608,7 @@ impl WindowState {
             *presented += 1;
         }
         let now = Instant::now();
-        self.times = CpuTimes {
-            frame: self
-                .last_frame
-                .map_or(0.0, |last| (now - last).as_secs_f64() * 1000.0),
-            play: (played - started).as_secs_f64() * 1000.0,
-            record: (recorded - begun).as_secs_f64() * 1000.0,
-        };
-        self.cpu_total.0 += self.times.play;
-        self.cpu_total.1 += self.times.record;
-        self.cpu_total.2 += 1;
-        if let Some(last) = self.last_frame.replace(now) {
-            self.frame_time_total += (now - last).as_secs_f64() * 1000.0;
-            self.frame_time_count += 1;
-        }
+        self.times = self.clock.times(started, played, (begun, recorded));
         if let Some((after, width, height)) = options.resize_after {
             if report.frames >= after && !self.resize_requested {
                 self.resize_requested = true;
