@@ -89,15 +89,17 @@ fn a_script_plays_in_the_window_through_a_resize() {
     let headless_dir = dir.join("headless");
     std::fs::create_dir_all(&headless_dir).unwrap();
     std::env::set_current_dir(&headless_dir).unwrap();
-    let headless = run_headless(&RunOptions {
+    // Both runs: the same size, script and checks, each with a save of its own.
+    let options = |world: &Path| RunOptions {
         width: 480,
         height: 320,
         validation: true,
         view_radius: 2,
         script: Some(script.clone()),
-        world: Some(headless_dir.join("world.bfw")),
+        world: Some(world.join("world.bfw")),
         ..RunOptions::default()
-    });
+    };
+    let headless = run_headless(&options(&headless_dir));
     let headless = match headless {
         Ok(report) => report,
         Err(error) if skip => {
@@ -112,14 +114,8 @@ fn a_script_plays_in_the_window_through_a_resize() {
     std::fs::create_dir_all(&window_dir).unwrap();
     std::env::set_current_dir(&window_dir).unwrap();
     let report = run_windowed(&RunOptions {
-        width: 480,
-        height: 320,
-        validation: true,
         resize_after: Some((12, 400, 300)),
-        view_radius: 2,
-        script: Some(script),
-        world: Some(window_dir.join("world.bfw")),
-        ..RunOptions::default()
+        ..options(&window_dir)
     });
     let report = match report {
         Ok(report) => report,

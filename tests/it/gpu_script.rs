@@ -30,21 +30,27 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run(script: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_blockfall"))
-        .args([
-            "--headless",
-            "--validation",
-            "--view-radius",
-            "2",
-            "--width",
-            &WIDTH.to_string(),
-            "--height",
-            &HEIGHT.to_string(),
-            "--script",
-            script.to_str().unwrap(),
-        ])
+    headless(script)
         .output()
         .expect("the blockfall binary runs")
+}
+
+/// The headless, validated, small run of `script` the tests here make.
+fn headless(script: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blockfall"));
+    command.args([
+        "--headless",
+        "--validation",
+        "--view-radius",
+        "2",
+        "--width",
+        &WIDTH.to_string(),
+        "--height",
+        &HEIGHT.to_string(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    command
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -327,19 +333,7 @@ fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validat
     )
     .unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/scripts/plaster_tower.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_blockfall"))
-        .args([
-            "--headless",
-            "--validation",
-            "--view-radius",
-            "2",
-            "--width",
-            &WIDTH.to_string(),
-            "--height",
-            &HEIGHT.to_string(),
-            "--script",
-            script.to_str().unwrap(),
-        ])
+    let output = headless(&script)
         .current_dir(&dir)
         .env("VK_LAYER_SETTINGS_PATH", &settings)
         .env("RUST_LOG", "warn")

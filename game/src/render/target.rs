@@ -146,14 +146,7 @@ pub fn begin_loaded<'a>(
     target: &RenderTarget,
     depth: &Image,
 ) -> RenderPass<'a> {
-    gpu::image::image_barrier(
-        device,
-        command_buffer,
-        target.image,
-        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-        ImageAccess::ColorAttachment,
-        ImageAccess::ColorAttachment,
-    );
+    after_earlier_colour(device, command_buffer, target);
     depth.barrier(
         command_buffer,
         ImageAccess::DepthAttachment,
@@ -185,14 +178,7 @@ pub fn begin_colour_load<'a>(
     command_buffer: vk::CommandBuffer,
     target: &RenderTarget,
 ) -> RenderPass<'a> {
-    gpu::image::image_barrier(
-        device,
-        command_buffer,
-        target.image,
-        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-        ImageAccess::ColorAttachment,
-        ImageAccess::ColorAttachment,
-    );
+    after_earlier_colour(device, command_buffer, target);
     RenderPass::begin(
         device,
         command_buffer,
@@ -203,4 +189,22 @@ pub fn begin_colour_load<'a>(
         None,
         (target.width, target.height),
     )
+}
+
+/// The barrier that makes an earlier pass's colour writes to `target` visible to a pass that
+/// keeps them (attachment accesses are ordered only within one rendering instance); the target
+/// stays a colour attachment.
+fn after_earlier_colour(
+    device: &gpu::Device,
+    command_buffer: vk::CommandBuffer,
+    target: &RenderTarget,
+) {
+    gpu::image::image_barrier(
+        device,
+        command_buffer,
+        target.image,
+        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+        ImageAccess::ColorAttachment,
+        ImageAccess::ColorAttachment,
+    );
 }
