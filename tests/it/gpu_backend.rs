@@ -5,7 +5,7 @@ use crate::common;
 
 use blockfall_engine::gpu::{
     vk, BindlessTable, BoundTexture, Buffer, BufferDesc, FrameRing, GpuError, Image, ImageAccess,
-    ImageDesc, MemoryLocation,
+    ImageDesc, MemoryLocation, TransientUse,
 };
 
 fn buffer_desc(name: &str, size: u64, location: MemoryLocation) -> BufferDesc<'_> {
@@ -297,6 +297,64 @@ fn an_object_dropped_while_its_frame_records_lives_until_the_frame_finishes() {
             "outer {outer} ms, inner {inner} ms"
         );
     }
+    frames.submit(&[], &[]).unwrap();
+    frames.wait_all().unwrap();
+    drop(frames);
+    common::assert_no_validation_errors(&gpu, before);
+}
+
+/// Per-frame transient memory: refused outside a frame; a frame that needs more than its chunk
+/// gets another; the next time the slot comes round the two are one chunk of their size; a
+/// range written in one frame is refused in another.
+#[test]
+fn transient_memory_is_the_frames_own_and_settles_on_one_chunk() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let device = gpu.device.clone();
+    let mut frames = FrameRing::new(&device).unwrap();
+    assert!(frames.transient(TransientUse::Vertex, &[1u32]).is_err());
+
+    frames.begin().unwrap();
+    let small = frames.transient(TransientUse::Vertex, &[7u32; 10]).unwrap();
+    let large = frames
+        .transient(TransientUse::Vertex, &vec![1u8; 100 * 1024])
+        .unwrap();
+    let commands = frames
+        .transient(TransientUse::Indirect, &[0u32; 5])
+        .unwrap();
+    assert_eq!((small.offset, small.size), (0, 40));
+    assert_eq!(large.offset, 0, "a second chunk");
+    let first = frames.transient_buffer(&small).unwrap().raw;
+    let second = frames.transient_buffer(&large).unwrap().raw;
+    assert_ne!(first, second);
+    assert!(frames
+        .transient_buffer(&commands)
+        .unwrap()
+        .usage
+        .contains(vk::BufferUsageFlags::INDIRECT_BUFFER));
+    let held = frames.transient_bytes();
+    frames.submit(&[], &[]).unwrap();
+
+    // The other slot: the first frame's ranges are not this frame's.
+    frames.begin().unwrap();
+    assert!(frames.transient_buffer(&small).is_err());
+    frames.submit(&[], &[]).unwrap();
+
+    // The first slot again: its two vertex chunks are one, which the same load fits.
+    frames.begin().unwrap();
+    let small = frames.transient(TransientUse::Vertex, &[7u32; 10]).unwrap();
+    let large = frames
+        .transient(TransientUse::Vertex, &vec![1u8; 100 * 1024])
+        .unwrap();
+    assert_eq!(
+        frames.transient_buffer(&small).unwrap().raw,
+        frames.transient_buffer(&large).unwrap().raw,
+        "one chunk"
+    );
+    assert!(large.offset >= 40 && large.offset % 256 == 0, "{large:?}");
+    assert_eq!(frames.transient_bytes(), held, "no growth");
     frames.submit(&[], &[]).unwrap();
     frames.wait_all().unwrap();
     drop(frames);

@@ -16,9 +16,11 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::buffer::Buffer;
 use super::debug::label_colour;
 use super::device::{Device, Recording, SemaphoreWait, Submission};
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::transient::{Transient, TransientRange, TransientUse};
 
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: usize = 2;
@@ -42,6 +44,8 @@ struct PerFrame {
     submitted: u64,
     pass_names: Vec<String>,
     open_passes: Vec<u32>,
+    /// The frame's transient memory (`super::transient`).
+    transient: Transient,
 }
 
 /// The ring of frames.
@@ -102,6 +106,7 @@ impl FrameRing {
                 submitted: 0,
                 pass_names: Vec::new(),
                 open_passes: Vec::new(),
+                transient: Transient::default(),
             });
         }
         Ok(Self {
@@ -133,6 +138,7 @@ impl FrameRing {
         device.destroy_finished()?;
         frame.pass_names.clear();
         frame.open_passes.clear();
+        frame.transient.begin(&device, self.current)?;
         // SAFETY: the frame's submission finished (waited above), so its command buffer is not
         // pending; host query reset is enabled.
         unsafe {
@@ -164,6 +170,38 @@ impl FrameRing {
     /// or abandoned, so [`Device::last_submitted`] now covers whatever it used.
     pub fn recording(&self) -> Option<u64> {
         self.recording.as_ref().map(|_| self.recordings_begun)
+    }
+
+    /// Writes `data` into the frame's transient memory for `use_` (`super::transient`): valid
+    /// for the draws of this frame only. Only while a frame records.
+    pub fn transient<T: bytemuck::Pod>(
+        &mut self,
+        use_: TransientUse,
+        data: &[T],
+    ) -> GpuResult<TransientRange> {
+        let recording = self.recording().ok_or_else(|| {
+            GpuError::Invalid("transient memory asked for while no frame records".into())
+        })?;
+        let device = self.device.clone();
+        self.frames[self.current]
+            .transient
+            .write(&device, (self.current, recording), use_, data)
+    }
+
+    /// The buffer a range of this frame's transient memory lies in (at `range.offset`).
+    pub fn transient_buffer(&self, range: &TransientRange) -> GpuResult<&Buffer> {
+        let recording = self.recording().ok_or_else(|| {
+            GpuError::Invalid("transient memory asked for while no frame records".into())
+        })?;
+        self.frames[self.current].transient.buffer(range, recording)
+    }
+
+    /// Bytes of transient memory the ring's frames hold.
+    pub fn transient_bytes(&self) -> u64 {
+        self.frames
+            .iter()
+            .map(|frame| frame.transient.bytes())
+            .sum()
     }
 
     /// The command buffer of the frame being recorded.

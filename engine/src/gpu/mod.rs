@@ -25,6 +25,7 @@ pub mod memory;
 pub mod offscreen;
 pub mod pipeline;
 pub mod swapchain;
+pub mod transient;
 pub mod upload;
 
 use std::sync::Arc;
@@ -46,6 +47,7 @@ pub use memory::{MemoryLocation, MemoryReport};
 pub use offscreen::{ImageReadback, OffscreenTarget, RgbaImage};
 pub use pipeline::{GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget};
 pub use swapchain::{Acquired, Swapchain, WindowSurface};
+pub use transient::{TransientRange, TransientUse};
 pub use upload::Uploader;
 
 /// How to make a [`Gpu`].

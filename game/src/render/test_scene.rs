@@ -13,6 +13,7 @@ use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
     self, BoundTexture, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image,
     ImageAccess, ImageDesc, MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TextureSlot,
+    TransientUse,
 };
 use ultraviolet::{Mat4, Vec3, Vec4};
 
@@ -231,7 +232,6 @@ pub struct TestSceneRenderer {
     vertices: Buffer,
     indices: Buffer,
     index_count: u32,
-    instances: Vec<Buffer>,
     /// The two texture arrays in the bindless table (their slots freed when they drop).
     textures: [BoundTexture; 2],
     depth: DepthTarget,
@@ -341,7 +341,6 @@ impl TestSceneRenderer {
             vertices,
             indices,
             index_count: index_data.len() as u32,
-            instances: Vec::new(),
             textures,
             depth: DepthTarget::new(&gpu.device, "test scene: depth"),
             bindless_set: gpu.bindless.set,
@@ -370,7 +369,7 @@ impl TestSceneRenderer {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
         let instances = scene.instances(&self.slots());
-        let slot = self.write_instances(frames, &instances)?;
+        let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
 
         frames.begin_pass("scene");
         let depth = self.depth.ensure(target.width, target.height)?;
@@ -386,38 +385,17 @@ impl TestSceneRenderer {
         pass.bind_set(&self.layout, self.bindless_set);
         pass.push(&self.layout, &scene.push_constants());
         pass.bind_vertices(0, &self.vertices, 0)?;
-        pass.bind_vertices(1, &self.instances[slot], 0)?;
+        pass.bind_vertices(
+            1,
+            frames.transient_buffer(&instances_range)?,
+            instances_range.offset,
+        )?;
         pass.bind_indices(&self.indices, 0, vk::IndexType::UINT16)?;
         pass.draw_indexed(0..self.index_count, 0, 0..instances.len() as u32)?;
         drop(pass);
         self.draws_last_frame = 1;
         frames.end_pass();
         Ok(())
-    }
-
-    /// A CPU-written instance buffer per frame slot, rewritten each frame: `instances` written
-    /// into this frame's; returns its slot.
-    fn write_instances(
-        &mut self,
-        frames: &FrameRing,
-        instances: &[CubeInstance],
-    ) -> GpuResult<usize> {
-        let slot = (frames.frame_number() % gpu::FRAMES_IN_FLIGHT as u64) as usize;
-        let size = std::mem::size_of_val(instances) as u64;
-        while self.instances.len() <= slot {
-            self.instances.push(Buffer::new(
-                &self.device,
-                &BufferDesc {
-                    name: &format!("test scene: instances {}", self.instances.len()),
-                    size: size.max(64),
-                    usage: vk::BufferUsageFlags::VERTEX_BUFFER,
-                    location: MemoryLocation::CpuToGpu,
-                },
-            )?);
-        }
-        // The slot's previous frame has finished (FrameRing::begin waited for it).
-        self.instances[slot].write(0, instances)?;
-        Ok(slot)
     }
 }
 

@@ -19,7 +19,7 @@ use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
     self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image,
-    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TransientUse,
 };
 
 use crate::blocks::mesher::{mesh_blocks, BlockMesh};
@@ -94,8 +94,6 @@ pub struct MarkersRenderer {
     surfaces: Pipeline,
     /// Blended lines, depth tested, not written.
     lines: Pipeline,
-    /// Ghost then outline vertices, one buffer per frame in flight.
-    per_frame: Vec<Buffer>,
     tint: Option<Tint>,
     mesh: BlockMesh,
     draws_last_frame: u32,
@@ -160,27 +158,11 @@ impl MarkersRenderer {
             vk::PrimitiveTopology::LINE_LIST,
             vk::CullModeFlags::NONE,
         )?;
-        let per_frame = (0..FRAMES_IN_FLIGHT)
-            .map(|slot| {
-                Buffer::new(
-                    &device,
-                    &BufferDesc {
-                        name: &format!("markers: ghost and outline, frame {slot}"),
-                        size: ((GHOST_VERTICES + OUTLINE_VERTICES)
-                            * std::mem::size_of::<MarkerVertex>())
-                            as u64,
-                        usage: vk::BufferUsageFlags::VERTEX_BUFFER,
-                        location: MemoryLocation::CpuToGpu,
-                    },
-                )
-            })
-            .collect::<GpuResult<Vec<_>>>()?;
         Ok(Self {
             device,
             layout,
             surfaces,
             lines,
-            per_frame,
             tint: None,
             mesh: BlockMesh::new(),
             draws_last_frame: 0,
@@ -226,8 +208,12 @@ impl MarkersRenderer {
             push_edges(&mut vertices, low, high, OUTLINE);
         }
         let outline_vertices = vertices.len() as u32 - ghost_vertices;
-        let slot = (frames.frame_number() % FRAMES_IN_FLIGHT as u64) as usize;
-        self.per_frame[slot].write(0, &vertices)?;
+        // Ghost then outline vertices, in the frame's transient memory.
+        let written = if vertices.is_empty() {
+            None
+        } else {
+            Some(frames.transient(TransientUse::Vertex, &vertices)?)
+        };
 
         frames.begin_pass(PASS_NAME);
         let mut pass = begin_loaded(&device, command_buffer, &target, depth);
@@ -247,8 +233,8 @@ impl MarkersRenderer {
             pass.draw(0..tint.vertices, 0..1);
             draws += 1;
         }
-        if ghost_vertices > 0 || outline_vertices > 0 {
-            pass.bind_vertices(0, &self.per_frame[slot], 0)?;
+        if let Some(written) = &written {
+            pass.bind_vertices(0, frames.transient_buffer(written)?, written.offset)?;
         }
         if ghost_vertices > 0 {
             pass.bind_pipeline(&self.surfaces);

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::vertex_attribute;
 use blockfall_engine::gpu::{
-    self, memory_barrier, Buffer, BufferAccess, BufferDesc, FrameRing, Gpu, GpuResult, Image,
-    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+    self, memory_barrier, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout,
+    ShaderLibrary, TransientUse,
 };
 use blockfall_engine::physics::{BodyHandle, BodyView};
 use ultraviolet::Vec3;
@@ -44,8 +44,6 @@ pub const PASS_NAME: &str = "pieces";
 /// Vertices and indices of the first arena.
 const FIRST_VERTICES: u64 = 64 << 10;
 const FIRST_INDICES: u64 = 128 << 10;
-/// Pieces the first per-frame buffers hold; they double when more are drawn.
-const FIRST_PIECES: u64 = 256;
 /// Bytes of a `VkDrawIndexedIndirectCommand`.
 const DRAW_COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 
@@ -84,15 +82,6 @@ struct Known {
     radius: f32,
 }
 
-/// The host-visible buffers of one frame in flight.
-struct FrameBuffers {
-    instances: Buffer,
-    /// The draw commands (`VkDrawIndexedIndirectCommand`s): the indirect buffer.
-    draw_commands: Buffer,
-    /// Pieces they hold.
-    capacity: u64,
-}
-
 /// Draws the pieces.
 pub struct PiecesRenderer {
     device: Arc<gpu::Device>,
@@ -102,7 +91,6 @@ pub struct PiecesRenderer {
     bindless_set: vk::DescriptorSet,
     arena: MeshArena<BodyHandle>,
     known: HashMap<BodyHandle, Known>,
-    frames: Vec<Option<FrameBuffers>>,
     /// `multiDrawIndirect` and `drawIndirectFirstInstance` are on: one call for every piece.
     indirect: bool,
     draws_last_frame: u32,
@@ -150,7 +138,6 @@ impl PiecesRenderer {
             bindless_set: gpu.bindless.set,
             arena: MeshArena::new(&gpu.device, "pieces", FIRST_VERTICES, FIRST_INDICES)?,
             known: HashMap::new(),
-            frames: (0..FRAMES_IN_FLIGHT).map(|_| None).collect(),
             indirect,
             draws_last_frame: 0,
             pieces_last_frame: 0,
@@ -312,13 +299,9 @@ impl PiecesRenderer {
             ]);
             instances.push(instance);
         }
-        let slot = (frames.frame_number() % FRAMES_IN_FLIGHT as u64) as usize;
-        let buffers = self.frame_buffers(slot, instances.len() as u64)?;
-        buffers.instances.write(0, &instances)?;
-        buffers.draw_commands.write(0, &draw_commands)?;
-        let buffers = self.frames[slot]
-            .as_ref()
-            .ok_or_else(|| gpu::GpuError::Invalid("pieces: frame buffers missing".into()))?;
+        // The instances and draw commands in the frame's transient memory.
+        let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
+        let commands_range = frames.transient(TransientUse::Indirect, &draw_commands)?;
 
         frames.begin_pass(PASS_NAME);
         memory_barrier(
@@ -329,22 +312,24 @@ impl PiecesRenderer {
         );
         let mut pass = begin_loaded(&device, command_buffer, &target, depth);
         let push = StructurePush::new(view, self.materials.slot());
-        // The frame ring waited for this slot's last frame before `begin`, so the host writes
-        // above touch nothing the GPU reads; every command reads a range the arena gave out and
-        // an instance written above. The indirect draw only where multiDrawIndirect and
+        // Every command reads a range the arena gave out and an instance written above. The indirect draw only where multiDrawIndirect and
         // drawIndirectFirstInstance are on.
         pass.bind_pipeline(&self.pipeline);
         pass.bind_set(&self.layout, self.bindless_set);
         pass.push(&self.layout, &push);
         pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
-        pass.bind_vertices(1, &buffers.instances, 0)?;
+        pass.bind_vertices(
+            1,
+            frames.transient_buffer(&instances_range)?,
+            instances_range.offset,
+        )?;
         pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
         let draws = if draw_commands.is_empty() {
             0
         } else if self.indirect {
             pass.draw_indexed_indirect(
-                &buffers.draw_commands,
-                0,
+                frames.transient_buffer(&commands_range)?,
+                commands_range.offset,
                 draw_commands.len() as u32,
                 DRAW_COMMAND_BYTES as u32,
             )?;
@@ -364,44 +349,6 @@ impl PiecesRenderer {
         self.pieces_last_frame = draw_commands.len() as u32;
         frames.end_pass();
         Ok(())
-    }
-
-    /// The buffers of frame slot `slot`, holding at least `pieces` pieces (made anew, twice as
-    /// large, when they do not).
-    fn frame_buffers(&mut self, slot: usize, pieces: u64) -> GpuResult<&mut FrameBuffers> {
-        let fits = self.frames[slot]
-            .as_ref()
-            .is_some_and(|buffers| buffers.capacity >= pieces);
-        if !fits {
-            let capacity = pieces.next_power_of_two().max(FIRST_PIECES);
-            let instances = Buffer::new(
-                &self.device,
-                &BufferDesc {
-                    name: &format!("pieces: transforms, frame {slot}"),
-                    size: capacity * std::mem::size_of::<PieceInstance>() as u64,
-                    usage: vk::BufferUsageFlags::VERTEX_BUFFER,
-                    location: MemoryLocation::CpuToGpu,
-                },
-            )?;
-            let draw_commands = Buffer::new(
-                &self.device,
-                &BufferDesc {
-                    name: &format!("pieces: draw commands, frame {slot}"),
-                    size: capacity * DRAW_COMMAND_BYTES,
-                    usage: vk::BufferUsageFlags::INDIRECT_BUFFER,
-                    location: MemoryLocation::CpuToGpu,
-                },
-            )?;
-            // The old buffers' drop retires them until the frames that read them have run.
-            self.frames[slot] = Some(FrameBuffers {
-                instances,
-                draw_commands,
-                capacity,
-            });
-        }
-        self.frames[slot]
-            .as_mut()
-            .ok_or_else(|| gpu::GpuError::Invalid("pieces: frame buffers missing".into()))
     }
 }
 
