@@ -46,9 +46,10 @@ pub(crate) struct Reducer {
     /// Each contact's patch within its group, and each patch's normal.
     patch: Vec<u32>,
     normals: Vec<Vector>,
-    /// Each patch's members (indices into the group), patch after patch, from `starts`.
+    /// How many contacts each patch has, and the members (indices into the group) of the
+    /// patch being reduced.
+    sizes: Vec<usize>,
     members: Vec<u32>,
-    starts: Vec<u32>,
     /// Whether each contact of the group is kept, whether each patch is reduced, and each
     /// patch's first kept place.
     keep: Vec<bool>,
@@ -110,39 +111,29 @@ impl Reducer {
             });
             self.patch.push(patch as u32);
         }
-        // Each patch's members in the group's order, one patch after another.
+        // How many contacts each patch has; the members of each patch to reduce, in the
+        // group's order (patches are few: a face, a side, the odd contact of its own).
         let patches = self.normals.len();
-        self.starts.clear();
-        self.starts.resize(patches + 1, 0);
+        self.sizes.clear();
+        self.sizes.resize(patches, 0);
         for &patch in &self.patch {
-            self.starts[patch as usize + 1] += 1;
-        }
-        for patch in 0..patches {
-            self.starts[patch + 1] += self.starts[patch];
-        }
-        self.members.clear();
-        self.members.resize(count, 0);
-        self.first_kept.clear();
-        // (first as the counting sort's cursors)
-        self.first_kept.extend_from_slice(&self.starts[..patches]);
-        for (at, &patch) in self.patch.iter().enumerate() {
-            let slot = &mut self.first_kept[patch as usize];
-            self.members[*slot as usize] = at as u32;
-            *slot += 1;
+            self.sizes[patch as usize] += 1;
         }
         self.keep.clear();
         self.keep.resize(count, true);
         self.reduced.clear();
         self.reduced.resize(patches, false);
         for (patch, &normal) in self.normals.iter().enumerate() {
-            let members =
-                &self.members[self.starts[patch] as usize..self.starts[patch + 1] as usize];
-            if members.len() <= PATCH_MOST {
+            if self.sizes[patch] <= PATCH_MOST {
                 continue;
             }
             self.reduced[patch] = true;
-            let chosen = choose(group, normal, members);
-            for &at in members {
+            let of_patch = &self.patch;
+            self.members.clear();
+            self.members
+                .extend((0..count as u32).filter(|&at| of_patch[at as usize] == patch as u32));
+            let chosen = choose(group, normal, &self.members);
+            for &at in &self.members {
                 self.keep[at as usize] = chosen.contains(&(at as usize));
             }
         }

@@ -287,7 +287,7 @@ impl Solver {
     /// those left out, its pushes spread over them all with the same net push and moment
     /// ([`spread`]); a point left out is visited as its patch's first kept contact placed there.
     pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, u32, Vector)) {
-        let mut kept = Vec::new();
+        let (mut pushes, mut kept) = (Vec::new(), Vec::new());
         for bundle in self.bundles() {
             for lane in 0..LANES {
                 let group = bundle.groups[lane];
@@ -299,7 +299,8 @@ impl Solver {
                 let job = &jobs[plan.job as usize];
                 let range = plan.start as usize..plan.end as usize;
                 let patch_of = &job.patch_of[range.clone()];
-                let pushes: Vec<Vector> = bundle.contact_pushes(lane).collect();
+                pushes.clear();
+                pushes.extend(bundle.contact_pushes(lane));
                 for ((contact, &push), &patch) in
                     plan.contacts(jobs).iter().zip(&pushes).zip(patch_of)
                 {
