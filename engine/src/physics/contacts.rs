@@ -718,7 +718,11 @@ fn turn_f32(turn: &Matrix) -> [[f32; 3]; 3] {
 /// Whether a point (from a body's middle, in its frame) lies within `grow` of the box.
 #[inline]
 fn within(point: Vector, (low, high): (Vector, Vector), grow: f64) -> bool {
-    (0..3).all(|axis| point[axis] >= low[axis] - grow && point[axis] <= high[axis] + grow)
+    // Every comparison made, no early way out: the answer is a coin toss for the points near
+    // a box, and one branch on the whole is cheaper than six mispredicted ones.
+    let inside =
+        |axis: usize| (point[axis] >= low[axis] - grow) & (point[axis] <= high[axis] + grow);
+    inside(0) & inside(1) & inside(2)
 }
 
 /// Adds a contact at `point` (its place, and which point it is) for a surface an answer

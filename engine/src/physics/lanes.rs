@@ -1,8 +1,8 @@
-//! Wide rows: the groups of one colour solved [`LANES`] at a time.
+//! Wide rows: groups that share no awake body solved [`LANES`] at a time.
 //!
 //! Solving a row waits on the row before it: its speed is read from the velocities the last
 //! row changed. One group after another, the processor spends most of a pass waiting on that
-//! chain. Groups of one colour share no awake body (see `solver`), so they can be worked at
+//! chain. The groups of a bundle share no awake body (see `solver`), so they can be worked at
 //! the same time: a [`Bundle`] (a SIMD-wide constraint batch) holds up to four of them side by
 //! side, one per SIMD lane, and each instruction of the pass does the same step for all four.
 //!
@@ -92,7 +92,7 @@ pub(crate) struct LaneGroup {
     kept: Vec<(ContactKey, u32, f64)>,
 }
 
-/// Up to [`LANES`] groups of one colour, their rows side by side, and their bodies'
+/// Up to [`LANES`] groups that share no awake body, their rows side by side, and their bodies'
 /// velocities while they are solved.
 #[derive(Debug, Default)]
 pub(crate) struct Bundle {

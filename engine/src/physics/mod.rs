@@ -68,14 +68,16 @@
 //! The contacts of each awake body are found by one job on the [`WorkerPool`], a pure function of
 //! the step's frozen state. The awake bodies and their contact rows then form one solver set
 //! (`solver`): the rows grouped by the pair of things they push (a group is the pair's contact
-//! manifold; pairs in dense index order), the groups coloured (a graph colouring) so that no two
-//! groups of a colour share an awake body, each colour's groups laid four side by side in bundles
-//! and solved together with SIMD lanes (`lanes`). The solve is one call on the workers in stages
-//! (parallel-for stages, a barrier between them), a colour per stage, colours in order, the bundles
-//! of a stage on any thread. Every split and every order is made from the scene alone — the dense
-//! indices, the contacts, the colours — never from the thread count, and each bundle is worked by
-//! exactly one thread. So every floating-point operation happens in the same order with one thread
-//! or sixteen, and [`PhysicsWorld::state_hash`] is bitwise the same.
+//! manifold; pairs in dense index order), the set cut into regions (slabs along the axis the
+//! bodies spread most along, a like share of the contacts in each), each region's groups laid
+//! four side by side in bundles that share no awake body and solved together with SIMD lanes
+//! (`lanes`). The solve is one call on the workers in stages (parallel-for stages, a barrier
+//! between them): in each pass the even regions at once, then the odd ones, then the few groups
+//! between regions that are not neighbours; a region's bundles one after another on one thread.
+//! Every split and every order is made from the scene alone — the dense indices, the bodies'
+//! places, the contacts — never from the thread count, and each region is worked by exactly one
+//! thread. So every floating-point operation happens in the same order with one thread or
+//! sixteen, and [`PhysicsWorld::state_hash`] is bitwise the same.
 //!
 //! [`Solid::nearest`]: crate::collision::Solid::nearest
 //! [`WorkerPool`]: crate::workers::WorkerPool
@@ -93,7 +95,7 @@ mod broad;
 mod clearance;
 mod contacts;
 mod error;
-mod lanes;
+pub mod lanes;
 mod math;
 mod patches;
 mod rows;
@@ -165,8 +167,10 @@ pub struct StepCounts {
     pub rows: usize,
     /// Groups of rows (one per pair of things pushed).
     pub groups: usize,
-    /// Colours the groups took (no two groups of a colour share an awake body).
-    pub colours: usize,
+    /// Regions the awake set was cut into for the solve, and the groups between regions that
+    /// are not neighbours, solved after them.
+    pub regions: usize,
+    pub apart: usize,
     /// Bundles the groups were solved in, four side by side, and the rows those work per
     /// pass, empty lanes included (`rows / lane_rows` is how full the lanes are).
     pub bundles: usize,
@@ -184,7 +188,7 @@ pub struct StepTimes {
     pub broad: f64,
     /// Each awake body's contacts (workers).
     pub contacts: f64,
-    /// The jobs' groups coloured and laid into bundles (serial).
+    /// The jobs' groups cut into regions and laid into bundles (serial).
     pub plan: f64,
     /// The bundles' rows built, then the passes over them (workers, stage by stage).
     pub solve: f64,

@@ -275,9 +275,10 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
         }
     }
     let ground = Ground { height: 0.0 };
-    // How much of the machinery the scene exercised: rows between two moving bodies, colours,
-    // bundles with more than one group.
-    let (mut between_two, mut colours, mut shared_bundles) = (0, 0, 0);
+    // How much of the machinery the scene exercised: rows between two moving bodies, bundles
+    // with more than one group. (Regions take more groups than fifty cubes make: the heap's
+    // determinism test, `bench physics`, steps eight of them.)
+    let (mut between_two, mut shared_bundles) = (0, 0);
     for _ in 0..600 {
         physics.step(&ground, &shapes);
         let solver = &physics.scratch.solver;
@@ -287,7 +288,6 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
             .flat_map(|bundle| &bundle.lanes)
             .filter(|group| group.second != contacts::NONE)
             .count();
-        colours = colours.max(solver.colour_count());
         let counts = physics.last_step_counts();
         if counts.bundles < counts.groups {
             shared_bundles += 1;
@@ -297,7 +297,6 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
         between_two > 100,
         "{between_two} groups between moving bodies"
     );
-    assert!(colours >= 3, "at most {colours} colours");
     assert!(
         shared_bundles > 100,
         "{shared_bundles} steps with shared bundles"

@@ -1,41 +1,46 @@
-//! The solver set: every awake body's contact rows, coloured, bundled and solved together.
+//! The solver set: every awake body's contact rows, cut into regions, bundled and solved
+//! together.
 //!
 //! The awake bodies are numbered densely by their place among the awake ones (their job's
 //! index), and their velocities live in one array for the whole solve ([`Velocities`]).
 //! Resting bodies are not in it: against them, as against the world, a row moves only the
 //! awake side, so a resting pile costs the solver nothing.
 //!
-//! The rows are grouped by the pair of things they push ([`Group`]), groups in the order of
-//! the pair's dense indices, a function of the scene alone. Then, as in Box2D v3, the groups
-//! are coloured over the whole set (no islands in the solver):
+//! The rows are grouped by the pair of things they push (a group: one pair's contacts),
+//! groups in the order of the pair's dense indices, a function of the scene alone. Then the
+//! awake set is cut into **regions**: slabs across the axis the bodies spread most along, each
+//! holding a like share of the contacts (1, 2, 4 or 8 of them, from the number of groups). A
+//! group belongs to the region of its bodies, or of two neighbouring regions to the lower;
+//! the few between regions further apart (a long piece across a thin slab) are **apart**:
 //!
 //! ```text
-//!   groups (a–b = rows between awake bodies a and b, a–⊥ = rows against something fixed)
-//!     colour 0:  1–⊥  2–3  4–5        no two groups of a colour share an awake body, so the
-//!     colour 1:  2–⊥  3–4             groups of a colour may be solved in any order, or at
-//!     colour 2:  1–2  3–⊥             once, and give the same bits; colours go in order.
+//!   regions along x:   | R0 | R1 | R2 | R3 |        a group inside R1, or between R1 and R2,
+//!   a pass:   R0 R2  ·  R1 R3  ·  apart            is R1's; R0 and R2 touch no common body,
+//!             (at once)  (at once)  (one thread)   so the even regions are solved at once,
+//!                                                   then the odd ones, then the apart groups
 //! ```
 //!
-//! Greedy colouring: each group, in pair order, takes the lowest colour that neither of its
-//! awake bodies has used yet. A body in more than [`COLOURS`] groups puts the rest in one last
-//! colour whose groups are worked one after another (the overflow).
-//!
-//! The groups of a colour are laid side by side in [`Bundle`]s of four (`lanes`), like length
-//! beside like length, and the whole solve is one call on the workers in stages:
+//! Within a region its groups are packed four side by side into [`Bundle`]s (`lanes`: a
+//! bundle's lanes share no awake body), those against something fixed first and then those
+//! between two awake bodies, like length beside like length, and the region's bundles are
+//! worked one after another on one thread: a Gauss–Seidel sweep through the region. So a
+//! region's bodies stay in one core's cache for the whole solve (a body's velocities moving
+//! from core to core made every bundle a third slower on two threads when the stages were
+//! colours over the whole set, as in Box2D v3), and a pass waits at two or three barriers
+//! instead of one per colour. The whole solve is one call on the workers in stages:
 //!
 //! ```text
-//!   stage:   rows | start c0 | start c1 | … | pass 1: c0 | c1 | … | pass 8: … | cN
-//!            │      └ then each stage: its colour's bundles on any thread, each bundle
-//!            │        loading its bodies' velocities, working its rows (the first time: the
-//!            │        pushes they start with, warm starting), storing them back
-//!            └ every bundle builds its rows, each on the thread that will mostly solve it;
-//!              the next stage begins when all of this one's bundles are done
+//!   stage:   rows | start: evens | odds | apart | pass 1: evens | odds | apart | … pass 8
+//!            │      └ each region's bundles in order, each loading its bodies' velocities,
+//!            │        working its rows (the first time: the pushes they start with, warm
+//!            │        starting), storing them back
+//!            └ every region's bundles build their rows, on the thread that solves them
 //! ```
 //!
-//! Every split and every order here comes from the scene: the colours from the groups, the
-//! bundles from the colours, the stages from both. Each bundle is worked by exactly one thread
-//! per stage and reads and writes only its own bodies, so the result is bitwise the same for
-//! any number of threads.
+//! Every split and every order here comes from the scene: the regions from the bodies'
+//! places and the groups, the bundles from the regions, the stages from both. Each region is
+//! worked by exactly one thread per stage and the regions of a stage share no body, so the
+//! result is bitwise the same for any number of threads.
 
 use std::ops::Range;
 
@@ -49,9 +54,18 @@ use super::tuning::ITERATIONS;
 use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
 use crate::workers::WorkerPool;
 
-/// How many colours the groups may use; groups that find none free go into one more, worked
-/// in order.
-pub(crate) const COLOURS: usize = 64;
+/// Groups a region is given at least, on average: fewer and its bundles would run part empty.
+const REGION_GROUPS: usize = 48;
+
+/// The most regions the awake set is cut into (a power of two). Each half pass works half of
+/// them at once, so up to four threads share the solve; more regions would make the slabs
+/// thinner than the pieces (more groups apart) and the bundles of each shorter.
+pub(crate) const MOST_REGIONS: usize = 8;
+
+/// How many of the bundles opened last a group may join ([`Solver::pack`]): an open bundle
+/// its groups conflict with is passed over, and a body in many groups (a star) would otherwise
+/// have every later group look at all of them.
+const PACK_WINDOW: usize = 16;
 
 /// What building the rows reads.
 pub(crate) struct Shared<'a> {
@@ -65,29 +79,41 @@ pub(crate) struct Shared<'a> {
     pub warm: &'a WarmStarts,
 }
 
-/// The awake set's groups, colours, bundles and velocities, with the buffers a step reuses.
+/// The awake set's groups, regions, bundles and velocities, with the buffers a step reuses.
 #[derive(Debug, Default)]
 pub(crate) struct Solver {
     /// How many contacts the step has.
     contacts: usize,
-    /// Per group, in solving order (colour, then the longest first, then pair): its key,
-    /// colour, and the job and range of its contacts.
+    /// How many awake bodies the step has.
+    awake_count: usize,
+    /// Per group, in solving order (region, then bundle after bundle, each bundle's lanes
+    /// side by side): its key, region, awake bodies, and the job and range of its contacts.
     plans: Vec<Plan>,
     /// The groups in pair order while they are sorted into solving order, and the sort's
     /// bucket starts.
-    coloured: Vec<Plan>,
+    sorted: Vec<Plan>,
     starts: Vec<u32>,
-    /// Where each colour's groups end; the last colour is the overflow when `overflow` is set.
-    colour_ends: Vec<usize>,
-    overflow: bool,
-    /// The colours each awake body has used, one bit each.
-    masks: Vec<u64>,
-    /// The groups side by side, colour after colour; only the first `bundle_count` are in use.
+    /// How many regions this step's set is cut into, and each awake body's.
+    regions: usize,
+    region_of: Vec<u32>,
+    /// The awake bodies along the cut's axis, and the contacts each is the first body of.
+    along: Vec<(f64, u32)>,
+    weight: Vec<u32>,
+    /// The bundles being filled while one region's groups are packed: each one's groups (as
+    /// places in `sorted`) and awake bodies.
+    packing: Vec<Packing>,
+    /// Those of them with room left, oldest first.
+    open: Vec<u32>,
+    /// The groups side by side, region after region (the apart groups last); only the first
+    /// `bundle_count` are in use.
     bundles: Vec<Bundle>,
     bundle_count: usize,
-    /// Each colour's bundles.
-    colour_bundles: Vec<Range<usize>>,
-    /// The solve's stages: ranges of bundles.
+    /// Each region's bundles, and the apart groups' last.
+    region_bundles: Vec<Range<usize>>,
+    /// The items of the staged solve, each a region's (or the apart groups') run of bundles:
+    /// the even regions, the odd ones, the apart groups. And the solve's stages: ranges of
+    /// items.
+    items: Vec<usize>,
     stages: Vec<Range<usize>>,
     pub velocities: Velocities,
     /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
@@ -95,13 +121,28 @@ pub(crate) struct Solver {
     pub kept: Vec<Vec<ContactPush>>,
 }
 
+/// A bundle being filled by [`Solver::pack`].
+#[derive(Debug, Clone, Copy)]
+struct Packing {
+    groups: [u32; LANES],
+    bodies: [u32; 2 * LANES],
+    /// Its bodies' bits (see [`Solver::pack`]).
+    bits: u64,
+    count: usize,
+}
+
 /// A group: its pair (the key, `first << 32 | other`: `first` the group's first body, dense,
-/// `other` 0 for the world, else the other body's dense index plus one), colour, and its
+/// `other` 0 for the world, else the other body's dense index plus one), region, and its
 /// contacts: `jobs[job].contacts[start..end]`.
 #[derive(Debug, Clone, Copy, Default)]
 struct Plan {
     key: u64,
-    colour: u32,
+    /// The region whose item solves it ([`Solver::lay_out`]); the region count for a group
+    /// between regions that are not neighbours (apart).
+    owner: u32,
+    /// Its awake bodies' places among the awake ones; `b` is [`NONE`] against something fixed.
+    a: u32,
+    b: u32,
     job: u32,
     start: u32,
     end: u32,
@@ -111,11 +152,14 @@ impl Plan {
     fn contacts<'a>(&self, jobs: &'a [ContactJob]) -> &'a [Contact] {
         &jobs[self.job as usize].contacts[self.start as usize..self.end as usize]
     }
+
+    fn length(&self) -> usize {
+        (self.end - self.start) as usize
+    }
 }
 
 impl Solver {
-    /// Takes in the groups the jobs found, in pair order, and colours them. `awake` is per
-    /// dense index.
+    /// Takes in the groups the jobs found, in pair order. `awake` is per dense index.
     ///
     /// Each job found every contact of the groups whose first body is its own, its groups in
     /// ascending order ([`ContactJob::find`]), and the jobs go in the order of their bodies'
@@ -125,18 +169,24 @@ impl Solver {
     pub fn plan(&mut self, jobs: &[ContactJob], awake: &[u32]) {
         self.plans.clear();
         self.contacts = 0;
+        self.awake_count = jobs.len();
         for (index, job) in jobs.iter().enumerate() {
             self.contacts += job.contacts.len();
-            self.plans.extend(job.groups.iter().map(|run| Plan {
-                key: run.key,
-                colour: 0,
-                job: index as u32,
-                start: run.start,
-                end: run.end,
+            self.plans.extend(job.groups.iter().map(|run| {
+                let first = (run.key >> 32) as usize;
+                let other = (run.key & 0xffff_ffff) as usize;
+                Plan {
+                    key: run.key,
+                    owner: 0,
+                    a: awake[first],
+                    b: if other == 0 { NONE } else { awake[other - 1] },
+                    job: index as u32,
+                    start: run.start,
+                    end: run.end,
+                }
             }));
         }
         debug_assert!(self.plans.windows(2).all(|two| two[0].key < two[1].key));
-        self.colour(jobs.len(), awake);
     }
 
     /// How many contacts the groups have.
@@ -149,60 +199,74 @@ impl Solver {
         self.plans.len()
     }
 
-    /// Gives each plan the lowest colour neither of its awake bodies has used, then puts the
-    /// plans in solving order: by colour, and within a colour the longest first (pair order
-    /// among equals), the overflow in pair order.
+    /// How many regions the set was cut into.
+    pub fn region_count(&self) -> usize {
+        self.regions
+    }
+
+    /// How many groups join bodies of regions that are not neighbours (solved after the
+    /// regions, in each pass, on one thread).
+    pub fn apart_count(&self) -> usize {
+        self.region_bundles.last().map_or(0, |bundles| {
+            self.bundles[bundles.clone()]
+                .iter()
+                .map(|bundle| bundle.groups.iter().filter(|&&group| group != NONE).count())
+                .sum()
+        })
+    }
+
+    /// Cuts the awake set into regions, packs each region's groups side by side into bundles,
+    /// and lays out the stages of the solve (its first stage, [`Solver::solve`], fills the
+    /// bundles' rows). `middle` is an awake body's middle, by its place among the awake ones.
     ///
-    /// Groups of like length then lie side by side in the bundles, so that few lanes run
-    /// empty, and the longest come first: the threads share out a stage's bundles in order,
-    /// and the last ones taken are then the shortest, so neither thread waits long for the
-    /// other at the stage's end (what longest first and the one sort bought: `bench physics
-    /// --equal-work --only-heap`, docs/performance-history.md "Physics"). Within a colour the
-    /// order changes no bits, each group being solved on its own. The overflow keeps its
-    /// order: its groups are worked one after another. One stable counting sort by (colour,
-    /// longest less length) does it, cheaper than a sort of each colour by length after a
-    /// counting sort by colour.
-    fn colour(&mut self, awake_count: usize, awake: &[u32]) {
-        self.masks.clear();
-        self.masks.resize(awake_count, 0);
-        self.colour_ends.clear();
-        self.overflow = false;
-        let mut most = 0;
-        for plan in &mut self.plans {
-            let first = awake[(plan.key >> 32) as usize] as usize;
-            let other = (plan.key & 0xffff_ffff) as u32;
-            let second = (other != 0)
-                .then(|| awake[other as usize - 1])
-                .filter(|&index| index != NONE)
-                .map(|index| index as usize);
-            let used = self.masks[first] | second.map_or(0, |second| self.masks[second]);
-            let colour = (!used).trailing_zeros() as usize;
-            plan.colour = colour.min(COLOURS) as u32;
-            if colour < COLOURS {
-                self.masks[first] |= 1 << colour;
-                if let Some(second) = second {
-                    self.masks[second] |= 1 << colour;
-                }
-            } else {
-                self.overflow = true;
-            }
-            most = most.max(colour.min(COLOURS));
+    /// The regions are slabs across the axis the awake bodies spread most along, cut where
+    /// each holds a like share of the contacts (a body's are those of the groups it is first
+    /// of); the count comes from the groups alone. A group belongs to its bodies' region, or
+    /// of two neighbouring regions the lower one; a group between regions further apart is
+    /// solved after them.
+    pub fn lay_out(&mut self, middle: impl Fn(usize) -> Vector) {
+        let awake = self.awake_count;
+        let groups = self.plans.len();
+        // The most regions, a power of two, that each get their share of groups.
+        let fit = (groups / REGION_GROUPS).max(1);
+        self.regions = (1 << fit.ilog2()).min(MOST_REGIONS);
+        let regions = self.regions;
+        self.region_of.clear();
+        self.region_of.resize(awake, 0);
+        if regions > 1 {
+            self.cut(&middle);
         }
-        // Buckets: `colour · width + (longest − contacts)`, the overflow's all in its first.
-        let length = |plan: &Plan| (plan.end - plan.start) as usize;
-        let longest = self.plans.iter().map(length).max().unwrap_or(0);
-        let width = longest + 1;
-        let overflow = self.overflow;
-        let bucket = |plan: &Plan| {
-            let colour = plan.colour as usize;
-            let shorter = if overflow && colour == COLOURS {
-                0
+        let apart = regions as u32;
+        for plan in &mut self.plans {
+            let ra = self.region_of[plan.a as usize];
+            plan.owner = if plan.b == NONE {
+                ra
             } else {
-                longest - length(plan)
+                let rb = self.region_of[plan.b as usize];
+                if ra.abs_diff(rb) <= 1 {
+                    ra.min(rb)
+                } else {
+                    apart
+                }
             };
-            colour * width + shorter
+        }
+        // One stable counting sort by (owner, pair with an awake body, longest less length):
+        // each region's groups against something fixed first, then those between two awake
+        // bodies, each kind longest first, pair order among equals. Solving what holds a body
+        // up before what it presses on settles a pile sooner (as the colours did, a body's
+        // group with the world taking its first colour): bodies thrown on the ground asked
+        // 14,509 points in vain over 200 steps lying still this way, 26,040 with all groups
+        // longest first (`what_bodies_learn_of_the_world…`). Like lengths side by side keep
+        // the lanes full.
+        let longest = self.plans.iter().map(Plan::length).max().unwrap_or(0);
+        let length_buckets = longest + 1;
+        let width = 2 * length_buckets;
+        let bucket = |plan: &Plan| {
+            plan.owner as usize * width
+                + usize::from(plan.b != NONE) * length_buckets
+                + (longest - plan.length())
         };
-        let buckets = (most + 1) * width;
+        let buckets = (regions + 1) * width;
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
         for plan in &self.plans {
@@ -211,70 +275,164 @@ impl Solver {
         for at in 0..buckets {
             self.starts[at + 1] += self.starts[at];
         }
-        self.colour_ends.clear();
-        self.colour_ends
-            .extend((1..=most + 1).map(|colour| self.starts[colour * width] as usize));
-        self.coloured.clear();
-        self.coloured.resize(self.plans.len(), Plan::default());
-        // `starts[b]` serves as bucket b's fill cursor.
+        self.sorted.clear();
+        self.sorted.resize(groups, Plan::default());
         for plan in &self.plans {
             let cursor = &mut self.starts[bucket(plan)];
-            self.coloured[*cursor as usize] = *plan;
+            self.sorted[*cursor as usize] = *plan;
             *cursor += 1;
         }
-        std::mem::swap(&mut self.plans, &mut self.coloured);
-    }
-
-    /// How many colours the groups took (the overflow counting as one).
-    pub fn colour_count(&self) -> usize {
-        self.colour_ends.len()
-    }
-
-    /// Lays the groups of each colour side by side in bundles of [`LANES`] (the overflow's one
-    /// to a bundle: its groups may share bodies) and lays out the stages of the solve;
-    /// its first stage ([`Solver::solve`]) fills the bundles' rows.
-    pub fn lay_out(&mut self) {
+        // Each owner's groups packed into bundles, the plans rewritten in bundle order.
+        self.plans.clear();
         self.bundle_count = 0;
-        self.stages.clear();
-        self.colour_bundles.clear();
+        self.region_bundles.clear();
         let mut start = 0;
-        let plans = &self.plans;
-        let contacts = |group: u32| {
-            let plan = &plans[group as usize];
-            (plan.end - plan.start) as usize
-        };
-        for (colour, &end) in self.colour_ends.iter().enumerate() {
-            let overflow = self.overflow && colour == self.colour_ends.len() - 1;
-            let width = if overflow { 1 } else { LANES };
-            // In solving order already (`colour`).
+        for owner in 0..=regions {
+            // The fill cursors have moved on: the owner's bucket run now ends where the next
+            // owner's first bucket started.
+            let end = self.starts[(owner + 1) * width - 1] as usize;
             let first_bundle = self.bundle_count;
-            for first in (start..end).step_by(width) {
-                let lanes = first as u32..end.min(first + width) as u32;
-                if self.bundles.len() == self.bundle_count {
-                    self.bundles.push(Bundle::default());
-                }
-                // The longest comes first.
-                let most = contacts(lanes.start);
-                self.bundles[self.bundle_count].assign(lanes, most);
-                self.bundle_count += 1;
-            }
-            self.colour_bundles.push(first_bundle..self.bundle_count);
+            self.pack(start..end);
+            self.region_bundles.push(first_bundle..self.bundle_count);
             start = end;
         }
-        // The rows built, the pushes the rows start with, then the passes; the overflow a
-        // bundle at a time.
-        if self.bundle_count > 0 {
-            self.stages.push(0..self.bundle_count);
-        }
-        for _ in 0..=ITERATIONS {
-            for (colour, bundles) in self.colour_bundles.iter().enumerate() {
-                if self.overflow && colour == self.colour_bundles.len() - 1 {
-                    self.stages
-                        .extend(bundles.clone().map(|bundle| bundle..bundle + 1));
-                } else if !bundles.is_empty() {
-                    self.stages.push(bundles.clone());
-                }
+        // The items: the even regions, the odd ones, the apart groups. A staged call gives a
+        // thread the items at its place modulo the threads, so each parity's regions go in
+        // bit-reversed order (0 4 2 6, then 1 5 3 7): with two threads one works regions 0–3
+        // and the other 4–7, with four each a neighbouring pair, in both half passes alike,
+        // and a region's bodies stay in one core's cache from pass to pass.
+        self.items.clear();
+        let evens = regions.div_ceil(2);
+        let bits = evens.trailing_zeros();
+        let spread = |index: usize| {
+            if bits == 0 {
+                index
+            } else {
+                index.reverse_bits() >> (usize::BITS - bits)
             }
+        };
+        self.items.extend((0..evens).map(|index| 2 * spread(index)));
+        self.items
+            .extend((0..regions / 2).map(|index| 2 * spread(index) + 1));
+        self.items.push(regions);
+        self.stages.clear();
+        if self.bundle_count == 0 {
+            return;
+        }
+        self.stages.push(0..regions + 1);
+        let apart_empty = self.region_bundles[regions].is_empty();
+        for _ in 0..=ITERATIONS {
+            self.stages.push(0..evens);
+            if regions > 1 {
+                self.stages.push(evens..regions);
+            }
+            if !apart_empty {
+                self.stages.push(regions..regions + 1);
+            }
+        }
+    }
+
+    /// Gives each awake body its region: the bodies in order along the axis they spread most
+    /// along (ties by place), a body's region the share of all contacts that lies before it.
+    fn cut(&mut self, middle: &impl Fn(usize) -> Vector) {
+        let awake = self.awake_count;
+        let regions = self.regions as u64;
+        let (mut low, mut high) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for index in 0..awake {
+            let at = middle(index);
+            for axis in 0..3 {
+                low[axis] = low[axis].min(at[axis]);
+                high[axis] = high[axis].max(at[axis]);
+            }
+        }
+        let axis = (0..3)
+            .max_by(|&i, &j| (high[i] - low[i]).total_cmp(&(high[j] - low[j])))
+            .unwrap_or(0);
+        self.weight.clear();
+        self.weight.resize(awake, 0);
+        for plan in &self.plans {
+            self.weight[plan.a as usize] += plan.length() as u32;
+        }
+        let total: u64 = self.weight.iter().map(|&weight| u64::from(weight)).sum();
+        self.along.clear();
+        self.along
+            .extend((0..awake as u32).map(|index| (middle(index as usize)[axis], index)));
+        self.along
+            .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        let mut before = 0u64;
+        for (rank, &(_, index)) in self.along.iter().enumerate() {
+            // By contacts; by count where none has any.
+            let region = (before * regions)
+                .checked_div(total)
+                .unwrap_or(rank as u64 * regions / awake as u64);
+            self.region_of[index as usize] = region.min(regions - 1) as u32;
+            before += u64::from(self.weight[index as usize]);
+        }
+    }
+
+    /// Packs the groups `sorted[range]` (one owner's, longest first) into bundles of up to
+    /// [`LANES`] groups that share no awake body, in order: each group joins the first of the
+    /// last [`PACK_WINDOW`] bundles opened that has room and none of its bodies, else opens
+    /// one. The bundles go in the order they were opened, their groups into `plans`.
+    fn pack(&mut self, range: Range<usize>) {
+        self.packing.clear();
+        self.open.clear();
+        // A bit per body (its place modulo 64): a bundle whose bits miss the group's bodies'
+        // surely holds neither, and most do.
+        let bit = |body: u32| if body == NONE { 0 } else { 1u64 << (body % 64) };
+        for at in range {
+            let plan = self.sorted[at];
+            let bits = bit(plan.a) | bit(plan.b);
+            let clash = |packing: &Packing| {
+                packing.bits & bits != 0
+                    && packing.bodies[..2 * packing.count]
+                        .iter()
+                        .any(|&body| body == plan.a || (plan.b != NONE && body == plan.b))
+            };
+            // The newest open bundle first: the groups come longest first, so it has the
+            // fewest contacts to pad this one's up to.
+            let window = self.open.len().saturating_sub(PACK_WINDOW);
+            let joined = self.open[window..]
+                .iter()
+                .rposition(|&bundle| !clash(&self.packing[bundle as usize]));
+            let (bundle, slot) = match joined {
+                Some(slot) => (self.open[window + slot] as usize, window + slot),
+                None => {
+                    self.packing.push(Packing {
+                        groups: [NONE; LANES],
+                        bodies: [NONE; 2 * LANES],
+                        bits: 0,
+                        count: 0,
+                    });
+                    self.open.push(self.packing.len() as u32 - 1);
+                    (self.packing.len() - 1, self.open.len() - 1)
+                }
+            };
+            let packing = &mut self.packing[bundle];
+            packing.groups[packing.count] = at as u32;
+            packing.bodies[2 * packing.count] = plan.a;
+            packing.bodies[2 * packing.count + 1] = plan.b;
+            packing.bits |= bits;
+            packing.count += 1;
+            if packing.count == LANES {
+                self.open.remove(slot);
+            }
+        }
+        for packing in &self.packing {
+            let first = self.plans.len() as u32;
+            for &group in &packing.groups[..packing.count] {
+                self.plans.push(self.sorted[group as usize]);
+            }
+            if self.bundles.len() == self.bundle_count {
+                self.bundles.push(Bundle::default());
+            }
+            let most = packing.groups[..packing.count]
+                .iter()
+                .map(|&group| self.sorted[group as usize].length())
+                .max()
+                .unwrap_or(0);
+            self.bundles[self.bundle_count].assign(first..first + packing.count as u32, most);
+            self.bundle_count += 1;
         }
     }
 
@@ -344,21 +502,32 @@ impl Solver {
         &self.bundles[..self.bundle_count]
     }
 
-    /// The solve: every stage, the bundles of a stage on the workers, the first stage building
-    /// every bundle's rows.
+    /// The solve: every stage, a region's bundles one after another on one thread, the first
+    /// stage building every bundle's rows.
     pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
         let (plans, velocities) = (&self.plans, &self.velocities);
-        pool.for_each_in_stages(
-            &mut self.bundles[..self.bundle_count],
-            &self.stages,
-            |bundle| {
+        // Each region's run of bundles, then the runs in the items' order.
+        let mut runs: Vec<Option<&mut [Bundle]>> = Vec::with_capacity(self.region_bundles.len());
+        let mut rest = &mut self.bundles[..self.bundle_count];
+        for bundles in &self.region_bundles {
+            let (run, after) = std::mem::take(&mut rest).split_at_mut(bundles.len());
+            runs.push(Some(run));
+            rest = after;
+        }
+        let mut items: Vec<&mut [Bundle]> = self
+            .items
+            .iter()
+            .map(|&region| runs[region].take().expect("each region once"))
+            .collect();
+        pool.for_each_in_stages(&mut items, &self.stages, |run| {
+            for bundle in run.iter_mut() {
                 if bundle.built() {
                     bundle.work(velocities);
                 } else {
                     build(bundle, plans, shared);
                 }
-            },
-        );
+            }
+        });
     }
 
     /// Sorts the pushes the touching contacts ended the step with ([`Bundle::kept`]) into
@@ -456,86 +625,181 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
 mod tests {
     use super::*;
 
-    /// A group between awake bodies `first` and `second` (or the world) with `contacts`.
+    /// A group between awake bodies `first` and `second` (or the world) with `contacts`; the
+    /// awake bodies' places are their dense indices.
     fn plan(first: u32, second: Option<u32>, contacts: u32) -> Plan {
         Plan {
             key: (u64::from(first) << 32) | second.map_or(0, |second| u64::from(second) + 1),
-            colour: 0,
+            owner: 0,
+            a: first,
+            b: second.unwrap_or(NONE),
             job: first,
             start: 0,
             end: contacts,
         }
     }
 
-    #[test]
-    fn groups_are_coloured_apart_longest_first_and_the_overflow_kept_in_pair_order() {
-        // Body 0 touches the world and 79 others: 64 colours and the overflow; a chain of
-        // others beside it, of mixed lengths.
-        let bodies = 120;
-        let awake: Vec<u32> = (0..bodies).collect();
-        let mut plans = vec![plan(0, None, 2)];
-        plans.extend((1..80).map(|other| plan(0, Some(other), 1 + other % 5)));
-        plans.extend((80..bodies - 1).map(|body| plan(body, Some(body + 1), 1 + body % 7)));
+    /// Bodies in a row along z, out of their dense order: a chain of neighbours' groups of
+    /// mixed lengths, every third body on the ground, and body 7 touching 70 others spread
+    /// along the row (a star, most of its groups between regions far apart).
+    fn row_of_bodies() -> (Vec<Plan>, Vec<Vector>) {
+        let bodies = 400u32;
+        let middles: Vec<Vector> = (0..bodies)
+            .map(|body| [0.25, 1.0, f64::from((body * 37) % bodies)])
+            .collect();
+        let mut by_place: Vec<u32> = (0..bodies).collect();
+        by_place.sort_by(|&x, &y| middles[x as usize][2].total_cmp(&middles[y as usize][2]));
+        let mut plans = Vec::new();
+        for pair in by_place.windows(2) {
+            let (x, y) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+            plans.push(plan(x, Some(y), 1 + (x * 5 + y) % 9));
+        }
+        plans.extend(
+            (0..bodies)
+                .step_by(3)
+                .map(|body| plan(body, None, 1 + body % 4)),
+        );
+        plans.extend(
+            (0..bodies)
+                .step_by(5)
+                .filter(|&other| other > 7)
+                .take(70)
+                .map(|other| plan(7, Some(other), 2)),
+        );
         plans.sort_by_key(|plan| plan.key);
+        plans.dedup_by_key(|plan| plan.key);
+        (plans, middles)
+    }
+
+    #[test]
+    fn regions_are_slabs_of_like_work_and_no_two_items_of_a_stage_share_a_body() {
+        let (plans, middles) = row_of_bodies();
         let mut solver = Solver {
             plans: plans.clone(),
+            awake_count: middles.len(),
             ..Solver::default()
         };
-        solver.colour(bodies as usize, &awake);
-        solver.lay_out();
-        assert!(solver.overflow);
-        assert_eq!(solver.colour_count(), COLOURS + 1);
-        let length = |plan: &Plan| plan.end - plan.start;
-        let mut start = 0;
-        for (colour, &end) in solver.colour_ends.iter().enumerate() {
-            let groups = &solver.plans[start..end];
-            assert!(groups.iter().all(|plan| plan.colour as usize == colour));
-            if colour < COLOURS {
-                // No two share a body; the longest first, pair order among equals.
-                let mut bodies_seen = std::collections::HashSet::new();
-                for plan in groups {
-                    let (first, other) = (plan.key >> 32, plan.key & 0xffff_ffff);
-                    assert!(bodies_seen.insert(first), "colour {colour}");
-                    assert!(
-                        other == 0 || bodies_seen.insert(other - 1),
-                        "colour {colour}"
-                    );
-                }
-                assert!(groups.windows(2).all(|two| {
-                    (std::cmp::Reverse(length(&two[0])), two[0].key)
-                        < (std::cmp::Reverse(length(&two[1])), two[1].key)
-                }));
-            } else {
-                // The overflow: the 16 groups of body 0 that found no colour, in pair order.
-                assert_eq!(groups.len(), 80 - COLOURS);
-                assert!(groups.windows(2).all(|two| two[0].key < two[1].key));
-            }
-            start = end;
+        solver.lay_out(|index| middles[index]);
+        let regions = solver.region_count();
+        assert_eq!(regions, MOST_REGIONS, "{} groups", plans.len());
+        // Slabs along z (the axis of most spread), in order, each with its share of contacts.
+        let region_of = |body: u32| solver.region_of[body as usize];
+        let mut along: Vec<u32> = (0..middles.len() as u32).collect();
+        along.sort_by(|&x, &y| middles[x as usize][2].total_cmp(&middles[y as usize][2]));
+        assert!(along
+            .windows(2)
+            .all(|two| region_of(two[0]) <= region_of(two[1])));
+        let total: usize = plans.iter().map(Plan::length).sum();
+        let mut share = vec![0; regions];
+        for plan in &plans {
+            share[region_of(plan.a) as usize] += plan.length();
         }
-        // Every group once, and the bundles: four of a colour side by side, the overflow's
-        // one each and a stage each in every pass.
+        let most_one = plans.iter().map(|plan| plan.length()).max().unwrap_or(0) * 80;
+        for (region, &contacts) in share.iter().enumerate() {
+            assert!(
+                contacts.abs_diff(total / regions) <= most_one,
+                "region {region}: {contacts} of {total} contacts"
+            );
+        }
+        // Each group's owner: its region, the lower of two neighbours, or apart.
+        let mut apart = 0;
+        for plan in &solver.plans {
+            let ra = region_of(plan.a);
+            let expected = if plan.b == NONE {
+                ra
+            } else {
+                let rb = region_of(plan.b);
+                if ra.abs_diff(rb) <= 1 {
+                    ra.min(rb)
+                } else {
+                    apart += 1;
+                    regions as u32
+                }
+            };
+            assert_eq!(plan.owner, expected, "{plan:?}");
+        }
+        assert!(apart > 0, "the star reaches regions far apart");
+        assert_eq!(solver.apart_count(), apart);
+        // Every group once, in bundles of one owner whose lanes share no body.
         let mut keys: Vec<u64> = solver.plans.iter().map(|plan| plan.key).collect();
         keys.sort_unstable();
         assert_eq!(keys, plans.iter().map(|plan| plan.key).collect::<Vec<_>>());
-        let overflow = solver.colour_bundles.last().expect("colours").clone();
-        assert_eq!(overflow.len(), 80 - COLOURS);
-        let mut start = 0;
-        for (colour, bundles) in solver.colour_bundles.iter().enumerate() {
-            let groups = solver.colour_ends[colour] - start;
-            let width = if colour < COLOURS { LANES } else { 1 };
-            assert_eq!(bundles.len(), groups.div_ceil(width), "colour {colour}");
-            let lanes: usize = solver.bundles()[bundles.clone()]
-                .iter()
-                .map(|bundle| bundle.groups.iter().filter(|&&group| group != NONE).count())
-                .sum();
-            assert_eq!(lanes, groups, "colour {colour}");
-            start = solver.colour_ends[colour];
+        let bodies_of = |bundle: &Bundle| -> Vec<u32> {
+            let mut bodies = Vec::new();
+            for &group in bundle.groups.iter().filter(|&&group| group != NONE) {
+                let plan = solver.plans[group as usize];
+                bodies.push(plan.a);
+                if plan.b != NONE {
+                    bodies.push(plan.b);
+                }
+            }
+            bodies
+        };
+        for (owner, bundles) in solver.region_bundles.iter().enumerate() {
+            for bundle in &solver.bundles()[bundles.clone()] {
+                let mut bodies = bodies_of(bundle);
+                let count = bodies.len();
+                bodies.sort_unstable();
+                bodies.dedup();
+                assert_eq!(bodies.len(), count, "a body twice in one bundle");
+                let lanes: Vec<&Plan> = bundle
+                    .groups
+                    .iter()
+                    .filter(|&&group| group != NONE)
+                    .map(|&group| &solver.plans[group as usize])
+                    .collect();
+                assert!(lanes.iter().all(|plan| plan.owner as usize == owner));
+            }
         }
-        let single = solver
-            .stages
-            .iter()
-            .filter(|stage| stage.len() == 1 && overflow.contains(&stage.start))
-            .count();
-        assert_eq!(single, (80 - COLOURS) * (ITERATIONS + 1));
+        // Lanes full but where they cannot be: no two of the star's groups share a bundle,
+        // and each owner's last bundles may be part full.
+        let star = |bundle: &&Bundle| bodies_of(bundle).contains(&7);
+        let (with_star, others): (Vec<&Bundle>, Vec<&Bundle>) =
+            solver.bundles().iter().partition(star);
+        let empty = |bundles: &[&Bundle]| -> usize {
+            bundles
+                .iter()
+                .map(|bundle| bundle.groups.iter().filter(|&&group| group == NONE).count())
+                .sum()
+        };
+        assert!(with_star.len() >= 70);
+        assert!(
+            empty(&others) <= 2 * (regions + 1) * (LANES - 1),
+            "{} empty lanes in {} bundles",
+            empty(&others),
+            others.len()
+        );
+        // The stages: all items to build, then each pass the even regions, the odd ones and
+        // the apart groups; within a stage no two items touch one body.
+        assert_eq!(solver.stages[0], 0..regions + 1);
+        assert_eq!(solver.stages.len(), 1 + (ITERATIONS + 1) * 3);
+        for stage in &solver.stages[1..] {
+            let mut seen = std::collections::HashMap::new();
+            for (item, &owner) in solver.items[stage.clone()].iter().enumerate() {
+                for bundle in &solver.bundles()[solver.region_bundles[owner].clone()] {
+                    for body in bodies_of(bundle) {
+                        let first = *seen.entry(body).or_insert(item);
+                        assert_eq!(first, item, "body {body} in two items of {stage:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_few_groups_are_one_region_solved_on_one_item() {
+        let plans: Vec<Plan> = (0..40).map(|body| plan(body, None, 4)).collect();
+        let mut solver = Solver {
+            plans,
+            awake_count: 40,
+            ..Solver::default()
+        };
+        solver.lay_out(|index| [index as f64, 0.0, 0.0]);
+        assert_eq!(solver.region_count(), 1);
+        assert_eq!(solver.apart_count(), 0);
+        assert_eq!(solver.bundles().len(), 10);
+        // Building, then each pass one stage: the region's item.
+        assert_eq!(solver.stages.len(), 1 + (ITERATIONS + 1));
+        assert!(solver.stages[1..].iter().all(|stage| *stage == (0..1)));
     }
 }

@@ -12,11 +12,12 @@
 //!               partners' shapes, and the points of its resting partners and its
 //!               later awake ones against its own: every contact of the groups
 //!               whose first body it is, the groups in order                      (workers)
-//!   plan        the jobs' groups one after another (in pair order), coloured,
-//!               each colour's groups four to a bundle, longest first             (serial)
+//!   plan        the jobs' groups one after another (in pair order), the awake set
+//!               cut into regions, each region's groups four to a bundle          (serial)
 //!   solve       one call in stages: each bundle's rows built, started from last
 //!               step's pushes; the pushes the rows start with; then 8 passes, each
-//!               colour a stage, its bundles on any thread; in its last pass each
+//!               the even regions at once, the odd ones, the groups apart, a
+//!               region's bundles in order on one thread; in its last pass each
 //!               bundle sums its pushes and makes those it keeps                  (workers)
 //!   keep        the kept pushes gathered by shares of the bodies and sorted
 //!               (workers); touching, hits and impacts                            (serial)
@@ -119,11 +120,12 @@ impl PhysicsWorld {
         }
         times.contacts = clock.lap();
 
-        // The solver set: the awake bodies' contacts grouped, coloured, built into rows,
-        // bundled and solved (see `solver`).
+        // The solver set: the awake bodies' contacts grouped, cut into regions, bundled,
+        // built into rows and solved (see `solver`).
         let solver = &mut scratch.solver;
         solver.plan(&scratch.jobs[..moving], &scratch.job_of);
-        solver.lay_out();
+        let awake_bodies = &scratch.moving;
+        solver.lay_out(|index| bodies.position[awake_bodies[index] as usize]);
         times.plan = clock.lap();
         let shared = Shared {
             bodies,
@@ -287,7 +289,8 @@ fn count(scratch: &Scratch) -> StepCounts {
             .sum(),
         rows: solver.contact_count() * 3,
         groups: solver.group_count(),
-        colours: solver.colour_count(),
+        regions: solver.region_count(),
+        apart: solver.apart_count(),
         bundles: bundles.len(),
         lane_rows: bundles.iter().map(Bundle::rows).sum(),
     }

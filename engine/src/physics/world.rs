@@ -63,7 +63,7 @@ pub(super) struct Scratch {
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
     pub jobs: Vec<ContactJob>,
-    /// The awake bodies' contact rows, coloured, bundled and solved.
+    /// The awake bodies' contact rows, cut into regions, bundled and solved.
     pub solver: Solver,
     pub fallen: Vec<BodyHandle>,
     /// Per dense index: what became of it as it moved.
