@@ -144,10 +144,10 @@ impl Sweep {
 
 /// Sorts `items` by `before` by insertion, unless that would move entries more than `budget`
 /// places in all: then it stops, leaving them in some order, and says so.
-fn insertion_sort(
-    items: &mut [Entry],
+pub(super) fn insertion_sort<T: Copy>(
+    items: &mut [T],
     budget: usize,
-    before: impl Fn(&Entry, &Entry) -> std::cmp::Ordering,
+    before: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) -> bool {
     let mut shifts = 0;
     for at in 1..items.len() {

@@ -45,6 +45,7 @@
 use std::ops::Range;
 
 use super::body::Bodies;
+use super::broad::insertion_sort;
 use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::{Matrix, Vector};
@@ -96,8 +97,10 @@ pub(crate) struct Solver {
     /// How many regions this step's set is cut into, and each awake body's.
     regions: usize,
     region_of: Vec<u32>,
-    /// The awake bodies along the cut's axis, and the contacts each is the first body of.
+    /// The awake bodies along the cut's axis (kept for the next step's sort, with the axis),
+    /// and the contacts each is the first body of.
     along: Vec<(f64, u32)>,
+    along_axis: usize,
     weight: Vec<u32>,
     /// The bundles being filled while one region's groups are packed: each one's groups (as
     /// places in `sorted`) and awake bodies.
@@ -354,11 +357,24 @@ impl Solver {
             self.weight[plan.a as usize] += plan.length() as u32;
         }
         let total: u64 = self.weight.iter().map(|&weight| u64::from(weight)).sum();
-        self.along.clear();
-        self.along
-            .extend((0..awake as u32).map(|index| (middle(index as usize)[axis], index)));
-        self.along
-            .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        // From last step's order where it still names every awake place: the bodies moved
+        // little, and an insertion sort finishes it (the sweep's way, `broad`). The order is a
+        // total one, so the same either way.
+        let before = |x: &(f64, u32), y: &(f64, u32)| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1));
+        let reused = self.along_axis == axis && self.along.len() == awake;
+        if reused {
+            for entry in &mut self.along {
+                entry.0 = middle(entry.1 as usize)[axis];
+            }
+        } else {
+            self.along.clear();
+            self.along
+                .extend((0..awake as u32).map(|index| (middle(index as usize)[axis], index)));
+        }
+        if !(reused && insertion_sort(&mut self.along, 8 * awake, before)) {
+            self.along.sort_unstable_by(before);
+        }
+        self.along_axis = axis;
         let mut before = 0u64;
         for (rank, &(_, index)) in self.along.iter().enumerate() {
             // By contacts; by count where none has any.
