@@ -284,7 +284,6 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
         let solver = &physics.scratch.solver;
         between_two += solver
             .bundles()
-            .iter()
             .flat_map(|bundle| &bundle.lanes)
             .filter(|group| group.second != contacts::NONE)
             .count();

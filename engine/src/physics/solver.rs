@@ -107,21 +107,33 @@ pub(crate) struct Solver {
     packing: Vec<Packing>,
     /// Those of them with room left, oldest first.
     open: Vec<u32>,
-    /// The groups side by side, region after region (the apart groups last); only the first
-    /// `bundle_count` are in use.
-    bundles: Vec<Bundle>,
-    bundle_count: usize,
-    /// Each region's bundles, and the apart groups' last.
-    region_bundles: Vec<Range<usize>>,
-    /// The items of the staged solve, each a region's (or the apart groups') run of bundles:
-    /// the even regions, the odd ones, the apart groups. And the solve's stages: ranges of
-    /// items.
-    items: Vec<usize>,
+    /// The items of the staged solve, each a region's bundles (or the apart groups'), in the
+    /// order the stages take them: the even regions, the odd ones, the apart groups. Each
+    /// keeps its bundles from step to step, so a region's rows are laid out for its size.
+    items: Vec<Run>,
+    /// The region of each item, and the item of each region.
+    item_region: Vec<usize>,
+    region_item: Vec<usize>,
+    /// The solve's stages: ranges of items.
     stages: Vec<Range<usize>>,
     pub velocities: Velocities,
     /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
     /// next step's search; handed to the world's [`WarmStarts`] after the step.
     pub kept: Vec<Vec<ContactPush>>,
+}
+
+/// One item of the staged solve: a region's bundles, the first `count` in use, worked one
+/// after another.
+#[derive(Debug, Default)]
+struct Run {
+    bundles: Vec<Bundle>,
+    count: usize,
+}
+
+impl Run {
+    fn bundles(&self) -> &[Bundle] {
+        &self.bundles[..self.count]
+    }
 }
 
 /// A bundle being filled by [`Solver::pack`].
@@ -210,12 +222,15 @@ impl Solver {
     /// How many groups join bodies of regions that are not neighbours (solved after the
     /// regions, in each pass, on one thread).
     pub fn apart_count(&self) -> usize {
-        self.region_bundles.last().map_or(0, |bundles| {
-            self.bundles[bundles.clone()]
-                .iter()
-                .map(|bundle| bundle.groups.iter().filter(|&&group| group != NONE).count())
-                .sum()
-        })
+        self.region_bundles(self.regions)
+            .iter()
+            .map(|bundle| bundle.groups.iter().filter(|&&group| group != NONE).count())
+            .sum()
+    }
+
+    /// Region `region`'s bundles (the apart groups' for the region count).
+    fn region_bundles(&self, region: usize) -> &[Bundle] {
+        region_bundles(&self.items, &self.region_item, region)
     }
 
     /// Cuts the awake set into regions, packs each region's groups side by side into bundles,
@@ -285,26 +300,11 @@ impl Solver {
             self.sorted[*cursor as usize] = *plan;
             *cursor += 1;
         }
-        // Each owner's groups packed into bundles, the plans rewritten in bundle order.
-        self.plans.clear();
-        self.bundle_count = 0;
-        self.region_bundles.clear();
-        let mut start = 0;
-        for owner in 0..=regions {
-            // The fill cursors have moved on: the owner's bucket run now ends where the next
-            // owner's first bucket started.
-            let end = self.starts[(owner + 1) * width - 1] as usize;
-            let first_bundle = self.bundle_count;
-            self.pack(start..end);
-            self.region_bundles.push(first_bundle..self.bundle_count);
-            start = end;
-        }
         // The items: the even regions, the odd ones, the apart groups. A staged call gives a
         // thread the items at its place modulo the threads, so each parity's regions go in
         // bit-reversed order (0 4 2 6, then 1 5 3 7): with two threads one works regions 0–3
         // and the other 4–7, with four each a neighbouring pair, in both half passes alike,
         // and a region's bodies stay in one core's cache from pass to pass.
-        self.items.clear();
         let evens = regions.div_ceil(2);
         let bits = evens.trailing_zeros();
         let spread = |index: usize| {
@@ -314,16 +314,37 @@ impl Solver {
                 index.reverse_bits() >> (usize::BITS - bits)
             }
         };
-        self.items.extend((0..evens).map(|index| 2 * spread(index)));
-        self.items
+        self.item_region.clear();
+        self.item_region
+            .extend((0..evens).map(|index| 2 * spread(index)));
+        self.item_region
             .extend((0..regions / 2).map(|index| 2 * spread(index) + 1));
-        self.items.push(regions);
+        self.item_region.push(regions);
+        self.region_item.clear();
+        self.region_item.resize(regions + 1, 0);
+        for (item, &region) in self.item_region.iter().enumerate() {
+            self.region_item[region] = item;
+        }
+        if self.items.len() < regions + 1 {
+            self.items.resize_with(regions + 1, Run::default);
+        }
+        // Each owner's groups packed into its item's bundles, the plans rewritten in bundle
+        // order.
+        self.plans.clear();
+        let mut start = 0;
+        for owner in 0..=regions {
+            // The fill cursors have moved on: the owner's bucket run now ends where the next
+            // owner's first bucket started.
+            let end = self.starts[(owner + 1) * width - 1] as usize;
+            self.pack(start..end, self.region_item[owner]);
+            start = end;
+        }
         self.stages.clear();
-        if self.bundle_count == 0 {
+        if self.plans.is_empty() {
             return;
         }
         self.stages.push(0..regions + 1);
-        let apart_empty = self.region_bundles[regions].is_empty();
+        let apart_empty = self.region_bundles(regions).is_empty();
         for _ in 0..=ITERATIONS {
             self.stages.push(0..evens);
             if regions > 1 {
@@ -390,7 +411,7 @@ impl Solver {
     /// [`LANES`] groups that share no awake body, in order: each group joins the first of the
     /// last [`PACK_WINDOW`] bundles opened that has room and none of its bodies, else opens
     /// one. The bundles go in the order they were opened, their groups into `plans`.
-    fn pack(&mut self, range: Range<usize>) {
+    fn pack(&mut self, range: Range<usize>, item: usize) {
         self.packing.clear();
         self.open.clear();
         // A bit per body (its place modulo 64): a bundle whose bits miss the group's bodies'
@@ -434,21 +455,23 @@ impl Solver {
                 self.open.remove(slot);
             }
         }
+        let run = &mut self.items[item];
+        run.count = 0;
         for packing in &self.packing {
             let first = self.plans.len() as u32;
             for &group in &packing.groups[..packing.count] {
                 self.plans.push(self.sorted[group as usize]);
             }
-            if self.bundles.len() == self.bundle_count {
-                self.bundles.push(Bundle::default());
+            if run.bundles.len() == run.count {
+                run.bundles.push(Bundle::default());
             }
             let most = packing.groups[..packing.count]
                 .iter()
                 .map(|&group| self.sorted[group as usize].length())
                 .max()
                 .unwrap_or(0);
-            self.bundles[self.bundle_count].assign(first..first + packing.count as u32, most);
-            self.bundle_count += 1;
+            run.bundles[run.count].assign(first..first + packing.count as u32, most);
+            run.count += 1;
         }
     }
 
@@ -513,30 +536,18 @@ impl Solver {
         }
     }
 
-    /// The bundles in use.
-    pub fn bundles(&self) -> &[Bundle] {
-        &self.bundles[..self.bundle_count]
+    /// The bundles in use, region after region, the apart groups' last.
+    pub fn bundles(&self) -> impl Iterator<Item = &Bundle> + Clone {
+        all_bundles(&self.items, &self.region_item)
     }
 
     /// The solve: every stage, a region's bundles one after another on one thread, the first
     /// stage building every bundle's rows.
     pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
         let (plans, velocities) = (&self.plans, &self.velocities);
-        // Each region's run of bundles, then the runs in the items' order.
-        let mut runs: Vec<Option<&mut [Bundle]>> = Vec::with_capacity(self.region_bundles.len());
-        let mut rest = &mut self.bundles[..self.bundle_count];
-        for bundles in &self.region_bundles {
-            let (run, after) = std::mem::take(&mut rest).split_at_mut(bundles.len());
-            runs.push(Some(run));
-            rest = after;
-        }
-        let mut items: Vec<&mut [Bundle]> = self
-            .items
-            .iter()
-            .map(|&region| runs[region].take().expect("each region once"))
-            .collect();
-        pool.for_each_in_stages(&mut items, &self.stages, |run| {
-            for bundle in run.iter_mut() {
+        let items = &mut self.items[..self.item_region.len()];
+        pool.for_each_in_stages(items, &self.stages, |run| {
+            for bundle in &mut run.bundles[..run.count] {
                 if bundle.built() {
                     bundle.work(velocities);
                 } else {
@@ -556,7 +567,7 @@ impl Solver {
         if self.kept.len() < awake_count {
             self.kept.resize_with(awake_count, Vec::new);
         }
-        let bundles = &self.bundles[..self.bundle_count];
+        let bundles = all_bundles(&self.items, &self.region_item);
         let share = awake_count.div_ceil(pool.threads()).max(1);
         let mut shares: Vec<(usize, &mut [Vec<ContactPush>])> = self.kept[..awake_count]
             .chunks_mut(share)
@@ -569,7 +580,7 @@ impl Solver {
                 list.clear();
             }
             let bodies = first..first + lists.len();
-            for bundle in bundles {
+            for bundle in bundles.clone() {
                 for (&body, push) in bundle.kept_bodies.iter().zip(&bundle.kept) {
                     if bodies.contains(&(body as usize)) {
                         lists[body as usize - first].push(*push);
@@ -583,6 +594,22 @@ impl Solver {
             }
         });
     }
+}
+
+/// Region `region`'s bundles among `items` (the apart groups' for the region count);
+/// `region_item` is each region's item.
+fn region_bundles<'a>(items: &'a [Run], region_item: &[usize], region: usize) -> &'a [Bundle] {
+    region_item
+        .get(region)
+        .map_or(&[], |&item| items[item].bundles())
+}
+
+/// Every region's bundles, region after region, the apart groups' last.
+fn all_bundles<'a>(
+    items: &'a [Run],
+    region_item: &'a [usize],
+) -> impl Iterator<Item = &'a Bundle> + Clone {
+    (0..region_item.len()).flat_map(move |region| region_bundles(items, region_item, region))
 }
 
 /// Builds the rows of a bundle's groups straight into its lanes, each contact started from
@@ -751,8 +778,8 @@ mod tests {
             }
             bodies
         };
-        for (owner, bundles) in solver.region_bundles.iter().enumerate() {
-            for bundle in &solver.bundles()[bundles.clone()] {
+        for owner in 0..=regions {
+            for bundle in solver.region_bundles(owner) {
                 let mut bodies = bodies_of(bundle);
                 let count = bodies.len();
                 bodies.sort_unstable();
@@ -770,8 +797,7 @@ mod tests {
         // Lanes full but where they cannot be: no two of the star's groups share a bundle,
         // and each owner's last bundles may be part full.
         let star = |bundle: &&Bundle| bodies_of(bundle).contains(&7);
-        let (with_star, others): (Vec<&Bundle>, Vec<&Bundle>) =
-            solver.bundles().iter().partition(star);
+        let (with_star, others): (Vec<&Bundle>, Vec<&Bundle>) = solver.bundles().partition(star);
         let empty = |bundles: &[&Bundle]| -> usize {
             bundles
                 .iter()
@@ -791,8 +817,8 @@ mod tests {
         assert_eq!(solver.stages.len(), 1 + (ITERATIONS + 1) * 3);
         for stage in &solver.stages[1..] {
             let mut seen = std::collections::HashMap::new();
-            for (item, &owner) in solver.items[stage.clone()].iter().enumerate() {
-                for bundle in &solver.bundles()[solver.region_bundles[owner].clone()] {
+            for (item, &owner) in solver.item_region[stage.clone()].iter().enumerate() {
+                for bundle in solver.region_bundles(owner) {
                     for body in bodies_of(bundle) {
                         let first = *seen.entry(body).or_insert(item);
                         assert_eq!(first, item, "body {body} in two items of {stage:?}");
@@ -813,7 +839,7 @@ mod tests {
         solver.lay_out(|index| [index as f64, 0.0, 0.0]);
         assert_eq!(solver.region_count(), 1);
         assert_eq!(solver.apart_count(), 0);
-        assert_eq!(solver.bundles().len(), 10);
+        assert_eq!(solver.bundles().count(), 10);
         // Building, then each pass one stage: the region's item.
         assert_eq!(solver.stages.len(), 1 + (ITERATIONS + 1));
         assert!(solver.stages[1..].iter().all(|stage| *stage == (0..1)));

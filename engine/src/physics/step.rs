@@ -283,7 +283,7 @@ fn count(scratch: &Scratch) -> StepCounts {
             .sum(),
         contacts: solver.contact_count(),
         touching: bundles
-            .iter()
+            .clone()
             .flat_map(|bundle| &bundle.lanes)
             .map(|group| group.touching as usize)
             .sum(),
@@ -291,8 +291,8 @@ fn count(scratch: &Scratch) -> StepCounts {
         groups: solver.group_count(),
         regions: solver.region_count(),
         apart: solver.apart_count(),
-        bundles: bundles.len(),
-        lane_rows: bundles.iter().map(Bundle::rows).sum(),
+        bundles: bundles.clone().count(),
+        lane_rows: bundles.map(Bundle::rows).sum(),
     }
 }
 
