@@ -56,7 +56,7 @@ use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
 use crate::workers::WorkerPool;
 
 /// Groups a region is given at least, on average: fewer and its bundles would run part empty.
-const REGION_GROUPS: usize = 48;
+pub(crate) const REGION_GROUPS: usize = 48;
 
 /// The most regions the awake set is cut into (a power of two). Each half pass works half of
 /// them at once, so up to four threads share the solve; more regions would make the slabs
