@@ -28,10 +28,53 @@ if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
   exit 0
 fi
 
+# Debian's shaderc libraries cannot be linked the way shaderc-sys's build script links them
+# (docs/vulkan-setup.md): on x86-64 Debian, write a cargo configuration that links its static
+# libraries directly. Only here: another system's shaderc is found by shaderc-sys itself, so the
+# repository carries no such override for every x86-64 Linux. Rewritten only when it differs; a
+# configuration this script did not write is left alone.
+SHADERC_LIBS=/usr/lib/x86_64-linux-gnu
+CARGO_CONFIG=.cargo/config.toml
+CONFIG_MARK="# Written by tools/setup.sh for Debian's static shaderc libraries (docs/vulkan-setup.md)."
+write_cargo_config() {
+  [ "$(uname -m)" = x86_64 ] || return 0
+  [ -f "$SHADERC_LIBS/libshaderc_combined.a" ] || return 0
+  local root wanted
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  wanted=$(cat <<CONFIG
+$CONFIG_MARK
+# Debian's libshaderc is underlinked and its libshaderc_combined.a is not combined; rust-lld
+# rejects both. Override shaderc-sys's \`links = "shaderc"\` build script and link the static
+# libraries directly. Not in git: other systems need no override.
+[target.x86_64-unknown-linux-gnu.shaderc]
+rustc-link-search = ["native=$SHADERC_LIBS"]
+rustc-link-lib = [
+  "static=shaderc_combined",
+  "static=glslang", "static=MachineIndependent", "static=GenericCodeGen", "static=OSDependent",
+  "static=OGLCompiler", "static=HLSL", "static=SPIRV", "static=glslang-default-resource-limits",
+  "static=SPIRV-Tools-opt", "static=SPIRV-Tools",
+  "dylib=stdc++",
+]
+CONFIG
+)
+  local path="$root/$CARGO_CONFIG"
+  if [ -f "$path" ]; then
+    [ "$(cat "$path")" = "$wanted" ] && return 0
+    if [ "$(head -n 1 "$path")" != "$CONFIG_MARK" ]; then
+      say "$CARGO_CONFIG exists and was not written here: left as it is (it must link shaderc)"
+      return 0
+    fi
+  fi
+  mkdir -p "$root/.cargo"
+  printf '%s\n' "$wanted" >"$path"
+  say "wrote $CARGO_CONFIG (links Debian's static shaderc libraries)"
+}
+
 SUDO=()
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
     say "not root and no sudo: install as root: apt-get install -y ${PACKAGES[*]}"
+    write_cargo_config
     exit 0
   fi
 fi
@@ -55,6 +98,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt_update
   DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+write_cargo_config
 
 # Bindless needs descriptor indexing (runtime arrays, partially bound, update-after-bind).
 # Bookworm's own lavapipe (Mesa 22.3) has none of it; Mesa 25 from bookworm-backports has it all.
