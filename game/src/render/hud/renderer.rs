@@ -1,0 +1,237 @@
+//! The HUD's renderer: egui's output drawn by our device through egui-ash-renderer.
+//!
+//! egui-ash-renderer manages its Vulkan objects itself and destroys them at once, so the HUD
+//! adds what it lacks for frames in flight:
+//!
+//! * **Texture uploads** (`Renderer::set_texture`) record a one-time command buffer from our
+//!   upload pool, submit it to the queue we pass and wait for the whole queue to idle
+//!   (`vkQueueWaitIdle`). We pass the one queue with its lock held (no other thread submits
+//!   meanwhile), after waiting for every submission so far: no frame still in flight samples a
+//!   texture that is overwritten or replaced. Its submission signals nothing of ours, so the
+//!   timeline is untouched; the frame being recorded is not submitted yet and runs after it.
+//!   egui-ash-renderer's partial update starts from `UNDEFINED`, which allows the driver to
+//!   discard the texture's old texels, so a partial delta (new glyphs in the font atlas) is
+//!   applied to a CPU copy of the texture and uploaded whole. Uploads happen when egui adds
+//!   glyphs or textures (the first frame, new characters), not every frame.
+//! * **Freeing textures** (`textures_delta.free`): the ids are kept with the recording that
+//!   reported them and freed once the timeline has passed that frame's submission.
+//! * **Vertex and index buffers**: egui-ash-renderer keeps one pair per frame in flight and
+//!   rewrites (or, when they grow, destroys and remakes) the next pair at every draw. The HUD
+//!   remembers which recording last drew each pair and waits, if need be, for its submission
+//!   before drawing with that pair again (normally `FrameRing::begin` has already waited; an
+//!   abandoned frame or a frame without the HUD can shift the pairs against the ring's slots).
+//! * **Dropping**: the egui renderer is handed to the device's deferred destruction
+//!   (`Device::retire_object`) and dropped once no submission that may use it runs, even if a
+//!   frame that recorded the HUD is still being recorded. So a drop never waits and is always
+//!   safe.
+//!
+//! egui-ash-renderer's own objects (pipeline, textures, buffers) have no debug names; ours (the
+//! upload command pool) has.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::conv::is_srgb;
+use blockfall_engine::gpu::{self, CommandPool, FrameRing, GpuError, FRAMES_IN_FLIGHT};
+use egui::{ColorImage, TextureId};
+use egui_ash_renderer::allocator::GpuAllocator;
+use egui_ash_renderer::{DynamicRendering, Options, RenderMode, Renderer};
+
+use super::super::target::{begin_colour_load, RenderTarget};
+use super::textures::LastUse;
+use super::{lay_out, Hud, HudError, PASS_NAME};
+
+/// Lays out and draws the [`Hud`] with egui (see the module's text for how it keeps
+/// egui-ash-renderer's objects safe with frames in flight).
+pub struct HudRenderer {
+    pub(super) device: Arc<gpu::Device>,
+    pub(super) context: egui::Context,
+    /// `None` only while dropping.
+    pub(super) renderer: Option<Renderer<GpuAllocator>>,
+    /// egui-ash-renderer's upload command buffers come from it (and are freed after each).
+    pub(super) upload_pool: CommandPool,
+    /// A CPU copy of each egui texture, so that partial updates can be uploaded whole.
+    pub(super) images: HashMap<TextureId, Arc<ColorImage>>,
+    /// The last use of each of egui-ash-renderer's vertex/index buffer pairs.
+    pub(super) mesh_uses: [LastUse; FRAMES_IN_FLIGHT],
+    /// egui-ash-renderer's draws so far (it takes pair `draws % FRAMES_IN_FLIGHT` next), or
+    /// `None` after a failed draw, when which pair comes next is not known.
+    pub(super) draws: Option<usize>,
+    /// Textures egui freed, with the recording whose frame must finish first.
+    pub(super) pending_frees: Vec<(LastUse, Vec<TextureId>)>,
+    pub(super) last_recording: Option<u64>,
+    pub(super) meshes_last_frame: usize,
+}
+
+impl HudRenderer {
+    /// The egui context and the renderer, drawing into targets of `colour_format` (an `_SRGB`
+    /// format gets linear output, which the target encodes; any other gets sRGB-encoded output).
+    pub fn new(device: &Arc<gpu::Device>, colour_format: vk::Format) -> Result<Self, HudError> {
+        let renderer = Renderer::with_gpu_allocator(
+            device.shared_allocator(),
+            device.raw.clone(),
+            RenderMode::DynamicRendering(DynamicRendering {
+                color_attachment_format: colour_format,
+                depth_attachment_format: None,
+                stencil_attachment_format: None,
+            }),
+            Options {
+                in_flight_frames: FRAMES_IN_FLIGHT,
+                enable_depth_test: false,
+                enable_depth_write: false,
+                srgb_framebuffer: is_srgb(colour_format),
+            },
+        )?;
+        let upload_pool = CommandPool::new(device, "hud: texture uploads")?;
+        Ok(Self {
+            device: device.clone(),
+            context: egui::Context::default(),
+            renderer: Some(renderer),
+            upload_pool,
+            images: HashMap::new(),
+            mesh_uses: [LastUse::Never; FRAMES_IN_FLIGHT],
+            draws: Some(0),
+            pending_frees: Vec::new(),
+            last_recording: None,
+            meshes_last_frame: 0,
+        })
+    }
+
+    /// The egui context (the window's `egui_winit::State` is made with it).
+    pub fn context(&self) -> &egui::Context {
+        &self.context
+    }
+
+    /// egui meshes drawn in the last frame (0: nothing to show).
+    pub fn meshes_last_frame(&self) -> usize {
+        self.meshes_last_frame
+    }
+
+    /// Lays out `hud` for this frame's `raw_input` and records the pass "hud" into the frame
+    /// being recorded, over what `target` holds: call it between `FrameRing::begin` and
+    /// `submit`, after the passes it draws over (which leave the target a colour attachment)
+    /// and before the target's barrier to present or its readback; once per frame. The target
+    /// is left a colour attachment. Uploads egui's new textures first (which waits for every
+    /// earlier submission; rare). `raw_input` without `max_texture_side` gets the device's.
+    pub fn record(
+        &mut self,
+        frames: &mut FrameRing,
+        target: RenderTarget,
+        mut raw_input: egui::RawInput,
+        hud: &Hud,
+    ) -> Result<(), HudError> {
+        let recording = frames.recording().ok_or_else(|| {
+            GpuError::Invalid("HudRenderer::record outside a frame (FrameRing::begin first)".into())
+        })?;
+        if self.last_recording == Some(recording) {
+            return Err(GpuError::Invalid("HudRenderer::record twice in one frame".into()).into());
+        }
+        self.last_recording = Some(recording);
+        self.settle(recording);
+        self.free_finished()?;
+
+        if raw_input.max_texture_side.is_none() {
+            raw_input.max_texture_side =
+                Some(self.device.adapter.limits.max_image_dimension2_d as usize);
+        }
+        let output = self.context.run_ui(raw_input, |ui| lay_out(ui, hud));
+        let egui::FullOutput {
+            mut textures_delta,
+            shapes,
+            pixels_per_point,
+            ..
+        } = output;
+        // Taken at once, so that an error below drops no unapplied delta. What egui freed goes
+        // once this frame has run (keyed to this recording, so the order here does not matter).
+        let set = std::mem::take(&mut textures_delta.set);
+        let freed: Vec<TextureId> = textures_delta.free.drain().collect();
+        if !freed.is_empty() {
+            for id in &freed {
+                self.images.remove(id);
+            }
+            self.pending_frees
+                .push((LastUse::Recording(recording), freed));
+        }
+        self.set_textures(set)?;
+        let primitives = self.context.tessellate(shapes, pixels_per_point);
+
+        frames.begin_pass(PASS_NAME);
+        let drawn = self.draw(
+            frames.command_buffer(),
+            &target,
+            pixels_per_point,
+            &primitives,
+            recording,
+        );
+        frames.end_pass();
+        drawn?;
+        self.meshes_last_frame = primitives.len();
+        Ok(())
+    }
+
+    /// Records the rendering: colour loaded, egui's meshes drawn (none: only the pass).
+    fn draw(
+        &mut self,
+        command_buffer: vk::CommandBuffer,
+        target: &RenderTarget,
+        pixels_per_point: f32,
+        primitives: &[egui::ClippedPrimitive],
+        recording: u64,
+    ) -> Result<(), HudError> {
+        let meshes = !primitives.is_empty();
+        if meshes {
+            // The vertex/index pair egui-ash-renderer rewrites next must be out of use.
+            match self.draws {
+                Some(draws) => match self.mesh_uses[draws % FRAMES_IN_FLIGHT] {
+                    LastUse::Submitted(value) => self.device.wait_for(value)?,
+                    LastUse::Never => {}
+                    LastUse::Recording(_) => {
+                        return Err(GpuError::Invalid(
+                            "HUD vertex buffers still in use by this frame".into(),
+                        )
+                        .into())
+                    }
+                },
+                // After a failed draw: wait for every earlier frame.
+                None => self.device.wait_for(self.device.last_submitted())?,
+            }
+        }
+        let device = self.device.clone();
+        let pass = begin_colour_load(&device, command_buffer, target);
+        let renderer = self.renderer.as_mut().expect("renderer lives until drop");
+        let drawn = renderer.cmd_draw(
+            command_buffer,
+            vk::Extent2D {
+                width: target.width,
+                height: target.height,
+            },
+            pixels_per_point,
+            primitives,
+        );
+        drop(pass);
+        if meshes {
+            match (&drawn, self.draws) {
+                (Ok(()), Some(draws)) => {
+                    self.mesh_uses[draws % FRAMES_IN_FLIGHT] = LastUse::Recording(recording);
+                    self.draws = Some(draws + 1);
+                }
+                _ => {
+                    self.mesh_uses = [LastUse::Recording(recording); FRAMES_IN_FLIGHT];
+                    self.draws = None;
+                }
+            }
+        }
+        Ok(drawn?)
+    }
+}
+
+impl Drop for HudRenderer {
+    fn drop(&mut self) {
+        // egui-ash-renderer destroys its objects in its own drop, at once: the device keeps it
+        // until no submission that may use it runs (also a frame still being recorded).
+        if let Some(renderer) = self.renderer.take() {
+            self.device.retire_object(renderer);
+        }
+    }
+}
