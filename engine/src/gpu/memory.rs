@@ -8,7 +8,7 @@ use super::device::Device;
 use super::error::{GpuError, GpuResult};
 
 /// How much GPU memory is in use, for benchmarks and leak checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryReport {
     /// Live allocations.
     pub allocations: usize,
