@@ -16,6 +16,7 @@
 use super::clearance::Clearance;
 use super::error::PhysicsError;
 use super::math::{self, Matrix, Quaternion, Vector, NO_TURN, ZERO, ZERO_MATRIX};
+use wide::f32x8;
 
 /// A part of a body: its mass and middle, and its inertia about that middle.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -218,6 +219,34 @@ impl Cluster {
     }
 }
 
+/// A body's clusters (at most eight, one per octant) in `f32` lanes, a cluster per lane: the
+/// lanes past its clusters hold NaN, which no comparison keeps. Only for filters that may keep
+/// more than they need to (`contacts`): the clusters themselves are the truth.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClusterLanes {
+    pub centre: [f32x8; 3],
+    pub radius: f32x8,
+    pub half: [f32x8; 3],
+}
+
+impl ClusterLanes {
+    pub fn new(clusters: &[Cluster]) -> ClusterLanes {
+        debug_assert!(clusters.len() <= 8, "one cluster per octant");
+        let lanes = |value: &dyn Fn(&Cluster) -> f64| {
+            let mut lanes = [f32::NAN; 8];
+            for (lane, cluster) in lanes.iter_mut().zip(clusters) {
+                *lane = value(cluster) as f32;
+            }
+            f32x8::from(lanes)
+        };
+        ClusterLanes {
+            centre: std::array::from_fn(|axis| lanes(&|cluster| cluster.centre[axis])),
+            radius: lanes(&|cluster| cluster.radius),
+            half: std::array::from_fn(|axis| lanes(&|cluster| cluster.half[axis])),
+        }
+    }
+}
+
 /// Every body's state, one `Vec` per field over a dense index `0..len`.
 #[derive(Debug, Default)]
 pub(crate) struct Bodies {
@@ -259,6 +288,8 @@ pub(crate) struct Bodies {
     pub clusters_count: Vec<u32>,
     /// Every body's clusters, one body after another.
     pub clusters: Vec<Cluster>,
+    /// Each body's clusters again, in `f32` lanes (`contacts` rules them out eight at once).
+    pub cluster_lanes: Vec<ClusterLanes>,
     pub resting: Vec<bool>,
     /// Seconds it has been touching and slow.
     pub still: Vec<f64>,
@@ -455,6 +486,8 @@ impl Bodies {
         self.clusters_start.push(clusters_start);
         self.clusters_count
             .push(self.clusters.len() as u32 - clusters_start);
+        self.cluster_lanes
+            .push(ClusterLanes::new(&self.clusters[clusters_start as usize..]));
         self.owner.push(index);
         self.position.push(properties.center);
         self.orientation.push(NO_TURN);
@@ -526,6 +559,7 @@ impl Bodies {
         self.extent.swap_remove(dense);
         self.clusters_start.swap_remove(dense);
         self.clusters_count.swap_remove(dense);
+        self.cluster_lanes.swap_remove(dense);
         self.resting.swap_remove(dense);
         self.still.swap_remove(dense);
         self.age.swap_remove(dense);

@@ -32,7 +32,7 @@
 //! then checked against the other body's sphere before its shape is asked, which assumes what
 //! [`BodyShape`] promises: a body's shape lies inside the sphere of its points.
 
-use super::body::{Bodies, Cluster};
+use super::body::{Bodies, ClusterLanes};
 use super::clearance::{Clearance, LOOK};
 use super::math::{self, Matrix, Vector};
 use super::patches::{Dropped, Reducer, PATCH_MOST};
@@ -40,6 +40,7 @@ use super::tuning::{BOUNCE_SPEED, MARGIN, STEP};
 use super::warm::OTHER_POINT;
 use super::BodyShape;
 use crate::collision::{Around, Solid, Surface};
+use wide::{f32x8, CmpEq, CmpGe, CmpLe};
 
 /// "No body": the world, or a friction link that a normal row does not have.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -118,9 +119,8 @@ pub(crate) struct ContactJob {
     /// Per contact found, whether it holds (touching, not striking): only those are reduced.
     settled: Vec<bool>,
     reducer: Reducer,
-    /// Where its clusters' middles are in the world this step, and a later awake partner's.
+    /// Where its clusters' middles are in the world this step.
     centres: Vec<Vector>,
-    other_centres: Vec<Vector>,
     /// The questions to the world for its points, what its body fills around each, and the
     /// answers.
     queries: Vec<([f32; 3], f32)>,
@@ -340,8 +340,7 @@ impl ContactJob {
             let other_index = other as usize;
             // This body's points against the other's shape; nothing more when their boxes
             // of points are apart.
-            let centres = &self.centres;
-            if !points_against(scene, body, other_index, centres, &mut self.contacts) {
+            if !points_against(scene, body, other_index, &mut self.contacts) {
                 continue;
             }
             if !bodies.resting[other_index] {
@@ -349,20 +348,7 @@ impl ContactJob {
                 // points against this body's shape found here too, so that every contact of
                 // the pair's group is in this job's list, after this body's own points, as the
                 // group orders them.
-                let other_position = bodies.position[other_index];
-                let other_rotation = &scene.rotation[other_index];
-                self.other_centres.clear();
-                self.other_centres
-                    .extend(bodies.clusters_of(other_index).iter().map(|cluster| {
-                        math::add(other_position, math::times(other_rotation, cluster.centre))
-                    }));
-                points_against(
-                    scene,
-                    other_index,
-                    body,
-                    &self.other_centres,
-                    &mut self.contacts,
-                );
+                points_against(scene, other_index, body, &mut self.contacts);
                 continue;
             }
             // A resting body has no job of its own: its points against this body's shape are
@@ -413,14 +399,12 @@ impl ContactJob {
 }
 
 /// The points of `body` against the shape of `other` (a partner the broad phase found), a
-/// cluster at a time, into `contacts` with `body` pushed out; `centres` are `body`'s clusters'
-/// middles in the world. False when the two boxes of points are apart by more than either
+/// cluster at a time, into `contacts` with `body` pushed out. False when the two boxes of points are apart by more than either
 /// may reach this step: then no point of either is near the other.
 fn points_against(
     scene: &Scene,
     body: usize,
     other_index: usize,
-    centres: &[Vector],
     contacts: &mut Vec<Contact>,
 ) -> bool {
     let bodies = scene.bodies;
@@ -480,17 +464,19 @@ fn points_against(
         turn_size: &turn_size,
         shift,
     };
-    for (cluster, &centre) in clusters.iter().zip(centres) {
-        let from_other = math::sub(centre, other_position);
-        let limit = other_radius + cluster.radius + most_reach + BOUND_SLACK;
-        if math::dot(from_other, from_other) > limit * limit {
-            continue;
-        }
-        // Nor does one whose points, seen from the other, lie farther than any may reach from
-        // its box of points.
-        if !seen_from_other.cluster_within(cluster, other_extent, point_grow) {
-            continue;
-        }
+    // The clusters near enough to look at, all eight at once (`ClusterLanes`): those whose
+    // sphere reaches the other's and whose points, seen from the other, may lie within reach
+    // of its box of points.
+    let cluster_reach = other_radius + most_reach + BOUND_SLACK;
+    let mut near = seen_from_other.clusters_near(
+        &bodies.cluster_lanes[body],
+        (cluster_reach, bodies.radius[body]),
+        other_extent,
+        point_grow,
+    );
+    while near != 0 {
+        let cluster = &clusters[near.trailing_zeros() as usize];
+        near &= near - 1;
         for feature in cluster.members() {
             let offset = offsets[feature];
             // No point farther outside the other's box of points than any point of this body
@@ -558,18 +544,43 @@ impl Seen<'_> {
     fn point(&self, offset: Vector) -> Vector {
         math::add(math::times(self.turn, offset), self.shift)
     }
+}
 
-    /// Whether any point of `cluster` may lie within `grow` of the box `(low, high)`: along
-    /// each axis its points lie within its box turned, and within its sphere. When this says
-    /// no, [`within`] says no for every one of its points.
-    #[inline]
-    fn cluster_within(&self, cluster: &Cluster, (low, high): (Vector, Vector), grow: f64) -> bool {
-        let seen = self.point(cluster.centre);
-        (0..3).all(|axis| {
-            let across = math::dot(self.turn_size[axis], cluster.half);
-            let spread = across.min(cluster.radius) + grow;
-            seen[axis] >= low[axis] - spread && seen[axis] <= high[axis] + spread
-        })
+impl Seen<'_> {
+    /// Which of a body's clusters (`lanes`, bit `i` for cluster `i`) may hold a point within
+    /// `grow` of the box `(low, high)` and within `reach` of the other's middle beyond the
+    /// cluster's own sphere: [`Seen::cluster_within`] and that sphere's test for all eight at
+    /// once, in `f32`. Only a filter: it may keep a cluster the tests in `f64` would rule out,
+    /// never the other way, since every bound is grown by more than `f32`'s rounding can move a
+    /// cluster (a hundred times 2⁻²⁴ of the largest size involved, `radius` being the body's
+    /// sphere of points), and the points of a cluster kept are each checked in `f64`.
+    fn clusters_near(
+        &self,
+        lanes: &ClusterLanes,
+        (reach, radius): (f64, f64),
+        (low, high): (Vector, Vector),
+        grow: f64,
+    ) -> u32 {
+        let largest = |values: &[f64]| values.iter().map(|value| value.abs()).fold(0.0, f64::max);
+        let size = radius + largest(&self.shift) + largest(&low) + largest(&high) + grow + reach;
+        let slack = size * 100.0 * f64::from(f32::EPSILON);
+        let splat = |value: f64| f32x8::splat(value as f32);
+        let [x, y, z] = lanes.centre;
+        let mut near = f32x8::splat(0.0).cmp_eq(f32x8::splat(0.0));
+        let mut distance_squared = f32x8::splat(0.0);
+        for axis in 0..3 {
+            let [along_x, along_y, along_z] = self.turn[axis].map(splat);
+            let seen = x * along_x + y * along_y + z * along_z + splat(self.shift[axis]);
+            distance_squared += seen * seen;
+            let [size_x, size_y, size_z] = self.turn_size[axis].map(splat);
+            let across = lanes.half[0] * size_x + lanes.half[1] * size_y + lanes.half[2] * size_z;
+            let spread = across.min(lanes.radius) + splat(grow + slack);
+            near = near
+                & seen.cmp_ge(splat(low[axis]) - spread)
+                & seen.cmp_le(splat(high[axis]) + spread);
+        }
+        let limit = lanes.radius + splat(reach + slack);
+        (near & distance_squared.cmp_le(limit * limit)).move_mask() as u32
     }
 }
 
@@ -761,65 +772,107 @@ fn push(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::body::Cluster;
     use crate::physics::math::rotation;
     use crate::random::Rng;
 
     #[test]
-    fn a_cluster_ruled_out_by_its_turned_box_has_no_point_near_the_other_box() {
-        // Random clusters of random points, turned and moved at random, against a box: when
-        // the cluster's test says no, no point of it is within the gap of the box; and the
-        // test says yes for some, or it would prove nothing.
+    fn a_cluster_ruled_out_has_no_point_near_the_other_box_and_its_middle() {
+        // Bodies of eight random clusters of random points, turned and moved at random,
+        // against a box: when the filter rules a cluster out, no point of it is within the gap
+        // of the box and within the reach of the other's middle; and it keeps some and rules
+        // out some, or it would prove nothing. Every fourth body is moved so that a point lies
+        // exactly on the grown box's face, where `f32`'s rounding could lose it.
         let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         let mut unit = move || rng.unit();
         let other = ([-0.5, -1.0, -0.25], [0.5, 1.0, 0.75]);
-        let (mut kept, mut ruled_out) = (0, 0);
-        for _ in 0..2000 {
+        let (mut kept, mut ruled_out, mut on_the_face) = (0, 0, 0);
+        for body in 0..1000 {
             let mut quaternion = [0.0; 4].map(|_| unit() * 2.0 - 1.0);
             let norm = quaternion.iter().map(|q| q * q).sum::<f64>().sqrt();
             quaternion = quaternion.map(|q| q / norm.max(1e-9));
             let turn = rotation(quaternion);
             let turn_size = turn.map(|row| row.map(f64::abs));
-            let shift = [0.0; 3].map(|_| unit() * 5.0 - 2.5);
-            let points: Vec<Vector> = (0..6)
-                .map(|_| [unit() * 0.8 - 0.1, unit() * 0.5, unit() * 0.3 - 0.6])
-                .collect();
-            let mut low = points[0];
-            let mut high = points[0];
-            for point in &points {
-                for axis in 0..3 {
-                    low[axis] = low[axis].min(point[axis]);
-                    high[axis] = high[axis].max(point[axis]);
+            let mut shift = [0.0; 3].map(|_| unit() * 5.0 - 2.5);
+            let gap = unit() * 0.3;
+            let reach = unit() * 3.0;
+            let mut clusters = Vec::new();
+            let mut points: Vec<Vec<Vector>> = Vec::new();
+            for which in 0..8 {
+                let corner = [which & 1, which >> 1 & 1, which >> 2 & 1].map(|bit| bit as f64);
+                let members: Vec<Vector> = (0..6)
+                    .map(|_| std::array::from_fn(|axis| corner[axis] + unit() * 0.8 - 0.5))
+                    .collect();
+                let mut low = members[0];
+                let mut high = members[0];
+                for point in &members {
+                    for axis in 0..3 {
+                        low[axis] = low[axis].min(point[axis]);
+                        high[axis] = high[axis].max(point[axis]);
+                    }
                 }
+                let centre: Vector = std::array::from_fn(|axis| (low[axis] + high[axis]) / 2.0);
+                clusters.push(Cluster {
+                    centre,
+                    radius: members
+                        .iter()
+                        .map(|point| math::length(math::sub(*point, centre)))
+                        .fold(0.0, f64::max),
+                    half: std::array::from_fn(|axis| (high[axis] - low[axis]) / 2.0),
+                    start: which * 6,
+                    count: 6,
+                });
+                points.push(members);
             }
-            let centre: Vector = std::array::from_fn(|axis| (low[axis] + high[axis]) / 2.0);
-            let cluster = Cluster {
-                centre,
-                radius: points
-                    .iter()
-                    .map(|point| math::length(math::sub(*point, centre)))
-                    .fold(0.0, f64::max),
-                half: std::array::from_fn(|axis| (high[axis] - low[axis]) / 2.0),
-                start: 0,
-                count: points.len() as u32,
-            };
-            let seen = Seen {
+            let radius = points
+                .iter()
+                .flatten()
+                .map(|point| math::length(*point))
+                .fold(0.0, f64::max);
+            let seen_at = |shift: Vector| Seen {
                 turn: &turn,
                 turn_size: &turn_size,
                 shift,
             };
-            let gap = unit() * 0.3;
-            if seen.cluster_within(&cluster, other, gap) {
-                kept += 1;
-            } else {
-                ruled_out += 1;
-                for point in &points {
-                    assert!(!within(seen.point(*point), other, gap), "{point:?}");
+            let face = body % 4 == 0;
+            if face {
+                // The first point seen from the other exactly on the grown face along x, in
+                // the middle of the box along y and z.
+                let place = seen_at(shift).point(points[0][0]);
+                let aim = [other.1[0] + gap, 0.0, 0.25];
+                for axis in 0..3 {
+                    shift[axis] += aim[axis] - place[axis];
                 }
+            }
+            let seen = seen_at(shift);
+            let reach = if face { 50.0 } else { reach };
+            let lanes = ClusterLanes::new(&clusters);
+            let near = seen.clusters_near(&lanes, (reach, radius), other, gap);
+            for (which, members) in points.iter().enumerate() {
+                let within_reach = |point: &Vector| {
+                    let place = seen.point(*point);
+                    within(place, other, gap) && math::length(place) <= reach
+                };
+                if near & (1 << which) != 0 {
+                    kept += 1;
+                } else {
+                    ruled_out += 1;
+                    for point in members {
+                        assert!(
+                            !within_reach(point),
+                            "body {body}, cluster {which}: {point:?}"
+                        );
+                    }
+                }
+            }
+            if face && within(seen.point(points[0][0]), other, gap) {
+                on_the_face += 1;
+                assert!(near & 1 != 0, "body {body}: the point on the face lost");
             }
         }
         assert!(
-            kept > 100 && ruled_out > 100,
-            "{kept} kept, {ruled_out} ruled out"
+            kept > 500 && ruled_out > 500 && on_the_face > 50,
+            "{kept} kept, {ruled_out} ruled out, {on_the_face} on the face"
         );
     }
 
