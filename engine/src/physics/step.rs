@@ -31,7 +31,6 @@
 
 use super::clearance::Clearance;
 use super::contacts::{Scene, NONE};
-use super::lanes::Bundle;
 use super::math::{self, Matrix, Quaternion, Vector, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
@@ -155,36 +154,11 @@ impl PhysicsWorld {
             }
         }
 
-        // What touched what (the solved velocities go back into the bodies as they move).
-        for &body in &scratch.moving {
-            bodies.touching[body as usize] = 0;
-        }
-        for bundle in solver.bundles() {
-            for group in &bundle.lanes {
-                if group.first == NONE {
-                    continue;
-                }
-                let first = group.first as usize;
-                bodies.touching[first] += group.touching;
-                if group.second != NONE {
-                    bodies.touching[group.second as usize] += group.touching;
-                }
-                if group.struck == NONE {
-                    continue;
-                }
-                let impulse = group.normal_push;
-                if impulse > 0.0 {
-                    report.hits.push((
-                        bodies.handle(group.struck as usize),
-                        bodies.handle(first),
-                        impulse,
-                    ));
-                }
-            }
-        }
-
+        // What touched what and how hard (the solved velocities go back into the bodies as
+        // they move), in one pass over the groups.
+        let tally = tally(bodies, scratch, report);
         impacts(bodies, scratch, moving, report);
-        *counts = count(scratch);
+        *counts = count(scratch, &tally);
         times.keep = clock.lap();
         integrate(pool, bodies, scratch, *resting, report);
         times.integrate = clock.lap();
@@ -212,25 +186,62 @@ impl Clock {
     }
 }
 
-/// The pushes on each awake body that took at least its impact limit this step, into the
-/// report in the body's own frame (before the step moves it).
-fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut StepReport) {
-    let solver = &scratch.solver;
+/// What one pass over the solved groups gives the rest of the step.
+struct Tally {
+    /// Touching contacts, all groups together.
+    touching: usize,
+    bundles: usize,
+    lane_rows: usize,
+}
+
+/// One pass over the solved groups: each awake body's touching contacts
+/// ([`Bodies::touching`]) and the normal push it took ([`Scratch::taken`], for [`impacts`]), a
+/// resting body's hits, and the counts for [`count`].
+fn tally(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) -> Tally {
+    for &body in &scratch.moving {
+        bodies.touching[body as usize] = 0;
+    }
     let taken = &mut scratch.taken;
     taken.clear();
     taken.resize(bodies.len(), 0.0);
-    for bundle in solver.bundles() {
+    let mut tally = Tally {
+        touching: 0,
+        bundles: 0,
+        lane_rows: 0,
+    };
+    for bundle in scratch.solver.bundles() {
+        tally.bundles += 1;
+        tally.lane_rows += bundle.rows();
         for group in &bundle.lanes {
             if group.first == NONE {
                 continue;
             }
+            let first = group.first as usize;
             let push = group.normal_push;
-            taken[group.first as usize] += push;
+            tally.touching += group.touching as usize;
+            bodies.touching[first] += group.touching;
+            taken[first] += push;
             if group.second != NONE {
+                bodies.touching[group.second as usize] += group.touching;
                 taken[group.second as usize] += push;
+            }
+            if group.struck != NONE && push > 0.0 {
+                report.hits.push((
+                    bodies.handle(group.struck as usize),
+                    bodies.handle(first),
+                    push,
+                ));
             }
         }
     }
+    tally
+}
+
+/// The pushes on each awake body that took at least its impact limit this step, into the
+/// report in the body's own frame (before the step moves it).
+fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut StepReport) {
+    let solver = &scratch.solver;
+    let taken = &scratch.taken;
     let over = |body: u32| {
         body != NONE && {
             let body = body as usize;
@@ -271,9 +282,8 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
 }
 
 /// What the step had to do, from its buffers once the rows are solved.
-fn count(scratch: &Scratch) -> StepCounts {
+fn count(scratch: &Scratch, tally: &Tally) -> StepCounts {
     let solver = &scratch.solver;
-    let bundles = solver.bundles();
     StepCounts {
         awake: scratch.moving.len(),
         pairs: scratch.sweep.pairs.len(),
@@ -282,17 +292,13 @@ fn count(scratch: &Scratch) -> StepCounts {
             .map(|job| job.asked())
             .sum(),
         contacts: solver.contact_count(),
-        touching: bundles
-            .clone()
-            .flat_map(|bundle| &bundle.lanes)
-            .map(|group| group.touching as usize)
-            .sum(),
+        touching: tally.touching,
         rows: solver.contact_count() * 3,
         groups: solver.group_count(),
         regions: solver.region_count(),
         apart: solver.apart_count(),
-        bundles: bundles.clone().count(),
-        lane_rows: bundles.map(Bundle::rows).sum(),
+        bundles: tally.bundles,
+        lane_rows: tally.lane_rows,
     }
 }
 
