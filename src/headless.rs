@@ -288,6 +288,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         frames,
         mean_frame_ms: renderer.clock.mean_frame_ms(),
         mean_cpu_ms: renderer.clock.mean_cpu_ms(),
+        first_cpu_ms: renderer.clock.first_cpu_ms(),
         pass_timings: renderer
             .frames
             .last_timings()
@@ -354,6 +355,7 @@ fn run_script_headless(
         frames,
         mean_frame_ms: renderer.clock.mean_frame_ms(),
         mean_cpu_ms: renderer.clock.mean_cpu_ms(),
+        first_cpu_ms: renderer.clock.first_cpu_ms(),
         pass_timings: renderer
             .frames
             .last_timings()

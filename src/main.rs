@@ -225,13 +225,16 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
         println!("{}", path.display());
     }
     eprintln!(
-        "{} frame{} on {}, {:.2} ms per frame (CPU: play {:.3} ms, record {:.3} ms){}",
+        "{} frame{} on {}, {:.2} ms per frame (CPU: play {:.3} ms, record {:.3} ms; the first \
+         frame: play {:.3} ms, record {:.3} ms){}",
         report.frames,
         if report.frames == 1 { "" } else { "s" },
         report.device_name,
         report.mean_frame_ms,
         report.mean_cpu_ms.0,
         report.mean_cpu_ms.1,
+        report.first_cpu_ms.0,
+        report.first_cpu_ms.1,
         report
             .pass_timings
             .iter()

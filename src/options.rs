@@ -173,8 +173,11 @@ pub struct RunReport {
     /// Mean wall-clock time per frame, in milliseconds, over the frames after the first.
     pub mean_frame_ms: f64,
     /// Mean CPU time per frame to play the world's frame (script events, tools, physics,
-    /// streaming, mesh uploads) and to record the frame's passes, in milliseconds.
+    /// streaming, mesh uploads) and to record the frame's passes, in milliseconds, past the
+    /// first frame when there were more (`overlay::FrameClock`).
     pub mean_cpu_ms: (f64, f64),
+    /// The first frame's CPU times to play and to record, in milliseconds.
+    pub first_cpu_ms: (f64, f64),
     /// GPU time of each pass of the last finished frame.
     pub pass_timings: Vec<(String, f64)>,
     pub validation_errors: u64,

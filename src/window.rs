@@ -234,6 +234,7 @@ impl ApplicationHandler for App {
                 .collect();
             state.clock.end();
             self.report.mean_cpu_ms = state.clock.mean_cpu_ms();
+            self.report.first_cpu_ms = state.clock.first_cpu_ms();
             self.report.mean_frame_ms = state.clock.mean_frame_ms();
             self.report.captured = state.capture.captured();
             self.report.messages = state.play.said.clone();

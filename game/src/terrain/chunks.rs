@@ -147,16 +147,30 @@ pub fn generate_chunks<G: Ground + ?Sized>(
 /// the same distance in the order of their coordinates (x, then y, then z). Empty for a
 /// position beyond [`FARTHEST`]; a radius is capped at 64 chunks (275 000 chunks already).
 pub fn load_order(position: [f32; 3], view_radius_chunks: u32) -> Vec<ChunkCoord> {
+    let mut chunks: Vec<(f64, ChunkCoord)> = Vec::new();
+    chunks_in_view(position, view_radius_chunks, |squared, coord| {
+        chunks.push((squared, coord))
+    });
+    chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    chunks.into_iter().map(|(_, coord)| coord).collect()
+}
+
+/// Calls `visit` with every chunk of [`load_order`] in no particular order, each with its
+/// centre's squared distance from `position` in chunks.
+pub fn chunks_in_view(
+    position: [f32; 3],
+    view_radius_chunks: u32,
+    mut visit: impl FnMut(f64, ChunkCoord),
+) {
     let view_radius_chunks = view_radius_chunks.min(64);
     let radius = f64::from(view_radius_chunks);
     let size = f64::from(CHUNK_SIZE);
     let position = position.map(f64::from);
     if !position.iter().all(|value| value.abs() <= FARTHEST) {
-        return Vec::new();
+        return;
     }
     let around = ChunkCoord::containing(position.map(|value| value as f32));
     let reach = view_radius_chunks as i32 + 1;
-    let mut chunks: Vec<(f64, ChunkCoord)> = Vec::new();
     for z in around.z - reach..=around.z + reach {
         for y in around.y - reach..=around.y + reach {
             for x in around.x - reach..=around.x + reach {
@@ -169,13 +183,11 @@ pub fn load_order(position: [f32; 3], view_radius_chunks: u32) -> Vec<ChunkCoord
                     })
                     .sum();
                 if squared <= radius * radius {
-                    chunks.push((squared, coord));
+                    visit(squared, coord);
                 }
             }
         }
     }
-    chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    chunks.into_iter().map(|(_, coord)| coord).collect()
 }
 
 /// Exactly the chunks whose padded grid holds a sample of `changed`: those to mesh again.
