@@ -40,7 +40,7 @@ use egui_ash_renderer::{DynamicRendering, Options, RenderMode, Renderer};
 
 use super::super::target::{begin_colour_load, RenderTarget};
 use super::textures::LastUse;
-use super::{lay_out, Hud, HudError, PASS_NAME};
+use super::{add_glyphs, lay_out, Hud, HudError, PASS_NAME};
 
 /// Lays out and draws the [`Hud`] with egui (see the module's text for how it keeps
 /// egui-ash-renderer's objects safe with frames in flight).
@@ -62,6 +62,8 @@ pub struct HudRenderer {
     pub(super) pending_frees: Vec<(LastUse, Vec<TextureId>)>,
     pub(super) last_recording: Option<u64>,
     pub(super) meshes_last_frame: usize,
+    /// Whether the HUD's characters were put in egui's font atlas ([`add_glyphs`]).
+    glyphs_added: bool,
 }
 
 impl HudRenderer {
@@ -95,6 +97,7 @@ impl HudRenderer {
             pending_frees: Vec::new(),
             last_recording: None,
             meshes_last_frame: 0,
+            glyphs_added: false,
         })
     }
 
@@ -135,7 +138,14 @@ impl HudRenderer {
             raw_input.max_texture_side =
                 Some(self.device.adapter.limits.max_image_dimension2_d as usize);
         }
-        let output = self.context.run_ui(raw_input, |ui| lay_out(ui, hud));
+        let first = !self.glyphs_added;
+        let output = self.context.run_ui(raw_input, |ui| {
+            if first {
+                add_glyphs(ui);
+            }
+            lay_out(ui, hud)
+        });
+        self.glyphs_added = true;
         let egui::FullOutput {
             mut textures_delta,
             shapes,
