@@ -39,8 +39,9 @@ use egui_ash_renderer::allocator::GpuAllocator;
 use egui_ash_renderer::{DynamicRendering, Options, RenderMode, Renderer};
 
 use super::super::target::{begin_colour_load, RenderTarget};
+use super::glyphs::add_glyphs;
 use super::textures::LastUse;
-use super::{add_glyphs, lay_out, Hud, HudError, PASS_NAME};
+use super::{lay_out, Hud, HudError, PASS_NAME};
 
 /// Lays out and draws the [`Hud`] with egui (see the module's text for how it keeps
 /// egui-ash-renderer's objects safe with frames in flight).

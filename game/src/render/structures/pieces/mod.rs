@@ -17,8 +17,14 @@
 //!   body's position when its handle is first seen, kept for the piece's life.
 //! * **Room**: 64 Ki vertices and 128 Ki indices at first (about 2700 plain blocks in pieces);
 //!   when full, an arena twice the size of what is needed, every piece put into it again.
+//!
+//! `instance` holds what each frame writes for a piece in view (its [`PieceInstance`] and draw
+//! command) and the turn that places it; `meshes` keeps the pieces' meshes and lights.
 
-use std::collections::{BTreeSet, HashMap};
+mod instance;
+mod meshes;
+
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
@@ -27,16 +33,19 @@ use blockfall_engine::gpu::{
     self, memory_barrier, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout,
     ShaderLibrary, TransientUse,
 };
-use blockfall_engine::physics::{BodyHandle, BodyView};
+use blockfall_engine::physics::BodyHandle;
 use ultraviolet::Vec3;
 
+use self::instance::{turn, DRAW_COMMAND_BYTES};
 use super::mesh_arena::MeshArena;
-use super::{solid_pipeline, vertices_of, BlockMaterials, StructurePush};
+use super::{solid_pipeline, BlockMaterials, StructurePush};
 use crate::camera::Camera;
 use crate::pieces::Pieces;
 use crate::render::frustum::Frustum;
 use crate::render::pass::bindless_pass;
 use crate::render::target::{begin_loaded, RenderTarget};
+
+pub use self::instance::PieceInstance;
 
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "pieces";
@@ -44,33 +53,6 @@ pub const PASS_NAME: &str = "pieces";
 /// Vertices and indices of the first arena.
 const FIRST_VERTICES: u64 = 64 << 10;
 const FIRST_INDICES: u64 = 128 << 10;
-/// Bytes of a `VkDrawIndexedIndirectCommand`.
-const DRAW_COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
-
-/// One piece's body for `pieces.vert` (instance locations 5 to 7): 48 bytes.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PieceInstance {
-    /// The body's orientation, a unit quaternion `[x, y, z, w]`.
-    pub rotation: [f32; 4],
-    /// xyz: the body's middle in the world; w: the piece's sky light.
-    pub position_light: [f32; 4],
-    /// xyz: the body's middle in its own frame; w unused.
-    pub centre: [f32; 4],
-}
-
-impl PieceInstance {
-    fn of(body: &BodyView, light: f32) -> Self {
-        let [x, y, z, w] = body.orientation.map(|c| c as f32);
-        let [px, py, pz] = body.position.map(|c| c as f32);
-        let [cx, cy, cz] = body.center.map(|c| c as f32);
-        Self {
-            rotation: [x, y, z, w],
-            position_light: [px, py, pz, light],
-            centre: [cx, cy, cz, 0.0],
-        }
-    }
-}
 
 /// What is kept of a piece besides its mesh.
 #[derive(Debug, Clone, Copy)]
@@ -142,111 +124,6 @@ impl PiecesRenderer {
             draws_last_frame: 0,
             pieces_last_frame: 0,
         })
-    }
-
-    /// Brings the meshes up to date with `pieces`: the mesh of every body not seen before is
-    /// uploaded (and its light taken: `light` at its position), those of bodies gone are freed.
-    /// Call it between frames (before `FrameRing::begin`); a piece not yet uploaded is not
-    /// drawn.
-    pub fn update(
-        &mut self,
-        gpu: &mut Gpu,
-        pieces: &Pieces,
-        light: &dyn Fn([f32; 3]) -> f32,
-    ) -> GpuResult<()> {
-        let alive: BTreeSet<BodyHandle> = pieces.iter().map(|(handle, _, _)| handle).collect();
-        let gone: Vec<BodyHandle> = self
-            .known
-            .keys()
-            .filter(|handle| !alive.contains(handle))
-            .copied()
-            .collect();
-        for handle in gone {
-            self.known.remove(&handle);
-            self.arena.remove(&handle);
-        }
-        let mut batch = gpu.uploader.begin("pieces: meshes");
-        let mut fitted = true;
-        for (handle, piece, body) in pieces.iter() {
-            if self.known.contains_key(&handle) {
-                continue;
-            }
-            let vertices = vertices_of(&piece.mesh, |_| 1.0);
-            if !self
-                .arena
-                .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
-            {
-                fitted = false;
-                break;
-            }
-            let (middle, radius) = bounds(&piece.mesh.positions);
-            self.known.insert(
-                handle,
-                Known {
-                    light: light(body.position.map(|c| c as f32)),
-                    middle,
-                    radius,
-                },
-            );
-        }
-        batch.submit()?;
-        if fitted {
-            return Ok(());
-        }
-        // No room: every piece into an arena twice the size of what they need.
-        let (vertices, indices) = pieces.iter().fold((0, 0), |(v, i), (_, piece, _)| {
-            (
-                v + piece.mesh.vertex_count() as u64,
-                i + piece.mesh.indices.len() as u64,
-            )
-        });
-        let vertex_capacity = (vertices * 2).max(FIRST_VERTICES);
-        let index_capacity = (indices * 2).max(FIRST_INDICES);
-        log::info!(
-            "pieces: a new arena of {vertex_capacity} vertices and {index_capacity} indices for \
-             {} pieces",
-            pieces.len()
-        );
-        self.arena = MeshArena::new(&self.device, "pieces", vertex_capacity, index_capacity)?;
-        let mut batch = gpu.uploader.begin("pieces: every mesh");
-        for (handle, piece, body) in pieces.iter() {
-            let vertices = vertices_of(&piece.mesh, |_| 1.0);
-            if !self
-                .arena
-                .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
-            {
-                return Err(gpu::GpuError::Invalid(
-                    "pieces: a mesh does not fit an arena made for every piece".into(),
-                ));
-            }
-            self.known.entry(handle).or_insert_with(|| {
-                let (middle, radius) = bounds(&piece.mesh.positions);
-                Known {
-                    light: light(body.position.map(|c| c as f32)),
-                    middle,
-                    radius,
-                }
-            });
-        }
-        batch.submit()?;
-        Ok(())
-    }
-
-    /// Forgets every piece's mesh and light (a new world is drawn next: its bodies' handles
-    /// name other pieces); the pipeline, the arena and the frames' buffers stay.
-    pub fn forget_all(&mut self) {
-        self.known.clear();
-        self.arena.clear();
-    }
-
-    /// Pieces with a mesh on the GPU.
-    pub fn resident_pieces(&self) -> usize {
-        self.arena.len()
-    }
-
-    /// The light a piece is drawn with, once seen by [`PiecesRenderer::update`].
-    pub fn light_of(&self, handle: BodyHandle) -> Option<f32> {
-        self.known.get(&handle).map(|known| known.light)
     }
 
     /// Draw calls recorded in the last frame: 1 (or 0 with no piece in view) where the device
@@ -349,56 +226,5 @@ impl PiecesRenderer {
         self.pieces_last_frame = draw_commands.len() as u32;
         frames.end_pass();
         Ok(())
-    }
-}
-
-/// `v` turned by the unit quaternion `q` (`[x, y, z, w]`), as `pieces.vert` turns it.
-fn turn(q: [f32; 4], v: Vec3) -> Vec3 {
-    let axis = Vec3::new(q[0], q[1], q[2]);
-    let t = 2.0 * axis.cross(v);
-    v + q[3] * t + axis.cross(t)
-}
-
-/// The middle of the box around `positions` and its half diagonal.
-fn bounds(positions: &[[f32; 3]]) -> (Vec3, f32) {
-    let mut low = Vec3::broadcast(f32::MAX);
-    let mut high = Vec3::broadcast(f32::MIN);
-    for &[x, y, z] in positions {
-        let p = Vec3::new(x, y, z);
-        low = low.min_by_component(p);
-        high = high.max_by_component(p);
-    }
-    if positions.is_empty() {
-        return (Vec3::zero(), 0.0);
-    }
-    ((low + high) * 0.5, (high - low).mag() * 0.5)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn instances_and_commands_have_the_shaders_layout() {
-        assert_eq!(std::mem::size_of::<PieceInstance>(), 48);
-        assert_eq!(DRAW_COMMAND_BYTES, 20);
-    }
-
-    #[test]
-    fn a_quarter_turn_about_y_takes_x_to_minus_z() {
-        let half = std::f32::consts::FRAC_PI_4;
-        let q = [0.0, half.sin(), 0.0, half.cos()];
-        let turned = turn(q, Vec3::unit_x());
-        assert!(
-            (turned - Vec3::new(0.0, 0.0, -1.0)).mag() < 1e-6,
-            "{turned:?}"
-        );
-    }
-
-    #[test]
-    fn bounds_are_the_box_middle_and_half_diagonal() {
-        let (middle, radius) = bounds(&[[0.0, 0.0, 0.0], [2.0, 2.0, 1.0]]);
-        assert_eq!(middle, Vec3::new(1.0, 1.0, 0.5));
-        assert!((radius - 1.5).abs() < 1e-6);
     }
 }

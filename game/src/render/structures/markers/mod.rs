@@ -12,21 +12,31 @@
 //! in flight. The tint is meshed again only when its list of blocks or the store's revision
 //! changes, into a host-visible buffer of its own (the old one retired until the frames that
 //! read it have run).
+//!
+//! `geometry` builds the ghost's and the outline's vertices; `pipelines` makes the two
+//! pipelines.
+
+mod geometry;
+mod pipelines;
 
 use std::sync::Arc;
 
 use ash::vk;
-use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Image,
-    MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, TransientUse,
+    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, Image, MemoryLocation, Pipeline,
+    PipelineLayout, ShaderLibrary, TransientUse,
 };
 
+use self::geometry::{
+    block_box, linear, push_box, push_edges, GHOST_VERTICES, OUTLINE, OUTLINE_MARGIN,
+    OUTLINE_VERTICES,
+};
 use crate::blocks::mesher::{mesh_blocks, BlockMesh};
-use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
+use crate::blocks::store::{Block, BlockId, BlockStore};
 use crate::camera::Camera;
-use crate::render::target::{begin_loaded, RenderTarget, DEPTH_FORMAT};
-use crate::render::textures::srgb_to_linear;
+use crate::render::target::{begin_loaded, RenderTarget};
+
+pub use self::geometry::MarkerVertex;
 
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "markers";
@@ -39,15 +49,8 @@ pub const BLOCKED: [u8; 3] = [0xef, 0x44, 0x44];
 pub const GHOST_ALPHA: f32 = 0.35;
 /// The would-fall tint's opacity.
 pub const TINT_ALPHA: f32 = 0.5;
-/// The outline's colour (linear) and opacity.
-const OUTLINE: [f32; 4] = [0.02, 0.02, 0.02, 0.9];
-/// How far the outline lies outside the block, in meters.
-const OUTLINE_MARGIN: f32 = 0.02;
 /// How far the tint's vertices are moved toward the eye, in meters.
 const TINT_TOWARD_EYE: f32 = 0.02;
-/// Vertices of the ghost (12 triangles) and of the outline (12 lines).
-const GHOST_VERTICES: usize = 36;
-const OUTLINE_VERTICES: usize = 24;
 
 /// What the markers show this frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -58,15 +61,6 @@ pub struct MarkerView {
     pub outline: Option<Block>,
     /// The blocks that would fall (ids in the store passed to the record).
     pub tint: Vec<BlockId>,
-}
-
-/// One marker vertex (`markers.vert`): 28 bytes.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct MarkerVertex {
-    pub position: [f32; 3],
-    /// Linear rgb and alpha.
-    pub colour: [f32; 4],
 }
 
 /// The push constants of `markers.vert` (`shaders/markers.glsl`): 80 bytes.
@@ -107,57 +101,7 @@ impl MarkersRenderer {
         colour_format: vk::Format,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
-        let target = device.shader_target();
-        let vertex = shaders.get("markers.vert", target)?;
-        let fragment = shaders.get("markers.frag", target)?;
-        let layout = PipelineLayout::new(
-            &device,
-            "markers",
-            &[],
-            std::mem::size_of::<MarkerPush>() as u32,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-        )?;
-        let bindings = [vertex_binding(
-            0,
-            std::mem::size_of::<MarkerVertex>(),
-            vk::VertexInputRate::VERTEX,
-        )];
-        let attributes = [
-            vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
-            vertex_attribute(1, 0, vk::Format::R32G32B32A32_SFLOAT, 12),
-        ];
-        let colour_formats = [colour_format];
-        let pipeline = |name: &str, topology, cull_mode| {
-            Pipeline::graphics(
-                &device,
-                &layout,
-                &GraphicsPipelineDesc {
-                    name,
-                    vertex: &vertex,
-                    fragment: &fragment,
-                    vertex_bindings: &bindings,
-                    vertex_attributes: &attributes,
-                    topology,
-                    cull_mode,
-                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
-                    polygon_mode: vk::PolygonMode::FILL,
-                    color_formats: &colour_formats,
-                    depth_format: Some(DEPTH_FORMAT),
-                    depth_write: false,
-                    blend: true,
-                },
-            )
-        };
-        let surfaces = pipeline(
-            "markers: surfaces",
-            vk::PrimitiveTopology::TRIANGLE_LIST,
-            vk::CullModeFlags::BACK,
-        )?;
-        let lines = pipeline(
-            "markers: lines",
-            vk::PrimitiveTopology::LINE_LIST,
-            vk::CullModeFlags::NONE,
-        )?;
+        let (layout, surfaces, lines) = pipelines::create(&device, shaders, colour_format)?;
         Ok(Self {
             device,
             layout,
@@ -297,113 +241,5 @@ impl MarkersRenderer {
             revision: store.revision(),
         });
         Ok(())
-    }
-}
-
-/// An sRGB colour as linear rgb with `alpha`.
-fn linear(srgb: [u8; 3], alpha: f32) -> [f32; 4] {
-    let [r, g, b] = srgb.map(srgb_to_linear);
-    [r, g, b, alpha]
-}
-
-/// The box of `block`'s cells in meters, `margin` larger on every side.
-fn block_box(block: &Block, margin: f32) -> ([f32; 3], [f32; 3]) {
-    let size = f32::from(block.size) * CELL;
-    let low = block.low().map(|c| c as f32 * CELL - margin);
-    (low, low.map(|c| c + size + 2.0 * margin))
-}
-
-/// The 12 triangles of the box from `low` to `high`, counter-clockwise from outside.
-fn push_box(out: &mut Vec<MarkerVertex>, low: [f32; 3], high: [f32; 3], colour: [f32; 4]) {
-    let corner = |i: usize| {
-        [
-            if i & 1 != 0 { high[0] } else { low[0] },
-            if i & 2 != 0 { high[1] } else { low[1] },
-            if i & 4 != 0 { high[2] } else { low[2] },
-        ]
-    };
-    // Each side's corners (bit 0: x, bit 1: y, bit 2: z), counter-clockwise from outside.
-    const SIDES: [[usize; 4]; 6] = [
-        [0, 4, 6, 2], // -x
-        [1, 3, 7, 5], // +x
-        [0, 1, 5, 4], // -y
-        [2, 6, 7, 3], // +y
-        [0, 2, 3, 1], // -z
-        [4, 5, 7, 6], // +z
-    ];
-    for side in SIDES {
-        for i in [0, 1, 2, 0, 2, 3] {
-            out.push(MarkerVertex {
-                position: corner(side[i]),
-                colour,
-            });
-        }
-    }
-}
-
-/// The 12 edges of the box from `low` to `high`, as line-list pairs.
-fn push_edges(out: &mut Vec<MarkerVertex>, low: [f32; 3], high: [f32; 3], colour: [f32; 4]) {
-    let corner = |i: usize| {
-        [
-            if i & 1 != 0 { high[0] } else { low[0] },
-            if i & 2 != 0 { high[1] } else { low[1] },
-            if i & 4 != 0 { high[2] } else { low[2] },
-        ]
-    };
-    for a in 0..8usize {
-        for bit in [1, 2, 4] {
-            if a & bit == 0 {
-                for position in [corner(a), corner(a | bit)] {
-                    out.push(MarkerVertex { position, colour });
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-        [
-            a[1] * b[2] - a[2] * b[1],
-            a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0],
-        ]
-    }
-
-    #[test]
-    fn the_ghost_box_faces_outward_and_the_outline_has_twelve_edges() {
-        let mut vertices = Vec::new();
-        push_box(&mut vertices, [0.0; 3], [1.0; 3], [1.0; 4]);
-        assert_eq!(vertices.len(), GHOST_VERTICES);
-        for triangle in vertices.chunks_exact(3) {
-            let [a, b, c] = [0, 1, 2].map(|i| triangle[i].position);
-            let normal = cross(
-                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
-                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
-            );
-            let middle = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0 - 0.5);
-            let outward: f32 = (0..3).map(|k| normal[k] * middle[k]).sum();
-            assert!(outward > 0.0, "{triangle:?} faces inward");
-        }
-        let mut lines = Vec::new();
-        push_edges(&mut lines, [0.0; 3], [1.0; 3], OUTLINE);
-        assert_eq!(lines.len(), OUTLINE_VERTICES);
-        for pair in lines.chunks_exact(2) {
-            let differing = (0..3)
-                .filter(|&k| pair[0].position[k] != pair[1].position[k])
-                .count();
-            assert_eq!(differing, 1, "an edge runs along one axis");
-        }
-    }
-
-    #[test]
-    fn the_outline_box_is_two_centimetres_outside_the_block() {
-        let block = Block::new(2, 0, -4, 2, 0, 0, false).unwrap();
-        let (low, high) = block_box(&block, OUTLINE_MARGIN);
-        assert_eq!(low, [0.98, -0.02, -2.02]);
-        assert!((high[0] - 2.02).abs() < 1e-6 && (high[2] + 0.98).abs() < 1e-6);
     }
 }

@@ -1,0 +1,116 @@
+//! The terrain pass's setup: its pipelines (filled, and the wireframe where the device can draw
+//! it) and its texture array in the bindless table.
+
+use ash::vk;
+use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
+use blockfall_engine::gpu::{
+    self, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
+    ShaderLibrary,
+};
+use blockfall_engine::meshing::terrain_meshes::{LIGHT_BYTES, VERTEX_BYTES};
+
+use super::{TerrainLook, TerrainPush, TerrainRenderer};
+use crate::render::pass::bindless_pass;
+use crate::render::target::{DepthTarget, DEPTH_FORMAT};
+use crate::render::textures::terrain_array;
+
+/// Texture size of a terrain layer.
+const TEXTURE_SIZE: u32 = 256;
+
+impl TerrainRenderer {
+    /// Makes the pipelines and the terrain texture array (with mips), and puts the array into
+    /// the bindless table. `colour_format` is the target's format.
+    pub fn new(
+        gpu: &mut Gpu,
+        shaders: &ShaderLibrary,
+        colour_format: vk::Format,
+        look: TerrainLook,
+    ) -> GpuResult<Self> {
+        let device = gpu.device.clone();
+        let pass = bindless_pass::<TerrainPush>(gpu, shaders, "terrain", "terrain")?;
+        let bindings = [
+            vertex_binding(0, VERTEX_BYTES as usize, vk::VertexInputRate::VERTEX),
+            vertex_binding(1, LIGHT_BYTES as usize, vk::VertexInputRate::VERTEX),
+        ];
+        let attributes = [
+            vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
+            vertex_attribute(1, 0, vk::Format::R32G32B32_SFLOAT, 12),
+            vertex_attribute(2, 1, vk::Format::R32_SFLOAT, 0),
+        ];
+        let colour_formats = [colour_format];
+        let pipeline = |name: &str, polygon_mode: vk::PolygonMode| {
+            Pipeline::graphics(
+                &device,
+                &pass.layout,
+                &GraphicsPipelineDesc {
+                    name,
+                    vertex: &pass.vertex,
+                    fragment: &pass.fragment,
+                    vertex_bindings: &bindings,
+                    vertex_attributes: &attributes,
+                    topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                    // Both sides: cave walls are seen from inside as well as from outside.
+                    cull_mode: vk::CullModeFlags::NONE,
+                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                    polygon_mode,
+                    color_formats: &colour_formats,
+                    depth_format: Some(DEPTH_FORMAT),
+                    depth_write: true,
+                    blend: false,
+                },
+            )
+        };
+        let fill = pipeline("terrain: fill", vk::PolygonMode::FILL)?;
+        let wireframe = if wireframe_available(&device) {
+            Some(pipeline("terrain: wireframe", vk::PolygonMode::LINE)?)
+        } else {
+            None
+        };
+
+        let data = terrain_array(TEXTURE_SIZE);
+        let texture = Image::new(
+            &device,
+            &ImageDesc {
+                name: "terrain texture array: grass, dirt, rock, sand",
+                format: vk::Format::R8G8B8A8_SRGB,
+                width: data.size,
+                height: data.size,
+                layers: data.layers,
+                mips: data.mips,
+                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+                view_type: vk::ImageViewType::TYPE_2D_ARRAY,
+            },
+        )?;
+        let mut batch = gpu.uploader.begin("terrain textures");
+        batch.image(&texture, &data.bytes, ImageAccess::ShaderRead)?;
+        let uploaded = batch.submit()?;
+        device.wait_for(uploaded)?;
+        let texture = gpu.bindless.bind(texture)?;
+
+        Ok(Self {
+            device,
+            layout: pass.layout,
+            fill,
+            wireframe,
+            wireframe_on: false,
+            texture,
+            depth: DepthTarget::new(&gpu.device, "terrain: depth"),
+            bindless_set: gpu.bindless.set,
+            look,
+            draws_last_frame: 0,
+            triangles_last_frame: 0,
+        })
+    }
+}
+
+/// Whether a `polygonMode = LINE` pipeline may be used: the device turns `fillModeNonSolid` on
+/// where the adapter has it (see `engine::gpu::device`); where not, the log says so.
+fn wireframe_available(device: &gpu::Device) -> bool {
+    if !device.adapter.fill_mode_non_solid {
+        log::warn!(
+            "terrain: {} lacks fillModeNonSolid; the wireframe draws filled",
+            device.adapter.name
+        );
+    }
+    device.adapter.fill_mode_non_solid
+}
