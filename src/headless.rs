@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
+use blockfall_game::render::hud::HudRenderer;
 use blockfall_game::render::target::RenderTarget;
 use blockfall_game::render::test_scene::TestSceneRenderer;
 use blockfall_game::render::textures::TextureStyle;
@@ -15,10 +16,10 @@ use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
-use crate::commands::Run;
+use crate::frame::{FrameEnd, FrameRun};
 use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
-use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
+use crate::overlay::{CpuTimes, FrameClock, Overlay};
 use crate::play::{print_lines, Play, PlayFrame};
 use crate::refusal::Refusal;
 use crate::saves::Saves;
@@ -133,11 +134,11 @@ impl HeadlessRenderer {
         Ok(loaded)
     }
 
-    /// Records and submits one frame of the scene at `time`, `dt` seconds after the last;
-    /// with `readback` (or a screenshot the script asks for) the frame also copies its pixels
-    /// for [`HeadlessRenderer::pixels`]. The world plays a frame ([`Play::advance`]: without a
-    /// script the player stands still) and its terrain streams a budget per frame. Returns the
-    /// frame's number and what the frame asked for.
+    /// Plays, records and submits one frame of the scene at `time`, `dt` seconds after the
+    /// last ([`FrameRun::frame`], as the window does); with `readback` (or a screenshot the
+    /// frame asks for) the frame also copies its pixels for [`HeadlessRenderer::pixels`].
+    /// Without a script the player stands still. Returns the frame's number and what the frame
+    /// asked for; Escape and F11 belong to a window and do nothing here.
     pub fn render(
         &mut self,
         gpu: &mut Gpu,
@@ -145,62 +146,25 @@ impl HeadlessRenderer {
         dt: f32,
         readback: bool,
     ) -> anyhow::Result<(u64, PlayFrame)> {
-        let started = self.clock.start();
-        let mut play = PlayFrame::default();
-        if let Shown::World(world) = &mut self.shown {
-            play = self.play.advance(gpu, world, &mut self.frames, dt)?;
-        }
-        // The frame's commands as the window carries them out; Escape and F11 belong to a
-        // window and do nothing here.
-        let asked = Run {
+        let mut end = Offscreen {
+            target: &self.target,
+            device: &self.device,
+            size: (self.width, self.height),
+        };
+        let drawn = FrameRun {
             play: &mut self.play,
             shown: &mut self.shown,
             saves: &mut self.saves,
             gpu,
             frames: &mut self.frames,
+            overlay: self.overlay.as_mut(),
+            clock: &mut self.clock,
+            times: &mut self.times,
+            fault: self.fault,
+            submitted: &mut self.drawn,
         }
-        .carry_out(&play.commands)?;
-        play.pressed_screenshots = asked.screenshots;
-        let played = Instant::now();
-        let readback =
-            readback || !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty();
-        let command_buffer = self.frames.begin()?;
-        // Recording starts once the frame's slot is free (begin waits for its last use).
-        let begun = Instant::now();
-        let target = RenderTarget {
-            image: self.target.color.raw,
-            view: self.target.color.view,
-            width: self.width,
-            height: self.height,
-        };
-        self.shown.record(&mut self.frames, target, time)?;
-        if let Some(overlay) = &mut self.overlay {
-            let hud = hud_text(&self.play, &self.shown, &self.frames, self.times);
-            let input =
-                blockfall_game::render::hud::HudRenderer::raw_input(self.width, self.height, 1.0);
-            overlay.record(&mut self.frames, target, input, &hud)?;
-        }
-        let recorded = Instant::now();
-        if readback {
-            self.frames.begin_pass("readback");
-            self.target.record_readback(
-                &self.device,
-                command_buffer,
-                blockfall_engine::gpu::ImageAccess::ColorAttachment,
-            );
-            self.frames.end_pass();
-        }
-        if let Err(error) = Fault::check(self.fault, self.drawn) {
-            self.frames.abandon()?;
-            return Err(error.into());
-        }
-        self.drawn += 1;
-        let number = self.frames.submit(&[], &[])?;
-        self.times = self.clock.times(started, played, (begun, recorded));
-        if let Shown::World(world) = &self.shown {
-            self.play.finish_frame(world)?;
-        }
-        Ok((number, play))
+        .frame(&mut end, time, dt, readback)?;
+        Ok((drawn.submission, drawn.play))
     }
 
     /// `error` as the run ends with it: a failure of the GPU saves the world first, at `clock`,
@@ -218,6 +182,46 @@ impl HeadlessRenderer {
     pub fn pixels(&mut self) -> GpuResult<RgbaImage> {
         self.frames.wait_all()?;
         self.target.pixels()
+    }
+}
+
+/// A headless frame's end: its offscreen image, read back when asked.
+struct Offscreen<'a> {
+    target: &'a OffscreenTarget,
+    device: &'a std::sync::Arc<blockfall_engine::gpu::Device>,
+    size: (u32, u32),
+}
+
+impl FrameEnd for Offscreen<'_> {
+    fn target(&mut self, _frames: &mut FrameRing) -> anyhow::Result<Option<RenderTarget>> {
+        Ok(Some(RenderTarget {
+            image: self.target.color.raw,
+            view: self.target.color.view,
+            width: self.size.0,
+            height: self.size.1,
+        }))
+    }
+
+    fn hud_input(&mut self, target: &RenderTarget) -> egui::RawInput {
+        HudRenderer::raw_input(target.width, target.height, 1.0)
+    }
+
+    fn submit(
+        &mut self,
+        frames: &mut FrameRing,
+        _target: &RenderTarget,
+        readback: bool,
+    ) -> anyhow::Result<u64> {
+        if readback {
+            frames.begin_pass("readback");
+            self.target.record_readback(
+                self.device,
+                frames.command_buffer(),
+                blockfall_engine::gpu::ImageAccess::ColorAttachment,
+            );
+            frames.end_pass();
+        }
+        Ok(frames.submit(&[], &[])?)
     }
 }
 

@@ -24,6 +24,7 @@
 
 pub mod capture;
 pub mod commands;
+pub mod frame;
 pub mod gpu_failure;
 pub mod headless;
 pub mod input;

@@ -15,7 +15,6 @@ use blockfall_engine::gpu::{
     image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, ImageReadback, SemaphoreWait,
     Swapchain, WindowSurface,
 };
-use blockfall_game::input::Command;
 use blockfall_game::render::target::RenderTarget;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
@@ -26,16 +25,109 @@ use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 use crate::capture::FrameCapture;
-use crate::commands::Run;
+use crate::commands::{Asked, Run};
+use crate::frame::{FrameEnd, FrameRun};
 use crate::gpu_failure::{self, Fault};
 use crate::input::{key_button, mouse_button};
 use crate::options::{RunOptions, RunReport};
-use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
+use crate::overlay::{CpuTimes, FrameClock, Overlay};
 use crate::play::{print_lines, Play};
 use crate::saves::Saves;
 use crate::screenshot::write_png;
 use crate::script::Script;
 use crate::shown::Shown;
+
+/// A window frame's end: a swapchain image acquired when its recording begins, handed to the
+/// presentation engine (or first copied out, for a screenshot) when it ends.
+struct Presenting<'a> {
+    swapchain: &'a Swapchain,
+    device: &'a Arc<blockfall_engine::gpu::Device>,
+    window: &'a Window,
+    egui_state: Option<&'a mut egui_winit::State>,
+    capture: &'a mut FrameCapture,
+    /// The image acquired for this frame, and whether the swapchain said it is suboptimal.
+    acquired: Option<(u32, bool)>,
+    /// The frame's pixels being copied out, to be read once it has run.
+    readback: Option<ImageReadback>,
+    /// The swapchain is to be made again before the next frame.
+    needs_recreate: bool,
+}
+
+impl FrameEnd for Presenting<'_> {
+    fn target(&mut self, frames: &mut FrameRing) -> anyhow::Result<Option<RenderTarget>> {
+        let (index, suboptimal) = match self.swapchain.acquire(frames.acquire_semaphore())? {
+            Acquired::Image { index, suboptimal } => (index, suboptimal),
+            Acquired::OutOfDate => {
+                self.needs_recreate = true;
+                return Ok(None);
+            }
+        };
+        self.acquired = Some((index, suboptimal));
+        // Only a frame that will be presented opens a capture, so start and end always pair.
+        self.capture.frame_starts(frames.frame_number());
+        let extent = self.swapchain.extent;
+        Ok(Some(RenderTarget {
+            image: self.swapchain.images[index as usize],
+            view: self.swapchain.views[index as usize],
+            width: extent.width,
+            height: extent.height,
+        }))
+    }
+
+    fn hud_input(&mut self, _target: &RenderTarget) -> egui::RawInput {
+        match self.egui_state.as_deref_mut() {
+            Some(state) => state.take_egui_input(self.window),
+            None => egui::RawInput::default(),
+        }
+    }
+
+    fn submit(
+        &mut self,
+        frames: &mut FrameRing,
+        target: &RenderTarget,
+        readback: bool,
+    ) -> anyhow::Result<u64> {
+        let (index, suboptimal) = self
+            .acquired
+            .ok_or_else(|| anyhow::anyhow!("a window frame submitted without a swapchain image"))?;
+        let command_buffer = frames.command_buffer();
+        let format = self.swapchain.format;
+        if readback {
+            let copy = ImageReadback::new(self.device, target.width, target.height, format)?;
+            frames.begin_pass("screenshot");
+            copy.record(
+                self.device,
+                command_buffer,
+                target.image,
+                ImageAccess::ColorAttachment,
+                ImageAccess::Present,
+            );
+            frames.end_pass();
+            self.readback = Some(copy);
+        } else {
+            image::image_barrier(
+                self.device,
+                command_buffer,
+                target.image,
+                image::full_range(format, 1, 1),
+                ImageAccess::ColorAttachment,
+                ImageAccess::Present,
+            );
+        }
+        let waits = [SemaphoreWait {
+            semaphore: frames.acquire_semaphore(),
+            stages: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+        }];
+        let signals = [self.swapchain.render_finished(index)];
+        let submission = frames.submit(&waits, &signals)?;
+        let stale = self.swapchain.present(index)?;
+        self.capture.frame_ends();
+        if stale || suboptimal {
+            self.needs_recreate = true;
+        }
+        Ok(submission)
+    }
+}
 
 /// Why no window could be opened.
 #[derive(Debug, thiserror::Error)]
@@ -409,16 +501,10 @@ impl WindowState {
         error
     }
 
-    /// Carries out a frame's commands (`commands`, as headless does), then what belongs to the
-    /// window: Escape frees the mouse (or quits), F11 goes fullscreen. F2's screenshots are
-    /// added to `pressed`. Returns true to quit.
-    fn window_commands(
-        &mut self,
-        commands: &[Command],
-        pressed: &mut Vec<std::path::PathBuf>,
-    ) -> anyhow::Result<bool> {
-        let asked = self.run().carry_out(commands)?;
-        pressed.extend(asked.screenshots);
+    /// What belongs to the window of a frame's commands (the rest were carried out with the
+    /// frame, as headless does): Escape frees the mouse (or quits), F11 goes fullscreen.
+    /// Returns true to quit.
+    fn window_keys(&mut self, asked: &Asked) -> bool {
         let mut quit = false;
         if asked.escape {
             if self.play.input.captured && self.play.script.is_none() {
@@ -435,7 +521,7 @@ impl WindowState {
             self.window.set_fullscreen(fullscreen);
             self.needs_recreate = true;
         }
-        Ok(quit)
+        quit
     }
 
     fn recreate_swapchain(
@@ -473,7 +559,8 @@ impl WindowState {
         Ok(())
     }
 
-    /// Plays and draws one frame; returns true when the player asked to quit.
+    /// Plays and draws one frame ([`FrameRun::frame`], as headless does), presented to the
+    /// window; returns true when the player asked to quit.
     fn draw(&mut self, options: &RunOptions, report: &mut RunReport) -> anyhow::Result<bool> {
         let size = self.window.inner_size();
         if size.width == 0 || size.height == 0 {
@@ -483,125 +570,65 @@ impl WindowState {
         if self.needs_recreate || self.swapchain.is_none() {
             self.recreate_swapchain(options, report)?;
         }
-        if self.swapchain.is_none() {
+        let Some(swapchain) = self.swapchain.as_ref() else {
             return Ok(false);
-        }
+        };
         let dt = self.clock.since_last_start().unwrap_or(1.0 / 60.0);
-        let started = self.clock.start();
-        // The script's screenshots, and the player's (F2).
-        let mut screenshots = Vec::new();
-        let mut pressed = Vec::new();
-        let quit;
         if let Shown::World(world) = &mut self.shown {
             // The tool's markers show while the mouse is captured (the player is aiming).
             world.show_tool = self.play.input.captured;
-            let play = self
-                .play
-                .advance(&mut self.gpu, world, &mut self.frames, dt)?;
-            screenshots = play.screenshots;
-            if self.play.script.is_none() && self.saves.played(dt) {
-                self.save_world();
-            }
-            quit = self.window_commands(&play.commands, &mut pressed)?;
-        } else {
-            // The test scene: the window's own keys still work.
-            let mut commands = Vec::new();
-            for command in self.play.take_commands() {
-                commands.push(command);
-            }
-            quit = self.window_commands(&commands, &mut pressed)?;
         }
-        let played = Instant::now();
-        let Some(swapchain) = self.swapchain.as_ref() else {
-            return Ok(quit);
-        };
-        let command_buffer = self.frames.begin()?;
-        // Recording starts once the frame's slot is free (begin waits for its last use).
-        let begun = Instant::now();
-        let (index, suboptimal) = match swapchain.acquire(self.frames.acquire_semaphore())? {
-            Acquired::Image { index, suboptimal } => (index, suboptimal),
-            Acquired::OutOfDate => {
-                self.frames.abandon()?;
-                self.needs_recreate = true;
-                return Ok(quit);
-            }
-        };
-        // Only a frame that will be presented opens a capture, so start and end always pair.
-        self.capture.frame_starts(self.frames.frame_number());
-        let extent = swapchain.extent;
-        let target = RenderTarget {
-            image: swapchain.images[index as usize],
-            view: swapchain.views[index as usize],
-            width: extent.width,
-            height: extent.height,
-        };
         let time = self.started.elapsed().as_secs_f32();
-        self.shown.record(&mut self.frames, target, time)?;
-        if let Some((overlay, egui_state)) = &mut self.overlay {
-            let hud = hud_text(&self.play, &self.shown, &self.frames, self.times);
-            let input = egui_state.take_egui_input(&self.window);
-            overlay.record(&mut self.frames, target, input, &hud)?;
-        }
-        let recorded = Instant::now();
-        let readback = if screenshots.is_empty() && pressed.is_empty() {
-            image::image_barrier(
-                &self.gpu.device,
-                command_buffer,
-                target.image,
-                image::full_range(swapchain.format, 1, 1),
-                ImageAccess::ColorAttachment,
-                ImageAccess::Present,
-            );
-            None
-        } else {
-            let readback = ImageReadback::new(
-                &self.gpu.device,
-                extent.width,
-                extent.height,
-                swapchain.format,
-            )?;
-            self.frames.begin_pass("screenshot");
-            readback.record(
-                &self.gpu.device,
-                command_buffer,
-                target.image,
-                ImageAccess::ColorAttachment,
-                ImageAccess::Present,
-            );
-            self.frames.end_pass();
-            Some(readback)
+        let (overlay, egui_state) = match &mut self.overlay {
+            Some((overlay, state)) => (Some(overlay), Some(state)),
+            None => (None, None),
         };
-        let waits = [SemaphoreWait {
-            semaphore: self.frames.acquire_semaphore(),
-            stages: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
-        }];
-        let signals = [swapchain.render_finished(index)];
-        if let Err(error) = Fault::check(self.fault, self.drawn) {
-            self.frames.abandon()?;
-            return Err(error.into());
+        let device = self.gpu.device.clone();
+        let mut end = Presenting {
+            swapchain,
+            device: &device,
+            window: &self.window,
+            egui_state,
+            capture: &mut self.capture,
+            acquired: None,
+            readback: None,
+            needs_recreate: false,
+        };
+        let drawn = FrameRun {
+            play: &mut self.play,
+            shown: &mut self.shown,
+            saves: &mut self.saves,
+            gpu: &mut self.gpu,
+            frames: &mut self.frames,
+            overlay,
+            clock: &mut self.clock,
+            times: &mut self.times,
+            fault: self.fault,
+            submitted: &mut self.drawn,
         }
-        self.drawn += 1;
-        self.frames.submit(&waits, &signals)?;
-        let stale = swapchain.present(index)?;
-        self.capture.frame_ends();
-        if stale || suboptimal {
-            self.needs_recreate = true;
+        .frame(&mut end, time, dt, false)?;
+        let Presenting {
+            readback,
+            needs_recreate,
+            ..
+        } = end;
+        self.needs_recreate |= needs_recreate;
+        let quit = self.window_keys(&drawn.asked);
+        if !drawn.drawn {
+            return Ok(quit);
         }
         if let Some(readback) = readback {
             self.frames.wait_all()?;
             let pixels = readback.pixels()?;
-            for path in &screenshots {
+            for path in &drawn.play.screenshots {
                 write_png(&pixels, path)?;
             }
             // Only the player's are said (`PlayFrame::pressed_screenshots`).
-            for path in &pressed {
+            for path in &drawn.play.pressed_screenshots {
                 write_png(&pixels, path)?;
                 self.play
                     .say(format!("screenshot written to {}", path.display()));
             }
-        }
-        if let Shown::World(world) = &self.shown {
-            self.play.finish_frame(world)?;
         }
 
         report.frames += 1;
@@ -609,7 +636,6 @@ impl WindowState {
             *presented += 1;
         }
         let now = Instant::now();
-        self.times = self.clock.times(started, played, (begun, recorded));
         if let Some((after, width, height)) = options.resize_after {
             if report.frames >= after && !self.resize_requested {
                 self.resize_requested = true;

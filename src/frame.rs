@@ -1,0 +1,158 @@
+//! One frame, the same for the window, headless and scripted runs ([`FrameRun::frame`]): the
+//! world plays its frame (a script's events, the player's input, physics, streaming) and the
+//! frame's commands are carried out (`commands`: wireframe, screenshot, detail, save, load);
+//! the frame's recording begins; the shown world (or test scene) and the HUD are recorded into
+//! the frame's target; the frame is submitted; its CPU times are kept ([`FrameClock`]) and a
+//! script writes its frame's lines.
+//!
+//! What differs between the runs is only how a frame gets its target and how it ends
+//! ([`FrameEnd`]): the window acquires a swapchain image and presents it (or drops the frame
+//! when the swapchain is out of date), headless draws into its offscreen image and reads it
+//! back when a screenshot is due. The window's own keys (Escape, F11) come back in
+//! [`Drawn::asked`] for the window to act on.
+//!
+//! ```text
+//!   clock.start ─ play ─ commands ─ frames.begin ─ end.target ─ shown ─ HUD ─ end.submit ─ times
+//!                                                  (acquire)                 (present /
+//!                                                                             readback)
+//! ```
+
+use std::time::Instant;
+
+use blockfall_engine::gpu::{FrameRing, Gpu};
+use blockfall_game::render::target::RenderTarget;
+
+use crate::commands::{Asked, Run};
+use crate::gpu_failure::Fault;
+use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
+use crate::play::{Play, PlayFrame};
+use crate::saves::Saves;
+use crate::shown::Shown;
+
+/// How a run's frames get their target and how they end.
+pub trait FrameEnd {
+    /// The target of the frame whose recording has just begun, or `None` when there is none
+    /// this time (the window's swapchain was out of date): the frame is then abandoned.
+    fn target(&mut self, frames: &mut FrameRing) -> anyhow::Result<Option<RenderTarget>>;
+
+    /// egui's input for the HUD this frame.
+    fn hud_input(&mut self, target: &RenderTarget) -> egui::RawInput;
+
+    /// Ends the frame's recording and submits it: the target handed on (presented), and with
+    /// `readback` its pixels copied out too, to be read once the frame has run. Returns the
+    /// submission's timeline value ([`FrameRing::submit`]).
+    fn submit(
+        &mut self,
+        frames: &mut FrameRing,
+        target: &RenderTarget,
+        readback: bool,
+    ) -> anyhow::Result<u64>;
+}
+
+/// What a frame played, and what it asked of the run.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    /// The frame's screenshots (the script's and the player's), and its commands.
+    pub play: PlayFrame,
+    /// What only a window can do (Escape, F11).
+    pub asked: Asked,
+    /// Whether the frame was drawn and submitted (false: its target was not there).
+    pub drawn: bool,
+    /// Whether its pixels were read back (a screenshot was due, or the run asked).
+    pub readback: bool,
+    /// Its submission's timeline value (0 when it was not drawn).
+    pub submission: u64,
+}
+
+/// Everything a frame plays and draws, borrowed from the run for one frame.
+pub struct FrameRun<'a> {
+    pub play: &'a mut Play,
+    pub shown: &'a mut Shown,
+    pub saves: &'a mut Saves,
+    pub gpu: &'a mut Gpu,
+    pub frames: &'a mut FrameRing,
+    pub overlay: Option<&'a mut Overlay>,
+    pub clock: &'a mut FrameClock,
+    /// The last frame's CPU times (the HUD shows them), replaced by this frame's.
+    pub times: &'a mut CpuTimes,
+    /// The test hook's fault ([`crate::gpu_failure`]), and the frames submitted so far.
+    pub fault: Option<Fault>,
+    pub submitted: &'a mut u64,
+}
+
+impl FrameRun<'_> {
+    /// Plays and draws one frame at `time` seconds (the test scene's clock), `dt` seconds after
+    /// the last (a script keeps its own fixed step), its end as `end` has it; `readback` reads
+    /// its pixels back even when no screenshot is due.
+    pub fn frame(
+        &mut self,
+        end: &mut dyn FrameEnd,
+        time: f32,
+        dt: f32,
+        readback: bool,
+    ) -> anyhow::Result<Drawn> {
+        let started = self.clock.start();
+        let mut play = PlayFrame::default();
+        let commands = match &mut *self.shown {
+            Shown::World(world) => {
+                play = self.play.advance(self.gpu, world, self.frames, dt)?;
+                std::mem::take(&mut play.commands)
+            }
+            // The test scene has no world to play: only the keys.
+            Shown::Test(_) => self.play.take_commands(),
+        };
+        let mut run = Run {
+            play: self.play,
+            shown: self.shown,
+            saves: self.saves,
+            gpu: self.gpu,
+            frames: self.frames,
+        };
+        if run.play.script.is_none() && run.saves.played(dt) {
+            run.save_world();
+        }
+        let asked = run.carry_out(&commands)?;
+        play.commands = commands;
+        play.pressed_screenshots = asked.screenshots.clone();
+        let played = Instant::now();
+        let readback =
+            readback || !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty();
+
+        self.frames.begin()?;
+        // Recording starts once the frame's slot is free (`begin` waits for its last use).
+        let begun = Instant::now();
+        let Some(target) = end.target(self.frames)? else {
+            self.frames.abandon()?;
+            return Ok(Drawn {
+                play,
+                asked,
+                drawn: false,
+                readback: false,
+                submission: 0,
+            });
+        };
+        self.shown.record(self.frames, target, time)?;
+        if let Some(overlay) = self.overlay.as_deref_mut() {
+            let hud = hud_text(self.play, self.shown, self.frames, *self.times);
+            overlay.record(self.frames, target, end.hud_input(&target), &hud)?;
+        }
+        let recorded = Instant::now();
+        if let Err(error) = Fault::check(self.fault, *self.submitted) {
+            self.frames.abandon()?;
+            return Err(error.into());
+        }
+        *self.submitted += 1;
+        let submission = end.submit(self.frames, &target, readback)?;
+        *self.times = self.clock.times(started, played, (begun, recorded));
+        if let Shown::World(world) = &*self.shown {
+            self.play.finish_frame(world)?;
+        }
+        Ok(Drawn {
+            play,
+            asked,
+            drawn: true,
+            readback,
+            submission,
+        })
+    }
+}
