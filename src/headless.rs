@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuDesc, GpuResult, OffscreenTarget, RgbaImage};
+use blockfall_engine::gpu::{
+    vk, FrameRing, Gpu, GpuDesc, GpuResult, ImageAccess, OffscreenTarget, RgbaImage,
+};
 use blockfall_game::render::hud::HudRenderer;
 use blockfall_game::render::target::RenderTarget;
 use blockfall_game::render::test_scene::TestSceneRenderer;
@@ -213,13 +215,16 @@ impl FrameEnd for Offscreen<'_> {
         readback: bool,
     ) -> anyhow::Result<u64> {
         if readback {
+            let image = self.target.color.raw;
+            let from = frames.graph().last_use(image).ok_or_else(|| {
+                anyhow::anyhow!("a readback of a headless frame that drew nothing")
+            })?;
             frames.begin_pass("readback");
-            self.target.record_readback(
-                self.device,
-                frames.command_buffer(),
-                blockfall_engine::gpu::ImageAccess::ColorAttachment,
-            );
+            self.target
+                .record_readback(self.device, frames.command_buffer(), from);
             frames.end_pass();
+            // The copy leaves the image a colour attachment again.
+            frames.graph().import(image, ImageAccess::ColorAttachment);
         }
         Ok(frames.submit(&[], &[])?)
     }

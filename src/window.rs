@@ -90,29 +90,29 @@ impl FrameEnd for Presenting<'_> {
         let (index, suboptimal) = self
             .acquired
             .ok_or_else(|| anyhow::anyhow!("a window frame submitted without a swapchain image"))?;
-        let command_buffer = frames.command_buffer();
         let format = self.swapchain.format;
         if readback {
             let copy = ImageReadback::new(self.device, target.width, target.height, format)?;
+            let from = frames.graph().last_use(target.image).ok_or_else(|| {
+                anyhow::anyhow!("a screenshot of a window frame that drew nothing")
+            })?;
             frames.begin_pass("screenshot");
             copy.record(
                 self.device,
-                command_buffer,
+                frames.command_buffer(),
                 target.image,
-                ImageAccess::ColorAttachment,
+                from,
                 ImageAccess::Present,
             );
             frames.end_pass();
+            frames.graph().import(target.image, ImageAccess::Present);
             self.readback = Some(copy);
         } else {
-            image::image_barrier(
-                self.device,
-                command_buffer,
+            frames.hand_on(
                 target.image,
                 image::full_range(format, 1, 1),
-                ImageAccess::ColorAttachment,
                 ImageAccess::Present,
-            );
+            )?;
         }
         let waits = [SemaphoreWait {
             semaphore: frames.acquire_semaphore(),

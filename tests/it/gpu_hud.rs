@@ -56,11 +56,10 @@ impl Scene {
 
     /// Pass "clear": the target cleared to [`CLEAR`], left a colour attachment.
     fn record_clear(&mut self, frames: &mut FrameRing) {
-        let command_buffer = frames.command_buffer();
         frames.begin_pass("clear");
         let target = self.render_target();
         let depth = self.depth.ensure(WIDTH, HEIGHT).unwrap();
-        clear_colour_and_depth(&self.device, command_buffer, &target, depth, CLEAR);
+        clear_colour_and_depth(&self.device, frames, &target, depth, CLEAR).unwrap();
         frames.end_pass();
     }
 

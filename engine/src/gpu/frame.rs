@@ -16,10 +16,13 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::barrier::BufferAccess;
 use super::buffer::Buffer;
 use super::debug::label_colour;
 use super::device::{Device, Recording, SemaphoreWait, Submission};
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::graph::{self, FrameGraph, ImageUse};
+use super::image::ImageAccess;
 use super::transient::{Transient, TransientRange, TransientUse};
 
 /// Frames the CPU may record ahead of the GPU.
@@ -60,6 +63,9 @@ pub struct FrameRing {
     recordings_begun: u64,
     frame_number: u64,
     last_timings: Vec<PassTiming>,
+    /// What the frame being recorded did so far, for the barriers its passes need
+    /// (`super::graph`).
+    graph: FrameGraph,
 }
 
 impl FrameRing {
@@ -117,6 +123,7 @@ impl FrameRing {
             recordings_begun: 0,
             frame_number: 0,
             last_timings: Vec::new(),
+            graph: FrameGraph::default(),
         })
     }
 
@@ -160,6 +167,7 @@ impl FrameRing {
         }
         self.recording = Some(device.begin_recording());
         self.recordings_begun += 1;
+        self.graph.begin_frame();
         Ok(frame.command_buffer)
     }
 
@@ -202,6 +210,38 @@ impl FrameRing {
             .iter()
             .map(|frame| frame.transient.bytes())
             .sum()
+    }
+
+    /// Declares the next pass's images and buffer reads to the frame graph and records the
+    /// barriers it derives (`super::graph`). Only while a frame records.
+    pub fn declare_pass(&mut self, images: &[ImageUse], reads: &[BufferAccess]) -> GpuResult<()> {
+        if self.recording.is_none() {
+            return Err(GpuError::Invalid(
+                "a pass declared while no frame records".into(),
+            ));
+        }
+        let derived = self.graph.derive(images, reads)?;
+        graph::record(&self.device, self.command_buffer(), &derived);
+        Ok(())
+    }
+
+    /// Records the barrier that hands `image` on at the end of the frame (to the presentation
+    /// engine) from its last use in the frame.
+    pub fn hand_on(
+        &mut self,
+        image: vk::Image,
+        range: vk::ImageSubresourceRange,
+        to: ImageAccess,
+    ) -> GpuResult<()> {
+        let derived = self.graph.hand_on(image, range, to)?;
+        graph::record(&self.device, self.command_buffer(), &[derived]);
+        Ok(())
+    }
+
+    /// The frame graph, for what is recorded outside passes (a readback's copy says what it
+    /// left the image as: [`FrameGraph::import`]).
+    pub fn graph(&mut self) -> &mut FrameGraph {
+        &mut self.graph
     }
 
     /// The command buffer of the frame being recorded.

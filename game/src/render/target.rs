@@ -1,6 +1,7 @@
 //! What a pass draws into, shared by the renderers: the colour target, a depth image kept at
 //! its size, and the start of a dynamic-rendering pass that clears both (the first pass of a
-//! frame, the terrain's) or keeps both (the passes after it: blocks, pieces, markers).
+//! frame, the terrain's) or keeps both (the passes after it: blocks, pieces, markers), each
+//! declared to the frame graph (`gpu::graph`), which records the barriers before it.
 //!
 //! Both attachments are stored at the end of every pass, so a later pass loads the picture and
 //! its depth and draws into the same scene: blocks are hidden behind hills, and hills behind
@@ -10,8 +11,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, ColourAttachment, DepthAttachment, GpuResult, Image, ImageAccess, ImageDesc, Load,
-    RenderPass,
+    self, BufferAccess, ColourAttachment, DepthAttachment, FrameRing, GpuResult, Image,
+    ImageAccess, ImageDesc, ImageUse, Load, RenderPass,
 };
 
 /// The depth format every renderer uses.
@@ -77,33 +78,44 @@ impl DepthTarget {
     }
 }
 
-/// Starts dynamic rendering into `target`, cleared to `clear`, with `depth` cleared to 1: the
-/// layout transitions of both, the whole target as viewport and scissor. Both are stored, for
-/// the passes that [`begin_loaded`] later. The caller binds its pipeline and draws; rendering
-/// ends when the returned pass drops.
+/// How `target` is drawn into by a pass, for the frame graph: as a colour attachment, `keep`ing
+/// what earlier passes drew or not.
+fn colour_use(target: &RenderTarget, keep: bool) -> ImageUse {
+    ImageUse {
+        image: target.image,
+        range: gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
+        access: ImageAccess::ColorAttachment,
+        keep,
+    }
+}
+
+/// How `depth` is drawn into by a pass, for the frame graph.
+fn depth_use(depth: &Image, keep: bool) -> ImageUse {
+    ImageUse {
+        image: depth.raw,
+        range: depth.range(),
+        access: ImageAccess::DepthAttachment,
+        keep,
+    }
+}
+
+/// Starts dynamic rendering into `target`, cleared to `clear`, with `depth` cleared to 1, both
+/// declared to the frame graph with the buffers the pass `reads` (the graph records the
+/// barriers: `gpu::graph`); the whole target as viewport and scissor. Both are stored, for the
+/// passes that [`begin_loaded`] later. The caller binds its pipeline and draws; rendering ends
+/// when the returned pass drops.
 pub fn begin_colour_and_depth<'a>(
     device: &'a gpu::Device,
-    command_buffer: vk::CommandBuffer,
+    frames: &mut FrameRing,
     target: &RenderTarget,
     depth: &Image,
     clear: [f32; 3],
-) -> RenderPass<'a> {
-    gpu::image::image_barrier(
+    reads: &[BufferAccess],
+) -> GpuResult<RenderPass<'a>> {
+    frames.declare_pass(&[colour_use(target, false), depth_use(depth, false)], reads)?;
+    Ok(RenderPass::begin(
         device,
-        command_buffer,
-        target.image,
-        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-        ImageAccess::Undefined,
-        ImageAccess::ColorAttachment,
-    );
-    depth.barrier(
-        command_buffer,
-        ImageAccess::Undefined,
-        ImageAccess::DepthAttachment,
-    );
-    RenderPass::begin(
-        device,
-        command_buffer,
+        frames.command_buffer(),
         ColourAttachment {
             view: target.view,
             load: Load::Clear(clear),
@@ -113,7 +125,7 @@ pub fn begin_colour_and_depth<'a>(
             load: Load::Clear(1.0),
         }),
         (target.width, target.height),
-    )
+    ))
 }
 
 /// Clears `target` to `clear` and `depth` to 1 in a pass of its own that draws nothing: the
@@ -121,40 +133,39 @@ pub fn begin_colour_and_depth<'a>(
 /// draw.
 pub fn clear_colour_and_depth(
     device: &gpu::Device,
-    command_buffer: vk::CommandBuffer,
+    frames: &mut FrameRing,
     target: &RenderTarget,
     depth: &Image,
     clear: [f32; 3],
-) {
+) -> GpuResult<()> {
     drop(begin_colour_and_depth(
         device,
-        command_buffer,
+        frames,
         target,
         depth,
         clear,
-    ));
+        &[],
+    )?);
+    Ok(())
 }
 
-/// Starts dynamic rendering that keeps what an earlier pass of the frame drew: `target` in
-/// colour-attachment layout and `depth` in depth-attachment layout, both loaded and stored.
-/// A barrier first makes the earlier pass's colour and depth writes visible (attachment
-/// accesses are ordered only within one rendering instance). Viewport and scissor are the
-/// whole target; rendering ends when the returned pass drops.
+/// Starts dynamic rendering that keeps what an earlier pass of the frame drew: `target` as a
+/// colour attachment and `depth` as a depth attachment, both loaded and stored, declared to the
+/// frame graph with the buffers the pass `reads` (the graph makes the earlier pass's colour and
+/// depth writes visible first: attachment accesses are ordered only within one rendering
+/// instance). Viewport and scissor are the whole target; rendering ends when the returned pass
+/// drops.
 pub fn begin_loaded<'a>(
     device: &'a gpu::Device,
-    command_buffer: vk::CommandBuffer,
+    frames: &mut FrameRing,
     target: &RenderTarget,
     depth: &Image,
-) -> RenderPass<'a> {
-    after_earlier_colour(device, command_buffer, target);
-    depth.barrier(
-        command_buffer,
-        ImageAccess::DepthAttachment,
-        ImageAccess::DepthAttachment,
-    );
-    RenderPass::begin(
+    reads: &[BufferAccess],
+) -> GpuResult<RenderPass<'a>> {
+    frames.declare_pass(&[colour_use(target, true), depth_use(depth, true)], reads)?;
+    Ok(RenderPass::begin(
         device,
-        command_buffer,
+        frames.command_buffer(),
         ColourAttachment {
             view: target.view,
             load: Load::Keep,
@@ -164,47 +175,29 @@ pub fn begin_loaded<'a>(
             load: Load::Keep,
         }),
         (target.width, target.height),
-    )
+    ))
 }
 
 /// Starts dynamic rendering into `target` over what earlier passes of the frame drew there
-/// (colour loaded and stored, no depth), for overlays such as the HUD: a barrier orders the
-/// earlier passes' colour writes before this pass's blending, and the target stays a colour
-/// attachment. The target must be a colour attachment already (an earlier pass of this frame
-/// began it). Sets the whole target as viewport and scissor; rendering ends when the returned
-/// pass drops.
+/// (colour loaded and stored, no depth), for overlays such as the HUD, declared to the frame
+/// graph with the buffers the pass `reads`: the earlier passes' colour writes come before this
+/// pass's blending. An earlier pass of this frame must have drawn the target. Sets the whole
+/// target as viewport and scissor; rendering ends when the returned pass drops.
 pub fn begin_colour_load<'a>(
     device: &'a gpu::Device,
-    command_buffer: vk::CommandBuffer,
+    frames: &mut FrameRing,
     target: &RenderTarget,
-) -> RenderPass<'a> {
-    after_earlier_colour(device, command_buffer, target);
-    RenderPass::begin(
+    reads: &[BufferAccess],
+) -> GpuResult<RenderPass<'a>> {
+    frames.declare_pass(&[colour_use(target, true)], reads)?;
+    Ok(RenderPass::begin(
         device,
-        command_buffer,
+        frames.command_buffer(),
         ColourAttachment {
             view: target.view,
             load: Load::Keep,
         },
         None,
         (target.width, target.height),
-    )
-}
-
-/// The barrier that makes an earlier pass's colour writes to `target` visible to a pass that
-/// keeps them (attachment accesses are ordered only within one rendering instance); the target
-/// stays a colour attachment.
-fn after_earlier_colour(
-    device: &gpu::Device,
-    command_buffer: vk::CommandBuffer,
-    target: &RenderTarget,
-) {
-    gpu::image::image_barrier(
-        device,
-        command_buffer,
-        target.image,
-        gpu::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1),
-        ImageAccess::ColorAttachment,
-        ImageAccess::ColorAttachment,
-    );
+    ))
 }

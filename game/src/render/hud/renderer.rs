@@ -168,13 +168,7 @@ impl HudRenderer {
         let primitives = self.context.tessellate(shapes, pixels_per_point);
 
         frames.begin_pass(PASS_NAME);
-        let drawn = self.draw(
-            frames.command_buffer(),
-            &target,
-            pixels_per_point,
-            &primitives,
-            recording,
-        );
+        let drawn = self.draw(frames, &target, pixels_per_point, &primitives, recording);
         frames.end_pass();
         drawn?;
         self.meshes_last_frame = primitives.len();
@@ -184,7 +178,7 @@ impl HudRenderer {
     /// Records the rendering: colour loaded, egui's meshes drawn (none: only the pass).
     fn draw(
         &mut self,
-        command_buffer: vk::CommandBuffer,
+        frames: &mut FrameRing,
         target: &RenderTarget,
         pixels_per_point: f32,
         primitives: &[egui::ClippedPrimitive],
@@ -209,7 +203,9 @@ impl HudRenderer {
             }
         }
         let device = self.device.clone();
-        let pass = begin_colour_load(&device, command_buffer, target);
+        // egui-ash-renderer's buffers are written by the host: no buffer reads to declare.
+        let pass = begin_colour_load(&device, frames, target, &[])?;
+        let command_buffer = frames.command_buffer();
         let renderer = self.renderer.as_mut().expect("renderer lives until drop");
         let drawn = renderer.cmd_draw(
             command_buffer,

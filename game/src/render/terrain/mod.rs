@@ -39,7 +39,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BoundTexture, FrameRing, GpuResult, Image, Pipeline, PipelineLayout, TextureSlot,
+    self, BoundTexture, BufferAccess, FrameRing, GpuResult, Image, Pipeline, PipelineLayout,
+    TextureSlot,
 };
 use blockfall_engine::meshing::terrain_meshes::DRAW_BYTES;
 use blockfall_engine::meshing::TerrainMeshes;
@@ -146,13 +147,20 @@ impl TerrainRenderer {
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
         let depth = self.depth.ensure(target.width, target.height)?;
+        // The meshes' arenas: written by the meshing's copies and compute in earlier
+        // submissions (and the clears just above), read as vertices, light, indices and draws.
         let mut pass = super::target::begin_colour_and_depth(
             &device,
-            command_buffer,
+            frames,
             &target,
             depth,
             WORLD_SKY,
-        );
+            &[
+                BufferAccess::IndirectRead,
+                BufferAccess::IndexRead,
+                BufferAccess::VertexAttributeRead,
+            ],
+        )?;
         let pipeline = match (&self.wireframe, self.wireframe_on) {
             (Some(wireframe), true) => wireframe,
             _ => &self.fill,

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BoundTexture, Buffer, FrameRing, GpuResult, Pipeline, PipelineLayout, TextureSlot,
-    TransientUse,
+    self, BoundTexture, Buffer, BufferAccess, FrameRing, GpuResult, Pipeline, PipelineLayout,
+    TextureSlot, TransientUse,
 };
 
 use super::target::{DepthTarget, RenderTarget};
@@ -56,7 +56,6 @@ impl TestSceneRenderer {
         scene: &TestScene,
     ) -> GpuResult<()> {
         let device = self.device.clone();
-        let command_buffer = frames.command_buffer();
         let instances = scene.instances(&self.slots());
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
 
@@ -64,11 +63,12 @@ impl TestSceneRenderer {
         let depth = self.depth.ensure(target.width, target.height)?;
         let mut pass = super::target::begin_colour_and_depth(
             &device,
-            command_buffer,
+            frames,
             &target,
             depth,
             TEST_SCENE_SKY,
-        );
+            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
+        )?;
         // A replaced instance buffer or depth image is retired into the frame ring.
         pass.bind_pipeline(&self.pipeline);
         pass.bind_set(&self.layout, self.bindless_set);

@@ -22,8 +22,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, memory_barrier, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout,
-    ShaderLibrary,
+    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, ShaderLibrary,
 };
 use ultraviolet::Vec3;
 
@@ -123,16 +122,10 @@ impl BlocksRenderer {
         view: &Camera,
     ) -> GpuResult<()> {
         let device = self.device.clone();
-        let command_buffer = frames.command_buffer();
         frames.begin_pass(PASS_NAME);
-        // The uploads' copies (earlier submissions) before the vertex and index reads.
-        memory_barrier(
-            &device,
-            command_buffer,
-            &[BufferAccess::TransferWrite],
-            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
-        );
-        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
+        // The regions' meshes, copied in by earlier submissions: vertices and indices.
+        let reads = [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
+        let mut pass = begin_loaded(&device, frames, &target, depth, &reads)?;
         let frustum = Frustum::of(view);
         let mut regions: Vec<_> = self
             .arena

@@ -137,7 +137,6 @@ impl MarkersRenderer {
         markers: &MarkerView,
     ) -> GpuResult<()> {
         let device = self.device.clone();
-        let command_buffer = frames.command_buffer();
         self.update_tint(store, &markers.tint)?;
 
         let mut vertices = Vec::with_capacity(GHOST_VERTICES + OUTLINE_VERTICES);
@@ -160,7 +159,8 @@ impl MarkersRenderer {
         };
 
         frames.begin_pass(PASS_NAME);
-        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
+        // Vertices only, written by the host (the tint's buffer, the frame's transient memory).
+        let mut pass = begin_loaded(&device, frames, &target, depth, &[])?;
         let mut view_projection = [0.0; 16];
         view_projection.copy_from_slice(view.view_projection.as_slice());
         let push = |toward_eye: f32| MarkerPush {

@@ -30,8 +30,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::vertex_attribute;
 use blockfall_engine::gpu::{
-    self, memory_barrier, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout,
-    ShaderLibrary, TransientUse,
+    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, ShaderLibrary,
+    TransientUse,
 };
 use blockfall_engine::physics::BodyHandle;
 use ultraviolet::Vec3;
@@ -148,7 +148,6 @@ impl PiecesRenderer {
         pieces: &Pieces,
     ) -> GpuResult<()> {
         let device = self.device.clone();
-        let command_buffer = frames.command_buffer();
         let frustum = Frustum::of(view);
         let mut instances = Vec::new();
         let mut draw_commands = Vec::new();
@@ -181,13 +180,9 @@ impl PiecesRenderer {
         let commands_range = frames.transient(TransientUse::Indirect, &draw_commands)?;
 
         frames.begin_pass(PASS_NAME);
-        memory_barrier(
-            &device,
-            command_buffer,
-            &[BufferAccess::TransferWrite],
-            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
-        );
-        let mut pass = begin_loaded(&device, command_buffer, &target, depth);
+        // The pieces' meshes, copied in by earlier submissions: vertices and indices.
+        let reads = [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
+        let mut pass = begin_loaded(&device, frames, &target, depth, &reads)?;
         let push = StructurePush::new(view, self.materials.slot());
         // Every command reads a range the arena gave out and an instance written above. The indirect draw only where multiDrawIndirect and
         // drawIndirectFirstInstance are on.

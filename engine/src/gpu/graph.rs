@@ -1,0 +1,408 @@
+//! The frame graph: a frame's draw passes declare the images they draw into (and whether they
+//! keep what is there) and how they read buffers, and the barriers before each pass are
+//! derived from those declarations and from what the frame did before it, with the narrowest
+//! stages and accesses the declarations allow. The frame ends with its target handed on the
+//! same way (presented, or copied out for a readback).
+//!
+//! ```text
+//!   FrameRing::begin          images: nothing known; buffers: what earlier submissions wrote
+//!   │                         (copies, compute) not yet seen by this frame
+//!   ├ terrain  colour, depth cleared; reads vertices, indices, indirect commands, storage
+//!   │          → image barriers Undefined → attachment; one memory barrier copies + compute →
+//!   │            those reads
+//!   ├ blocks   colour, depth kept; reads vertices, indices
+//!   │          → attachment → attachment (the earlier pass's writes first); no memory barrier:
+//!   │            the writes were made visible to these reads already
+//!   ├ …
+//!   └ end      colour attachment → Present (or → transfer source for a readback)
+//! ```
+//!
+//! Passes are recorded in the order they are declared (the game orders them); the graph does
+//! not reorder or cull, it only derives what must stand between them. The derivation
+//! ([`FrameGraph::derive`]) is a pure function of the declarations, tested on its own; the
+//! frame ring records what it derives ([`super::FrameRing::declare_pass`]).
+
+use ash::vk;
+
+use super::barrier::{memory_barrier, BufferAccess};
+use super::device::Device;
+use super::error::{GpuError, GpuResult};
+use super::image::{image_barrier, ImageAccess};
+
+/// How a pass uses an image.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageUse {
+    pub image: vk::Image,
+    pub range: vk::ImageSubresourceRange,
+    /// What the pass does with it: draws into it (`ColorAttachment`, `DepthAttachment`),
+    /// samples it, copies from it.
+    pub access: ImageAccess,
+    /// Whether the pass needs what earlier passes left in it (an attachment loaded, not
+    /// cleared). An image the frame has not used yet can only be kept when its state was
+    /// declared ([`FrameGraph::import`]).
+    pub keep: bool,
+}
+
+/// A barrier the graph derived.
+#[derive(Debug, Clone)]
+pub enum Derived {
+    /// An image from one use to the next (a layout transition where the layouts differ).
+    Image {
+        image: vk::Image,
+        range: vk::ImageSubresourceRange,
+        from: ImageAccess,
+        to: ImageAccess,
+    },
+    /// Buffer writes made visible to the reads that follow.
+    Memory {
+        from: Vec<BufferAccess>,
+        to: Vec<BufferAccess>,
+    },
+}
+
+impl PartialEq for Derived {
+    fn eq(&self, other: &Self) -> bool {
+        let same_range = |a: &vk::ImageSubresourceRange, b: &vk::ImageSubresourceRange| {
+            (
+                a.aspect_mask,
+                a.base_mip_level,
+                a.level_count,
+                a.base_array_layer,
+                a.layer_count,
+            ) == (
+                b.aspect_mask,
+                b.base_mip_level,
+                b.level_count,
+                b.base_array_layer,
+                b.layer_count,
+            )
+        };
+        match (self, other) {
+            (
+                Derived::Image {
+                    image,
+                    range,
+                    from,
+                    to,
+                },
+                Derived::Image {
+                    image: other_image,
+                    range: other_range,
+                    from: other_from,
+                    to: other_to,
+                },
+            ) => {
+                image == other_image
+                    && same_range(range, other_range)
+                    && from == other_from
+                    && to == other_to
+            }
+            (
+                Derived::Memory { from, to },
+                Derived::Memory {
+                    from: other_from,
+                    to: other_to,
+                },
+            ) => from == other_from && to == other_to,
+            _ => false,
+        }
+    }
+}
+
+/// What the graph knows of the frame being recorded.
+#[derive(Debug, Clone)]
+pub struct FrameGraph {
+    /// Each image's last use this frame.
+    images: Vec<(vk::Image, ImageAccess)>,
+    /// Buffer writes this frame's passes may read that no barrier has covered for every read
+    /// yet: at the start, what earlier submissions wrote (uploads' copies, compute meshing).
+    written: Vec<BufferAccess>,
+    /// The reads a barrier already made those writes visible to.
+    seen_by: Vec<BufferAccess>,
+}
+
+impl Default for FrameGraph {
+    fn default() -> Self {
+        let mut graph = FrameGraph {
+            images: Vec::new(),
+            written: Vec::new(),
+            seen_by: Vec::new(),
+        };
+        graph.begin_frame();
+        graph
+    }
+}
+
+/// What earlier submissions on the queue may have written to buffers a frame draws from: the
+/// uploads' copies and the compute meshing.
+const EARLIER_WRITES: [BufferAccess; 2] = [BufferAccess::TransferWrite, BufferAccess::ComputeWrite];
+
+impl FrameGraph {
+    /// A new frame: nothing known of its images, and what earlier submissions wrote not yet
+    /// seen by any of its reads.
+    pub fn begin_frame(&mut self) {
+        self.images.clear();
+        self.written.clear();
+        self.written.extend_from_slice(&EARLIER_WRITES);
+        self.seen_by.clear();
+    }
+
+    /// Declares the state an image starts the frame in (one whose contents a pass keeps
+    /// without an earlier pass of the frame having drawn them).
+    pub fn import(&mut self, image: vk::Image, access: ImageAccess) {
+        self.set(image, access);
+    }
+
+    /// The image's last use this frame, if it had one.
+    pub fn last_use(&self, image: vk::Image) -> Option<ImageAccess> {
+        self.images
+            .iter()
+            .find(|(known, _)| *known == image)
+            .map(|&(_, access)| access)
+    }
+
+    /// The barriers before a pass that uses `images` and reads buffers as `reads`, and the
+    /// frame's state after it:
+    /// - an image from its last use (or, not kept, from nothing) to this one, unless both are
+    ///   the same read (sampling after sampling needs nothing); an attachment drawn into again
+    ///   gets a barrier too, so that the earlier pass's writes come first;
+    /// - the buffer writes not yet made visible to one of `reads`, made visible to all of
+    ///   them, in one memory barrier.
+    pub fn derive(
+        &mut self,
+        images: &[ImageUse],
+        reads: &[BufferAccess],
+    ) -> GpuResult<Vec<Derived>> {
+        let mut derived = Vec::new();
+        for used in images {
+            let from = match (self.last_use(used.image), used.keep) {
+                (Some(last), true) => last,
+                // Its contents are not needed: nothing to wait for but earlier uses of this
+                // frame, whose writes a layout change from "nothing" would still race.
+                (Some(last), false) => last,
+                (None, false) => ImageAccess::Undefined,
+                (None, true) => {
+                    return Err(GpuError::Invalid(format!(
+                        "a pass keeps image {:?} as {:?}, but the frame has not drawn it and \
+                         its state was not declared",
+                        used.image, used.access
+                    )))
+                }
+            };
+            let read_again = from == used.access && used.access == ImageAccess::ShaderRead;
+            if !read_again {
+                derived.push(Derived::Image {
+                    image: used.image,
+                    range: used.range,
+                    from,
+                    to: used.access,
+                });
+            }
+            self.set(used.image, used.access);
+        }
+        let unseen = reads.iter().any(|read| !self.seen_by.contains(read));
+        if !self.written.is_empty() && unseen {
+            derived.push(Derived::Memory {
+                from: self.written.clone(),
+                to: reads.to_vec(),
+            });
+            for read in reads {
+                if !self.seen_by.contains(read) {
+                    self.seen_by.push(*read);
+                }
+            }
+        }
+        Ok(derived)
+    }
+
+    /// The barrier that hands `image` on at the end of the frame (to the presentation engine,
+    /// or to a copy for a readback) from its last use.
+    pub fn hand_on(
+        &mut self,
+        image: vk::Image,
+        range: vk::ImageSubresourceRange,
+        to: ImageAccess,
+    ) -> GpuResult<Derived> {
+        let from = self.last_use(image).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "image {image:?} handed on as {to:?}, but no pass of the frame used it"
+            ))
+        })?;
+        self.set(image, to);
+        Ok(Derived::Image {
+            image,
+            range,
+            from,
+            to,
+        })
+    }
+
+    fn set(&mut self, image: vk::Image, access: ImageAccess) {
+        match self.images.iter_mut().find(|(known, _)| *known == image) {
+            Some((_, last)) => *last = access,
+            None => self.images.push((image, access)),
+        }
+    }
+}
+
+/// Records `derived` into `command_buffer`.
+pub fn record(device: &Device, command_buffer: vk::CommandBuffer, derived: &[Derived]) {
+    for barrier in derived {
+        match barrier {
+            Derived::Image {
+                image,
+                range,
+                from,
+                to,
+            } => image_barrier(device, command_buffer, *image, *range, *from, *to),
+            Derived::Memory { from, to } => memory_barrier(device, command_buffer, from, to),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    fn colour_range() -> vk::ImageSubresourceRange {
+        super::super::image::full_range(vk::Format::R8G8B8A8_SRGB, 1, 1)
+    }
+
+    fn depth_range() -> vk::ImageSubresourceRange {
+        super::super::image::full_range(vk::Format::D32_SFLOAT, 1, 1)
+    }
+
+    fn target() -> vk::Image {
+        vk::Image::from_raw(1)
+    }
+
+    fn depth() -> vk::Image {
+        vk::Image::from_raw(2)
+    }
+
+    fn attachments(keep: bool) -> [ImageUse; 2] {
+        [
+            ImageUse {
+                image: target(),
+                range: colour_range(),
+                access: ImageAccess::ColorAttachment,
+                keep,
+            },
+            ImageUse {
+                image: depth(),
+                range: depth_range(),
+                access: ImageAccess::DepthAttachment,
+                keep,
+            },
+        ]
+    }
+
+    const MESH_READS: [BufferAccess; 2] =
+        [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
+
+    #[test]
+    fn a_frame_of_passes_gets_the_barriers_the_passes_wrote_by_hand() {
+        let mut graph = FrameGraph::default();
+        // The terrain: both attachments cleared, its meshes read.
+        let terrain_reads = [
+            BufferAccess::IndirectRead,
+            BufferAccess::IndexRead,
+            BufferAccess::VertexAttributeRead,
+        ];
+        let first = graph.derive(&attachments(false), &terrain_reads).unwrap();
+        assert_eq!(
+            first,
+            vec![
+                Derived::Image {
+                    image: target(),
+                    range: colour_range(),
+                    from: ImageAccess::Undefined,
+                    to: ImageAccess::ColorAttachment
+                },
+                Derived::Image {
+                    image: depth(),
+                    range: depth_range(),
+                    from: ImageAccess::Undefined,
+                    to: ImageAccess::DepthAttachment
+                },
+                Derived::Memory {
+                    from: EARLIER_WRITES.to_vec(),
+                    to: terrain_reads.to_vec()
+                },
+            ]
+        );
+        // The blocks: both kept (the terrain's writes first), their reads already seen.
+        let second = graph.derive(&attachments(true), &MESH_READS).unwrap();
+        assert_eq!(second.len(), 2);
+        assert!(second.iter().all(|barrier| matches!(
+            barrier,
+            Derived::Image { from, to, .. } if from == to
+        )));
+        // The HUD: colour only, a read the frame has not made visible yet (storage in the
+        // vertex shader) gets its own memory barrier.
+        let hud = graph
+            .derive(&attachments(true)[..1], &[BufferAccess::VertexShaderRead])
+            .unwrap();
+        assert!(
+            matches!(hud.last(), Some(Derived::Memory { to, .. }) if to == &[BufferAccess::VertexShaderRead])
+        );
+        // The end: presented from the last use.
+        let end = graph
+            .hand_on(target(), colour_range(), ImageAccess::Present)
+            .unwrap();
+        assert_eq!(
+            end,
+            Derived::Image {
+                image: target(),
+                range: colour_range(),
+                from: ImageAccess::ColorAttachment,
+                to: ImageAccess::Present
+            }
+        );
+    }
+
+    #[test]
+    fn a_new_frame_forgets_its_images_and_sees_earlier_writes_again() {
+        let mut graph = FrameGraph::default();
+        graph.derive(&attachments(false), &MESH_READS).unwrap();
+        assert!(graph.derive(&attachments(true), &MESH_READS).unwrap().len() == 2);
+        graph.begin_frame();
+        assert_eq!(graph.last_use(target()), None);
+        let again = graph.derive(&attachments(false), &MESH_READS).unwrap();
+        assert!(matches!(again.last(), Some(Derived::Memory { .. })));
+    }
+
+    #[test]
+    fn keeping_an_image_the_frame_has_not_drawn_is_an_error_unless_declared() {
+        let mut graph = FrameGraph::default();
+        assert!(graph.derive(&attachments(true)[..1], &[]).is_err());
+        assert!(graph
+            .hand_on(target(), colour_range(), ImageAccess::Present)
+            .is_err());
+        graph.import(target(), ImageAccess::TransferSrc);
+        let kept = graph.derive(&attachments(true)[..1], &[]).unwrap();
+        assert_eq!(
+            kept,
+            vec![Derived::Image {
+                image: target(),
+                range: colour_range(),
+                from: ImageAccess::TransferSrc,
+                to: ImageAccess::ColorAttachment
+            }]
+        );
+    }
+
+    #[test]
+    fn sampling_after_sampling_needs_no_barrier() {
+        let mut graph = FrameGraph::default();
+        let texture = ImageUse {
+            image: vk::Image::from_raw(7),
+            range: colour_range(),
+            access: ImageAccess::ShaderRead,
+            keep: true,
+        };
+        graph.import(texture.image, ImageAccess::ShaderRead);
+        assert!(graph.derive(&[texture], &[]).unwrap().is_empty());
+    }
+}
