@@ -313,17 +313,9 @@ fn the_same_script_gives_the_same_pictures() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// The plaster tower's script (`tools/scripts/plaster_tower.json`) with the validation layer's
-/// best-practices and synchronisation checks on: no barrier orders all commands
-/// (`BestPractices-pipeline-stage-flags`: every barrier names its stages), no image barrier's
-/// access disagrees with its layout, no hazard. The best-practices warning every debug instance
-/// gets shows the checks ran.
-#[test]
-fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validation() {
-    if skip_gpu() {
-        return;
-    }
-    let dir = scratch("best-practices");
+/// A `vk_layer_settings.txt` in `dir` turning on the validation layer's best-practices and
+/// synchronisation checks; its path, for `VK_LAYER_SETTINGS_PATH`.
+fn strict_validation_settings(dir: &Path) -> PathBuf {
     let settings = dir.join("vk_layer_settings.txt");
     std::fs::write(
         &settings,
@@ -332,13 +324,14 @@ fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validat
          VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
     )
     .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/scripts/plaster_tower.json");
-    let output = headless(&script)
-        .current_dir(&dir)
-        .env("VK_LAYER_SETTINGS_PATH", &settings)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the blockfall binary runs");
+    settings
+}
+
+/// A run's output under [`strict_validation_settings`]: it succeeded, the best-practices checks
+/// ran (the warning every debug instance gets shows it), no barrier orders all commands
+/// (`BestPractices-pipeline-stage-flags`: every barrier names its stages), no image barrier's
+/// access disagrees with its layout, no hazard.
+fn assert_clean_under_strict_validation(output: &Output) {
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "stderr: {stderr}");
     assert!(
@@ -353,5 +346,65 @@ fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validat
         let count = stderr.matches(flagged).count();
         assert_eq!(count, 0, "{count} × {flagged}: {stderr}");
     }
+}
+
+/// The plaster tower's script (`tools/scripts/plaster_tower.json`) headless under the strict
+/// checks ([`assert_clean_under_strict_validation`]).
+#[test]
+fn the_plaster_tower_runs_clean_under_best_practices_and_synchronisation_validation() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("best-practices");
+    let settings = strict_validation_settings(&dir);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/scripts/plaster_tower.json");
+    let output = headless(&script)
+        .current_dir(&dir)
+        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the blockfall binary runs");
+    assert_clean_under_strict_validation(&output);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// 600 frames of the game in a window (the swapchain's images acquired, drawn through the frame
+/// graph and presented) under the strict checks. Needs a display: `tools/test.sh` starts Xvfb.
+#[test]
+fn six_hundred_window_frames_run_clean_under_best_practices_and_synchronisation_validation() {
+    if skip_gpu() {
+        return;
+    }
+    let display = std::env::var_os("DISPLAY").or_else(|| std::env::var_os("WAYLAND_DISPLAY"));
+    assert!(
+        display.is_some(),
+        "this test opens a window and needs a display: run it through tools/test.sh (which \
+         starts Xvfb), or under xvfb-run"
+    );
+    let dir = scratch("best-practices-window");
+    let settings = strict_validation_settings(&dir);
+    let output = Command::new(env!("CARGO_BIN_EXE_blockfall"))
+        .args([
+            "--validation",
+            "--frames",
+            "600",
+            "--view-radius",
+            "1",
+            "--width",
+            "160",
+            "--height",
+            "120",
+        ])
+        .current_dir(&dir)
+        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the blockfall binary runs");
+    assert_clean_under_strict_validation(&output);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("600 frames on "),
+        "600 frames presented: {stderr}"
+    );
     std::fs::remove_dir_all(dir).ok();
 }
