@@ -1,4 +1,6 @@
-//! The HUD's renderer: egui's output drawn by our device through egui-ash-renderer.
+//! The HUD's renderer: egui's output drawn by our device through egui-ash-renderer, which the
+//! engine drives (`gpu::EguiRenderer`: the drawing, the uploads with the queue locked, the drop);
+//! what the HUD keeps here is when its textures and buffers may change.
 //!
 //! egui-ash-renderer manages its Vulkan objects itself and destroys them at once, so the HUD
 //! adds what it lacks for frames in flight:
@@ -20,10 +22,10 @@
 //!   remembers which recording last drew each pair and waits, if need be, for its submission
 //!   before drawing with that pair again (normally `FrameRing::begin` has already waited; an
 //!   abandoned frame or a frame without the HUD can shift the pairs against the ring's slots).
-//! * **Dropping**: the egui renderer is handed to the device's deferred destruction
-//!   (`Device::retire_object`) and dropped once no submission that may use it runs, even if a
-//!   frame that recorded the HUD is still being recorded. So a drop never waits and is always
-//!   safe.
+//! * **Dropping**: the engine's `EguiRenderer` hands egui-ash-renderer to the device's deferred
+//!   destruction (`Device::retire_object`); it is dropped once no submission that may use it
+//!   runs, even if a frame that recorded the HUD is still being recorded. So a drop never waits
+//!   and is always safe.
 //!
 //! egui-ash-renderer's own objects (pipeline, textures, buffers) have no debug names; ours (the
 //! upload command pool) has.
@@ -32,11 +34,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
-use blockfall_engine::gpu::conv::is_srgb;
-use blockfall_engine::gpu::{self, CommandPool, FrameRing, GpuError, FRAMES_IN_FLIGHT};
+use blockfall_engine::gpu::{
+    self, CommandPool, EguiRenderer, FrameRing, GpuError, FRAMES_IN_FLIGHT,
+};
 use egui::{ColorImage, TextureId};
-use egui_ash_renderer::allocator::GpuAllocator;
-use egui_ash_renderer::{DynamicRendering, Options, RenderMode, Renderer};
 
 use super::super::target::{begin_colour_load, RenderTarget};
 use super::glyphs::add_glyphs;
@@ -48,8 +49,8 @@ use super::{lay_out, Hud, HudError, PASS_NAME};
 pub struct HudRenderer {
     pub(super) device: Arc<gpu::Device>,
     pub(super) context: egui::Context,
-    /// `None` only while dropping.
-    pub(super) renderer: Option<Renderer<GpuAllocator>>,
+    /// egui's meshes drawn by the engine (`gpu::EguiRenderer`).
+    pub(super) renderer: EguiRenderer,
     /// egui-ash-renderer's upload command buffers come from it (and are freed after each).
     pub(super) upload_pool: CommandPool,
     /// A CPU copy of each egui texture, so that partial updates can be uploaded whole.
@@ -71,26 +72,12 @@ impl HudRenderer {
     /// The egui context and the renderer, drawing into targets of `colour_format` (an `_SRGB`
     /// format gets linear output, which the target encodes; any other gets sRGB-encoded output).
     pub fn new(device: &Arc<gpu::Device>, colour_format: vk::Format) -> Result<Self, HudError> {
-        let renderer = Renderer::with_gpu_allocator(
-            device.shared_allocator(),
-            device.raw.clone(),
-            RenderMode::DynamicRendering(DynamicRendering {
-                color_attachment_format: colour_format,
-                depth_attachment_format: None,
-                stencil_attachment_format: None,
-            }),
-            Options {
-                in_flight_frames: FRAMES_IN_FLIGHT,
-                enable_depth_test: false,
-                enable_depth_write: false,
-                srgb_framebuffer: is_srgb(colour_format),
-            },
-        )?;
+        let renderer = EguiRenderer::new(device, colour_format)?;
         let upload_pool = CommandPool::new(device, "hud: texture uploads")?;
         Ok(Self {
             device: device.clone(),
             context: egui::Context::default(),
-            renderer: Some(renderer),
+            renderer,
             upload_pool,
             images: HashMap::new(),
             mesh_uses: [LastUse::Never; FRAMES_IN_FLIGHT],
@@ -205,10 +192,8 @@ impl HudRenderer {
         let device = self.device.clone();
         // egui-ash-renderer's buffers are written by the host: no buffer reads to declare.
         let pass = begin_colour_load(&device, frames, target, &[])?;
-        let command_buffer = frames.command_buffer();
-        let renderer = self.renderer.as_mut().expect("renderer lives until drop");
-        let drawn = renderer.cmd_draw(
-            command_buffer,
+        let drawn = self.renderer.draw(
+            &pass,
             vk::Extent2D {
                 width: target.width,
                 height: target.height,
@@ -230,15 +215,5 @@ impl HudRenderer {
             }
         }
         Ok(drawn?)
-    }
-}
-
-impl Drop for HudRenderer {
-    fn drop(&mut self) {
-        // egui-ash-renderer destroys its objects in its own drop, at once: the device keeps it
-        // until no submission that may use it runs (also a frame still being recorded).
-        if let Some(renderer) = self.renderer.take() {
-            self.device.retire_object(renderer);
-        }
     }
 }

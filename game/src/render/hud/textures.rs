@@ -45,7 +45,6 @@ impl HudRenderer {
             return Ok(());
         }
         let completed = self.device.completed()?;
-        let renderer = self.renderer.as_mut().expect("renderer lives until drop");
         let mut kept = Vec::new();
         for (last_use, ids) in self.pending_frees.drain(..) {
             match last_use {
@@ -53,7 +52,7 @@ impl HudRenderer {
                 LastUse::Recording(_) => kept.push((last_use, ids)),
                 LastUse::Never | LastUse::Submitted(_) => {
                     for id in ids {
-                        renderer.free_texture(id)?;
+                        self.renderer.free_texture(id)?;
                     }
                 }
             }
@@ -95,13 +94,10 @@ impl HudRenderer {
                     }
                 };
                 self.images.insert(id, whole.clone());
-                let renderer = self.renderer.as_mut().expect("renderer lives until drop");
-                // The queue's lock keeps every other submission out while egui-ash-renderer
-                // submits its upload and waits for the queue to idle.
-                let queue = self.device.lock_queue();
-                renderer.set_texture(
-                    *queue,
-                    self.upload_pool.raw,
+                // The engine locks the queue while egui-ash-renderer submits its upload and
+                // waits for the queue to idle.
+                self.renderer.set_texture(
+                    &self.upload_pool,
                     id,
                     &ImageDelta::full(whole, delta.options),
                 )?;
