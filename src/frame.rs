@@ -19,14 +19,13 @@
 
 use std::time::Instant;
 
-use blockfall_engine::gpu::{FrameRing, Gpu};
+use blockfall_engine::gpu::FrameRing;
 use blockfall_game::render::target::RenderTarget;
 
 use crate::commands::{Asked, Run};
 use crate::gpu_failure::Fault;
 use crate::overlay::{hud_text, CpuTimes, FrameClock, Overlay};
-use crate::play::{Play, PlayFrame};
-use crate::saves::Saves;
+use crate::play::PlayFrame;
 use crate::shown::Shown;
 
 /// How a run's frames get their target and how they end.
@@ -64,13 +63,10 @@ pub struct Drawn {
     pub submission: u64,
 }
 
-/// Everything a frame plays and draws, borrowed from the run for one frame.
+/// Everything a frame plays and draws, borrowed from the run for one frame: what its commands
+/// act on, and the HUD, the clock and the fault hook.
 pub struct FrameRun<'a> {
-    pub play: &'a mut Play,
-    pub shown: &'a mut Shown,
-    pub saves: &'a mut Saves,
-    pub gpu: &'a mut Gpu,
-    pub frames: &'a mut FrameRing,
+    pub run: Run<'a>,
     pub overlay: Option<&'a mut Overlay>,
     pub clock: &'a mut FrameClock,
     /// The last frame's CPU times (the HUD shows them), replaced by this frame's.
@@ -92,21 +88,15 @@ impl FrameRun<'_> {
         readback: bool,
     ) -> anyhow::Result<Drawn> {
         let started = self.clock.start();
+        let run = &mut self.run;
         let mut play = PlayFrame::default();
-        let commands = match &mut *self.shown {
+        let commands = match &mut *run.shown {
             Shown::World(world) => {
-                play = self.play.advance(self.gpu, world, self.frames, dt)?;
+                play = run.play.advance(run.gpu, world, run.frames, dt)?;
                 std::mem::take(&mut play.commands)
             }
             // The test scene has no world to play: only the keys.
-            Shown::Test(_) => self.play.take_commands(),
-        };
-        let mut run = Run {
-            play: self.play,
-            shown: self.shown,
-            saves: self.saves,
-            gpu: self.gpu,
-            frames: self.frames,
+            Shown::Test(_) => run.play.take_commands(),
         };
         if run.play.script.is_none() && run.saves.played(dt) {
             run.save_world();
@@ -118,11 +108,11 @@ impl FrameRun<'_> {
         let readback =
             readback || !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty();
 
-        self.frames.begin()?;
+        self.run.frames.begin()?;
         // Recording starts once the frame's slot is free (`begin` waits for its last use).
         let begun = Instant::now();
-        let Some(target) = end.target(self.frames)? else {
-            self.frames.abandon()?;
+        let Some(target) = end.target(self.run.frames)? else {
+            self.run.frames.abandon()?;
             return Ok(Drawn {
                 play,
                 asked,
@@ -131,21 +121,21 @@ impl FrameRun<'_> {
                 submission: 0,
             });
         };
-        self.shown.record(self.frames, target, time)?;
+        self.run.shown.record(self.run.frames, target, time)?;
         if let Some(overlay) = self.overlay.as_deref_mut() {
-            let hud = hud_text(self.play, self.shown, self.frames, *self.times);
-            overlay.record(self.frames, target, end.hud_input(&target), &hud)?;
+            let hud = hud_text(self.run.play, self.run.shown, self.run.frames, *self.times);
+            overlay.record(self.run.frames, target, end.hud_input(&target), &hud)?;
         }
         let recorded = Instant::now();
         if let Err(error) = Fault::check(self.fault, *self.submitted) {
-            self.frames.abandon()?;
+            self.run.frames.abandon()?;
             return Err(error.into());
         }
         *self.submitted += 1;
-        let submission = end.submit(self.frames, &target, readback)?;
+        let submission = end.submit(self.run.frames, &target, readback)?;
         *self.times = self.clock.times(started, played, (begun, recorded));
-        if let Shown::World(world) = &*self.shown {
-            self.play.finish_frame(world)?;
+        if let Shown::World(world) = &*self.run.shown {
+            self.run.play.finish_frame(world)?;
         }
         Ok(Drawn {
             play,

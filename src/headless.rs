@@ -18,6 +18,7 @@ use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;
 
 use crate::capture::FrameCapture;
+use crate::commands::Run;
 use crate::frame::{FrameEnd, FrameRun};
 use crate::gpu_failure::{self, Fault};
 use crate::options::{RunOptions, RunReport};
@@ -154,11 +155,13 @@ impl HeadlessRenderer {
             size: (self.width, self.height),
         };
         let drawn = FrameRun {
-            play: &mut self.play,
-            shown: &mut self.shown,
-            saves: &mut self.saves,
-            gpu,
-            frames: &mut self.frames,
+            run: Run {
+                play: &mut self.play,
+                shown: &mut self.shown,
+                saves: &mut self.saves,
+                gpu,
+                frames: &mut self.frames,
+            },
             overlay: self.overlay.as_mut(),
             clock: &mut self.clock,
             times: &mut self.times,

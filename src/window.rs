@@ -595,11 +595,13 @@ impl WindowState {
             needs_recreate: false,
         };
         let drawn = FrameRun {
-            play: &mut self.play,
-            shown: &mut self.shown,
-            saves: &mut self.saves,
-            gpu: &mut self.gpu,
-            frames: &mut self.frames,
+            run: Run {
+                play: &mut self.play,
+                shown: &mut self.shown,
+                saves: &mut self.saves,
+                gpu: &mut self.gpu,
+                frames: &mut self.frames,
+            },
             overlay,
             clock: &mut self.clock,
             times: &mut self.times,
