@@ -18,11 +18,13 @@
 //! Streaming and edits submit their own meshing work on the frame ring before the frame that
 //! draws is begun, so a dig is in the very next frame drawn.
 
+mod updates;
+
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
 use blockfall_engine::meshing::{TerrainMeshError, TerrainMeshes};
 use blockfall_engine::workers::WorkerError;
 
-use super::chunk_meshes::{terrain_meshes, ChunkMeshes};
+use super::chunk_meshes::terrain_meshes;
 use super::structures::blocks::BlocksRenderer;
 use super::structures::markers::{MarkerView, MarkersRenderer};
 use super::structures::pieces::PiecesRenderer;
@@ -30,10 +32,7 @@ use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
 use crate::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
-use crate::input::{Command, Input};
-use crate::terrain::streaming::{EditReport, StreamReport};
-use crate::terrain::SampleBox;
-use crate::world::{AimTarget, FrameReport, World};
+use crate::world::{AimTarget, World};
 
 /// What can go wrong drawing the world.
 #[derive(Debug, thiserror::Error)]
@@ -146,74 +145,6 @@ impl WorldRenderer {
         self.world.eye().into()
     }
 
-    /// One frame of the world driven by `input` and this frame's `commands` (see
-    /// [`World::frame`]); a dig or build is meshed at once, so it is in the next frame drawn.
-    /// Returns the world's report (the commands it leaves to the caller among them).
-    pub fn frame(
-        &mut self,
-        frames: &mut FrameRing,
-        dt: f32,
-        input: &mut Input,
-        commands: &[Command],
-    ) -> Result<FrameReport, WorldRenderError> {
-        let report = self.world.frame(dt, input, commands);
-        self.after_edit(frames, report.ground_changed.as_ref())?;
-        Ok(report)
-    }
-
-    /// Loads every chunk within the view radius of the player (the start of a run); returns
-    /// how many were loaded.
-    pub fn load_all(&mut self, frames: &mut FrameRing) -> Result<usize, WorldRenderError> {
-        let missing = self.world.chunks().missing(self.viewer());
-        let report = self.stream(frames, missing)?;
-        Ok(report.loaded.len())
-    }
-
-    /// One frame's streaming around the player: at most `budget` chunks loaded.
-    pub fn stream(
-        &mut self,
-        frames: &mut FrameRing,
-        budget: usize,
-    ) -> Result<StreamReport, WorldRenderError> {
-        let mut sink = ChunkMeshes {
-            meshes: &mut self.meshes,
-            frames,
-        };
-        let report = self.world.stream(&mut sink, budget)?;
-        // Blocks over a chunk that just came in were lit before its light was known. A block
-        // region is as large as a chunk (64 cells of 0.5 m, 32 m) and aligned with it.
-        for coord in &report.loaded {
-            let region = [coord.x, coord.y, coord.z];
-            if self.world.blocks().in_region(region).next().is_some() {
-                self.relit_regions.push(region);
-            }
-        }
-        Ok(report)
-    }
-
-    /// Brings the blocks' and pieces' meshes up to date with the world: the regions that
-    /// changed (or whose light came in) meshed again, new pieces uploaded, gone ones freed.
-    /// Call it before the frame that draws them is begun (the uploads are submitted at once).
-    pub fn sync(&mut self, gpu: &mut Gpu) -> Result<(), WorldRenderError> {
-        let mut changed: Vec<[i32; 3]> = self.world.take_changed_regions().into_iter().collect();
-        let world = &self.world;
-        // Many points at once: chunks without a kept light grid are lit once, not per vertex.
-        let sampler = world.light_sampler();
-        let light = |point: [f32; 3]| sampler.light_at(point);
-        if !self.blocks_meshed {
-            self.blocks.rebuild_all(gpu, world.blocks(), &light)?;
-            self.blocks_meshed = true;
-        } else {
-            changed.append(&mut self.relit_regions);
-            if !changed.is_empty() {
-                self.blocks.update(gpu, world.blocks(), changed, &light)?;
-            }
-        }
-        self.relit_regions.clear();
-        self.pieces.update(gpu, world.pieces(), &light)?;
-        Ok(())
-    }
-
     /// Terrain draws recorded in the last frame.
     pub fn terrain_draws(&self) -> u32 {
         self.renderer.draws_last_frame()
@@ -232,40 +163,6 @@ impl WorldRenderer {
     /// The markers' renderer.
     pub fn markers(&self) -> &MarkersRenderer {
         &self.markers
-    }
-
-    /// Digs or builds a sphere of `radius` around `centre`, and brings the terrain up to date.
-    /// An edit the ground refuses is logged and changes nothing.
-    pub fn edit_at(
-        &mut self,
-        frames: &mut FrameRing,
-        dig: bool,
-        centre: [f32; 3],
-        radius: f32,
-    ) -> Result<EditReport, WorldRenderError> {
-        match self.world.edit_at(dig, centre, radius) {
-            Ok((changed, _)) => self.after_edit(frames, changed.as_ref()),
-            Err(error) => {
-                log::warn!("the terrain tool: {error}");
-                Ok(EditReport::default())
-            }
-        }
-    }
-
-    /// The chunks an edit changed meshed again, those near it lit again.
-    fn after_edit(
-        &mut self,
-        frames: &mut FrameRing,
-        changed: Option<&SampleBox>,
-    ) -> Result<EditReport, WorldRenderError> {
-        let Some(changed) = changed else {
-            return Ok(EditReport::default());
-        };
-        let mut sink = ChunkMeshes {
-            meshes: &mut self.meshes,
-            frames,
-        };
-        Ok(self.world.stream_edit(&mut sink, changed)?)
     }
 
     /// Records the terrain pass of the player's view into the frame being recorded.

@@ -1,0 +1,116 @@
+//! What changes the world on screen between frames: the world's frame (its edits meshed at
+//! once), streaming, the blocks' and pieces' meshes brought up to date, the terrain tool's
+//! edits.
+
+use blockfall_engine::gpu::{FrameRing, Gpu};
+
+use super::{WorldRenderError, WorldRenderer};
+use crate::input::{Command, Input};
+use crate::render::chunk_meshes::ChunkMeshes;
+use crate::terrain::streaming::{EditReport, StreamReport};
+use crate::terrain::SampleBox;
+use crate::world::FrameReport;
+
+impl WorldRenderer {
+    /// One frame of the world driven by `input` and this frame's `commands` (see
+    /// [`World::frame`]); a dig or build is meshed at once, so it is in the next frame drawn.
+    /// Returns the world's report (the commands it leaves to the caller among them).
+    pub fn frame(
+        &mut self,
+        frames: &mut FrameRing,
+        dt: f32,
+        input: &mut Input,
+        commands: &[Command],
+    ) -> Result<FrameReport, WorldRenderError> {
+        let report = self.world.frame(dt, input, commands);
+        self.after_edit(frames, report.ground_changed.as_ref())?;
+        Ok(report)
+    }
+
+    /// Loads every chunk within the view radius of the player (the start of a run); returns
+    /// how many were loaded.
+    pub fn load_all(&mut self, frames: &mut FrameRing) -> Result<usize, WorldRenderError> {
+        let missing = self.world.chunks().missing(self.viewer());
+        let report = self.stream(frames, missing)?;
+        Ok(report.loaded.len())
+    }
+
+    /// One frame's streaming around the player: at most `budget` chunks loaded.
+    pub fn stream(
+        &mut self,
+        frames: &mut FrameRing,
+        budget: usize,
+    ) -> Result<StreamReport, WorldRenderError> {
+        let mut sink = ChunkMeshes {
+            meshes: &mut self.meshes,
+            frames,
+        };
+        let report = self.world.stream(&mut sink, budget)?;
+        // Blocks over a chunk that just came in were lit before its light was known. A block
+        // region is as large as a chunk (64 cells of 0.5 m, 32 m) and aligned with it.
+        for coord in &report.loaded {
+            let region = [coord.x, coord.y, coord.z];
+            if self.world.blocks().in_region(region).next().is_some() {
+                self.relit_regions.push(region);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Brings the blocks' and pieces' meshes up to date with the world: the regions that
+    /// changed (or whose light came in) meshed again, new pieces uploaded, gone ones freed.
+    /// Call it before the frame that draws them is begun (the uploads are submitted at once).
+    pub fn sync(&mut self, gpu: &mut Gpu) -> Result<(), WorldRenderError> {
+        let mut changed: Vec<[i32; 3]> = self.world.take_changed_regions().into_iter().collect();
+        let world = &self.world;
+        // Many points at once: chunks without a kept light grid are lit once, not per vertex.
+        let sampler = world.light_sampler();
+        let light = |point: [f32; 3]| sampler.light_at(point);
+        if !self.blocks_meshed {
+            self.blocks.rebuild_all(gpu, world.blocks(), &light)?;
+            self.blocks_meshed = true;
+        } else {
+            changed.append(&mut self.relit_regions);
+            if !changed.is_empty() {
+                self.blocks.update(gpu, world.blocks(), changed, &light)?;
+            }
+        }
+        self.relit_regions.clear();
+        self.pieces.update(gpu, world.pieces(), &light)?;
+        Ok(())
+    }
+
+    /// Digs or builds a sphere of `radius` around `centre`, and brings the terrain up to date.
+    /// An edit the ground refuses is logged and changes nothing.
+    pub fn edit_at(
+        &mut self,
+        frames: &mut FrameRing,
+        dig: bool,
+        centre: [f32; 3],
+        radius: f32,
+    ) -> Result<EditReport, WorldRenderError> {
+        match self.world.edit_at(dig, centre, radius) {
+            Ok((changed, _)) => self.after_edit(frames, changed.as_ref()),
+            Err(error) => {
+                log::warn!("the terrain tool: {error}");
+                Ok(EditReport::default())
+            }
+        }
+    }
+
+    /// The chunks an edit changed meshed again, those near it lit again.
+    fn after_edit(
+        &mut self,
+        frames: &mut FrameRing,
+        changed: Option<&SampleBox>,
+    ) -> Result<EditReport, WorldRenderError> {
+        let Some(changed) = changed else {
+            return Ok(EditReport::default());
+        };
+        let mut sink = ChunkMeshes {
+            meshes: &mut self.meshes,
+            frames,
+        };
+        Ok(self.world.stream_edit(&mut sink, changed)?)
+    }
+}
