@@ -7,6 +7,7 @@
 //! counts as a recording from `begin` to `submit`, so a destination dropped in between is kept
 //! until the copy into it has run.
 
+use super::retire::Retire;
 use std::sync::Arc;
 
 use ash::vk;
@@ -23,16 +24,12 @@ use super::memory::MemoryLocation;
 /// `optimalBufferCopyOffsetAlignment`.
 const STAGING_ALIGNMENT: usize = 256;
 
-struct InFlight {
-    value: u64,
-    command_buffer: vk::CommandBuffer,
-}
-
 /// Uploads data to the GPU through staging buffers.
 pub struct Uploader {
     device: Arc<Device>,
     pool: vk::CommandPool,
-    in_flight: Vec<InFlight>,
+    /// Submitted command buffers, each kept until its copies have run (`super::retire`).
+    in_flight: Retire<vk::CommandBuffer>,
 }
 
 enum Copy {
@@ -75,7 +72,7 @@ impl Uploader {
         Ok(Self {
             device: device.clone(),
             pool,
-            in_flight: Vec::new(),
+            in_flight: Retire::default(),
         })
     }
 
@@ -94,19 +91,13 @@ impl Uploader {
     /// Frees the command buffers whose copies have finished.
     pub fn reclaim(&mut self) -> GpuResult<()> {
         let completed = self.device.completed()?;
-        let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut self.in_flight)
-            .into_iter()
-            .partition(|f| f.value <= completed);
-        self.in_flight = pending;
-        for finished in done {
-            // SAFETY: the command buffer finished executing (timeline value reached).
-            unsafe {
-                self.device
-                    .raw
-                    .free_command_buffers(self.pool, &[finished.command_buffer])
-            };
-        }
-        Ok(())
+        let (device, pool) = (&self.device, self.pool);
+        self.in_flight
+            .release(completed, |command_buffer| -> GpuResult<()> {
+                // SAFETY: the command buffer finished executing (timeline value reached).
+                unsafe { device.raw.free_command_buffers(pool, &[command_buffer]) };
+                Ok(())
+            })
     }
 
     /// Upload command buffers not yet reclaimed.
@@ -117,12 +108,12 @@ impl Uploader {
 
 impl Drop for Uploader {
     fn drop(&mut self) {
-        if let Some(last) = self.in_flight.iter().map(|f| f.value).max() {
-            if let Err(error) = self.device.wait_for(last) {
+        if !self.in_flight.is_empty() {
+            // The latest submission covers every upload's.
+            if let Err(error) = self.device.wait_for(self.device.last_submitted()) {
                 log::error!("waiting for uploads before dropping the uploader: {error}");
             }
         }
-        self.in_flight.clear();
         // SAFETY: every command buffer of the pool finished (waited above); destroying the pool
         // frees them.
         unsafe { self.device.raw.destroy_command_pool(self.pool, None) };
@@ -273,10 +264,7 @@ impl UploadBatch<'_> {
         // the destinations dropped since `begin` by the recording.
         drop(staging_buffer);
         drop(recording);
-        uploader.in_flight.push(InFlight {
-            value,
-            command_buffer,
-        });
+        uploader.in_flight.after(value, command_buffer);
         Ok(value)
     }
 }

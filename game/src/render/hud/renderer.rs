@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, CommandPool, EguiRenderer, FrameRing, GpuError, FRAMES_IN_FLIGHT,
+    self, CommandPool, EguiRenderer, FrameRing, GpuError, Retire, FRAMES_IN_FLIGHT,
 };
 use egui::{ColorImage, TextureId};
 
@@ -60,8 +60,9 @@ pub struct HudRenderer {
     /// egui-ash-renderer's draws so far (it takes pair `draws % FRAMES_IN_FLIGHT` next), or
     /// `None` after a failed draw, when which pair comes next is not known.
     pub(super) draws: Option<usize>,
-    /// Textures egui freed, with the recording whose frame must finish first.
-    pub(super) pending_frees: Vec<(LastUse, Vec<TextureId>)>,
+    /// Textures egui freed, kept until the frames that may sample them have run
+    /// (`gpu::Retire`: keyed to the recording that reported them, then to its submission).
+    pub(super) pending_frees: Retire<Vec<TextureId>>,
     pub(super) last_recording: Option<u64>,
     pub(super) meshes_last_frame: usize,
     /// Whether the HUD's characters were put in egui's font atlas ([`add_glyphs`]).
@@ -82,7 +83,7 @@ impl HudRenderer {
             images: HashMap::new(),
             mesh_uses: [LastUse::Never; FRAMES_IN_FLIGHT],
             draws: Some(0),
-            pending_frees: Vec::new(),
+            pending_frees: Retire::default(),
             last_recording: None,
             meshes_last_frame: 0,
             glyphs_added: false,
@@ -148,8 +149,7 @@ impl HudRenderer {
             for id in &freed {
                 self.images.remove(id);
             }
-            self.pending_frees
-                .push((LastUse::Recording(recording), freed));
+            self.pending_frees.in_recording(recording, freed);
         }
         self.set_textures(set)?;
         let primitives = self.context.tessellate(shapes, pixels_per_point);

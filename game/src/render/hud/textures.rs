@@ -34,9 +34,7 @@ impl HudRenderer {
             }
         };
         self.mesh_uses.iter_mut().for_each(settle);
-        self.pending_frees
-            .iter_mut()
-            .for_each(|(last_use, _)| settle(last_use));
+        self.pending_frees.settle(Some(current), last_submitted);
     }
 
     /// Frees the textures egui gave up whose frames have finished.
@@ -45,20 +43,14 @@ impl HudRenderer {
             return Ok(());
         }
         let completed = self.device.completed()?;
-        let mut kept = Vec::new();
-        for (last_use, ids) in self.pending_frees.drain(..) {
-            match last_use {
-                LastUse::Submitted(value) if value > completed => kept.push((last_use, ids)),
-                LastUse::Recording(_) => kept.push((last_use, ids)),
-                LastUse::Never | LastUse::Submitted(_) => {
-                    for id in ids {
-                        self.renderer.free_texture(id)?;
-                    }
+        let renderer = &mut self.renderer;
+        self.pending_frees
+            .release(completed, |ids| -> Result<(), HudError> {
+                for id in ids {
+                    renderer.free_texture(id)?;
                 }
-            }
-        }
-        self.pending_frees = kept;
-        Ok(())
+                Ok(())
+            })
     }
 
     /// Applies egui's new and changed textures, each uploaded whole.

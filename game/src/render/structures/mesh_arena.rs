@@ -3,7 +3,8 @@
 //! replacing a mesh costs no Vulkan allocation, only a staged copy.
 //!
 //! A freed range may still be read by a frame in flight, so it is not given out again at once:
-//! it waits, keyed by the timeline value of the latest submission, until the GPU has passed it
+//! it waits (`gpu::Retire`), keyed by the timeline value of the latest submission, until the GPU
+//! has passed it
 //! ([`MeshArena::reclaim`], done before every allocation). So meshes must be put and removed
 //! between frames (before `FrameRing::begin`, or after a frame's submit), never while a frame
 //! that draws them records.
@@ -19,7 +20,9 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::arena::{Arena, ArenaError, ArenaRange};
 use blockfall_engine::gpu::upload::UploadBatch;
-use blockfall_engine::gpu::{Buffer, BufferDesc, Device, GpuError, GpuResult, MemoryLocation};
+use blockfall_engine::gpu::{
+    Buffer, BufferDesc, Device, GpuError, GpuResult, MemoryLocation, Retire,
+};
 
 use super::{BlockVertex, VERTEX_BYTES};
 
@@ -56,7 +59,7 @@ pub struct MeshArena<K> {
     index_books: Arena,
     meshes: HashMap<K, MeshRange>,
     /// Ranges freed, each with the timeline value after which no frame reads it.
-    retired: Vec<(u64, MeshRange)>,
+    retired: Retire<MeshRange>,
 }
 
 impl<K: Copy + Eq + Hash> MeshArena<K> {
@@ -92,7 +95,7 @@ impl<K: Copy + Eq + Hash> MeshArena<K> {
             vertex_books: Arena::new(vertex_capacity),
             index_books: Arena::new(index_capacity),
             meshes: HashMap::new(),
-            retired: Vec::new(),
+            retired: Retire::default(),
         })
     }
 
@@ -136,7 +139,7 @@ impl<K: Copy + Eq + Hash> MeshArena<K> {
     /// have run.
     pub fn remove(&mut self, key: &K) {
         if let Some(range) = self.meshes.remove(key) {
-            self.retired.push((self.device.last_submitted(), range));
+            self.retired.after(self.device.last_submitted(), range);
         }
     }
 
@@ -151,19 +154,11 @@ impl<K: Copy + Eq + Hash> MeshArena<K> {
     /// Gives back the retired ranges no frame reads any more.
     pub fn reclaim(&mut self) -> GpuResult<()> {
         let completed = self.device.completed()?;
-        let mut still = Vec::new();
-        for (value, range) in std::mem::take(&mut self.retired) {
-            if value <= completed {
-                self.vertex_books
-                    .free(range.vertices)
-                    .map_err(arena_error)?;
-                self.index_books.free(range.indices).map_err(arena_error)?;
-            } else {
-                still.push((value, range));
-            }
-        }
-        self.retired = still;
-        Ok(())
+        let (vertex_books, index_books) = (&mut self.vertex_books, &mut self.index_books);
+        self.retired.release(completed, |range| {
+            vertex_books.free(range.vertices).map_err(arena_error)?;
+            index_books.free(range.indices).map_err(arena_error)
+        })
     }
 
     /// Puts `key`'s mesh (replacing any it had) and stages its copy into `batch`. `Ok(false)`:
