@@ -33,6 +33,9 @@ pub struct Adapter {
     /// Whether `drawIndirectFirstInstance` can be turned on: indirect commands with a
     /// `firstInstance` other than 0 (a piece's transform is its instance).
     pub draw_indirect_first_instance: bool,
+    /// Whether `drawIndirectCount` can be turned on: indirect draws whose count the GPU reads
+    /// from a buffer (`RenderPass::draw_indexed_indirect_count`).
+    pub draw_indirect_count: bool,
     /// Vulkan 1.3 (core dynamic rendering, synchronization2, maintenance4, SPIR-V 1.6); else a
     /// 1.2 device with the KHR extensions.
     pub core13: bool,
@@ -193,6 +196,7 @@ fn inspect(
     let mut fill_mode_non_solid = false;
     let mut multi_draw_indirect = false;
     let mut draw_indirect_first_instance = false;
+    let mut draw_indirect_count = false;
     if properties.api_version >= vk::API_VERSION_1_2 {
         let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut features12);
         if core13 {
@@ -216,6 +220,7 @@ fn inspect(
         fill_mode_non_solid = features2.features.fill_mode_non_solid == vk::TRUE;
         multi_draw_indirect = features2.features.multi_draw_indirect == vk::TRUE;
         draw_indirect_first_instance = features2.features.draw_indirect_first_instance == vk::TRUE;
+        draw_indirect_count = features12.draw_indirect_count == vk::TRUE;
     }
     let mut required: Vec<(&str, vk::Bool32)> = vec![
         ("timelineSemaphore", features12.timeline_semaphore),
@@ -319,6 +324,7 @@ fn inspect(
             fill_mode_non_solid,
             multi_draw_indirect,
             draw_indirect_first_instance,
+            draw_indirect_count,
             core13,
         },
         missing,
@@ -345,6 +351,7 @@ mod tests {
                 fill_mode_non_solid: false,
                 multi_draw_indirect: false,
                 draw_indirect_first_instance: false,
+                draw_indirect_count: false,
                 core13: true,
             },
             missing: missing.iter().map(|m| m.to_string()).collect(),

@@ -106,7 +106,8 @@ impl Device {
             .descriptor_binding_variable_descriptor_count(true)
             .descriptor_binding_sampled_image_update_after_bind(true)
             .shader_sampled_image_array_non_uniform_indexing(true)
-            .host_query_reset(true);
+            .host_query_reset(true)
+            .draw_indirect_count(adapter.draw_indirect_count);
         let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true)

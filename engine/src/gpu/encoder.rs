@@ -288,6 +288,83 @@ impl<'a> RenderPass<'a> {
         count: u32,
         stride: u32,
     ) -> GpuResult<()> {
+        if count == 0 {
+            return self.check_indirect(buffer, offset, 0, stride);
+        }
+        self.check_indirect(buffer, offset, count, stride)?;
+        // SAFETY: recording inside the rendering; the commands lie in the buffer, which is an
+        // indirect buffer (checked above).
+        unsafe {
+            self.device.raw.cmd_draw_indexed_indirect(
+                self.command_buffer,
+                buffer.raw,
+                offset,
+                count,
+                stride,
+            )
+        };
+        Ok(())
+    }
+}
+
+impl RenderPass<'_> {
+    /// Draws as many `VkDrawIndexedIndirectCommand`s read from `buffer` at `offset`, `stride`
+    /// bytes apart, as the `u32` at `count_offset` in `count_buffer` says when the GPU reads it
+    /// (a count another pass wrote: a culling pass's), at most `max_draws`. Needs the device's
+    /// `drawIndirectCount` (`Adapter::draw_indirect_count`).
+    pub fn draw_indexed_indirect_count(
+        &mut self,
+        (buffer, offset): (&Buffer, u64),
+        (count_buffer, count_offset): (&Buffer, u64),
+        max_draws: u32,
+        stride: u32,
+    ) -> GpuResult<()> {
+        if !self.device.adapter.draw_indirect_count {
+            return Err(GpuError::Invalid(
+                "an indirect draw with a count: the device has no drawIndirectCount".into(),
+            ));
+        }
+        self.check_indirect(buffer, offset, max_draws, stride)?;
+        if count_offset % 4 != 0
+            || count_offset + 4 > count_buffer.size
+            || !count_buffer
+                .usage
+                .contains(vk::BufferUsageFlags::INDIRECT_BUFFER)
+        {
+            return Err(GpuError::Invalid(format!(
+                "an indirect draw count at byte {count_offset} of a {}-byte buffer with usage \
+                 {:?}",
+                count_buffer.size, count_buffer.usage
+            )));
+        }
+        if max_draws == 0 {
+            return Ok(());
+        }
+        // SAFETY: recording inside the rendering; the commands and the count lie in their
+        // buffers, both indirect buffers (checked above); drawIndirectCount is on.
+        unsafe {
+            self.device.raw.cmd_draw_indexed_indirect_count(
+                self.command_buffer,
+                buffer.raw,
+                offset,
+                count_buffer.raw,
+                count_offset,
+                max_draws,
+                stride,
+            )
+        };
+        Ok(())
+    }
+
+    /// That an indexed indirect draw of up to `count` commands at `offset`, `stride` apart, reads
+    /// within `buffer`, an indirect buffer, with an index buffer bound.
+    fn check_indirect(
+        &self,
+        buffer: &Buffer,
+        offset: u64,
+        count: u32,
+        stride: u32,
+    ) -> GpuResult<()> {
         if self.indices.is_none() {
             return Err(GpuError::Invalid(
                 "an indirect indexed draw with no index buffer".into(),
@@ -310,17 +387,6 @@ impl<'a> RenderPass<'a> {
                 buffer.size, buffer.usage
             )));
         }
-        // SAFETY: recording inside the rendering; the commands lie in the buffer, which is an
-        // indirect buffer (checked above).
-        unsafe {
-            self.device.raw.cmd_draw_indexed_indirect(
-                self.command_buffer,
-                buffer.raw,
-                offset,
-                count,
-                stride,
-            )
-        };
         Ok(())
     }
 }

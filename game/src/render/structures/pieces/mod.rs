@@ -178,14 +178,19 @@ impl PiecesRenderer {
         // The instances and draw commands in the frame's transient memory.
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
         let commands_range = frames.transient(TransientUse::Indirect, &draw_commands)?;
+        // How many commands to draw, where the GPU reads it (`draw_indexed_indirect_count`):
+        // written here by the CPU, by a culling pass once the GPU decides what is in view.
+        let count_range =
+            frames.transient(TransientUse::Indirect, &[draw_commands.len() as u32])?;
 
         frames.begin_pass(PASS_NAME);
         // The pieces' meshes, copied in by earlier submissions: vertices and indices.
         let reads = [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
         let mut pass = begin_loaded(&device, frames, &target, depth, &reads)?;
         let push = StructurePush::new(view, self.materials.slot());
-        // Every command reads a range the arena gave out and an instance written above. The indirect draw only where multiDrawIndirect and
-        // drawIndirectFirstInstance are on.
+        // Every command reads a range the arena gave out and an instance written above. The
+        // indirect draw only where multiDrawIndirect and drawIndirectFirstInstance are on, its
+        // count read by the GPU where drawIndirectCount is too.
         pass.bind_pipeline(&self.pipeline);
         pass.bind_set(&self.layout, self.bindless_set);
         pass.push(&self.layout, &push);
@@ -198,6 +203,17 @@ impl PiecesRenderer {
         pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
         let draws = if draw_commands.is_empty() {
             0
+        } else if self.indirect && device.adapter.draw_indirect_count {
+            pass.draw_indexed_indirect_count(
+                (
+                    frames.transient_buffer(&commands_range)?,
+                    commands_range.offset,
+                ),
+                (frames.transient_buffer(&count_range)?, count_range.offset),
+                draw_commands.len() as u32,
+                DRAW_COMMAND_BYTES as u32,
+            )?;
+            1
         } else if self.indirect {
             pass.draw_indexed_indirect(
                 frames.transient_buffer(&commands_range)?,
