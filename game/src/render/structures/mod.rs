@@ -38,8 +38,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    BoundTexture, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
-    PipelineLayout, TextureSlot,
+    BoundTexture, Gpu, GpuResult, GraphicsPipelineDesc, ImageAccess, Pipeline, PipelineLayout,
+    TextureSlot,
 };
 
 use super::target::DEPTH_FORMAT;
@@ -134,18 +134,9 @@ impl BlockMaterials {
             TEXTURE_SIZE,
             TextureStyle::Patterned,
         );
-        let image = Image::new(
+        let image = data.image(
             &gpu.device,
-            &ImageDesc {
-                name: "block materials: stone, bricks, planks, plaster, slate, copper",
-                format: vk::Format::R8G8B8A8_SRGB,
-                width: data.size,
-                height: data.size,
-                layers: data.layers,
-                mips: data.mips,
-                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-                view_type: vk::ImageViewType::TYPE_2D_ARRAY,
-            },
+            "block materials: stone, bricks, planks, plaster, slate, copper",
         )?;
         let mut batch = gpu.uploader.begin("block materials");
         batch.image(&image, &data.bytes, ImageAccess::ShaderRead)?;

@@ -4,8 +4,7 @@
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc, Pipeline,
-    ShaderLibrary,
+    self, Gpu, GpuResult, GraphicsPipelineDesc, ImageAccess, Pipeline, ShaderLibrary,
 };
 use blockfall_engine::meshing::terrain_meshes::{LIGHT_BYTES, VERTEX_BYTES};
 
@@ -68,19 +67,7 @@ impl TerrainRenderer {
         };
 
         let data = terrain_array(TEXTURE_SIZE);
-        let texture = Image::new(
-            &device,
-            &ImageDesc {
-                name: "terrain texture array: grass, dirt, rock, sand",
-                format: vk::Format::R8G8B8A8_SRGB,
-                width: data.size,
-                height: data.size,
-                layers: data.layers,
-                mips: data.mips,
-                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-                view_type: vk::ImageViewType::TYPE_2D_ARRAY,
-            },
-        )?;
+        let texture = data.image(&device, "terrain texture array: grass, dirt, rock, sand")?;
         let mut batch = gpu.uploader.begin("terrain textures");
         batch.image(&texture, &data.bytes, ImageAccess::ShaderRead)?;
         let uploaded = batch.submit()?;

@@ -6,7 +6,7 @@ use std::mem::size_of;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, Buffer, BufferDesc, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess, ImageDesc,
+    self, Buffer, BufferDesc, Gpu, GpuResult, GraphicsPipelineDesc, Image, ImageAccess,
     MemoryLocation, Pipeline, ShaderLibrary,
 };
 
@@ -91,19 +91,8 @@ impl TestSceneRenderer {
         batch.buffer(&indices, 0, bytemuck::cast_slice(&index_data))?;
         for (i, materials) in ARRAY_MATERIALS.iter().enumerate() {
             let data = material_array(&format!("materials {i}"), materials, TEXTURE_SIZE, style);
-            let image = Image::new(
-                &device,
-                &ImageDesc {
-                    name: &format!("texture array {i}: {}", layer_names(materials)),
-                    format: vk::Format::R8G8B8A8_SRGB,
-                    width: data.size,
-                    height: data.size,
-                    layers: data.layers,
-                    mips: data.mips,
-                    usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-                    view_type: vk::ImageViewType::TYPE_2D_ARRAY,
-                },
-            )?;
+            let name = format!("texture array {i}: {}", layer_names(materials));
+            let image = data.image(&device, &name)?;
             batch.image(&image, &data.bytes, ImageAccess::ShaderRead)?;
             textures.push(image);
         }

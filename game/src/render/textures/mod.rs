@@ -7,6 +7,11 @@
 
 mod patterns;
 
+use std::sync::Arc;
+
+use ash::vk;
+use blockfall_engine::gpu::{Device, GpuResult, Image, ImageDesc};
+
 use crate::blocks::materials::MATERIALS;
 use patterns::{pattern, terrain_pattern};
 
@@ -40,6 +45,24 @@ impl TextureArrayData {
         }
         let s = (self.size >> mip).max(1) as usize;
         offset + s * s * 4 * layer as usize
+    }
+
+    /// An empty sampled 2D-array image of its size, layers and mips (sRGB RGBA8), named
+    /// `name`, for its bytes to be uploaded into.
+    pub fn image(&self, device: &Arc<Device>, name: &str) -> GpuResult<Image> {
+        Image::new(
+            device,
+            &ImageDesc {
+                name,
+                format: vk::Format::R8G8B8A8_SRGB,
+                width: self.size,
+                height: self.size,
+                layers: self.layers,
+                mips: self.mips,
+                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+                view_type: vk::ImageViewType::TYPE_2D_ARRAY,
+            },
+        )
     }
 
     /// The RGBA bytes of a texel.
