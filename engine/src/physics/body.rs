@@ -227,6 +227,10 @@ pub(crate) struct ClusterLanes {
     pub centre: [f32x8; 3],
     pub radius: f32x8,
     pub half: [f32x8; 3],
+    /// Each cluster's points as [`Cluster::members`] gives them (`(start, count)`; `(0, 0)`
+    /// past its clusters), beside the lanes: a filter that keeps a cluster reads its points
+    /// from the lines it has just read instead of from the cluster.
+    pub members: [(u32, u32); 8],
 }
 
 impl ClusterLanes {
@@ -243,7 +247,19 @@ impl ClusterLanes {
             centre: std::array::from_fn(|axis| lanes(&|cluster| cluster.centre[axis])),
             radius: lanes(&|cluster| cluster.radius),
             half: std::array::from_fn(|axis| lanes(&|cluster| cluster.half[axis])),
+            members: std::array::from_fn(|lane| {
+                clusters
+                    .get(lane)
+                    .map_or((0, 0), |cluster| (cluster.start, cluster.count))
+            }),
         }
+    }
+
+    /// Cluster `lane`'s points' indices within the body's points ([`Cluster::members`]).
+    #[inline]
+    pub fn members(&self, lane: usize) -> std::ops::Range<usize> {
+        let (start, count) = self.members[lane];
+        start as usize..(start + count) as usize
     }
 }
 

@@ -340,7 +340,7 @@ impl ContactJob {
             let other_index = other as usize;
             // This body's points against the other's shape; nothing more when their boxes
             // of points are apart.
-            if !points_against(scene, body, other_index, &mut self.contacts) {
+            if !points_against(scene, (body, other_index), false, &mut self.contacts) {
                 continue;
             }
             if !bodies.resting[other_index] {
@@ -348,7 +348,8 @@ impl ContactJob {
                 // points against this body's shape found here too, so that every contact of
                 // the pair's group is in this job's list, after this body's own points, as the
                 // group orders them.
-                points_against(scene, other_index, body, &mut self.contacts);
+                // The boxes' test is the same both ways: not made again.
+                points_against(scene, (other_index, body), true, &mut self.contacts);
                 continue;
             }
             // A resting body has no job of its own: its points against this body's shape are
@@ -398,13 +399,15 @@ impl ContactJob {
     }
 }
 
-/// The points of `body` against the shape of `other` (a partner the broad phase found), a
-/// cluster at a time, into `contacts` with `body` pushed out. False when the two boxes of points are apart by more than either
-/// may reach this step: then no point of either is near the other.
+/// The points of `body` against the shape of `other_index` (a partner the broad phase found),
+/// a cluster at a time, into `contacts` with `body` pushed out. False when the two boxes of
+/// points are apart by more than either may reach this step: then no point of either is near
+/// the other. `boxes_near` says that test was made already (the pair's other way round) and
+/// passed.
 fn points_against(
     scene: &Scene,
-    body: usize,
-    other_index: usize,
+    (body, other_index): (usize, usize),
+    boxes_near: bool,
     contacts: &mut Vec<Contact>,
 ) -> bool {
     let bodies = scene.bodies;
@@ -415,7 +418,6 @@ fn points_against(
     let bound = scene.bound[body];
     let offsets = bodies.offsets_of(body);
     let around = bodies.around_of(body);
-    let clusters = bodies.clusters_of(body);
     let point_of = |offset: Vector| {
         let lever = math::times(rotation, offset);
         let moving = math::add(velocity, math::cross(spin, lever));
@@ -433,11 +435,13 @@ fn points_against(
     // boxes do not come near): each body's points lie in its box, and so does its shape.
     let gap = most_reach + BOUND_SLACK;
     let this_box = (position, rotation, bodies.extent[body]);
-    if boxes_apart(
-        this_box,
-        (other_position, other_rotation, other_extent),
-        gap,
-    ) {
+    if !boxes_near
+        && boxes_apart(
+            this_box,
+            (other_position, other_rotation, other_extent),
+            gap,
+        )
+    {
         return false;
     }
     // None of this body's points when the other's sphere is out of reach of this body's box:
@@ -468,16 +472,17 @@ fn points_against(
     // sphere reaches the other's and whose points, seen from the other, may lie within reach
     // of its box of points.
     let cluster_reach = other_radius + most_reach + BOUND_SLACK;
+    let lanes = &bodies.cluster_lanes[body];
     let mut near = seen_from_other.clusters_near(
-        &bodies.cluster_lanes[body],
+        lanes,
         (cluster_reach, bodies.radius[body]),
         other_extent,
         point_grow,
     );
     while near != 0 {
-        let cluster = &clusters[near.trailing_zeros() as usize];
+        let members = lanes.members(near.trailing_zeros() as usize);
         near &= near - 1;
-        for feature in cluster.members() {
+        for feature in members {
             let offset = offsets[feature];
             // No point farther outside the other's box of points than any point of this body
             // may reach is asked (`ask_shape` checks the point's own reach).
