@@ -24,6 +24,7 @@
 //! meshes has no stray vertices.
 
 pub mod gpu;
+pub mod marching_cubes;
 mod surface_nets;
 pub mod terrain_meshes;
 pub mod vertex_light;
@@ -32,6 +33,7 @@ pub mod vertex_light;
 mod tests;
 
 pub use gpu::{GpuMeshError, GpuSurfaceNets};
+pub use marching_cubes::MarchingCubes;
 pub use surface_nets::SurfaceNets;
 pub use terrain_meshes::{TerrainMeshError, TerrainMeshes, TerrainMeshesDesc};
 
