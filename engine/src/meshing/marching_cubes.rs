@@ -41,6 +41,10 @@
 //! **Which cells**: those whose min corner lies in the [`GridRegion`]'s box (and whose max
 //! corner lies in the grid). [`GridRegion::owned_edges_of_padded_grid`] then gives each padded
 //! chunk the cells of its own part, and chunks that overlap by their padding tile space.
+//!
+//! **The order**, one that a compute pass gets from prefix sums of flags, as the surface nets'
+//! passes do: the vertices of the edges the cells use, by sample row (z, then y), then axis,
+//! then x; the triangles cell by cell (x fastest), each cell's in the table's order.
 
 use std::sync::OnceLock;
 
@@ -282,43 +286,62 @@ impl MarchingCubes {
         }
         self.edge_vertex.clear();
         self.edge_vertex.resize(3 * samples.len(), u32::MAX);
-        let strides = [1, nx, plane];
+        let corner_offset =
+            |corner: usize| (corner & 1) + (corner >> 1 & 1) * nx + (corner >> 2 & 1) * plane;
+        let config_of = |base: usize| {
+            (0..8).fold(0usize, |config, corner| {
+                config | usize::from(samples[base + corner_offset(corner)] > 0.0) << corner
+            })
+        };
+        // The order is one a compute pass gets from prefix sums (see the module's header):
+        // first the edges the owned cells use are marked, then numbered in the order of their
+        // sample rows (z, then y), then by axis, then x; then each cell's triangles, cells x
+        // fastest.
         for z in low[2]..high[2] {
             for y in low[1]..high[1] {
                 for x in low[0]..high[0] {
                     let base = x + nx * (y + ny * z);
-                    let mut config = 0usize;
-                    for corner in 0..8 {
-                        let at = base
-                            + (corner & 1) * strides[0]
-                            + (corner >> 1 & 1) * strides[1]
-                            + (corner >> 2 & 1) * strides[2];
-                        if samples[at] > 0.0 {
-                            config |= 1 << corner;
-                        }
-                    }
+                    let config = config_of(base);
                     if config == 0 || config == 255 {
                         continue;
                     }
-                    for triangle in table.triangles_of(config as u8) {
-                        for &edge in triangle {
-                            let edge = usize::from(edge);
-                            let corner = edge_start(edge);
-                            let start = base
-                                + (corner & 1) * strides[0]
-                                + (corner >> 1 & 1) * strides[1]
-                                + (corner >> 2 & 1) * strides[2];
-                            let axis = edge_axis(edge);
-                            let key = 3 * start + axis;
-                            if self.edge_vertex[key] == u32::MAX {
-                                self.edge_vertex[key] = mesh.positions.len() as u32;
-                                let (position, normal) = edge_vertex(samples, dims, start, axis);
-                                mesh.positions.push(position);
-                                mesh.normals.push(normal);
-                                self.vertex_edges.push(key as u32);
-                            }
-                            mesh.indices.push(self.edge_vertex[key]);
+                    for &edge in table.triangles_of(config as u8).iter().flatten() {
+                        let edge = usize::from(edge);
+                        let start = base + corner_offset(edge_start(edge));
+                        self.edge_vertex[3 * start + edge_axis(edge)] = USED;
+                    }
+                }
+            }
+        }
+        let (edge_low, edge_high) = edge_range(low, high, dims);
+        for z in edge_low[2]..edge_high[2] {
+            for y in edge_low[1]..edge_high[1] {
+                for axis in 0..3 {
+                    for x in edge_low[0]..edge_high[0] {
+                        let start = x + nx * (y + ny * z);
+                        let key = 3 * start + axis;
+                        if self.edge_vertex[key] != USED {
+                            continue;
                         }
+                        self.edge_vertex[key] = mesh.positions.len() as u32;
+                        let (position, normal) = edge_vertex(samples, dims, start, axis);
+                        mesh.positions.push(position);
+                        mesh.normals.push(normal);
+                        self.vertex_edges.push(key as u32);
+                    }
+                }
+            }
+        }
+        for z in low[2]..high[2] {
+            for y in low[1]..high[1] {
+                for x in low[0]..high[0] {
+                    let base = x + nx * (y + ny * z);
+                    let config = config_of(base);
+                    for &edge in table.triangles_of(config as u8).iter().flatten() {
+                        let edge = usize::from(edge);
+                        let start = base + corner_offset(edge_start(edge));
+                        mesh.indices
+                            .push(self.edge_vertex[3 * start + edge_axis(edge)]);
                     }
                 }
             }
@@ -330,6 +353,15 @@ impl MarchingCubes {
     pub fn vertex_edges(&self) -> &[u32] {
         &self.vertex_edges
     }
+}
+
+/// Marks an edge an owned cell uses before its vertex is numbered.
+const USED: u32 = u32::MAX - 1;
+
+/// The samples from which an edge of the cells `[low, high)` may start: the cells' corners,
+/// `[low, high]` per axis.
+fn edge_range(low: [usize; 3], high: [usize; 3], dims: [usize; 3]) -> ([usize; 3], [usize; 3]) {
+    (low, [0, 1, 2].map(|axis| (high[axis] + 1).min(dims[axis])))
 }
 
 /// The vertex on the sign-changing edge from sample `start` along `axis`: its place in grid
