@@ -27,6 +27,7 @@ mod gpu_vulkan12;
 mod gpu_world;
 mod gpu_world_meshes;
 mod gpu_world_saves;
+mod meshers;
 mod physics_properties;
 mod pieces;
 mod player;

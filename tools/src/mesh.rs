@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
-use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+use blockfall_engine::meshing::{
+    DensityGrid, GridRegion, MarchingCubes, Mesher, SurfaceMesh, SurfaceNets,
+};
 use blockfall_game::files::{check_writable, identity, read_at_most, write_atomically};
 
 /// The largest grid the tool reads, in bytes (4 GiB: a 1024³ grid).
@@ -103,12 +105,22 @@ pub fn samples_of(bytes: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-/// The surface-nets mesh of the whole grid (every edge whose four cells exist).
-pub fn mesh_grid(samples: &[f32], dims: [usize; 3]) -> anyhow::Result<SurfaceMesh> {
+/// The mesh of the whole grid by `mesher` (surface nets: every edge whose four cells exist;
+/// marching cubes: every cell).
+pub fn mesh_grid(samples: &[f32], dims: [usize; 3], mesher: Mesher) -> anyhow::Result<SurfaceMesh> {
     let grid = DensityGrid::new(samples, dims)?;
     let mut mesh = SurfaceMesh::new();
-    SurfaceNets::new().mesh(grid, GridRegion::whole(dims), &mut mesh)?;
+    let region = GridRegion::whole(dims);
+    match mesher {
+        Mesher::SurfaceNets => SurfaceNets::new().mesh(grid, region, &mut mesh)?,
+        Mesher::MarchingCubes => MarchingCubes::new().mesh(grid, region, &mut mesh)?,
+    }
     Ok(mesh)
+}
+
+/// `--mesher`'s parser: a [`Mesher::name`].
+pub fn parse_mesher(text: &str) -> Result<Mesher, String> {
+    Mesher::from_name(text)
 }
 
 /// The mesh as the tool's JSON.

@@ -417,6 +417,7 @@ fn edge_vertex(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use blockfall_test_support::marching_cubes::{self as reference, area_of};
     use std::collections::HashMap;
 
     fn mesh_of(samples: &[f32], dims: [usize; 3], region: GridRegion) -> (SurfaceMesh, Vec<u32>) {
@@ -655,93 +656,6 @@ mod tests {
         assert!(mesh.is_empty() && mesh.positions.is_empty());
     }
 
-    /// Paul Bourke's marching cubes, cell by cell, with his tables (the `marching-cubes`
-    /// crate's copy): the independent implementation. Corners in his order, a corner flagged
-    /// where its value is below the level (0 here: air), each crossing edge interpolated
-    /// linearly. Returns the triangles' corners.
-    fn bourke(samples: &[f32], dims: [usize; 3]) -> (Vec<[[f32; 3]; 3]>, usize) {
-        use marching_cubes::tables::{EDGE_TABLE, TRI_TABLE};
-        const CORNERS: [[usize; 3]; 8] = [
-            [0, 0, 0],
-            [1, 0, 0],
-            [1, 1, 0],
-            [0, 1, 0],
-            [0, 0, 1],
-            [1, 0, 1],
-            [1, 1, 1],
-            [0, 1, 1],
-        ];
-        const ENDS: [[usize; 2]; 12] = [
-            [0, 1],
-            [1, 2],
-            [2, 3],
-            [3, 0],
-            [4, 5],
-            [5, 6],
-            [6, 7],
-            [7, 4],
-            [0, 4],
-            [1, 5],
-            [2, 6],
-            [3, 7],
-        ];
-        let mut triangles = Vec::new();
-        let mut cells_with_ambiguous_faces = 0;
-        for z in 0..dims[2] - 1 {
-            for y in 0..dims[1] - 1 {
-                for x in 0..dims[0] - 1 {
-                    let at = |c: [usize; 3]| {
-                        samples[x + c[0] + dims[0] * (y + c[1] + dims[1] * (z + c[2]))]
-                    };
-                    let values = CORNERS.map(at);
-                    let index =
-                        (0..8).fold(0, |index, k| index | usize::from(values[k] < 0.0) << k);
-                    if EDGE_TABLE[index] == 0 {
-                        continue;
-                    }
-                    let inside = values.map(|value| value > 0.0);
-                    let ambiguous = [
-                        [0, 1, 2, 3],
-                        [4, 5, 6, 7],
-                        [0, 1, 5, 4],
-                        [3, 2, 6, 7],
-                        [0, 3, 7, 4],
-                        [1, 2, 6, 5],
-                    ]
-                    .iter()
-                    .any(|face| face_is_ambiguous(face.map(|k| inside[k])));
-                    cells_with_ambiguous_faces += usize::from(ambiguous);
-                    let vertex = |edge: usize| {
-                        let [a, b] = ENDS[edge];
-                        let t = values[a] / (values[a] - values[b]);
-                        std::array::from_fn(|axis| {
-                            let (pa, pb) = (CORNERS[a][axis] as f32, CORNERS[b][axis] as f32);
-                            [x, y, z][axis] as f32 + pa + (pb - pa) * t
-                        })
-                    };
-                    for triple in TRI_TABLE[index]
-                        .chunks_exact(3)
-                        .take_while(|triple| triple[0] >= 0)
-                    {
-                        triangles.push([0, 1, 2].map(|k| vertex(triple[k] as usize)));
-                    }
-                }
-            }
-        }
-        (triangles, cells_with_ambiguous_faces)
-    }
-
-    fn area_of(triangles: impl Iterator<Item = [[f32; 3]; 3]>) -> f64 {
-        triangles
-            .map(|[a, b, c]| {
-                let cross = cross(sub(b, a), sub(c, a));
-                0.5 * f64::from(
-                    (cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]).sqrt(),
-                )
-            })
-            .sum()
-    }
-
     fn surface_area(mesh: &SurfaceMesh) -> f64 {
         area_of(
             mesh.indices
@@ -763,33 +677,22 @@ mod tests {
     }
 
     /// Ours against Bourke's on one field: (triangles ours, theirs, area ours, theirs, cells
-    /// with an ambiguous face), after checking every vertex of ours lies within 1e-5 of one of
-    /// theirs.
+    /// with an ambiguous face), every vertex of ours checked to lie on one of theirs.
     fn compare(samples: &[f32], dims: [usize; 3]) -> (usize, usize, f64, f64, usize) {
         let (mesh, _) = mesh_of(samples, dims, GridRegion::whole(dims));
-        let (theirs, ambiguous) = bourke(samples, dims);
-        let key = |p: [f32; 3]| p.map(|value| (value * 1024.0).round() as i64);
-        let mut near: HashMap<[i64; 3], Vec<[f32; 3]>> = HashMap::new();
-        for corner in theirs.iter().flatten() {
-            near.entry(key(*corner)).or_default().push(*corner);
-        }
-        for position in &mesh.positions {
-            let k = key(*position);
-            let found = (0..27).any(|n| {
-                let probe = [k[0] + n % 3 - 1, k[1] + n / 3 % 3 - 1, k[2] + n / 9 - 1];
-                near.get(&probe).is_some_and(|list| {
-                    list.iter()
-                        .any(|p| (0..3).all(|a| (p[a] - position[a]).abs() <= 1e-5))
-                })
-            });
-            assert!(found, "vertex {position:?} is none of the reference's");
-        }
+        let found = reference::compare(
+            (&mesh.positions, &mesh.indices),
+            samples,
+            dims,
+            ([0; 3], dims),
+        )
+        .expect("the same vertices");
         (
-            mesh.triangle_count(),
-            theirs.len(),
-            surface_area(&mesh),
-            area_of(theirs.into_iter()),
-            ambiguous,
+            found.triangles.0,
+            found.triangles.1,
+            found.area.0,
+            found.area.1,
+            found.ambiguous_cells,
         )
     }
 

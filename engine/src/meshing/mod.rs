@@ -25,6 +25,7 @@
 
 pub mod gpu;
 pub mod marching_cubes;
+mod mesher;
 mod surface_nets;
 pub mod terrain_meshes;
 pub mod vertex_light;
@@ -34,6 +35,7 @@ mod tests;
 
 pub use gpu::{GpuMeshError, GpuSurfaceNets};
 pub use marching_cubes::MarchingCubes;
+pub use mesher::Mesher;
 pub use surface_nets::SurfaceNets;
 pub use terrain_meshes::{TerrainMeshError, TerrainMeshes, TerrainMeshesDesc};
 

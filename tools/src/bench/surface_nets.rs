@@ -1,11 +1,14 @@
-//! `bench -- surface-nets`: blockfall's CPU surface nets against `fast-surface-nets` 0.2, in one
-//! run, on three cases of padded 34³-sample grids: a sphere, a dense sine field, and the chunks
-//! of the default world nearest the spawn point. Per case and mesher: nanoseconds per cell,
-//! triangles, triangles per second and the speed-up, as a Markdown table.
+//! `bench -- surface-nets`: blockfall's CPU surface nets against `fast-surface-nets` 0.2, and its
+//! CPU marching cubes against Paul Bourke's (his tables, cell by cell:
+//! `blockfall_test_support::marching_cubes`), in one run, on three cases of padded 34³-sample
+//! grids: a sphere, a dense sine field, and the chunks of the default world nearest the spawn
+//! point. Per case and mesher: nanoseconds per cell, triangles, triangles per second and the
+//! speed-up over the other implementation of the same method, as a Markdown table.
 
 use std::time::{Duration, Instant};
 
-use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+use blockfall_engine::meshing::{DensityGrid, GridRegion, MarchingCubes, SurfaceMesh, SurfaceNets};
+use blockfall_test_support::marching_cubes::bourke;
 use fast_surface_nets::ndshape::{ConstShape, ConstShape3u32};
 use fast_surface_nets::{surface_nets, SurfaceNetsBuffer};
 
@@ -105,7 +108,7 @@ pub fn run(repeats: u32, chunk_count: u32) -> anyhow::Result<()> {
     let mut mesh = SurfaceMesh::new();
     let mut theirs = SurfaceNetsBuffer::default();
     println!(
-        "surface nets on {PADDED}³-sample grids ({} cells each), fastest of {repeats} passes of at least {GRIDS_PER_PASS} grids",
+        "surface nets and marching cubes on {PADDED}³-sample grids ({} cells each), fastest of {repeats} passes of at least {GRIDS_PER_PASS} grids; the speed-up is over the other implementation of the same method",
         cells_per_grid
     );
     println!("| case | mesher | ns per cell | triangles | triangles per second | speed-up |");
@@ -138,12 +141,57 @@ pub fn run(repeats: u32, chunk_count: u32) -> anyhow::Result<()> {
         if let Some(error) = failure {
             anyhow::bail!("meshing {}: {error}", case.name);
         }
+        // Marching cubes: ours, and Bourke's over the same cells (the chunk's own).
+        let mut cubes = MarchingCubes::new();
+        let mut cubes_mesh = |grid: &[f32]| {
+            let result = DensityGrid::new(grid, dims)
+                .and_then(|density| cubes.mesh(density, region, &mut mesh));
+            if let Err(error) = result {
+                failure = Some(error);
+            }
+            mesh.triangle_count()
+        };
+        let mut soup = Vec::new();
+        let mut bourke_mesh = |grid: &[f32]| {
+            bourke(grid, dims, (region.min, region.max), &mut soup);
+            soup.len()
+        };
+        let [(cubes_time, cubes_triangles), (bourke_time, bourke_triangles)] = race(
+            repeats,
+            [&case.grids, &case.grids],
+            [&mut cubes_mesh, &mut bourke_mesh],
+        );
+        if let Some(error) = failure {
+            anyhow::bail!("meshing {}: {error}", case.name);
+        }
         let cells = cells_per_grid * case.grids.len() as f64;
-        for (mesher, time, triangles) in [
-            ("blockfall", our_time, our_triangles),
-            ("fast-surface-nets 0.2", their_time, their_triangles),
+        for (mesher, time, triangles, other) in [
+            (
+                "blockfall surface nets",
+                our_time,
+                our_triangles,
+                their_time,
+            ),
+            (
+                "fast-surface-nets 0.2",
+                their_time,
+                their_triangles,
+                our_time,
+            ),
+            (
+                "blockfall marching cubes",
+                cubes_time,
+                cubes_triangles,
+                bourke_time,
+            ),
+            (
+                "Bourke's marching cubes",
+                bourke_time,
+                bourke_triangles,
+                cubes_time,
+            ),
         ] {
-            let speed_up = their_time.as_secs_f64() / time.as_secs_f64();
+            let speed_up = other.as_secs_f64() / time.as_secs_f64();
             println!(
                 "| {} | {mesher} | {:.2} | {triangles} | {:.1} M | {:.2}× |",
                 case.name,

@@ -1,10 +1,12 @@
-//! Meshes a density grid with the engine's surface nets and writes the mesh as JSON.
+//! Meshes a density grid with the engine's surface nets (or marching cubes) and writes the mesh
+//! as JSON.
 //!
 //! `cargo run --release -p blockfall-tools --bin mesh -- --input GRID.f32 --dims NX,NY,NZ
-//! --output MESH.json`
+//! --output MESH.json [--mesher surface-nets|marching-cubes]`
 //!
 //! The input is raw little-endian `f32` samples, x fastest, density above zero inside. The whole
-//! grid is meshed (every edge whose four cells exist); the output is
+//! grid is meshed (surface nets: every edge whose four cells exist; marching cubes: every
+//! cell); the output is
 //! `{"positions": [[x, y, z], ...], "normals": [[x, y, z], ...], "indices": [i, ...]}` in grid
 //! units with sample (0, 0, 0) at the origin.
 //!
@@ -15,13 +17,16 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use blockfall_tools::mesh::{check_output, mesh_grid, parse_dims, read_grid, write_mesh};
+use blockfall_engine::meshing::Mesher;
+use blockfall_tools::mesh::{
+    check_output, mesh_grid, parse_dims, parse_mesher, read_grid, write_mesh,
+};
 use clap::Parser;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "mesh",
-    about = "Mesh a density grid (raw little-endian f32) with surface nets"
+    about = "Mesh a density grid (raw little-endian f32) with surface nets or marching cubes"
 )]
 struct Cli {
     /// Raw little-endian f32 samples, x fastest, density > 0 inside.
@@ -33,6 +38,9 @@ struct Cli {
     /// Where the JSON mesh goes.
     #[arg(long)]
     output: PathBuf,
+    /// `surface-nets` or `marching-cubes`.
+    #[arg(long, value_parser = parse_mesher, default_value = "surface-nets")]
+    mesher: Mesher,
 }
 
 /// Exit status of a refused input (a grid that cannot be read or meshed, an output path that
@@ -46,7 +54,7 @@ fn main() -> ExitCode {
     let taken = check_output(&cli.input, &cli.output)
         .and_then(|()| read_grid(&cli.input, cli.dims))
         .and_then(|samples| {
-            mesh_grid(&samples, cli.dims).map_err(|error| {
+            mesh_grid(&samples, cli.dims, cli.mesher).map_err(|error| {
                 error.context(format!("cannot mesh input `{}`", cli.input.display()))
             })
         });

@@ -20,13 +20,17 @@ const LONGEST: usize = 16 * 1024;
 /// The steps of the `mesh` tool from its arguments to a mesh: the tool's own library
 /// functions ([`crate::mesh`]), errors as text.
 pub mod subject {
-    use blockfall_engine::meshing::SurfaceMesh;
+    use blockfall_engine::meshing::{Mesher, SurfaceMesh};
 
     pub use crate::mesh::{parse_dims, samples_of};
 
-    /// The whole grid meshed.
-    pub fn mesh_grid(samples: &[f32], dims: [usize; 3]) -> Result<SurfaceMesh, String> {
-        crate::mesh::mesh_grid(samples, dims).map_err(|error| format!("{error:#}"))
+    /// The whole grid meshed by `mesher`.
+    pub fn mesh_grid(
+        samples: &[f32],
+        dims: [usize; 3],
+        mesher: Mesher,
+    ) -> Result<SurfaceMesh, String> {
+        crate::mesh::mesh_grid(samples, dims, mesher).map_err(|error| format!("{error:#}"))
     }
 }
 
@@ -147,20 +151,24 @@ pub fn check(input: &[u8]) -> Result<Outcome, String> {
             return Ok(Outcome::Refused);
         }
     };
-    match subject::mesh_grid(&subject::samples_of(grid), dims) {
-        Ok(mesh) => {
-            check_mesh(&mesh, dims)?;
-            Ok(if mesh.indices.is_empty() {
-                Outcome::Accepted
-            } else {
-                Outcome::Used
-            })
-        }
-        Err(message) => {
-            check_message(&message)?;
-            Ok(Outcome::Refused)
+    // Both meshers take the same grids: each must refuse or mesh alike.
+    let samples = subject::samples_of(grid);
+    let mut outcome = Outcome::Accepted;
+    for mesher in blockfall_engine::meshing::Mesher::ALL {
+        match subject::mesh_grid(&samples, dims, mesher) {
+            Ok(mesh) => {
+                check_mesh(&mesh, dims).map_err(|error| format!("{}: {error}", mesher.name()))?;
+                if !mesh.indices.is_empty() {
+                    outcome = Outcome::Used;
+                }
+            }
+            Err(message) => {
+                check_message(&message)?;
+                outcome = Outcome::Refused;
+            }
         }
     }
+    Ok(outcome)
 }
 
 /// A mesh holds together: whole triangles over existing vertices, each vertex finite and

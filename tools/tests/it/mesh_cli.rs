@@ -21,6 +21,10 @@ fn write_grid(path: &PathBuf, samples: &[f32]) {
 }
 
 fn run_mesh(input: &PathBuf, dims: &str, output: &PathBuf) -> Output {
+    run_mesh_with(input, dims, output, &[])
+}
+
+fn run_mesh_with(input: &PathBuf, dims: &str, output: &PathBuf, more: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mesh"))
         .arg("--input")
         .arg(input)
@@ -28,6 +32,7 @@ fn run_mesh(input: &PathBuf, dims: &str, output: &PathBuf) -> Output {
         .arg(dims)
         .arg("--output")
         .arg(output)
+        .args(more)
         .output()
         .expect("running the mesh tool")
 }
@@ -55,11 +60,37 @@ fn sphere_grid(n: usize) -> Vec<f32> {
 
 #[test]
 fn mesh_tool_meshes_a_sphere_grid_to_json() {
-    let folder = scratch_folder("sphere");
+    meshes_a_sphere("sphere", &[]);
+}
+
+#[test]
+fn mesh_tool_meshes_a_sphere_grid_with_marching_cubes() {
+    meshes_a_sphere("sphere-cubes", &["--mesher", "marching-cubes"]);
+}
+
+#[test]
+fn mesh_tool_refuses_a_mesher_it_does_not_have_and_names_those_it_has() {
+    let folder = scratch_folder("no-such-mesher");
+    let input = folder.join("sphere.f32");
+    let output = folder.join("sphere.json");
+    write_grid(&input, &sphere_grid(8));
+    let result = run_mesh_with(&input, "8,8,8", &output, &["--mesher", "cubes"]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success());
+    assert!(
+        stderr.contains("surface-nets, marching-cubes"),
+        "the message names the meshers: {stderr}"
+    );
+    assert!(!output.exists(), "nothing written");
+    std::fs::remove_dir_all(folder).ok();
+}
+
+fn meshes_a_sphere(test: &str, more: &[&str]) {
+    let folder = scratch_folder(test);
     let input = folder.join("sphere.f32");
     let output = folder.join("sphere.json");
     write_grid(&input, &sphere_grid(24));
-    let result = run_mesh(&input, "24,24,24", &output);
+    let result = run_mesh_with(&input, "24,24,24", &output, more);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "mesh failed: {stderr}");
 
