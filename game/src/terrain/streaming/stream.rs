@@ -69,6 +69,9 @@ pub struct StreamReport {
     pub unloaded: Vec<ChunkCoord>,
     /// Of `loaded`, those with a surface: meshed into the arenas.
     pub meshed: Vec<ChunkCoord>,
+    /// Loaded chunks meshed again this frame from the queue [`ChunkStream::remesh_all`] fills
+    /// (those with a surface; the others dropped from the arenas), nearest first.
+    pub remeshed: Vec<ChunkCoord>,
 }
 
 /// What one [`ChunkStream::edited`] did.
@@ -133,6 +136,9 @@ pub struct ChunkStream {
     streamer: Streamer,
     lights: HashMap<ChunkCoord, LightGrid>,
     counters: StreamCounters,
+    /// Loaded chunks to mesh again (the mesher changed), farthest first: the nearest is
+    /// taken from the end.
+    remesh: Vec<ChunkCoord>,
 }
 
 impl ChunkStream {
@@ -142,7 +148,34 @@ impl ChunkStream {
             streamer: Streamer::new(radius),
             lights: HashMap::new(),
             counters: StreamCounters::default(),
+            remesh: Vec::new(),
         }
+    }
+
+    /// Every loaded chunk to be meshed again, nearest `viewer` first, with the frames'
+    /// streaming ([`ChunkStream::update`]: what its budget leaves after the chunks still
+    /// missing): what a change of mesher asks for. Each chunk's old mesh is drawn until its new
+    /// one replaces it, so the ground never opens while play goes on.
+    pub fn remesh_all(&mut self, viewer: [f32; 3]) {
+        let viewer = viewer.map(f64::from);
+        let distance = |coord: &ChunkCoord| {
+            let centre = coord.centre();
+            (0..3).map(|axis| (centre[axis] - viewer[axis]).powi(2)).sum::<f64>()
+        };
+        let mut chunks: Vec<(f64, ChunkCoord)> = self
+            .streamer
+            .loaded()
+            .map(|coord| (distance(&coord), coord))
+            .collect();
+        // Farthest first, ties in reverse coordinate order: popped nearest first, ties in
+        // coordinate order, as chunks load.
+        chunks.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        self.remesh = chunks.into_iter().map(|(_, coord)| coord).collect();
+    }
+
+    /// Loaded chunks still to be meshed again ([`ChunkStream::remesh_all`]).
+    pub fn remeshing(&self) -> usize {
+        self.remesh.len()
     }
 
     pub fn counters(&self) -> StreamCounters {
@@ -198,10 +231,30 @@ impl ChunkStream {
             }
         };
         self.counters.loads += load.len() as u64;
+        // What the budget leaves goes to meshing loaded chunks again, nearest first (those
+        // unloaded since the queue was filled are passed over).
+        let mut again = Vec::new();
+        while again.len() + load.len() < budget {
+            let Some(coord) = self.remesh.pop() else {
+                break;
+            };
+            if self.streamer.is_loaded(coord) {
+                again.push(coord);
+            }
+        }
+        let remeshed = match self.load(pool, edits, sink, &again) {
+            Ok(remeshed) => remeshed,
+            Err(error) => {
+                // Tried again on a later frame, nearest first still.
+                self.remesh.extend(again.iter().rev());
+                return Err(error);
+            }
+        };
         Ok(StreamReport {
             loaded: load,
             unloaded: unload,
             meshed,
+            remeshed,
         })
     }
 
@@ -428,6 +481,48 @@ mod tests {
 
     fn kept(stream: &ChunkStream) -> BTreeSet<ChunkCoord> {
         stream.lights.keys().copied().collect()
+    }
+
+    #[test]
+    fn remeshing_all_meshes_every_loaded_chunk_again_nearest_first_within_the_budget() {
+        let edits = flat();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut stream = ChunkStream::new(2);
+        let mut sink = Meshes::default();
+        while !stream.is_complete(VIEWER) {
+            stream.update(&pool, &edits, &mut sink, VIEWER, 100).unwrap();
+        }
+        let resident = sink.resident.clone();
+        assert!(resident.len() >= 8, "{resident:?}");
+        sink.meshed.clear();
+        // The viewer has walked on; the queue is nearest this place first.
+        let walked = [40.0, 4.0, 20.0];
+        stream.remesh_all(walked);
+        let queued = stream.remeshing();
+        assert_eq!(queued, stream.loaded().count());
+        let mut order = Vec::new();
+        let mut frames = 0;
+        while stream.remeshing() > 0 {
+            // The viewer stays in the same chunk: nothing to load, the budget all the queue's.
+            let report = stream.update(&pool, &edits, &mut sink, VIEWER, 3).unwrap();
+            assert!(report.loaded.is_empty());
+            assert!(report.remeshed.len() <= 3);
+            order.extend(report.remeshed);
+            frames += 1;
+        }
+        assert_eq!(frames, queued.div_ceil(3), "three chunks a frame");
+        // Every resident chunk meshed again (the rest, air or solid, are proven so again and
+        // not meshed), in order of distance from where the switch was asked.
+        assert_eq!(order.iter().copied().collect::<BTreeSet<_>>(), resident);
+        assert_eq!(sink.meshed, order);
+        let distance = |coord: &ChunkCoord| {
+            let centre = coord.centre();
+            (0..3)
+                .map(|axis| (centre[axis] - f64::from(walked[axis])).powi(2))
+                .sum::<f64>()
+        };
+        assert!(order.windows(2).all(|pair| distance(&pair[0]) <= distance(&pair[1])));
+        assert_eq!(sink.resident, resident, "nothing left the arenas on the way");
     }
 
     #[test]
