@@ -1,5 +1,5 @@
 //! What a frame's commands do, the same in the window and headless: the terrain's wireframe
-//! (L), the HUD's detail (F3), a screenshot (F2), saving (F5) and loading (F9). A scripted run
+//! (L) and mesher (M), the HUD's detail (F3), a screenshot (F2), saving (F5) and loading (F9). A scripted run
 //! that presses these keys does the same in both; each run keeps only what belongs to how it
 //! shows the frame: the window frees the mouse or quits on Escape and goes fullscreen on F11,
 //! which a headless run has nothing to do with.
@@ -50,6 +50,13 @@ impl Run<'_> {
                             "terrain wireframe {}",
                             if on { "on" } else { "off" }
                         ));
+                    }
+                }
+                Command::SwitchMesher => {
+                    if let Shown::World(world) = &mut *self.shown {
+                        let mesher = world.mesher().other();
+                        world.set_mesher(mesher);
+                        self.play.say(format!("terrain: {}", mesher.label()));
                     }
                 }
                 Command::ToggleDetail => self.play.show_detail = !self.play.show_detail,

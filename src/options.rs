@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Bindings, Look};
 use blockfall_game::settings::{self, Settings};
 
@@ -54,6 +55,9 @@ pub struct RunOptions {
     pub fullscreen: bool,
     /// The view's vertical field of view, in degrees (70 by default).
     pub fov_degrees: f32,
+    /// The terrain's mesher at the start (a script's world starts with the default, as its
+    /// view does).
+    pub mesher: Mesher,
     /// What the player's buttons do (a script's input always uses the defaults).
     pub bindings: Bindings,
     /// How the player's mouse turns the view (a script's input always uses the default).
@@ -86,6 +90,7 @@ impl Default for RunOptions {
             hud: true,
             fullscreen: false,
             fov_degrees: blockfall_game::camera::FIELD_OF_VIEW_DEGREES,
+            mesher: Mesher::default(),
             bindings: Bindings::default(),
             look: Look::default(),
             settings_file: None,
@@ -108,7 +113,7 @@ pub struct Overrides {
 
 impl RunOptions {
     /// Takes what the player's settings say: the window's size, fullscreen, vsync, the HUD, the
-    /// view radius, the field of view, the bindings and the mouse.
+    /// view radius, the field of view, the terrain's mesher, the bindings and the mouse.
     pub fn apply_settings(&mut self, settings: &Settings) {
         self.width = settings.width;
         self.height = settings.height;
@@ -117,6 +122,7 @@ impl RunOptions {
         self.hud = settings.hud;
         self.view_radius = settings.view_radius;
         self.fov_degrees = settings.fov_degrees;
+        self.mesher = settings.mesher;
         self.bindings = settings.bindings;
         self.look = settings.look();
     }

@@ -240,10 +240,12 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
             .push(format!("{falling} falling, {resting} at rest"));
     }
     let viewer = renderer.viewer();
+    // Waiting: chunks still to load, and loaded ones still to mesh with a new mesher.
     hud.lines.push(format!(
-        "chunks: {} loaded, {} waiting",
+        "{}: {} chunks, {} waiting",
+        renderer.mesher().label(),
         renderer.meshes().resident_chunks(),
-        world.chunks().missing(viewer)
+        world.chunks().missing(viewer) + world.chunks().remeshing()
     ));
     hud.detail.push(format!(
         "draws: terrain {}, blocks {} ({} regions), pieces {} ({} pieces)",
@@ -308,12 +310,13 @@ fn help_line(play: &Play, shown: &Shown) -> String {
             key(Action::SwitchTool),
         ),
         ToolKind::Terrain => format!(
-            "{} dig · {} build · wheel size · {} block tool · {} wireframe\n\
+            "{} dig · {} build · wheel size · {} block tool · {} wireframe · {} mesher\n\
              {}{}{}{} walk · {} run · {} jump · {fly}\n{last}",
             key(Action::BreakOrDig),
             key(Action::PlaceOrBuild),
             key(Action::SwitchTool),
             key(Action::Wireframe),
+            key(Action::Mesher),
             key(Action::Forward),
             key(Action::Left),
             key(Action::Back),

@@ -48,10 +48,12 @@ impl Shown {
                 let (world, start) = world_for(options)?;
                 let mut renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
                     .context("setting up the world's renderer")?;
-                // The player's field of view; a script's world keeps the default view, as
-                // `sim`'s does. It is the renderer's, so a world loaded later keeps it.
+                // The player's field of view and mesher; a script's world keeps the default
+                // view and mesher, as `sim`'s does. They are the renderer's, so a world loaded
+                // later keeps them.
                 if options.script.is_none() {
                     renderer.fov_degrees = options.fov_degrees;
+                    renderer.set_mesher(options.mesher);
                 }
                 (Self::World(Box::new(renderer)), start)
             }

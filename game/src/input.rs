@@ -183,6 +183,8 @@ actions! {
     Chisel = "chisel" [KeyC],
     /// The terrain's wireframe.
     Wireframe = "wireframe" [KeyL],
+    /// The terrain's mesher: surface nets or marching cubes.
+    Mesher = "mesher" [KeyM],
     /// A PNG of what is on screen.
     Screenshot = "screenshot" [F2],
     /// The HUD's detail.
@@ -219,6 +221,7 @@ impl Action {
             Action::Chisel if shifted => Command::ToggleSlope,
             Action::Chisel => Command::Chisel,
             Action::Wireframe => Command::ToggleWireframe,
+            Action::Mesher => Command::SwitchMesher,
             Action::Screenshot => Command::Screenshot,
             Action::Detail => Command::ToggleDetail,
             Action::Fullscreen => Command::ToggleFullscreen,
@@ -454,6 +457,8 @@ pub enum Command {
     /// Shift+C: the aimed block between rounded and sloped cuts.
     ToggleSlope,
     ToggleWireframe,
+    /// M: the terrain meshed again with the other mesher.
+    SwitchMesher,
     /// F2: a PNG of what is on screen.
     Screenshot,
     /// F3: the HUD's detail (passes, timings).

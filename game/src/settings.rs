@@ -1,7 +1,7 @@
 //! The player's settings: `settings.ron` (RON) in the platform's config folder
 //! ([`default_path`]; `--settings PATH` names another), with the key bindings of every control
-//! ([`Bindings`]), the mouse's sensitivity and invert, the field of view, the view radius, vsync,
-//! the window's size and fullscreen, and the HUD.
+//! ([`Bindings`]), the mouse's sensitivity and invert, the field of view, the view radius, the
+//! terrain's mesher, vsync, the window's size and fullscreen, and the HUD.
 //!
 //! [`load`] never refuses: a missing file is written with the defaults; a broken one (bad
 //! syntax, an unknown key, a value out of its range, an unknown button or action, a button bound
@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 use directories::ProjectDirs;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use blockfall_engine::meshing::Mesher;
 
 use crate::camera::FIELD_OF_VIEW_DEGREES;
 use crate::input::{Bindings, Input, Look};
@@ -73,6 +75,8 @@ pub struct Settings {
     pub mouse_sensitivity: f32,
     /// Moving the mouse up looks down.
     pub invert_mouse_y: bool,
+    /// The terrain's mesher at the start (the `mesher` action, M, switches it).
+    pub mesher: Mesher,
     /// Each action's buttons.
     pub bindings: Bindings,
 }
@@ -89,6 +93,7 @@ impl Default for Settings {
             fov_degrees: FIELD_OF_VIEW_DEGREES,
             mouse_sensitivity: 1.0,
             invert_mouse_y: false,
+            mesher: Mesher::default(),
             bindings: Bindings::default(),
         }
     }
@@ -159,6 +164,10 @@ const KEY_NOTES: &[(&str, &str)] = &[
         "a multiple of the default turn per pixel, 0.05-20",
     ),
     ("invert_mouse_y", "moving the mouse up looks down"),
+    (
+        "mesher",
+        "the terrain's mesher at the start, SurfaceNets or MarchingCubes (M switches it)",
+    ),
     (
         "bindings",
         "each action's keys and buttons, by winit's KeyCode names: KeyA-KeyZ, Digit0-Digit9,\n    \

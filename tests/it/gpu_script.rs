@@ -408,3 +408,110 @@ fn six_hundred_window_frames_run_clean_under_best_practices_and_synchronisation_
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The `chunks` of every `state` line of a run's output, by time: (t, mesher, loaded, waiting).
+fn chunk_states(stdout: &str) -> Vec<(f64, String, u64, u64)> {
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|state| {
+            let chunks = state.get("chunks")?;
+            Some((
+                state["t"].as_f64()?,
+                chunks["mesher"].as_str()?.to_owned(),
+                chunks["loaded"].as_u64()?,
+                chunks["waiting"].as_u64()?,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("mesher");
+    let before = dir.join("before.png");
+    let after = dir.join("after.png");
+    let script = dir.join("mesher.json");
+    // The default world; M at 1 s, the pictures before and 3 s after, M again at 4.2 s.
+    std::fs::write(
+        &script,
+        format!(
+            r#"{{"duration": 7.0, "frame_dt": 0.05,
+                "events": [{{"t": 1.0, "state": true}}, {{"t": 1.0, "screenshot": {:?}}},
+                           {{"t": 1.05, "press": "KeyM"}}, {{"t": 1.1, "release": "KeyM"}},
+                           {{"t": 1.1, "state": true}},
+                           {{"t": 4.1, "state": true}}, {{"t": 4.1, "screenshot": {:?}}},
+                           {{"t": 4.2, "press": "KeyM"}}, {{"t": 4.25, "release": "KeyM"}},
+                           {{"t": 4.3, "state": true}}, {{"t": 7.0, "state": true}}]}}"#,
+            before.to_str().unwrap(),
+            after.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let output = run(&script);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let states = chunk_states(&stdout);
+    let at = |t: f64| {
+        states
+            .iter()
+            .find(|state| (state.0 - t).abs() < 1e-6)
+            .unwrap_or_else(|| panic!("no state at {t}: {stdout}"))
+            .clone()
+    };
+    let (_, mesher, loaded, waiting) = at(1.0);
+    assert_eq!(
+        (mesher.as_str(), waiting),
+        ("surface-nets", 0),
+        "{states:?}"
+    );
+    assert!(loaded > 20, "{states:?}");
+    // Every loaded chunk queued the moment M is pressed, all meshed again 3 s later.
+    let (_, mesher, _, waiting) = at(1.1);
+    assert_eq!(mesher, "marching-cubes");
+    assert!(waiting > loaded / 2, "{states:?}");
+    assert_eq!(at(4.1).3, 0, "{states:?}");
+    assert_eq!(at(4.1).1, "marching-cubes");
+    // And back.
+    assert_eq!(at(4.3).1, "surface-nets");
+    assert!(at(4.3).3 > 0, "{states:?}");
+    assert_eq!(at(7.0).3, 0, "{states:?}");
+
+    // The same hills in both pictures: below the HUD's panel, the sky where it was and the
+    // ground where it was, pixel for pixel but for a few along the skyline, and the ground
+    // lit alike (each mesher's own triangles: mean brightness within a few levels).
+    let (before, after) = (Png::read(&before), Png::read(&after));
+    let rows = (HEIGHT / 2)..HEIGHT;
+    let (mut sky_moved, mut ground, mut sums) = (0u32, 0u32, [0u64; 2]);
+    for y in rows {
+        for x in 0..WIDTH {
+            let i = ((y * WIDTH + x) * 4) as usize;
+            let pixel = |png: &Png| [png.bytes[i], png.bytes[i + 1], png.bytes[i + 2]];
+            let (b, a) = (pixel(&before), pixel(&after));
+            if sky(b) != sky(a) {
+                sky_moved += 1;
+            }
+            if !sky(b) {
+                ground += 1;
+                sums[0] += b.iter().map(|&c| u64::from(c)).sum::<u64>();
+                sums[1] += a.iter().map(|&c| u64::from(c)).sum::<u64>();
+            }
+        }
+    }
+    assert!(ground > WIDTH * HEIGHT / 4, "{ground} ground pixels");
+    assert!(
+        sky_moved < ground / 100,
+        "{sky_moved} pixels changed between sky and ground"
+    );
+    let mean = |sum: u64| sum as f64 / (3.0 * f64::from(ground));
+    assert!(
+        (mean(sums[0]) - mean(sums[1])).abs() < 6.0,
+        "ground brightness {} against {}",
+        mean(sums[0]),
+        mean(sums[1])
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

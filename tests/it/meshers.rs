@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::meshing::{is_uniform, DensityGrid, GridRegion, MarchingCubes, SurfaceMesh};
+use blockfall_engine::meshing::{
+    is_uniform, DensityGrid, GridRegion, MarchingCubes, SurfaceMesh, SurfaceNets,
+};
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 use blockfall_test_support::marching_cubes::compare;
@@ -18,6 +20,9 @@ fn fifty_chunks_of_the_world_mesh_as_bourkes_marching_cubes_mesh_them() {
     let dims = [PADDED_SIZE; 3];
     let region = GridRegion::owned_edges_of_padded_grid(dims);
     let mut mesher = MarchingCubes::new();
+    let mut nets = SurfaceNets::new();
+    // Vertices and indices of both meshers: the terrain's arenas hold either.
+    let (mut net_sizes, mut cube_sizes) = ((0, 0), (0, 0));
     let mut mesh = SurfaceMesh::new();
     let mut samples = Vec::new();
     let (mut chunks, mut ours, mut theirs, mut area, mut their_area, mut ambiguous) =
@@ -31,7 +36,12 @@ fn fifty_chunks_of_the_world_mesh_as_bourkes_marching_cubes_mesh_them() {
             continue;
         }
         let grid = DensityGrid::new(&samples, dims).expect("a chunk's grid");
+        nets.mesh(grid, region, &mut mesh).expect("meshed");
+        net_sizes.0 += mesh.positions.len();
+        net_sizes.1 += mesh.indices.len();
         mesher.mesh(grid, region, &mut mesh).expect("meshed");
+        cube_sizes.0 += mesh.positions.len();
+        cube_sizes.1 += mesh.indices.len();
         let found = compare(
             (&mesh.positions, &mesh.indices),
             &samples,
@@ -55,7 +65,8 @@ fn fifty_chunks_of_the_world_mesh_as_bourkes_marching_cubes_mesh_them() {
     );
     println!(
         "50 chunks: {ours} triangles (Bourke's {theirs}), area {area:.1} ({their_area:.1}), \
-         {ambiguous} cells with an ambiguous face"
+         {ambiguous} cells with an ambiguous face; vertices and indices: marching cubes \
+         {cube_sizes:?}, surface nets {net_sizes:?}"
     );
     assert!(ours > 10_000, "{ours} triangles");
     assert!(

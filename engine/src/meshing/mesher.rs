@@ -1,8 +1,11 @@
 //! Which mesher makes the terrain's surface: the two methods of the design's terrain chapter,
 //! for the player to compare live (the M key), both on the same density grids.
 
-/// One of the two meshers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// One of the two meshers. Settings files spell it as its variant (`SurfaceNets`,
+/// `MarchingCubes`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum Mesher {
     /// One vertex per cell the surface cuts, one quad per sign-changing edge
     /// ([`super::SurfaceNets`]).

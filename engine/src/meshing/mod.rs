@@ -24,6 +24,7 @@
 //! meshes has no stray vertices.
 
 pub mod gpu;
+pub mod gpu_marching_cubes;
 pub mod marching_cubes;
 mod mesher;
 mod surface_nets;
@@ -34,6 +35,7 @@ pub mod vertex_light;
 mod tests;
 
 pub use gpu::{GpuMeshError, GpuSurfaceNets};
+pub use gpu_marching_cubes::GpuMarchingCubes;
 pub use marching_cubes::MarchingCubes;
 pub use mesher::Mesher;
 pub use surface_nets::SurfaceNets;

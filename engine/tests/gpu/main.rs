@@ -16,4 +16,5 @@ mod arenas;
 mod batches;
 mod lifetimes;
 mod light;
+mod marching_cubes;
 mod surface_nets;

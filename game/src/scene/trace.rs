@@ -102,7 +102,10 @@ struct AimLine {
 
 #[derive(Serialize)]
 struct ChunksLine {
+    /// The terrain's mesher, as settings name it in lower case (`surface-nets`).
+    mesher: &'static str,
     loaded: usize,
+    /// Chunks still to load, and loaded ones still to mesh with a new mesher.
     waiting: usize,
 }
 
@@ -153,8 +156,9 @@ impl ScriptStateLine {
             pieces: world.pieces().len(),
             falling: world.pieces().falling(),
             chunks: ChunksLine {
+                mesher: world.chunks().mesher().name(),
                 loaded: world.chunks().loaded().count(),
-                waiting: world.chunks().missing(viewer),
+                waiting: world.chunks().missing(viewer) + world.chunks().remeshing(),
             },
         }
     }

@@ -46,6 +46,7 @@ fn every_field_changed() -> Settings {
         fov_degrees: 101.123_45,
         mouse_sensitivity: 0.123_456_79,
         invert_mouse_y: true,
+        mesher: Mesher::MarchingCubes,
         bindings,
     };
     let defaults = Settings::default();
@@ -55,6 +56,7 @@ fn every_field_changed() -> Settings {
     assert!(settings.fov_degrees != defaults.fov_degrees);
     assert!(settings.mouse_sensitivity != defaults.mouse_sensitivity);
     assert!(settings.invert_mouse_y != defaults.invert_mouse_y);
+    assert!(settings.mesher != defaults.mesher);
     assert!(settings.bindings != defaults.bindings);
     settings
 }
@@ -69,6 +71,8 @@ fn the_defaults_written_and_read_are_the_defaults() {
     // The file says what its keys are and names every action.
     assert!(text.contains("    width: 1280,\n"), "{text}");
     assert!(text.contains("fov_degrees: 70.0"), "{text}");
+    assert!(text.contains("mesher: SurfaceNets,"), "{text}");
+    assert!(text.contains("mesher: [KeyM],"), "{text}");
     assert!(text.contains("forward: [KeyW, ArrowUp],"), "{text}");
     assert!(
         text.contains("save: [F5],") && text.contains("load: [F9],"),

@@ -34,6 +34,7 @@ mod tool;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use blockfall_engine::meshing::Mesher;
 use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
@@ -351,6 +352,14 @@ impl World {
         &self.chunks
     }
 
+    /// The terrain to be meshed with `mesher`: if it is another one, every loaded chunk meshed
+    /// again with the frames' streaming, nearest the player's eyes first
+    /// ([`ChunkStream::remesh_with`]).
+    pub fn set_terrain_mesher(&mut self, mesher: Mesher) {
+        let viewer = self.eye().into();
+        self.chunks.remesh_with(mesher, viewer);
+    }
+
     /// One frame's streaming around the player's eyes: far chunks unloaded from `sink`, at most
     /// `budget` of the nearest missing ones prepared on the workers and meshed into it.
     pub fn stream<S: ChunkSink>(
@@ -462,6 +471,7 @@ impl World {
                 self.chisel_aimed(true);
             }
             Command::ToggleWireframe
+            | Command::SwitchMesher
             | Command::Screenshot
             | Command::ToggleDetail
             | Command::ToggleFullscreen

@@ -104,6 +104,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::gpu::{GpuMeshError, SurfaceNetsPipelines, VERTEX_FLOATS};
+use super::gpu_marching_cubes::MarchingCubesPipelines;
+use super::Mesher;
 use super::{DensityGrid, GridRegion};
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
 use crate::gpu::debug::label_colour;
@@ -298,11 +300,13 @@ pub struct TerrainReadback {
     pub indices: Vec<u32>,
 }
 
-/// One batch slot: the device buffers one chunk of a batch is sized and meshed with, and the
-/// surface nets' descriptor set over them and the arenas.
+/// One batch slot: the device buffers one chunk of a batch is sized and meshed with, and each
+/// mesher's descriptor set over them and the arenas.
 struct BatchSlot {
     /// samples, flags, prefix sums, vertex offsets, the arenas, counts, draw slots.
     set: vk::DescriptorSet,
+    /// The same with the marching cubes' case table in place of the vertex offsets.
+    cube_set: vk::DescriptorSet,
     samples: Buffer,
     /// The light grid of the chunk being meshed (or, in slot 0, relit).
     light_samples: Buffer,
@@ -325,6 +329,10 @@ pub struct TerrainMeshes {
     device: Arc<Device>,
     /// The passes and their layout (their own set layout's pool stays unused).
     pipelines: SurfaceNetsPipelines,
+    /// The marching cubes' passes, layout and case table.
+    cube_pipelines: MarchingCubesPipelines,
+    /// Which passes mesh the next batches ([`TerrainMeshes::set_mesher`]).
+    mesher: Mesher,
     /// Identical to the pipelines' set layout, with a pool of a set per batch slot.
     _slot_set_layout: BufferSetLayout,
     light_pass: LightPass,
@@ -386,6 +394,18 @@ impl TerrainMeshes {
         };
         let mut results = self.mesh_chunks(frames, &[chunk])?;
         Ok(results.pop().flatten())
+    }
+
+    /// The mesher the next chunks are meshed with (surface nets at first).
+    pub fn mesher(&self) -> Mesher {
+        self.mesher
+    }
+
+    /// Meshes the next chunks with `mesher`. The resident chunks keep the meshes they have
+    /// until they are meshed again: both meshers write the same vertex layout into the same
+    /// arenas, lit by the same pass and drawn by the same draws.
+    pub fn set_mesher(&mut self, mesher: Mesher) {
+        self.mesher = mesher;
     }
 
     /// Meshes `chunks` into the arenas, each as [`TerrainMeshes::mesh_chunk`] would, in order,

@@ -16,6 +16,8 @@ use crate::gpu::{
     OneTimeCommands,
 };
 use crate::meshing::gpu::{SurfaceNetsPipelines, COUNT_WORDS, MAX_SAMPLES_PER_AXIS};
+use crate::meshing::gpu_marching_cubes::MarchingCubesPipelines;
+use crate::meshing::Mesher;
 
 /// Where the light half of a batch slot's part of the staging buffer starts (bytes from the
 /// part's start).
@@ -117,13 +119,15 @@ impl TerrainMeshes {
         )?;
 
         let pipelines = SurfaceNetsPipelines::new(device, "terrain meshes")?;
-        // The same bindings as the pipelines' set layout, so its sets bind with their layout.
+        let cube_pipelines = MarchingCubesPipelines::new(device, "terrain meshes: marching cubes")?;
+        // The same bindings as both meshers' set layouts, so its sets bind with their layouts:
+        // two sets per batch slot, one for each mesher.
         let slot_set_layout = BufferSetLayout::new(
             device,
             "terrain meshes: batch slots",
             &[vk::DescriptorType::STORAGE_BUFFER; 8],
             vk::ShaderStageFlags::COMPUTE,
-            desc.batch,
+            2 * desc.batch,
         )?;
         let mut slots = Vec::with_capacity(desc.batch as usize);
         for slot in 0..desc.batch {
@@ -176,8 +180,23 @@ impl TerrainMeshes {
                     &draw_buffer,
                 ],
             )?;
+            // Marching cubes read the case table where the surface nets keep vertex offsets.
+            let cube_set = slot_set_layout.allocate(
+                &format!("terrain meshes: marching-cubes buffers {slot}"),
+                &[
+                    &samples,
+                    &flags,
+                    &prefix,
+                    &cube_pipelines.case_table,
+                    &vertex_buffer,
+                    &index_buffer,
+                    &counts,
+                    &draw_buffer,
+                ],
+            )?;
             slots.push(BatchSlot {
                 set,
+                cube_set,
                 samples,
                 light_samples,
                 _scratch: [flags, prefix, vertex_offsets],
@@ -210,6 +229,8 @@ impl TerrainMeshes {
         Ok(Self {
             device: device.clone(),
             pipelines,
+            cube_pipelines,
+            mesher: Mesher::default(),
             _slot_set_layout: slot_set_layout,
             light_pass,
             slots,

@@ -21,7 +21,7 @@
 mod updates;
 
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
-use blockfall_engine::meshing::{TerrainMeshError, TerrainMeshes};
+use blockfall_engine::meshing::{Mesher, TerrainMeshError, TerrainMeshes};
 use blockfall_engine::workers::WorkerError;
 
 use super::chunk_meshes::terrain_meshes;
@@ -110,9 +110,15 @@ impl WorldRenderer {
         if radius == self.meshes_radius {
             self.meshes.unload_all();
         } else {
+            let mesher = self.meshes.mesher();
             self.meshes = terrain_meshes(&gpu.device, radius)?;
+            self.meshes.set_mesher(mesher);
             self.meshes_radius = radius;
         }
+        // The new world's chunks are meshed with the mesher the arenas use (none loaded yet:
+        // nothing to mesh again).
+        let mesher = self.meshes.mesher();
+        self.world.set_terrain_mesher(mesher);
         self.renderer.set_look(look_of(&self.world));
         self.blocks.forget_all();
         self.pieces.forget_all();
@@ -120,6 +126,20 @@ impl WorldRenderer {
         self.blocks_meshed = false;
         self.relit_regions.clear();
         Ok(())
+    }
+
+    /// The mesher the terrain's chunks are meshed with.
+    pub fn mesher(&self) -> Mesher {
+        self.meshes.mesher()
+    }
+
+    /// Meshes the terrain with `mesher` from now on: every resident chunk meshed again, nearest
+    /// the player first, a frame's streaming budget at a time, each drawn as it was until its
+    /// new mesh replaces it (`ChunkStream::remesh_all`). The same mesher again changes nothing.
+    /// Collision does not change: it asks the density field, not the meshes.
+    pub fn set_mesher(&mut self, mesher: Mesher) {
+        self.meshes.set_mesher(mesher);
+        self.world.set_terrain_mesher(mesher);
     }
 
     /// The arenas the world's chunks are meshed into.

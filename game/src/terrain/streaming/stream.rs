@@ -9,10 +9,12 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use blockfall_engine::meshing::Mesher;
 use blockfall_engine::workers::WorkerPool;
 
 use super::plan::{StreamPlan, Streamer};
 use super::prepare::{prepare_batches, Prepared};
+
 use crate::terrain::chunks::{ChunkCoord, ChunkGrid};
 use crate::terrain::edits::SampleBox;
 use crate::terrain::sky_light::{light_grid, light_grids, LightGrid, MARGIN};
@@ -139,6 +141,8 @@ pub struct ChunkStream {
     /// Loaded chunks to mesh again (the mesher changed), farthest first: the nearest is
     /// taken from the end.
     remesh: Vec<ChunkCoord>,
+    /// The mesher the chunks are to be meshed with ([`ChunkStream::remesh_with`]).
+    mesher: Mesher,
 }
 
 impl ChunkStream {
@@ -149,6 +153,23 @@ impl ChunkStream {
             lights: HashMap::new(),
             counters: StreamCounters::default(),
             remesh: Vec::new(),
+            mesher: Mesher::default(),
+        }
+    }
+
+    /// The mesher the chunks are to be meshed with (surface nets at first): the sink meshes
+    /// with it, and what is meshed with the last one waits in [`ChunkStream::remeshing`].
+    pub fn mesher(&self) -> Mesher {
+        self.mesher
+    }
+
+    /// The chunks to be meshed with `mesher` from now on: if it is another one, every loaded
+    /// chunk is queued to be meshed again ([`ChunkStream::remesh_all`]). The sink must mesh
+    /// with it too (the game's renderer switches both at once).
+    pub fn remesh_with(&mut self, mesher: Mesher, viewer: [f32; 3]) {
+        if mesher != self.mesher {
+            self.mesher = mesher;
+            self.remesh_all(viewer);
         }
     }
 
@@ -160,7 +181,9 @@ impl ChunkStream {
         let viewer = viewer.map(f64::from);
         let distance = |coord: &ChunkCoord| {
             let centre = coord.centre();
-            (0..3).map(|axis| (centre[axis] - viewer[axis]).powi(2)).sum::<f64>()
+            (0..3)
+                .map(|axis| (centre[axis] - viewer[axis]).powi(2))
+                .sum::<f64>()
         };
         let mut chunks: Vec<(f64, ChunkCoord)> = self
             .streamer
@@ -490,7 +513,9 @@ mod tests {
         let mut stream = ChunkStream::new(2);
         let mut sink = Meshes::default();
         while !stream.is_complete(VIEWER) {
-            stream.update(&pool, &edits, &mut sink, VIEWER, 100).unwrap();
+            stream
+                .update(&pool, &edits, &mut sink, VIEWER, 100)
+                .unwrap();
         }
         let resident = sink.resident.clone();
         assert!(resident.len() >= 8, "{resident:?}");
@@ -521,8 +546,13 @@ mod tests {
                 .map(|axis| (centre[axis] - f64::from(walked[axis])).powi(2))
                 .sum::<f64>()
         };
-        assert!(order.windows(2).all(|pair| distance(&pair[0]) <= distance(&pair[1])));
-        assert_eq!(sink.resident, resident, "nothing left the arenas on the way");
+        assert!(order
+            .windows(2)
+            .all(|pair| distance(&pair[0]) <= distance(&pair[1])));
+        assert_eq!(
+            sink.resident, resident,
+            "nothing left the arenas on the way"
+        );
     }
 
     #[test]
