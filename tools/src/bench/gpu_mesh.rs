@@ -1,20 +1,56 @@
-//! `bench -- gpu-mesh`: the compute-shader surface nets on the default world's chunks with a
-//! surface nearest the spawn point: GPU time per chunk (and per pass, from the timestamps),
-//! samples meshed per second, and the CPU mesher on the same chunks on 1 thread.
+//! `bench -- gpu-mesh [--mesher surface-nets|marching-cubes]`: a compute-shader mesher on the
+//! default world's chunks with a surface nearest the spawn point: GPU time per chunk (and per
+//! pass, from the timestamps), samples meshed per second, and the same mesher on the CPU on the
+//! same chunks on 1 thread.
 
 use std::time::Instant;
 
-use blockfall_engine::gpu::FrameRing;
+use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::{
-    is_uniform, DensityGrid, GpuSurfaceNets, GridRegion, SurfaceMesh, SurfaceNets,
+    is_uniform, DensityGrid, GpuMarchingCubes, GpuMeshError, GpuSurfaceNets, GridRegion,
+    MarchingCubes, MeshError, Mesher, SurfaceMesh, SurfaceNets,
 };
 use blockfall_game::terrain::{chunks, ChunkKind};
 
 use crate::bench::shared::{bench_gpu, padded_grid, world_chunks, PADDED};
 
+/// One of the GPU meshers, and its CPU reference.
+enum Meshers {
+    Nets(GpuSurfaceNets, SurfaceNets),
+    Cubes(GpuMarchingCubes, MarchingCubes),
+}
+
+impl Meshers {
+    fn gpu(
+        &mut self,
+        gpu: &mut Gpu,
+        frames: &mut FrameRing,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+    ) -> Result<(), GpuMeshError> {
+        match self {
+            Meshers::Nets(mesher, _) => mesher.mesh(gpu, frames, grid, region),
+            Meshers::Cubes(mesher, _) => mesher.mesh(gpu, frames, grid, region),
+        }
+    }
+
+    fn cpu(
+        &mut self,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+        mesh: &mut SurfaceMesh,
+    ) -> Result<(), MeshError> {
+        match self {
+            Meshers::Nets(_, mesher) => mesher.mesh(grid, region, mesh),
+            Meshers::Cubes(_, mesher) => mesher.mesh(grid, region, mesh),
+        }
+    }
+}
+
 /// Meshes the chunks with a surface among the `chunk_count` nearest the spawn point that may
-/// hold one, on the GPU `preferred` (or the best one) and then on the CPU; prints the times.
-pub fn run(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
+/// hold one with `mesher`, on the GPU `preferred` (or the best one) and then on the CPU; prints
+/// the times.
+pub fn run(chunk_count: u32, preferred: Option<usize>, mesher: Mesher) -> anyhow::Result<()> {
     let (edits, coords) = world_chunks(chunk_count, |edits, coord| {
         chunks::classify(edits, coord) == ChunkKind::Mixed
     });
@@ -32,10 +68,16 @@ pub fn run(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
         gpu.device.adapter.name
     );
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device)?;
+    let kind = mesher;
+    let mut mesher = match kind {
+        Mesher::SurfaceNets => Meshers::Nets(GpuSurfaceNets::new(&device)?, SurfaceNets::new()),
+        Mesher::MarchingCubes => {
+            Meshers::Cubes(GpuMarchingCubes::new(&device)?, MarchingCubes::new())
+        }
+    };
     let mut frames = FrameRing::new(&device)?;
     // Warm-up: pipelines' first use.
-    mesher.mesh(
+    mesher.gpu(
         &mut gpu,
         &mut frames,
         DensityGrid::new(&grids[0], dims)?,
@@ -45,7 +87,7 @@ pub fn run(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
     let mut passes: Vec<(String, f64)> = Vec::new();
     let mut total = 0.0;
     for samples in &grids {
-        mesher.mesh(
+        mesher.gpu(
             &mut gpu,
             &mut frames,
             DensityGrid::new(samples, dims)?,
@@ -64,17 +106,17 @@ pub fn run(chunk_count: u32, preferred: Option<usize>) -> anyhow::Result<()> {
     }
     let count = grids.len() as f64;
     let samples = count * (PADDED * PADDED * PADDED) as f64;
-    let mut cpu = SurfaceNets::new();
     let mut mesh = SurfaceMesh::new();
     let started = Instant::now();
     for samples in &grids {
         mesh.clear();
-        cpu.mesh(DensityGrid::new(samples, dims)?, region, &mut mesh)?;
+        mesher.cpu(DensityGrid::new(samples, dims)?, region, &mut mesh)?;
     }
     let cpu_ms = started.elapsed().as_secs_f64() * 1000.0 / count;
     println!(
-        "compute surface nets on {} ({}): {} chunks of the default world with a surface, {PADDED}³ \
+        "compute {} on {} ({}): {} chunks of the default world with a surface, {PADDED}³ \
          samples each",
+        kind.label().to_lowercase(),
         gpu.device.adapter.name,
         gpu.device.adapter.driver_info,
         grids.len()

@@ -5,8 +5,8 @@
 //! - `bench -- frames [--frames N] [--width W] [--height H] [--gpu N]`: GPU start-up time, and
 //!   the headless frame time of the test scene.
 //! - `bench -- surface-nets [--repeats N] [--chunks N]`: the CPU surface nets against
-//!   `fast-surface-nets` 0.2 on a sphere, a dense sine field and the chunks nearest the spawn
-//!   point, in one run.
+//!   `fast-surface-nets` 0.2, and the CPU marching cubes against Bourke's, on a sphere, a dense
+//!   sine field and the chunks nearest the spawn point, in one run.
 //! - `bench -- density [--chunks N]`: samples of the default world per second on 1 and 2
 //!   threads.
 //! - `bench -- digs [--digs N] [--spread M]`: the edit store's bytes for one 64 m dig and after
@@ -14,8 +14,9 @@
 //!   and density samples per second under digs.
 //! - `bench -- light [--chunks N]`: sky light grids of the chunks around the spawn point per
 //!   second.
-//! - `bench -- gpu-mesh [--chunks N] [--gpu N]`: GPU time per chunk of the compute surface nets
-//!   (timestamps per pass), samples meshed per second, and the CPU mesher on the same chunks.
+//! - `bench -- gpu-mesh [--chunks N] [--gpu N] [--mesher surface-nets|marching-cubes]`: GPU
+//!   time per chunk of a compute mesher (timestamps per pass), samples meshed per second, and
+//!   the same mesher on the CPU on the same chunks.
 //! - `bench -- nearest [--queries N]`: `nearest()` queries per second on 1 and 2 threads,
 //!   terrain only and inside a dense block structure.
 //! - `bench -- support [--blocks N] [--breaks N] [--platform N]`: the support search on a
@@ -34,6 +35,7 @@
 //! - `bench -- saves [--digs N] [--blocks N]`: save and load times and file sizes of the
 //!   default world after digs and of a generated city of about a million blocks.
 
+use blockfall_engine::meshing::Mesher;
 use blockfall_tools::bench;
 use clap::{Parser, Subcommand};
 
@@ -139,6 +141,9 @@ enum Benchmark {
         chunks: u32,
         #[arg(long)]
         gpu: Option<usize>,
+        /// `surface-nets` or `marching-cubes`.
+        #[arg(long, value_parser = Mesher::from_name, default_value = "surface-nets")]
+        mesher: Mesher,
     },
     /// Sky light grids of the default world's chunks per second, on 1 and 2 threads.
     Light {
@@ -199,7 +204,11 @@ fn main() -> anyhow::Result<()> {
             gpu,
         } => bench::startup::run(radius, frames, width, height, gpu),
         Benchmark::Light { chunks } => bench::light::run(chunks),
-        Benchmark::GpuMesh { chunks, gpu } => bench::gpu_mesh::run(chunks, gpu),
+        Benchmark::GpuMesh {
+            chunks,
+            gpu,
+            mesher,
+        } => bench::gpu_mesh::run(chunks, gpu, mesher),
         Benchmark::Nearest { queries } => bench::nearest::run(queries),
         Benchmark::Physics {
             pieces,

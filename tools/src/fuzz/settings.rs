@@ -10,6 +10,7 @@
 
 use std::sync::OnceLock;
 
+use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Action, Bindings, Button};
 use blockfall_game::settings::{
     Settings, FIELD_OF_VIEW_RANGE, SENSITIVITY_RANGE, VIEW_RADIUS_RANGE, WINDOW_SIZE,
@@ -123,6 +124,7 @@ fn random_settings(rng: &mut Rng) -> Settings {
             f64::from(*SENSITIVITY_RANGE.end()),
         ) as f32,
         invert_mouse_y: rng.one_in(2),
+        mesher: *rng.pick(&Mesher::ALL),
         bindings,
     }
 }
