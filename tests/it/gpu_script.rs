@@ -469,10 +469,10 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
         "{states:?}"
     );
     assert!(loaded > 20, "{states:?}");
-    // Every loaded chunk queued the moment M is pressed, all meshed again 3 s later.
+    // Every chunk with a surface queued the moment M is pressed, all meshed again 3 s later.
     let (_, mesher, _, waiting) = at(1.1);
     assert_eq!(mesher, "marching-cubes");
-    assert!(waiting > loaded / 2, "{states:?}");
+    assert!(waiting > 5, "{states:?}");
     assert_eq!(at(4.1).3, 0, "{states:?}");
     assert_eq!(at(4.1).1, "marching-cubes");
     // And back.

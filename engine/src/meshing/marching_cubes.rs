@@ -237,6 +237,10 @@ pub struct MarchingCubes {
     edge_vertex: Vec<u32>,
     /// Per vertex made, its edge (`3 · sample + axis`), for the tests that join grids.
     vertex_edges: Vec<u32>,
+    /// The edges of `edge_vertex` the last mesh set.
+    used: Vec<u32>,
+    /// The cells the surface cuts, with their configurations, in order.
+    cells: Vec<(u32, u8)>,
 }
 
 impl MarchingCubes {
@@ -284,66 +288,69 @@ impl MarchingCubes {
         if (0..3).any(|axis| low[axis] >= high[axis]) {
             return Ok(());
         }
-        self.edge_vertex.clear();
-        self.edge_vertex.resize(3 * samples.len(), u32::MAX);
+        // Only the entries the last mesh set are reset (most of a chunk has no surface).
+        if self.edge_vertex.len() != 3 * samples.len() {
+            self.edge_vertex.clear();
+            self.edge_vertex.resize(3 * samples.len(), u32::MAX);
+        } else {
+            for &key in &self.used {
+                self.edge_vertex[key as usize] = u32::MAX;
+            }
+        }
+        self.used.clear();
+        self.cells.clear();
         let corner_offset =
             |corner: usize| (corner & 1) + (corner >> 1 & 1) * nx + (corner >> 2 & 1) * plane;
-        let config_of = |base: usize| {
-            (0..8).fold(0usize, |config, corner| {
-                config | usize::from(samples[base + corner_offset(corner)] > 0.0) << corner
-            })
-        };
-        // The order is one a compute pass gets from prefix sums (see the module's header):
-        // first the edges the owned cells use are marked, then numbered in the order of their
-        // sample rows (z, then y), then by axis, then x; then each cell's triangles, cells x
-        // fastest.
+        let offsets: [usize; 8] = std::array::from_fn(corner_offset);
+        // The edges each configuration's triangles use, from the cell's min corner.
+        let edge_offsets: [usize; EDGES] =
+            std::array::from_fn(|edge| 3 * corner_offset(edge_start(edge)) + edge_axis(edge));
+        // The order is one a compute pass gets from prefix sums (see the module's header): the
+        // cells the surface cuts, x fastest, and the edges their triangles use; those edges
+        // numbered in the order of their sample rows (z, then y), then by axis, then x; then
+        // each cell's triangles.
         for z in low[2]..high[2] {
             for y in low[1]..high[1] {
+                let row = nx * (y + ny * z);
                 for x in low[0]..high[0] {
-                    let base = x + nx * (y + ny * z);
-                    let config = config_of(base);
+                    let base = x + row;
+                    let mut config = 0u8;
+                    for (corner, offset) in offsets.iter().enumerate() {
+                        config |= u8::from(samples[base + offset] > 0.0) << corner;
+                    }
                     if config == 0 || config == 255 {
                         continue;
                     }
-                    for &edge in table.triangles_of(config as u8).iter().flatten() {
-                        let edge = usize::from(edge);
-                        let start = base + corner_offset(edge_start(edge));
-                        self.edge_vertex[3 * start + edge_axis(edge)] = USED;
-                    }
-                }
-            }
-        }
-        let (edge_low, edge_high) = edge_range(low, high, dims);
-        for z in edge_low[2]..edge_high[2] {
-            for y in edge_low[1]..edge_high[1] {
-                for axis in 0..3 {
-                    for x in edge_low[0]..edge_high[0] {
-                        let start = x + nx * (y + ny * z);
-                        let key = 3 * start + axis;
-                        if self.edge_vertex[key] != USED {
-                            continue;
+                    self.cells.push((base as u32, config));
+                    for &edge in table.triangles_of(config).iter().flatten() {
+                        let key = 3 * base + edge_offsets[usize::from(edge)];
+                        if self.edge_vertex[key] == u32::MAX {
+                            self.edge_vertex[key] = USED;
+                            self.used.push(key as u32);
                         }
-                        self.edge_vertex[key] = mesh.positions.len() as u32;
-                        let (position, normal) = edge_vertex(samples, dims, start, axis);
-                        mesh.positions.push(position);
-                        mesh.normals.push(normal);
-                        self.vertex_edges.push(key as u32);
                     }
                 }
             }
         }
-        for z in low[2]..high[2] {
-            for y in low[1]..high[1] {
-                for x in low[0]..high[0] {
-                    let base = x + nx * (y + ny * z);
-                    let config = config_of(base);
-                    for &edge in table.triangles_of(config as u8).iter().flatten() {
-                        let edge = usize::from(edge);
-                        let start = base + corner_offset(edge_start(edge));
-                        mesh.indices
-                            .push(self.edge_vertex[3 * start + edge_axis(edge)]);
-                    }
-                }
+        // Slot order: the sample row (z, y), the axis, x.
+        let slot = |key: u32| {
+            let (start, axis) = (key as usize / 3, key as usize % 3);
+            (start / nx, axis, start % nx)
+        };
+        self.used.sort_unstable_by_key(|&key| slot(key));
+        for &key in &self.used {
+            let (start, axis) = (key as usize / 3, key as usize % 3);
+            self.edge_vertex[key as usize] = mesh.positions.len() as u32;
+            let (position, normal) = edge_vertex(samples, dims, start, axis);
+            mesh.positions.push(position);
+            mesh.normals.push(normal);
+            self.vertex_edges.push(key);
+        }
+        for &(base, config) in &self.cells {
+            let base = base as usize;
+            for &edge in table.triangles_of(config).iter().flatten() {
+                let key = 3 * base + edge_offsets[usize::from(edge)];
+                mesh.indices.push(self.edge_vertex[key]);
             }
         }
         Ok(())
@@ -357,12 +364,6 @@ impl MarchingCubes {
 
 /// Marks an edge an owned cell uses before its vertex is numbered.
 const USED: u32 = u32::MAX - 1;
-
-/// The samples from which an edge of the cells `[low, high)` may start: the cells' corners,
-/// `[low, high]` per axis.
-fn edge_range(low: [usize; 3], high: [usize; 3], dims: [usize; 3]) -> ([usize; 3], [usize; 3]) {
-    (low, [0, 1, 2].map(|axis| (high[axis] + 1).min(dims[axis])))
-}
 
 /// The vertex on the sign-changing edge from sample `start` along `axis`: its place in grid
 /// units and its outward unit normal (see the module's header).
