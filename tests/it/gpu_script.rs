@@ -475,9 +475,9 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
     assert!(waiting > 5, "{states:?}");
     assert_eq!(at(4.1).3, 0, "{states:?}");
     assert_eq!(at(4.1).1, "marching-cubes");
-    // And back.
+    // And back (a few dozen chunks: meshed again within a frame or two of the press).
     assert_eq!(at(4.3).1, "surface-nets");
-    assert!(at(4.3).3 > 0, "{states:?}");
+    assert_eq!(at(7.0).1, "surface-nets");
     assert_eq!(at(7.0).3, 0, "{states:?}");
 
     // The same hills in both pictures: below the HUD's panel, the sky where it was and the

@@ -1,6 +1,6 @@
 //! The engine's GPU meshing on the game's world, the one part of it that needs the game (the
 //! engine's own tests, `engine/tests/gpu/`, prove the rest on grids of their own): the 20
-//! chunks with a surface nearest the default world's spawn mesh on the GPU (`GpuSurfaceNets`)
+//! chunks with a surface nearest the default world's spawn mesh on the GPU (`GpuMesher`)
 //! as on the CPU, vertices as sets (positions within 1e-4, normals within 1e-3) and triangles,
 //! winding included; and meshed into the terrain arenas (`TerrainMeshes`) with their sky light
 //! (`light_grid`), a few of them read back as the CPU's meshes with every vertex lit as the

@@ -1,5 +1,6 @@
 //! Surface nets in compute shaders: the same mesh as [`SurfaceNets`](super::SurfaceNets), made on
-//! the GPU from a density grid uploaded through the staging path.
+//! the GPU from a density grid uploaded through the staging path; and what both compute meshers
+//! share (the marching cubes' own passes are in [`super::gpu_marching_cubes`]).
 //!
 //! ```text
 //!   samples ──count──▶ flags ──scan──▶ prefix, counts ──vertices──▶ vertices, vertex offsets
@@ -21,8 +22,13 @@
 //! One mesher holds one set of buffers sized for the largest grid it takes
 //! ([`MAX_SAMPLES_PER_AXIS`]³); meshing again overwrites them. Its counts buffer starts with an
 //! indexed indirect draw ([`COUNTS_DRAW_OFFSET`]), so its mesh can be drawn without reading it
-//! back; [`GpuSurfaceNets::read_back`] is for tests and tools. The terrain uses the same passes
-//! (`SurfaceNetsPipelines`) through `super::TerrainMeshes`, which writes into arenas instead.
+//! back; [`GpuMesher::read_back`] is for tests and tools. The terrain uses the same passes
+//! (`MeshPipelines`) through `super::TerrainMeshes`, which writes into arenas instead.
+//!
+//! The two meshers differ on the host only in data chosen from the [`Mesher`]: the shaders and
+//! pass names, the workgroups per pass, the buffer at binding 3 (the surface nets' vertex
+//! offsets, the marching cubes' case table), the buffers' sizes ([`output_bounds`]) and the
+//! indices per face. [`GpuMesher`] and [`MeshPipelines`] are one type for both.
 
 use std::sync::Arc;
 
@@ -34,7 +40,9 @@ use crate::gpu::{
 };
 use crate::shaders::LIBRARY;
 
-use super::{DensityGrid, GridRegion, MeshError, SurfaceMesh};
+use super::gpu_marching_cubes as marching_cubes;
+use super::marching_cubes::case_table;
+use super::{DensityGrid, GridRegion, MeshError, Mesher, SurfaceMesh};
 
 /// The largest grid a mesher takes, per axis: a chunk of 32 cells with one sample of padding on
 /// either side.
@@ -43,10 +51,12 @@ pub const MAX_SAMPLES_PER_AXIS: usize = 34;
 /// Where in the counts buffer the `VkDrawIndexedIndirectCommand` of the mesh lies (bytes).
 pub const COUNTS_DRAW_OFFSET: u64 = 0;
 
-/// `u32`s in the counts buffer: the indexed indirect draw (5), the vertex count, the quad count.
+/// `u32`s in the counts buffer: the indexed indirect draw (5, its index count first), the vertex
+/// count, the quad or triangle count (`COUNT_*` in the shaders).
 pub(crate) const COUNT_WORDS: usize = 7;
 const COUNT_INDICES: usize = 0;
 pub(crate) const COUNT_VERTICES: usize = 5;
+const COUNT_FACES: usize = 6;
 
 /// Floats per vertex in the vertex buffer: position xyz, normal xyz.
 pub const VERTEX_FLOATS: usize = 6;
@@ -98,17 +108,78 @@ pub(crate) const PASSES: [(&str, &str); 4] = [
     ("surface_nets_quads.comp", "surface nets: quads"),
 ];
 
-/// The four passes' pipelines, their layout, and the layout of the set of eight buffers they
-/// read and write: the same for a single grid ([`GpuSurfaceNets`]) and for the terrain's arenas.
-pub(crate) struct SurfaceNetsPipelines {
+/// The name of the pass that encloses the four passes of one mesh.
+pub const PASS_NAME: &str = "surface nets";
+
+/// `mesher`'s passes in recording order: (shader, pass name).
+pub(crate) fn passes(mesher: Mesher) -> &'static [(&'static str, &'static str); 4] {
+    match mesher {
+        Mesher::SurfaceNets => &PASSES,
+        Mesher::MarchingCubes => &marching_cubes::PASSES,
+    }
+}
+
+/// The name of `mesher`'s enclosing pass, which also begins the names of a single-grid mesher's
+/// Vulkan objects and of its passes (`"surface nets: count"`).
+pub(crate) fn pass_name(mesher: Mesher) -> &'static str {
+    match mesher {
+        Mesher::SurfaceNets => PASS_NAME,
+        Mesher::MarchingCubes => marching_cubes::PASS_NAME,
+    }
+}
+
+/// The most a mesher's passes write for one grid: what its output buffers (or arena ranges)
+/// must hold, and what counts read back from the GPU may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutputBounds {
+    pub(crate) vertices: u64,
+    pub(crate) faces: u64,
+    /// Indices per face: 6 per quad, 3 per triangle.
+    pub(crate) indices_per_face: u64,
+    /// What the faces are, for messages ("quads", "triangles").
+    pub(crate) faces_name: &'static str,
+}
+
+/// The bounds of `mesher` on a grid of `samples` samples and `cells` cells. Surface nets: a
+/// vertex per cell at most, a quad per edge slot (three per sample). Marching cubes: a vertex
+/// per edge slot at most, the case table's most triangles per cell.
+pub(crate) fn output_bounds(mesher: Mesher, samples: u64, cells: u64) -> OutputBounds {
+    match mesher {
+        Mesher::SurfaceNets => OutputBounds {
+            vertices: cells,
+            faces: 3 * samples,
+            indices_per_face: 6,
+            faces_name: "quads",
+        },
+        Mesher::MarchingCubes => OutputBounds {
+            vertices: 3 * samples,
+            faces: cells * case_table().most_triangles() as u64,
+            indices_per_face: 3,
+            faces_name: "triangles",
+        },
+    }
+}
+
+/// One mesher's four passes' pipelines, their layout, the layout of the set of eight buffers
+/// they read and write, and (marching cubes) the case table: the same for a single grid
+/// ([`GpuMesher`]) and for the terrain's arenas. A set's bindings: samples, flags, prefix sums,
+/// the surface nets' vertex offsets or the marching cubes' [`Self::case_table`], vertices,
+/// indices, counts, draws. Both meshers' sets have this shape and their passes the same push
+/// constants, so the terrain drives either with the same bookkeeping.
+pub(crate) struct MeshPipelines {
+    mesher: Mesher,
     pub set_layout: BufferSetLayout,
     pub layout: PipelineLayout,
     pub passes: [Pipeline; 4],
+    /// Marching cubes only: [`marching_cubes::case_table_words`] of
+    /// [`case_table()`], written once when made (host-visible memory: the host write is visible
+    /// to every later submission without a copy or a barrier).
+    pub case_table: Option<Buffer>,
 }
 
-impl SurfaceNetsPipelines {
-    /// The pipelines, named `"{owner}: …"` after their passes.
-    pub(crate) fn new(device: &Arc<Device>, owner: &str) -> Result<Self, GpuError> {
+impl MeshPipelines {
+    /// `mesher`'s pipelines (and case table), named `"{owner}: …"` after their passes.
+    pub(crate) fn new(device: &Arc<Device>, mesher: Mesher, owner: &str) -> Result<Self, GpuError> {
         let set_layout = BufferSetLayout::new(
             device,
             owner,
@@ -123,8 +194,9 @@ impl SurfaceNetsPipelines {
             std::mem::size_of::<SurfaceNetsPush>() as u32,
             vk::ShaderStageFlags::COMPUTE,
         )?;
-        let pipeline = |(shader, name): (&str, &str)| -> Result<Pipeline, GpuError> {
-            let pass = name.trim_start_matches("surface nets: ");
+        let prefix = format!("{}: ", pass_name(mesher));
+        let pipeline = |&(shader, name): &(&str, &str)| -> Result<Pipeline, GpuError> {
+            let pass = name.trim_start_matches(prefix.as_str());
             Pipeline::compute(
                 device,
                 &layout,
@@ -132,24 +204,44 @@ impl SurfaceNetsPipelines {
                 &LIBRARY.get(shader, device.shader_target())?,
             )
         };
+        let [count, scan, vertices, faces] = passes(mesher);
         let passes = [
-            pipeline(PASSES[0])?,
-            pipeline(PASSES[1])?,
-            pipeline(PASSES[2])?,
-            pipeline(PASSES[3])?,
+            pipeline(count)?,
+            pipeline(scan)?,
+            pipeline(vertices)?,
+            pipeline(faces)?,
         ];
+        let case_table = match mesher {
+            Mesher::SurfaceNets => None,
+            Mesher::MarchingCubes => {
+                let words = marching_cubes::case_table_words(case_table());
+                let mut buffer = Buffer::new(
+                    device,
+                    &BufferDesc {
+                        name: &format!("{owner}: case table"),
+                        size: (words.len() * 4) as u64,
+                        usage: vk::BufferUsageFlags::STORAGE_BUFFER,
+                        location: MemoryLocation::CpuToGpu,
+                    },
+                )?;
+                buffer.write(0, &words)?;
+                Some(buffer)
+            }
+        };
         Ok(Self {
+            mesher,
             set_layout,
             layout,
             passes,
+            case_table,
         })
     }
 
-    /// Records the passes `passes` (indices into [`PASSES`]: count, scan, vertices, quads)
-    /// over every `(set, push)` of `meshes`: each pass one labelled, timed pass around the
-    /// dispatches of every mesh (each with its own set: buffers and output ranges of its own),
-    /// with a barrier between one pass's writes and the next one's reads. The caller orders
-    /// what came before.
+    /// Records the passes `passes` (indices into the mesher's [`passes`]: count, scan, vertices,
+    /// quads or triangles) over every `(set, push)` of `meshes`: each pass one labelled, timed
+    /// pass around the dispatches of every mesh (each with its own set: buffers and output
+    /// ranges of its own), with a barrier between one pass's writes and the next one's reads.
+    /// The caller orders what came before.
     pub(crate) fn record(
         &self,
         device: &Device,
@@ -168,7 +260,7 @@ impl SurfaceNetsPipelines {
                     &[BufferAccess::ComputeRead],
                 );
             }
-            frames.begin_pass_coloured(PASSES[index].1, label_colour::COMPUTE);
+            frames.begin_pass_coloured(self::passes(self.mesher)[index].1, label_colour::COMPUTE);
             self.passes[index].bind(command_buffer);
             for (set, push) in meshes {
                 // SAFETY: recording; the sets (of this layout's set layout, or one defined
@@ -185,45 +277,44 @@ impl SurfaceNetsPipelines {
                     );
                 }
                 self.layout.push(command_buffer, push);
+                let groups = pass_groups(self.mesher, push, index);
                 // SAFETY: recording with a compute pipeline of this layout bound, its set
                 // bound.
-                unsafe {
-                    device
-                        .raw
-                        .cmd_dispatch(command_buffer, pass_groups(push, index), 1, 1)
-                };
+                unsafe { device.raw.cmd_dispatch(command_buffer, groups, 1, 1) };
             }
             frames.end_pass();
         }
     }
 }
 
-/// Workgroups of pass `index` (into [`PASSES`]) over the grid `push` describes.
-fn pass_groups(push: &SurfaceNetsPush, index: usize) -> u32 {
-    match index {
+/// Workgroups of `mesher`'s pass `index` (into its [`passes`]) over the grid `push` describes.
+fn pass_groups(mesher: Mesher, push: &SurfaceNetsPush, index: usize) -> u32 {
+    match (index, mesher) {
         // Count: one invocation per sample.
-        0 => push.samples().div_ceil(WORKGROUP_SIZE),
+        (0, _) => push.samples().div_ceil(WORKGROUP_SIZE),
         // Scan: one workgroup per run of flags, cells then edges.
-        1 => 2,
-        // Vertices: one invocation per cell.
-        2 => push.cells().div_ceil(WORKGROUP_SIZE),
+        (1, _) => 2,
+        // Surface nets' vertices: one invocation per cell.
+        (2, Mesher::SurfaceNets) => push.cells().div_ceil(WORKGROUP_SIZE),
+        // Marching cubes' vertices: one invocation per edge slot, three per sample.
+        (2, Mesher::MarchingCubes) => (3 * push.samples()).div_ceil(WORKGROUP_SIZE),
         // Quads: one invocation per sample (three edge slots each).
-        _ => push.samples().div_ceil(WORKGROUP_SIZE),
+        (_, Mesher::SurfaceNets) => push.samples().div_ceil(WORKGROUP_SIZE),
+        // Triangles: one invocation per cell.
+        (_, Mesher::MarchingCubes) => push.cells().div_ceil(WORKGROUP_SIZE),
     }
 }
 
-/// The name of the pass that encloses the four passes of one mesh.
-pub const PASS_NAME: &str = "surface nets";
-
-/// A compute-shader surface-nets mesher with its own output buffers.
-pub struct GpuSurfaceNets {
+/// A compute-shader mesher (surface nets or marching cubes) with its own output buffers.
+pub struct GpuMesher {
     device: Arc<Device>,
-    /// The passes; their set layout owns the pool of `set`.
-    pipelines: SurfaceNetsPipelines,
+    /// The passes (and case table); their set layout owns the pool of `set`.
+    pipelines: MeshPipelines,
     set: vk::DescriptorSet,
     samples: Buffer,
-    /// Scratch the set points at: flags, their prefix sums, per-vertex cell offsets.
-    _scratch: [Buffer; 3],
+    /// Scratch the set points at: flags, their prefix sums, and (surface nets) per-vertex cell
+    /// offsets.
+    _scratch: Vec<Buffer>,
     vertices: Buffer,
     indices: Buffer,
     counts: Buffer,
@@ -235,18 +326,22 @@ pub struct GpuSurfaceNets {
     last_use: u64,
 }
 
-impl GpuSurfaceNets {
-    /// Makes the pipelines and the buffers for grids of up to [`MAX_SAMPLES_PER_AXIS`]³ samples.
-    pub fn new(device: &Arc<Device>) -> Result<Self, GpuMeshError> {
+impl GpuMesher {
+    /// Makes `mesher`'s pipelines (and case table) and the buffers for grids of up to
+    /// [`MAX_SAMPLES_PER_AXIS`]³ samples, named after its pass ([`PASS_NAME`],
+    /// [`marching_cubes::PASS_NAME`]).
+    pub fn new(device: &Arc<Device>, mesher: Mesher) -> Result<Self, GpuMeshError> {
+        let name = pass_name(mesher);
         let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
         let max_cells = (MAX_SAMPLES_PER_AXIS - 1).pow(3) as u64;
-        // Three edge slots per sample, each at most one quad.
-        let max_quads = 3 * max_samples;
-        let buffer = |name: &str, size: u64, usage: vk::BufferUsageFlags| {
+        let most = output_bounds(mesher, max_samples, max_cells);
+        // A flag per cell, then one per edge slot (three per sample).
+        let flag_words = max_cells + 3 * max_samples;
+        let buffer = |part: &str, size: u64, usage: vk::BufferUsageFlags| {
             Buffer::new(
                 device,
                 &BufferDesc {
-                    name,
+                    name: &format!("{name}: {part}"),
                     size,
                     usage: vk::BufferUsageFlags::STORAGE_BUFFER | usage,
                     location: MemoryLocation::GpuOnly,
@@ -254,49 +349,50 @@ impl GpuSurfaceNets {
             )
         };
         let samples = buffer(
-            "surface nets: samples",
+            "samples",
             max_samples * 4,
             vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        let flags = buffer(
-            "surface nets: flags",
-            (max_cells + max_quads) * 4,
-            vk::BufferUsageFlags::empty(),
-        )?;
-        let prefix = buffer(
-            "surface nets: prefix sums",
-            (max_cells + max_quads) * 4,
-            vk::BufferUsageFlags::empty(),
-        )?;
-        let vertex_offsets = buffer(
-            "surface nets: vertex offsets",
-            max_cells * 3 * 4,
-            vk::BufferUsageFlags::empty(),
-        )?;
+        let flags = buffer("flags", flag_words * 4, vk::BufferUsageFlags::empty())?;
+        let prefix = buffer("prefix sums", flag_words * 4, vk::BufferUsageFlags::empty())?;
+        let mut scratch = vec![flags, prefix];
+        if mesher == Mesher::SurfaceNets {
+            scratch.push(buffer(
+                "vertex offsets",
+                max_cells * 3 * 4,
+                vk::BufferUsageFlags::empty(),
+            )?);
+        }
         let vertices = buffer(
-            "surface nets: vertices",
-            max_cells * VERTEX_FLOATS as u64 * 4,
+            "vertices",
+            most.vertices * VERTEX_FLOATS as u64 * 4,
             vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
         let indices = buffer(
-            "surface nets: indices",
-            max_quads * 6 * 4,
+            "indices",
+            most.faces * most.indices_per_face * 4,
             vk::BufferUsageFlags::INDEX_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
         let counts = buffer(
-            "surface nets: counts",
+            "counts",
             COUNT_WORDS as u64 * 4,
             vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         )?;
 
-        let pipelines = SurfaceNetsPipelines::new(device, "surface nets")?;
+        let pipelines = MeshPipelines::new(device, mesher, name)?;
+        // Binding 3: the marching cubes' case table where the surface nets keep their vertex
+        // offsets (the third scratch buffer, made above for surface nets alone).
+        let third = match &pipelines.case_table {
+            Some(table) => table,
+            None => &scratch[2],
+        };
         let set = pipelines.set_layout.allocate(
-            "surface nets: buffers",
+            &format!("{name}: buffers"),
             &[
                 &samples,
-                &flags,
-                &prefix,
-                &vertex_offsets,
+                &scratch[0],
+                &scratch[1],
+                third,
                 &vertices,
                 &indices,
                 &counts,
@@ -309,7 +405,7 @@ impl GpuSurfaceNets {
             pipelines,
             set,
             samples,
-            _scratch: [flags, prefix, vertex_offsets],
+            _scratch: scratch,
             vertices,
             indices,
             counts,
@@ -318,9 +414,20 @@ impl GpuSurfaceNets {
         })
     }
 
-    /// Checks `grid` and `region` as the CPU mesher does (dimensions, finite samples, a region
-    /// inside the grid) and stages the samples for the next [`GpuSurfaceNets::record`]. Waits
-    /// first for the mesher's previous submission, which may still read the buffers.
+    /// Which mesher this is.
+    pub fn mesher(&self) -> Mesher {
+        self.pipelines.mesher
+    }
+
+    /// The mesher's name, which begins its objects' names and messages.
+    fn name(&self) -> &'static str {
+        pass_name(self.pipelines.mesher)
+    }
+
+    /// Checks `grid` and `region` as the CPU mesher does (dimensions, a region inside the grid,
+    /// finite samples; the same errors) and stages the samples for the next
+    /// [`GpuMesher::record`]. Waits first for the mesher's previous submission, which may still
+    /// read the buffers.
     pub fn upload(
         &mut self,
         uploader: &mut Uploader,
@@ -331,7 +438,7 @@ impl GpuSurfaceNets {
         self.push = None;
         let push = check_grid(grid, region)?;
         self.device.wait_for(self.last_use)?;
-        let mut batch = uploader.begin("surface nets: samples");
+        let mut batch = uploader.begin(&format!("{}: samples", self.name()));
         batch.buffer(&self.samples, 0, bytemuck::cast_slice(grid.samples()))?;
         self.last_use = batch.submit()?;
         self.push = Some(push);
@@ -339,19 +446,22 @@ impl GpuSurfaceNets {
     }
 
     /// Records the four passes over the uploaded grid into the frame being recorded, inside one
-    /// labelled, timed pass ([`PASS_NAME`]) holding a labelled, timed pass each. Afterwards the
-    /// vertex, index and counts buffers are written (compute-shader writes; the user adds the
-    /// barrier for its reads).
+    /// labelled, timed pass (the mesher's [`PASS_NAME`] or [`marching_cubes::PASS_NAME`])
+    /// holding a labelled, timed pass each. Afterwards the vertex, index and counts buffers are
+    /// written (compute-shader writes; the user adds the barrier for its reads).
     ///
     /// The caller keeps the mesher's buffers alone until the frame finishes: no upload into
-    /// this mesher before then (meshing through [`GpuSurfaceNets::mesh`] takes care of it).
+    /// this mesher before then (meshing through [`GpuMesher::mesh`] takes care of it).
     pub fn record(&self, frames: &mut FrameRing) -> Result<(), GpuMeshError> {
         let push = self.push.ok_or_else(|| {
-            GpuError::Invalid("surface nets: recording without an uploaded grid".into())
+            GpuError::Invalid(format!(
+                "{}: recording without an uploaded grid",
+                self.name()
+            ))
         })?;
         let device = &self.device;
         let command_buffer = frames.command_buffer();
-        frames.begin_pass_coloured(PASS_NAME, label_colour::COMPUTE);
+        frames.begin_pass_coloured(self.name(), label_colour::COMPUTE);
         // The upload's copy (an earlier submission on the same queue) before the first reads;
         // the previous mesh's reads of flags and outputs before this one's writes.
         memory_barrier(
@@ -360,8 +470,12 @@ impl GpuSurfaceNets {
             &[BufferAccess::TransferWrite, BufferAccess::ComputeWrite],
             &[BufferAccess::ComputeRead, BufferAccess::ComputeWrite],
         );
-        self.pipelines
-            .record(device, frames, &[(self.set, push)], 0..PASSES.len());
+        self.pipelines.record(
+            device,
+            frames,
+            &[(self.set, push)],
+            0..self.pipelines.passes.len(),
+        );
         frames.end_pass();
         Ok(())
     }
@@ -386,7 +500,7 @@ impl GpuSurfaceNets {
     }
 
     /// The counts buffer: an indexed indirect draw at [`COUNTS_DRAW_OFFSET`], then the vertex
-    /// count.
+    /// count and the quad or triangle count.
     pub fn counts_buffer(&self) -> &Buffer {
         &self.counts
     }
@@ -405,25 +519,30 @@ impl GpuSurfaceNets {
     /// grid's sample (0, 0, 0) like the CPU mesher's. For tests and tools: the draw path never
     /// reads meshes back.
     pub fn read_back(&self) -> Result<SurfaceMesh, GpuMeshError> {
+        let name = self.name();
         if self.push.is_none() {
-            return Err(
-                GpuError::Invalid("surface nets: nothing meshed to read back".into()).into(),
-            );
+            return Err(GpuError::Invalid(format!("{name}: nothing meshed to read back")).into());
         }
         let words = read_back_words(
             &self.device,
-            "surface nets: readback",
+            &format!("{name}: readback"),
             &[&self.counts, &self.vertices, &self.indices],
             |_| {},
         )?;
         let [counts, vertices, indices] = <[Vec<u32>; 3]>::try_from(words)
-            .map_err(|_| GpuError::Invalid("surface nets: readback of 3 buffers".into()))?;
+            .map_err(|_| GpuError::Invalid(format!("{name}: readback of 3 buffers")))?;
         let vertex_count = counts[COUNT_VERTICES] as usize;
         let index_count = counts[COUNT_INDICES] as usize;
-        if vertex_count * VERTEX_FLOATS > vertices.len() || index_count > indices.len() {
+        let face_count = counts[COUNT_FACES] as usize;
+        let bounds = output_bounds(self.mesher(), 0, 0);
+        if vertex_count * VERTEX_FLOATS > vertices.len()
+            || index_count > indices.len()
+            || index_count as u64 != bounds.indices_per_face * face_count as u64
+        {
             return Err(GpuError::Invalid(format!(
-                "surface nets: counts {vertex_count} vertices, {index_count} indices overrun the \
-                 buffers"
+                "{name}: counts {vertex_count} vertices, {index_count} indices, {face_count} \
+                 {} disagree or overrun the buffers",
+                bounds.faces_name
             ))
             .into());
         }

@@ -51,6 +51,14 @@ impl Mesher {
             })
     }
 
+    /// Its place in [`Mesher::ALL`]: for what is kept per mesher in an array.
+    pub fn index(self) -> usize {
+        match self {
+            Mesher::SurfaceNets => 0,
+            Mesher::MarchingCubes => 1,
+        }
+    }
+
     /// The other one (what the M key switches to).
     pub fn other(self) -> Mesher {
         match self {
@@ -70,6 +78,7 @@ mod tests {
             assert_eq!(Mesher::from_name(mesher.name()), Ok(mesher));
             assert_eq!(mesher.other().other(), mesher);
             assert_ne!(mesher.other(), mesher);
+            assert_eq!(Mesher::ALL[mesher.index()], mesher);
         }
         let error = Mesher::from_name(&"x".repeat(10_000)).unwrap_err();
         assert!(

@@ -34,8 +34,7 @@ pub mod vertex_light;
 #[cfg(test)]
 mod tests;
 
-pub use gpu::{GpuMeshError, GpuSurfaceNets};
-pub use gpu_marching_cubes::GpuMarchingCubes;
+pub use gpu::{GpuMeshError, GpuMesher};
 pub use marching_cubes::MarchingCubes;
 pub use mesher::Mesher;
 pub use surface_nets::SurfaceNets;

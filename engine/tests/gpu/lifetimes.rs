@@ -8,7 +8,7 @@
 use blockfall_engine::gpu::{
     vk, Buffer, BufferDesc, Device, FrameRing, MemoryLocation, OneTimeCommands,
 };
-use blockfall_engine::meshing::{DensityGrid, GpuSurfaceNets, GridRegion};
+use blockfall_engine::meshing::{DensityGrid, GpuMesher, GridRegion, Mesher};
 
 use crate::common::{self, assert_no_validation_errors};
 use crate::meshes::sphere_grid;
@@ -171,7 +171,7 @@ fn a_mesher_dropped_right_after_its_dispatches_leaves_the_gpu_to_finish() {
     let mut frames = FrameRing::new(&device).unwrap();
     let dims = [34; 3];
     let samples = sphere_grid(dims, [17.0; 3], 12.0);
-    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::SurfaceNets).unwrap();
     mesher
         .mesh(
             &mut gpu,

@@ -10,7 +10,7 @@ use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_engine::meshing::gpu_marching_cubes::PASS_NAME;
 use blockfall_engine::meshing::marching_cubes::face_is_ambiguous;
 use blockfall_engine::meshing::{
-    DensityGrid, GpuMarchingCubes, GpuMeshError, GridRegion, MarchingCubes, MeshError, SurfaceMesh,
+    DensityGrid, GpuMeshError, GpuMesher, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh,
 };
 
 use crate::common::{self, assert_no_validation_errors};
@@ -94,7 +94,7 @@ fn cpu_mesh(samples: &[f32], dims: [usize; 3], region: GridRegion) -> SurfaceMes
 /// Meshes on the GPU, checks that every pass was labelled and timed, and reads back.
 fn gpu_mesh(
     gpu: &mut Gpu,
-    mesher: &mut GpuMarchingCubes,
+    mesher: &mut GpuMesher,
     frames: &mut FrameRing,
     samples: &[f32],
     dims: [usize; 3],
@@ -146,7 +146,7 @@ fn assert_bitwise_equal(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) {
 /// mesh.
 fn compare(
     gpu: &mut Gpu,
-    mesher: &mut GpuMarchingCubes,
+    mesher: &mut GpuMesher,
     frames: &mut FrameRing,
     samples: &[f32],
     dims: [usize; 3],
@@ -166,7 +166,7 @@ fn compare_all(
     cases: &[(&str, &[f32], GridRegion)],
 ) -> Vec<usize> {
     let device = gpu.device.clone();
-    let mut mesher = GpuMarchingCubes::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::MarchingCubes).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let triangles = cases
         .iter()
@@ -288,7 +288,7 @@ fn overflowing_gradients_take_the_edge_normal_on_the_gpu_as_on_the_cpu() {
         }
     });
     let device = gpu.device.clone();
-    let mut mesher = GpuMarchingCubes::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::MarchingCubes).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let region = GridRegion::whole(dims);
     let cpu = compare(
@@ -352,7 +352,7 @@ fn grids_smaller_than_a_chunk_and_sub_regions_mesh_to_the_bit_as_on_the_cpu() {
     let device = gpu.device.clone();
     // One mesher for all: a smaller grid after a larger one must not see the larger one's
     // flags or outputs.
-    let mut mesher = GpuMarchingCubes::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::MarchingCubes).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let mut meshed = 0;
     for (dims, seed) in [
@@ -437,7 +437,7 @@ fn uniform_grids_give_empty_meshes_and_bad_grids_are_the_cpus_errors() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuMarchingCubes::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::MarchingCubes).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
 
     // Nothing meshed yet: nothing to record or read.

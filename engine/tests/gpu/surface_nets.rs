@@ -5,7 +5,9 @@
 //! cannot take are errors, not panics, and leave nothing to read back.
 
 use blockfall_engine::gpu::FrameRing;
-use blockfall_engine::meshing::{DensityGrid, GpuMeshError, GpuSurfaceNets, GridRegion, MeshError};
+use blockfall_engine::meshing::{
+    DensityGrid, GpuMeshError, GpuMesher, GridRegion, MeshError, Mesher,
+};
 
 use crate::common::{self, assert_no_validation_errors};
 use crate::grids::{terrain_chunks_at, PADDED_SIZE};
@@ -54,7 +56,7 @@ fn grids_smaller_than_a_chunk_and_whole_regions_mesh_as_on_the_cpu() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::SurfaceNets).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     for (dims, centre, radius) in [
         ([10, 12, 7], [4.3, 5.6, 3.2], 3.7),
@@ -84,7 +86,7 @@ fn uniform_grids_give_empty_meshes_and_bad_grids_are_errors() {
     };
     let before = gpu.validation_errors();
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::SurfaceNets).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
 
     // Nothing meshed yet: nothing to record or read.

@@ -11,7 +11,7 @@ use blockfall_engine::meshing::terrain_meshes::{
     DrawIndexedIndirect, ResidentChunk, TerrainReadback,
 };
 use blockfall_engine::meshing::{
-    DensityGrid, GpuSurfaceNets, GridRegion, SurfaceMesh, SurfaceNets,
+    DensityGrid, GpuMesher, GridRegion, Mesher, SurfaceMesh, SurfaceNets,
 };
 
 use crate::meshes::{compare, Comparison};
@@ -49,7 +49,7 @@ pub fn assert_timed_passes(
 /// of its four passes (ms; empty when the device has no timestamps).
 pub fn gpu_mesh(
     gpu: &mut Gpu,
-    mesher: &mut GpuSurfaceNets,
+    mesher: &mut GpuMesher,
     frames: &mut FrameRing,
     samples: &[f32],
     dims: [usize; 3],
@@ -69,7 +69,7 @@ pub fn gpu_mesh(
 }
 
 /// Meshes each padded grid (named, of `dims` samples) on the GPU through one
-/// [`GpuSurfaceNets`], one after another, and on the CPU; compares each pair ([`compare`]:
+/// [`GpuMesher`] for surface nets, one after another, and on the CPU; compares each pair ([`compare`]:
 /// panics on a difference). Prints the totals, and the GPU time of the whole mesh and of each
 /// pass (mean and max over the grids) beside the CPU mesher's. Returns the totals.
 pub fn compare_padded_grids(
@@ -78,7 +78,7 @@ pub fn compare_padded_grids(
     grids: &[(String, Vec<f32>)],
 ) -> Comparison {
     let device = gpu.device.clone();
-    let mut mesher = GpuSurfaceNets::new(&device).unwrap();
+    let mut mesher = GpuMesher::new(&device, Mesher::SurfaceNets).unwrap();
     let mut frames = FrameRing::new(&device).unwrap();
     let region = GridRegion::owned_edges_of_padded_grid(dims);
     let mut totals = Comparison {

@@ -5,44 +5,38 @@
 
 use std::time::Instant;
 
-use blockfall_engine::gpu::{FrameRing, Gpu};
+use blockfall_engine::gpu::FrameRing;
 use blockfall_engine::meshing::{
-    is_uniform, DensityGrid, GpuMarchingCubes, GpuMeshError, GpuSurfaceNets, GridRegion,
-    MarchingCubes, MeshError, Mesher, SurfaceMesh, SurfaceNets,
+    is_uniform, DensityGrid, GpuMesher, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh,
+    SurfaceNets,
 };
 use blockfall_game::terrain::{chunks, ChunkKind};
 
 use crate::bench::shared::{bench_gpu, padded_grid, world_chunks, PADDED};
 
-/// One of the GPU meshers, and its CPU reference.
-enum Meshers {
-    Nets(GpuSurfaceNets, SurfaceNets),
-    Cubes(GpuMarchingCubes, MarchingCubes),
+/// The CPU reference of the GPU mesher.
+enum CpuMesher {
+    Nets(SurfaceNets),
+    Cubes(MarchingCubes),
 }
 
-impl Meshers {
-    fn gpu(
-        &mut self,
-        gpu: &mut Gpu,
-        frames: &mut FrameRing,
-        grid: DensityGrid<'_>,
-        region: GridRegion,
-    ) -> Result<(), GpuMeshError> {
-        match self {
-            Meshers::Nets(mesher, _) => mesher.mesh(gpu, frames, grid, region),
-            Meshers::Cubes(mesher, _) => mesher.mesh(gpu, frames, grid, region),
+impl CpuMesher {
+    fn new(mesher: Mesher) -> Self {
+        match mesher {
+            Mesher::SurfaceNets => CpuMesher::Nets(SurfaceNets::new()),
+            Mesher::MarchingCubes => CpuMesher::Cubes(MarchingCubes::new()),
         }
     }
 
-    fn cpu(
+    fn mesh(
         &mut self,
         grid: DensityGrid<'_>,
         region: GridRegion,
         mesh: &mut SurfaceMesh,
     ) -> Result<(), MeshError> {
         match self {
-            Meshers::Nets(_, mesher) => mesher.mesh(grid, region, mesh),
-            Meshers::Cubes(_, mesher) => mesher.mesh(grid, region, mesh),
+            CpuMesher::Nets(mesher) => mesher.mesh(grid, region, mesh),
+            CpuMesher::Cubes(mesher) => mesher.mesh(grid, region, mesh),
         }
     }
 }
@@ -69,15 +63,11 @@ pub fn run(chunk_count: u32, preferred: Option<usize>, mesher: Mesher) -> anyhow
     );
     let device = gpu.device.clone();
     let kind = mesher;
-    let mut mesher = match kind {
-        Mesher::SurfaceNets => Meshers::Nets(GpuSurfaceNets::new(&device)?, SurfaceNets::new()),
-        Mesher::MarchingCubes => {
-            Meshers::Cubes(GpuMarchingCubes::new(&device)?, MarchingCubes::new())
-        }
-    };
+    let mut gpu_mesher = GpuMesher::new(&device, kind)?;
+    let mut cpu_mesher = CpuMesher::new(kind);
     let mut frames = FrameRing::new(&device)?;
     // Warm-up: pipelines' first use.
-    mesher.gpu(
+    gpu_mesher.mesh(
         &mut gpu,
         &mut frames,
         DensityGrid::new(&grids[0], dims)?,
@@ -87,7 +77,7 @@ pub fn run(chunk_count: u32, preferred: Option<usize>, mesher: Mesher) -> anyhow
     let mut passes: Vec<(String, f64)> = Vec::new();
     let mut total = 0.0;
     for samples in &grids {
-        mesher.gpu(
+        gpu_mesher.mesh(
             &mut gpu,
             &mut frames,
             DensityGrid::new(samples, dims)?,
@@ -110,7 +100,7 @@ pub fn run(chunk_count: u32, preferred: Option<usize>, mesher: Mesher) -> anyhow
     let started = Instant::now();
     for samples in &grids {
         mesh.clear();
-        mesher.cpu(DensityGrid::new(samples, dims)?, region, &mut mesh)?;
+        cpu_mesher.mesh(DensityGrid::new(samples, dims)?, region, &mut mesh)?;
     }
     let cpu_ms = started.elapsed().as_secs_f64() * 1000.0 / count;
     println!(

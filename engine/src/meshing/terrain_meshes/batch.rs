@@ -12,9 +12,7 @@ use super::{
 };
 use crate::gpu::debug::label_colour;
 use crate::gpu::{memory_barrier, vk, BufferAccess, FrameRing, GpuError};
-use crate::meshing::gpu::{check_grid, SurfaceNetsPush, COUNT_VERTICES};
-use crate::meshing::marching_cubes::case_table;
-use crate::meshing::Mesher;
+use crate::meshing::gpu::{check_grid, output_bounds, SurfaceNetsPush, COUNT_VERTICES};
 
 impl TerrainMeshes {
     /// Sizes one batch (at most K chunks, checked, their `pushes` in the same order), places
@@ -176,22 +174,17 @@ impl TerrainMeshes {
         vertex_count: u32,
         quad_count: u32,
     ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
-        // Surface nets: a vertex per cell at most, a quad (6 indices) per edge. Marching
-        // cubes: a vertex per edge at most, the table's most triangles (3 indices) per cell.
-        let (most_vertices, most_faces, indices_per_face, faces) = match self.mesher {
-            Mesher::SurfaceNets => (push.cells(), 3 * push.samples(), 6, "quads"),
-            Mesher::MarchingCubes => (
-                3 * push.samples(),
-                push.cells() * case_table().most_triangles() as u32,
-                3,
-                "triangles",
-            ),
-        };
-        if vertex_count > most_vertices || quad_count > most_faces {
+        // The most the mesher makes from this grid: counts past it are the GPU's fault.
+        let most = output_bounds(
+            self.mesher,
+            u64::from(push.samples()),
+            u64::from(push.cells()),
+        );
+        if u64::from(vertex_count) > most.vertices || u64::from(quad_count) > most.faces {
             return Err(GpuError::Invalid(format!(
                 "terrain meshes: chunk {key:?}: the GPU counted {vertex_count} vertices and \
-                 {quad_count} {faces} for a grid of {:?} samples",
-                push.dims
+                 {quad_count} {} for a grid of {:?} samples",
+                most.faces_name, push.dims
             ))
             .into());
         }
@@ -203,7 +196,7 @@ impl TerrainMeshes {
             key,
             dims,
             u64::from(vertex_count),
-            indices_per_face * u64::from(quad_count),
+            most.indices_per_face * u64::from(quad_count),
         )
         .map(Some)
     }
@@ -286,28 +279,20 @@ impl TerrainMeshes {
     }
 
     /// Records the mesher's passes `passes` (count, scan, then the two that write: indices
-    /// into [`crate::meshing::gpu::PASSES`] or the marching cubes' own) over every `(batch
-    /// slot, push)` of `meshes`, each slot with its own descriptor set for that mesher.
+    /// into the mesher's [`crate::meshing::gpu::passes`]) over every `(batch slot, push)` of
+    /// `meshes`, each slot with its own descriptor set for that mesher.
     pub(super) fn record_passes(
         &self,
         frames: &mut FrameRing,
         meshes: &[(usize, SurfaceNetsPush)],
         passes: std::ops::Range<usize>,
     ) {
-        let cubes = self.mesher == Mesher::MarchingCubes;
+        let index = self.mesher.index();
         let sets: Vec<(vk::DescriptorSet, SurfaceNetsPush)> = meshes
             .iter()
-            .map(|&(slot, push)| {
-                let slot = &self.slots[slot];
-                (if cubes { slot.cube_set } else { slot.set }, push)
-            })
+            .map(|&(slot, push)| (self.slots[slot].sets[index], push))
             .collect();
-        if cubes {
-            self.cube_pipelines
-                .record(&self.device, frames, &sets, passes);
-        } else {
-            self.pipelines.record(&self.device, frames, &sets, passes);
-        }
+        self.pipelines[index].record(&self.device, frames, &sets, passes);
     }
 }
 

@@ -103,8 +103,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::gpu::{GpuMeshError, SurfaceNetsPipelines, VERTEX_FLOATS};
-use super::gpu_marching_cubes::MarchingCubesPipelines;
+use super::gpu::{GpuMeshError, MeshPipelines, VERTEX_FLOATS};
 use super::Mesher;
 use super::{DensityGrid, GridRegion};
 use crate::gpu::arena::{Arena, ArenaError, ArenaRange};
@@ -303,10 +302,9 @@ pub struct TerrainReadback {
 /// One batch slot: the device buffers one chunk of a batch is sized and meshed with, and each
 /// mesher's descriptor set over them and the arenas.
 struct BatchSlot {
-    /// samples, flags, prefix sums, vertex offsets, the arenas, counts, draw slots.
-    set: vk::DescriptorSet,
-    /// The same with the marching cubes' case table in place of the vertex offsets.
-    cube_set: vk::DescriptorSet,
+    /// Per mesher ([`Mesher::index`]): samples, flags, prefix sums, the surface nets' vertex
+    /// offsets or the marching cubes' case table, the arenas, counts, draw slots.
+    sets: [vk::DescriptorSet; 2],
     samples: Buffer,
     /// The light grid of the chunk being meshed (or, in slot 0, relit).
     light_samples: Buffer,
@@ -327,10 +325,9 @@ struct Resident {
 /// fill them.
 pub struct TerrainMeshes {
     device: Arc<Device>,
-    /// The passes and their layout (their own set layout's pool stays unused).
-    pipelines: SurfaceNetsPipelines,
-    /// The marching cubes' passes, layout and case table.
-    cube_pipelines: MarchingCubesPipelines,
+    /// Each mesher's passes and their layout (their own set layout's pool stays unused), and
+    /// the marching cubes' case table, by [`Mesher::index`].
+    pipelines: [MeshPipelines; 2],
     /// Which passes mesh the next batches ([`TerrainMeshes::set_mesher`]).
     mesher: Mesher,
     /// Identical to the pipelines' set layout, with a pool of a set per batch slot.

@@ -15,8 +15,7 @@ use crate::gpu::{
     memory_barrier, vk, Buffer, BufferAccess, BufferDesc, Device, GpuError, MemoryLocation,
     OneTimeCommands,
 };
-use crate::meshing::gpu::{SurfaceNetsPipelines, COUNT_WORDS, MAX_SAMPLES_PER_AXIS};
-use crate::meshing::gpu_marching_cubes::MarchingCubesPipelines;
+use crate::meshing::gpu::{MeshPipelines, COUNT_WORDS, MAX_SAMPLES_PER_AXIS};
 use crate::meshing::Mesher;
 
 /// Where the light half of a batch slot's part of the staging buffer starts (bytes from the
@@ -118,8 +117,15 @@ impl TerrainMeshes {
             gpu_only,
         )?;
 
-        let pipelines = SurfaceNetsPipelines::new(device, "terrain meshes")?;
-        let cube_pipelines = MarchingCubesPipelines::new(device, "terrain meshes: marching cubes")?;
+        // By `Mesher::index`.
+        let pipelines = [
+            MeshPipelines::new(device, Mesher::SurfaceNets, "terrain meshes")?,
+            MeshPipelines::new(
+                device,
+                Mesher::MarchingCubes,
+                "terrain meshes: marching cubes",
+            )?,
+        ];
         // The same bindings as both meshers' set layouts, so its sets bind with their layouts:
         // two sets per batch slot, one for each mesher.
         let slot_set_layout = BufferSetLayout::new(
@@ -167,36 +173,39 @@ impl TerrainMeshes {
                 storage | vk::BufferUsageFlags::TRANSFER_SRC,
                 gpu_only,
             )?;
-            let set = slot_set_layout.allocate(
-                &format!("terrain meshes: buffers {slot}"),
-                &[
-                    &samples,
-                    &flags,
-                    &prefix,
-                    &vertex_offsets,
-                    &vertex_buffer,
-                    &index_buffer,
-                    &counts,
-                    &draw_buffer,
-                ],
-            )?;
-            // Marching cubes read the case table where the surface nets keep vertex offsets.
-            let cube_set = slot_set_layout.allocate(
-                &format!("terrain meshes: marching-cubes buffers {slot}"),
-                &[
-                    &samples,
-                    &flags,
-                    &prefix,
-                    &cube_pipelines.case_table,
-                    &vertex_buffer,
-                    &index_buffer,
-                    &counts,
-                    &draw_buffer,
-                ],
-            )?;
+            // Binding 3: the mesher's case table (marching cubes), else the slot's vertex
+            // offsets (surface nets).
+            let set = |mesher: Mesher, name: &str| {
+                let third = pipelines[mesher.index()]
+                    .case_table
+                    .as_ref()
+                    .unwrap_or(&vertex_offsets);
+                slot_set_layout.allocate(
+                    name,
+                    &[
+                        &samples,
+                        &flags,
+                        &prefix,
+                        third,
+                        &vertex_buffer,
+                        &index_buffer,
+                        &counts,
+                        &draw_buffer,
+                    ],
+                )
+            };
+            let sets = [
+                set(
+                    Mesher::SurfaceNets,
+                    &format!("terrain meshes: buffers {slot}"),
+                )?,
+                set(
+                    Mesher::MarchingCubes,
+                    &format!("terrain meshes: marching-cubes buffers {slot}"),
+                )?,
+            ];
             slots.push(BatchSlot {
-                set,
-                cube_set,
+                sets,
                 samples,
                 light_samples,
                 _scratch: [flags, prefix, vertex_offsets],
@@ -229,7 +238,6 @@ impl TerrainMeshes {
         Ok(Self {
             device: device.clone(),
             pipelines,
-            cube_pipelines,
             mesher: Mesher::default(),
             _slot_set_layout: slot_set_layout,
             light_pass,
