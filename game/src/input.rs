@@ -700,7 +700,8 @@ mod tests {
         assert_eq!(input.controls, Controls::default());
     }
 
-    /// The table before bindings existed, written out: the default bindings must be it exactly.
+    /// The table before bindings existed, written out, with the keys added since (save, load,
+    /// the mesher): the default bindings must be it exactly.
     const TODAY: &[(Button, Action)] = &[
         (Button::KeyW, Action::Forward),
         (Button::ArrowUp, Action::Forward),
@@ -727,6 +728,7 @@ mod tests {
         (Button::Period, Action::Larger),
         (Button::KeyC, Action::Chisel),
         (Button::KeyL, Action::Wireframe),
+        (Button::KeyM, Action::Mesher),
         (Button::F2, Action::Screenshot),
         (Button::F3, Action::Detail),
         (Button::F11, Action::Fullscreen),
@@ -738,7 +740,7 @@ mod tests {
     ];
 
     #[test]
-    fn the_default_bindings_are_the_table_of_before_plus_save_and_load() {
+    fn the_default_bindings_are_the_table_of_before_plus_save_load_and_mesher() {
         let bindings = Bindings::default();
         for &button in Button::ALL {
             let expected = TODAY
@@ -754,6 +756,10 @@ mod tests {
         let mut input = Input::default();
         assert_eq!(input.button(Button::F5, true, false), Some(Command::Save));
         assert_eq!(input.button(Button::F9, true, false), Some(Command::Load));
+        assert_eq!(
+            input.button(Button::KeyM, true, false),
+            Some(Command::SwitchMesher)
+        );
         assert_eq!(input.button(Button::KeyZ, true, false), None);
         assert_eq!(input.button(Button::MouseMiddle, true, false), None);
         assert_eq!(
