@@ -570,16 +570,7 @@ pub(crate) fn check_grid(
             max: MAX_SAMPLES_PER_AXIS,
         });
     }
-    for axis in 0..3 {
-        if region.min[axis] > region.max[axis] || region.max[axis] > dims[axis] {
-            return Err(MeshError::RegionOutsideGrid {
-                min: region.min,
-                max: region.max,
-                dims,
-            }
-            .into());
-        }
-    }
+    region.check(dims)?;
     if let Some(index) = grid.samples().iter().position(|s| !s.is_finite()) {
         return Err(MeshError::NotFinite {
             index,

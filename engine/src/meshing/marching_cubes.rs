@@ -262,15 +262,7 @@ impl MarchingCubes {
         mesh.clear();
         self.vertex_edges.clear();
         let dims = grid.dims();
-        for axis in 0..3 {
-            if region.min[axis] > region.max[axis] || region.max[axis] > dims[axis] {
-                return Err(MeshError::RegionOutsideGrid {
-                    min: region.min,
-                    max: region.max,
-                    dims,
-                });
-            }
-        }
+        region.check(dims)?;
         let samples = grid.samples();
         if let Some(index) = samples.iter().position(|sample| !sample.is_finite()) {
             return Err(MeshError::NotFinite {

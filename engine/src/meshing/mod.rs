@@ -145,6 +145,21 @@ impl GridRegion {
         }
     }
 
+    /// Whether the region lies within a grid of `dims` samples, not inverted: what every mesher,
+    /// CPU and GPU, checks first.
+    pub fn check(&self, dims: [usize; 3]) -> Result<(), MeshError> {
+        let outside =
+            (0..3).any(|axis| self.min[axis] > self.max[axis] || self.max[axis] > dims[axis]);
+        if outside {
+            return Err(MeshError::RegionOutsideGrid {
+                min: self.min,
+                max: self.max,
+                dims,
+            });
+        }
+        Ok(())
+    }
+
     /// The edges starting in the unpadded part of a grid padded by one sample on every side:
     /// `[1, n - 1)` per axis. Grids that overlap by their padding (a padded grid of `n` samples
     /// per axis every `n - 2` samples) own disjoint edge sets that together cover space.

@@ -83,15 +83,7 @@ impl SurfaceNets {
     ) -> Result<(), MeshError> {
         mesh.clear();
         let dims = grid.dims();
-        for axis in 0..3 {
-            if region.min[axis] > region.max[axis] || region.max[axis] > dims[axis] {
-                return Err(MeshError::RegionOutsideGrid {
-                    min: region.min,
-                    max: region.max,
-                    dims,
-                });
-            }
-        }
+        region.check(dims)?;
         let layout = Layout {
             dims,
             words_per_row: dims[0].div_ceil(64),
