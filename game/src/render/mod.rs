@@ -7,6 +7,7 @@ pub mod chunk_meshes;
 pub mod frustum;
 pub mod hud;
 pub mod pass;
+pub mod shadows;
 pub mod structures;
 pub mod target;
 pub mod terrain;

@@ -28,6 +28,7 @@ use super::chunk_meshes::terrain_meshes;
 use super::structures::blocks::BlocksRenderer;
 use super::structures::markers::{MarkerView, MarkersRenderer};
 use super::structures::pieces::PiecesRenderer;
+use super::shadows::Shadows;
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
@@ -67,6 +68,10 @@ pub struct WorldRenderer {
     /// the world, so it is kept here and outlives a world loaded in place of the last (F9, a
     /// scene's `load`).
     pub fov_degrees: f32,
+    /// The sun's shadows and the blocks' occlusion: the player's setting (`shadows` in
+    /// settings.ron), [`Shadows::High`] by default; kept, like the field of view, across worlds
+    /// loaded in place of the last.
+    pub shadows: Shadows,
 }
 
 impl WorldRenderer {
@@ -93,6 +98,7 @@ impl WorldRenderer {
             relit_regions: Vec::new(),
             show_tool: false,
             fov_degrees: FIELD_OF_VIEW_DEGREES,
+            shadows: Shadows::default(),
         })
     }
 
