@@ -1,31 +1,6 @@
 #version 460
-// The blocks' material, for blocks and pieces alike: the materials' texture array of the
-// bindless table, sampled at the mesher's grid-projected coordinates (one repeat per meter) in
-// the block's layer; lit by the sun and the sky and fogged like the terrain (lighting.glsl).
+// The blocks' and pieces' material (blocks_material.glsl), without shadows or occlusion (the `shadows: Off` setting).
 
 #extension GL_EXT_nonuniform_qualifier : require
 
-#include "blocks.glsl"
-#include "lighting.glsl"
-
-layout(set = 0, binding = 0) uniform sampler material_sampler;
-layout(set = 0, binding = 1) uniform texture2DArray textures[];
-
-layout(location = 0) in vec3 world_position;
-layout(location = 1) in vec3 world_normal;
-layout(location = 2) in vec2 texture_coordinate;
-layout(location = 3) flat in uint material_layer;
-layout(location = 4) in float sky_light;
-
-layout(location = 0) out vec4 colour;
-
-void main() {
-    // The array's slot is the same for the whole draw (uniform).
-    vec3 albedo = texture(
-        sampler2DArray(textures[push.material.x], material_sampler),
-        vec3(texture_coordinate, float(material_layer))
-    ).rgb;
-    vec3 n = normalize(world_normal);
-    vec3 lit = albedo * sun_and_sky(n, sky_light);
-    colour = vec4(fogged(lit, world_position, push.camera, push.sky.rgb), 1.0);
-}
+#include "blocks_material.glsl"

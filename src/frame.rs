@@ -124,7 +124,7 @@ impl FrameRun<'_> {
         self.run.shown.record(self.run.frames, target, time)?;
         if let Some(overlay) = self.overlay.as_deref_mut() {
             let hud = hud_text(self.run.play, self.run.shown, self.run.frames, *self.times);
-            overlay.record(self.run.frames, target, end.hud_input(&target), &hud)?;
+            overlay.record(self.run.frames, target, end.hud_input(&target), hud)?;
         }
         let recorded = Instant::now();
         if let Err(error) = Fault::check(self.fault, *self.submitted) {

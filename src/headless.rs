@@ -256,7 +256,11 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     let mut renderer =
         HeadlessRenderer::for_run(&mut gpu, options).context("setting up the headless renderer")?;
     if options.hud {
-        renderer.overlay = Some(Overlay::new(&gpu.device, OFFSCREEN_FORMAT)?);
+        renderer.overlay = Some(Overlay::new(
+            &gpu.device,
+            OFFSCREEN_FORMAT,
+            options.crosshair,
+        )?);
     }
     renderer.fault = Fault::from_env().map_err(anyhow::Error::msg)?;
     let started = Instant::now();

@@ -9,6 +9,7 @@ use blockfall::options::{settings_path, Overrides, RunOptions, RunReport, SceneC
 use blockfall::refusal::{self, Refusal, Role, RunFiles};
 use blockfall::screenshot::check_writable;
 use blockfall::window::{run_windowed, NoDisplay};
+use blockfall_game::render::shadows::Shadows;
 use clap::Parser;
 
 /// Smooth voxel terrain with buildings of blocks that stand, break and fall.
@@ -61,6 +62,10 @@ struct Cli {
     /// Leave the HUD out of the picture.
     #[arg(long)]
     no_hud: bool,
+    /// The sun's shadows and the blocks' ambient occlusion: off, low or high [default: the
+    /// settings', high]. A script draws the default unless this is given.
+    #[arg(long, value_name = "QUALITY", ignore_case = true, value_parser = shadows_parser())]
+    shadows: Option<Shadows>,
     /// Read the player's settings from this file (written with the defaults when missing)
     /// instead of settings.ron in the config folder. Headless and scripted runs read settings
     /// only when this is given. The flags above still win over it.
@@ -77,6 +82,21 @@ struct Cli {
     /// `worlds/world.blockfall` in the platform's data folder.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["script", "test_scene"])]
     world: Option<PathBuf>,
+}
+
+/// `--shadows`'s values: [`Shadows::ALL`]'s names in lower case.
+const SHADOWS_NAMES: [&str; 3] = ["off", "low", "high"];
+
+/// `--shadows`: the qualities by their names in lower case (`off`, `low`, `high`); another
+/// value is refused with the list.
+fn shadows_parser() -> impl clap::builder::TypedValueParser<Value = Shadows> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(SHADOWS_NAMES).map(|name| {
+        Shadows::ALL
+            .into_iter()
+            .find(|quality| quality.name().eq_ignore_ascii_case(&name))
+            .expect("one of the possible values")
+    })
 }
 
 fn main() -> ExitCode {
@@ -137,6 +157,7 @@ fn main() -> ExitCode {
         view_radius: cli.view_radius,
         no_vsync: cli.no_vsync,
         no_hud: cli.no_hud,
+        shadows: cli.shadows,
     });
 
     let result = if cli.headless {
@@ -250,4 +271,26 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shadows_flag_names_every_quality() {
+        for (name, quality) in SHADOWS_NAMES.iter().zip(Shadows::ALL) {
+            assert_eq!(*name, quality.name().to_lowercase());
+            for given in [name.to_string(), quality.name().to_owned()] {
+                let cli = Cli::try_parse_from(["blockfall", "--shadows", &given]).unwrap();
+                assert_eq!(cli.shadows, Some(quality), "{given}");
+            }
+        }
+        assert_eq!(Cli::try_parse_from(["blockfall"]).unwrap().shadows, None);
+        let error = Cli::try_parse_from(["blockfall", "--shadows", "ultra"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--shadows"), "{error}");
+        assert!(error.contains("[possible values: off, low, high]"), "{error}");
+    }
 }

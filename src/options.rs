@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Bindings, Look};
+use blockfall_game::render::shadows::Shadows;
 use blockfall_game::settings::{self, Settings};
 
 /// What a run shows.
@@ -47,6 +48,8 @@ pub struct RunOptions {
     pub view_radius_given: bool,
     /// The HUD over the picture (on by default; `--no-hud`).
     pub hud: bool,
+    /// A crosshair at the centre of the view while the HUD is shown (on by default).
+    pub crosshair: bool,
     /// `--script`: a checked scene to play at its fixed frame time until its duration.
     pub script: Option<blockfall_game::scene::SceneFile>,
     /// `--world PATH`: the save to open (or create), and to save to.
@@ -58,6 +61,11 @@ pub struct RunOptions {
     /// The terrain's mesher at the start (a script's world starts with the default, as its
     /// view does).
     pub mesher: Mesher,
+    /// The sun's shadows and the blocks' occlusion (a script's world draws the default unless
+    /// `--shadows` is given, as its view keeps the default).
+    pub shadows: Shadows,
+    /// Whether `--shadows` set them: a script then draws them too.
+    pub shadows_given: bool,
     /// What the player's buttons do (a script's input always uses the defaults).
     pub bindings: Bindings,
     /// How the player's mouse turns the view (a script's input always uses the default).
@@ -88,9 +96,12 @@ impl Default for RunOptions {
             script: None,
             world: None,
             hud: true,
+            crosshair: true,
             fullscreen: false,
             fov_degrees: blockfall_game::camera::FIELD_OF_VIEW_DEGREES,
             mesher: Mesher::default(),
+            shadows: Shadows::default(),
+            shadows_given: false,
             bindings: Bindings::default(),
             look: Look::default(),
             settings_file: None,
@@ -109,20 +120,25 @@ pub struct Overrides {
     pub no_vsync: bool,
     /// `--no-hud` (not given: the settings say).
     pub no_hud: bool,
+    /// `--shadows`.
+    pub shadows: Option<Shadows>,
 }
 
 impl RunOptions {
-    /// Takes what the player's settings say: the window's size, fullscreen, vsync, the HUD, the
-    /// view radius, the field of view, the terrain's mesher, the bindings and the mouse.
+    /// Takes what the player's settings say: the window's size, fullscreen, vsync, the HUD and
+    /// its crosshair, the view radius, the field of view, the terrain's mesher, the shadows, the
+    /// bindings and the mouse.
     pub fn apply_settings(&mut self, settings: &Settings) {
         self.width = settings.width;
         self.height = settings.height;
         self.fullscreen = settings.fullscreen;
         self.vsync = settings.vsync;
         self.hud = settings.hud;
+        self.crosshair = settings.crosshair;
         self.view_radius = settings.view_radius;
         self.fov_degrees = settings.fov_degrees;
         self.mesher = settings.mesher;
+        self.shadows = settings.shadows;
         self.bindings = settings.bindings;
         self.look = settings.look();
     }
@@ -144,6 +160,10 @@ impl RunOptions {
         }
         if flags.no_hud {
             self.hud = false;
+        }
+        if let Some(shadows) = flags.shadows {
+            self.shadows = shadows;
+            self.shadows_given = true;
         }
     }
 
@@ -241,10 +261,12 @@ mod tests {
             fullscreen: true,
             vsync: true,
             hud: true,
+            crosshair: false,
             view_radius: 4,
             fov_degrees: 90.0,
             mouse_sensitivity: 0.5,
             invert_mouse_y: true,
+            shadows: Shadows::Low,
             ..Settings::default()
         };
         mine.bindings.unbind(Button::KeyF);
@@ -261,6 +283,9 @@ mod tests {
         assert_eq!(options.bindings.action(Button::KeyG), Some(Action::Fly));
         assert_eq!(options.look.sensitivity, 0.5);
         assert!(options.look.invert_y);
+        assert!(!options.crosshair);
+        assert_eq!(options.shadows, Shadows::Low);
+        assert!(!options.shadows_given, "the file's, not the flag's");
         assert_eq!(options.settings_file.as_deref(), Some(path.as_path()));
 
         options.apply_overrides(&Overrides {
@@ -269,10 +294,13 @@ mod tests {
             view_radius: Some(2),
             no_vsync: true,
             no_hud: true,
+            shadows: Some(Shadows::Off),
         });
         assert_eq!((options.width, options.height), (320, 200));
         assert_eq!(options.view_radius, 2);
         assert!(!options.vsync && !options.hud);
+        assert_eq!(options.shadows, Shadows::Off);
+        assert!(options.shadows_given);
 
         // A broken file: the defaults, and the problem to report.
         std::fs::write(&path, "(\n    width: 90000,\n)\n").unwrap();

@@ -1,15 +1,17 @@
 //! The HUD of a run: what it says (the player's mode and place, the tool, the blocks, the
-//! preview, what is falling, the chunks, the frame's times; F3 adds every pass's GPU time and
-//! the draw counts; a help line for the tool in hand) and the renderer that draws it over the
-//! frame in its own pass ("hud"). A scripted run shows its own clock instead of the machine's
-//! times, so that the same script gives the same pictures.
+//! preview, what is falling, the chunks, the frame's times; F3 adds every pass's GPU time, the
+//! shadows' quality, passes and time, and the draw counts; a help line for the tool in hand),
+//! the crosshair at the centre of the world's view (the `crosshair` setting), and the renderer
+//! that draws it over the frame in its own pass ("hud"). A scripted run shows its own clock
+//! instead of the machine's times, so that the same script gives the same pictures.
 
 use std::sync::Arc;
 
-use blockfall_engine::gpu::{vk, Device, FrameRing};
+use blockfall_engine::gpu::{vk, Device, FrameRing, PassTiming};
 use blockfall_game::input::Action;
 use blockfall_game::player::Mode;
 use blockfall_game::render::hud::{Hud, HudError, HudRenderer};
+use blockfall_game::render::shadows::Shadows;
 use blockfall_game::render::target::RenderTarget;
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::ToolKind;
@@ -135,12 +137,21 @@ impl FrameClock {
 /// The HUD and what it says.
 pub struct Overlay {
     renderer: HudRenderer,
+    /// The crosshair where the HUD asks for one (the `crosshair` setting; on by default).
+    crosshair: bool,
 }
 
 impl Overlay {
-    pub fn new(device: &Arc<Device>, colour_format: vk::Format) -> Result<Self, HudError> {
+    /// The HUD drawn into targets of `colour_format`; `crosshair`: with the crosshair at the
+    /// centre of the world's view.
+    pub fn new(
+        device: &Arc<Device>,
+        colour_format: vk::Format,
+        crosshair: bool,
+    ) -> Result<Self, HudError> {
         Ok(Self {
             renderer: HudRenderer::new(device, colour_format)?,
+            crosshair,
         })
     }
 
@@ -150,15 +161,17 @@ impl Overlay {
     }
 
     /// Records the HUD pass over what the frame drew so far; `raw_input` from egui-winit in the
-    /// window, [`HudRenderer::raw_input`] headless.
+    /// window, [`HudRenderer::raw_input`] headless. The crosshair only where `hud` asks for it
+    /// and the setting is on.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
         raw_input: egui::RawInput,
-        hud: &Hud,
+        mut hud: Hud,
     ) -> Result<(), HudError> {
-        self.renderer.record(frames, target, raw_input, hud)
+        hud.crosshair &= self.crosshair;
+        self.renderer.record(frames, target, raw_input, &hud)
     }
 }
 
@@ -197,9 +210,36 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
     }
     if let Shown::World(world) = shown {
         world_lines(&mut hud, world);
+        hud.detail
+            .push(shadows_line(world.shadows, timings, play.script.is_some()));
+        // Where the world is seen, its centre marked.
+        hud.crosshair = true;
     }
     hud.help = help_line(play, shown);
     hud
+}
+
+/// The name of every shadow pass starts with this (`shadow cascade 0`, …).
+const SHADOW_PASSES: &str = "shadow";
+
+/// F3's line on the shadows: their quality, and the passes that drew them in the last timed
+/// frame and their GPU time (`shadows: High, 4 passes, 1.23 ms`); off, or in a scripted run,
+/// the quality alone (`shadows: Off`): a script's pictures are the same every time, and the
+/// passes come from the GPU's timings, which some devices do not have.
+fn shadows_line(shadows: Shadows, timings: &[PassTiming], scripted: bool) -> String {
+    if shadows == Shadows::Off || scripted {
+        return format!("shadows: {}", shadows.name());
+    }
+    let passes: Vec<&PassTiming> = timings
+        .iter()
+        .filter(|timing| timing.name.starts_with(SHADOW_PASSES))
+        .collect();
+    let count = match passes.len() {
+        1 => "1 pass".to_owned(),
+        n => format!("{n} passes"),
+    };
+    let milliseconds: f64 = passes.iter().map(|timing| timing.milliseconds).sum();
+    format!("shadows: {}, {count}, {milliseconds:.2} ms", shadows.name())
 }
 
 fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
@@ -324,6 +364,52 @@ fn help_line(play: &Play, shown: &Shown) -> String {
             key(Action::Run),
             key(Action::Jump),
         ),
+    }
+}
+
+#[cfg(test)]
+mod shadows_tests {
+    use super::*;
+
+    fn timing(name: &str, milliseconds: f64) -> PassTiming {
+        PassTiming {
+            name: name.into(),
+            milliseconds,
+        }
+    }
+
+    #[test]
+    fn the_shadows_line_sums_the_shadow_passes_alone() {
+        let timings = [
+            timing("shadow cascade 0", 0.25),
+            timing("shadow cascade 1", 0.5),
+            timing("terrain", 3.0),
+            timing("shadow cascade 2", 0.125),
+            timing("shadow cascade 3", 0.0625),
+            timing("blocks", 1.0),
+            timing("hud", 0.1),
+        ];
+        assert_eq!(
+            shadows_line(Shadows::High, &timings, false),
+            "shadows: High, 4 passes, 0.94 ms"
+        );
+        assert_eq!(
+            shadows_line(Shadows::Low, &timings[..3], false),
+            "shadows: Low, 2 passes, 0.75 ms"
+        );
+        assert_eq!(
+            shadows_line(Shadows::Low, &timings[..1], false),
+            "shadows: Low, 1 pass, 0.25 ms"
+        );
+        // No pass yet (the first frame, before any timings were read).
+        assert_eq!(
+            shadows_line(Shadows::High, &[], false),
+            "shadows: High, 0 passes, 0.00 ms"
+        );
+        // A script's pictures stay the same: the quality alone.
+        assert_eq!(shadows_line(Shadows::High, &timings, true), "shadows: High");
+        assert_eq!(shadows_line(Shadows::Off, &timings, false), "shadows: Off");
+        assert_eq!(shadows_line(Shadows::Off, &[], true), "shadows: Off");
     }
 }
 

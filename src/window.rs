@@ -400,7 +400,7 @@ impl App {
         }
         self.report.device_name = gpu.device.adapter.name.clone();
         let overlay = if self.options.hud {
-            let overlay = Overlay::new(&gpu.device, format)?;
+            let overlay = Overlay::new(&gpu.device, format, self.options.crosshair)?;
             let egui_state = egui_winit::State::new(
                 overlay.context().clone(),
                 egui::ViewportId::ROOT,

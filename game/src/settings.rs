@@ -1,7 +1,8 @@
 //! The player's settings: `settings.ron` (RON) in the platform's config folder
 //! ([`default_path`]; `--settings PATH` names another), with the key bindings of every control
 //! ([`Bindings`]), the mouse's sensitivity and invert, the field of view, the view radius, the
-//! terrain's mesher, vsync, the window's size and fullscreen, and the HUD.
+//! terrain's mesher, the sun's shadows, vsync, the window's size and fullscreen, and the HUD
+//! and its crosshair.
 //!
 //! [`load`] never refuses: a missing file is written with the defaults; a broken one (bad
 //! syntax, an unknown key, a value out of its range, an unknown button or action, a button bound
@@ -33,6 +34,7 @@ use blockfall_engine::meshing::Mesher;
 
 use crate::camera::FIELD_OF_VIEW_DEGREES;
 use crate::input::{Bindings, Input, Look};
+use crate::render::shadows::Shadows;
 use crate::terrain::streaming::VIEW_RADIUS;
 
 /// The settings file's name in the config folder.
@@ -64,6 +66,9 @@ pub struct Settings {
     pub vsync: bool,
     /// The HUD over the picture (`--no-hud` wins over it).
     pub hud: bool,
+    /// A small crosshair at the centre of the view while the HUD is shown.
+    #[serde(deserialize_with = "crosshair")]
+    pub crosshair: bool,
     /// Chunks of 32 m loaded around the player, 1–32 (`--view-radius` wins over it).
     #[serde(deserialize_with = "view_radius")]
     pub view_radius: u32,
@@ -77,6 +82,10 @@ pub struct Settings {
     pub invert_mouse_y: bool,
     /// The terrain's mesher at the start (the `mesher` action, M, switches it).
     pub mesher: Mesher,
+    /// The sun's shadows and the blocks' ambient occlusion: `Off`, `Low` or `High`
+    /// (`--shadows` wins over it).
+    #[serde(deserialize_with = "shadows")]
+    pub shadows: Shadows,
     /// Each action's buttons.
     pub bindings: Bindings,
 }
@@ -89,11 +98,13 @@ impl Default for Settings {
             fullscreen: false,
             vsync: true,
             hud: true,
+            crosshair: true,
             view_radius: VIEW_RADIUS,
             fov_degrees: FIELD_OF_VIEW_DEGREES,
             mouse_sensitivity: 1.0,
             invert_mouse_y: false,
             mesher: Mesher::default(),
+            shadows: Shadows::default(),
             bindings: Bindings::default(),
         }
     }
@@ -136,6 +147,51 @@ fn mouse_sensitivity<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, 
     in_range(deserializer, "mouse sensitivity", SENSITIVITY_RANGE)
 }
 
+fn crosshair<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    bool::deserialize(deserializer)
+        .map_err(|_| D::Error::custom("`crosshair` must be true or false"))
+}
+
+/// The names of the [`Shadows`] qualities, for the messages: `Off, Low or High`.
+fn shadows_names() -> String {
+    let names = Shadows::ALL.map(Shadows::name);
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+/// The `shadows` key: a quality by its name ([`Shadows::name`], as it is written), the key
+/// and the names in the message when it is none of them.
+fn shadows<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Shadows, D::Error> {
+    struct Name;
+    impl serde::de::Visitor<'_> for Name {
+        type Value = String;
+        fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+            formatter.write_str("a name")
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<String, E> {
+            Ok(name.to_owned())
+        }
+    }
+    let name = deserializer.deserialize_identifier(Name).map_err(|error| {
+        D::Error::custom(format!(
+            "`shadows` must be {} ({error})",
+            shadows_names()
+        ))
+    })?;
+    Shadows::ALL
+        .into_iter()
+        .find(|quality| quality.name() == name)
+        .ok_or_else(|| {
+            D::Error::custom(format!(
+                "`shadows` must be {}, not `{}`",
+                shadows_names(),
+                quoted(&name)
+            ))
+        })
+}
+
 /// What is wrong with a settings file: the file's name, the line (when the problem has one)
 /// and what.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -155,6 +211,10 @@ const KEY_NOTES: &[(&str, &str)] = &[
     ("vsync", "wait for the display (--no-vsync wins over it)"),
     ("hud", "the HUD at the top left (--no-hud wins over it)"),
     (
+        "crosshair",
+        "a small crosshair at the centre of the view while the HUD is shown",
+    ),
+    (
         "view_radius",
         "chunks of 32 m loaded around the player, 1-32, at most what the GPU holds (--view-radius wins over it)",
     ),
@@ -167,6 +227,10 @@ const KEY_NOTES: &[(&str, &str)] = &[
     (
         "mesher",
         "the terrain's mesher at the start, SurfaceNets or MarchingCubes (M switches it)",
+    ),
+    (
+        "shadows",
+        "the sun's shadows and the blocks' ambient occlusion: Off, Low or High (--shadows wins over it)",
     ),
     (
         "bindings",

@@ -257,6 +257,8 @@ fn bad_arguments_are_refused_before_touching_the_gpu() {
         &["--view-radius", "0"],
         &["--view-radius", "99"],
         &["--seed", "-3"],
+        &["--shadows", "medium"],
+        &["--shadows"],
     ] {
         let output = blockfall(args, &[], &[]);
         assert!(!output.status.success(), "{args:?} was accepted");
@@ -264,6 +266,91 @@ fn bad_arguments_are_refused_before_touching_the_gpu() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(stderr.contains("error"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn an_unknown_shadows_quality_is_refused_with_the_qualities() {
+    for value in ["ultra", "0", "", "on"] {
+        let output = blockfall(&["--headless", "--shadows", value], &[], &[]);
+        assert_eq!(output.status.code(), Some(2), "{value:?}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for '--shadows <QUALITY>'")),
+            "{value:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("[possible values: off, low, high]"),
+            "{value:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    // The help names the flag and its values.
+    let output = blockfall(&["--help"], &[], &[]);
+    let help = text(&output.stdout);
+    assert!(help.contains("--shadows <QUALITY>"), "{help}");
+}
+
+#[test]
+fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("shadows-crosshair");
+    let settings = dir.join("settings.ron");
+    // The file asks for High shadows and no crosshair; the flag wins for the shadows.
+    std::fs::write(&settings, "(shadows: High, crosshair: false)\n").unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let path = dir.join(name);
+        let mut args = vec![
+            "--headless",
+            "--width",
+            "640",
+            "--height",
+            "480",
+            "--view-radius",
+            "1",
+            "--validation",
+            "--screenshot",
+            path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let output = blockfall(&args, &[], &[]);
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        (read_png(&path), text(&output.stderr))
+    };
+    for quality in ["low", "High"] {
+        run("quality.png", &["--shadows", quality]);
+    }
+    // Off: no shadow pass in the frame's GPU times.
+    let (with, stderr) = run("with.png", &["--shadows", "off"]);
+    assert!(!stderr.contains(", shadow"), "{stderr}");
+    let settings = settings.to_str().unwrap();
+    let (without, stderr) = run("without.png", &["--settings", settings, "--shadows", "off"]);
+    assert!(!stderr.contains(", shadow"), "{stderr}");
+    // With the crosshair (the default): white arms 2 pixels across and 20 long at the centre
+    // (the centre of a 640 x 480 picture is a pixel corner, well below the HUD's panel);
+    // without it the same picture there.
+    let (cx, cy) = (320u32, 240u32);
+    let white = |p: [u8; 3]| p.iter().all(|&c| c >= 250);
+    let on_arm = |x: u32, y: u32| {
+        let (dx, dy) = (x as i64 - i64::from(cx), y as i64 - i64::from(cy));
+        ((-1..1).contains(&dx) && (-10..10).contains(&dy))
+            || ((-1..1).contains(&dy) && (-10..10).contains(&dx))
+    };
+    let mut changed = 0;
+    for y in cy - 20..cy + 20 {
+        for x in cx - 20..cx + 20 {
+            let (a, b) = (with.pixel(x, y), without.pixel(x, y));
+            if on_arm(x, y) {
+                assert!(white(a), "crosshair at ({x}, {y}): {a:?}");
+                changed += usize::from(a != b);
+            } else if x.abs_diff(cx) > 12 || y.abs_diff(cy) > 12 {
+                assert_eq!(a, b, "beyond the crosshair at ({x}, {y})");
+            }
+        }
+    }
+    assert!(changed > 20, "only {changed} pixels of the arms differ without the crosshair");
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]

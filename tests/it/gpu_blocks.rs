@@ -50,9 +50,9 @@ fn render(
     let device = gpu.device.clone();
     let light = |_: [f32; 3]| 1.0;
     let materials = BlockMaterials::new(gpu).unwrap();
-    let mut blocks = BlocksRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials).unwrap();
+    let mut blocks = BlocksRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut piece_renderer =
-        PiecesRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials).unwrap();
+        PiecesRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut marker_renderer = MarkersRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT).unwrap();
     blocks.rebuild_all(gpu, store, &light).unwrap();
     piece_renderer.update(gpu, pieces, &light).unwrap();
@@ -70,10 +70,10 @@ fn render(
     let depth = depth.ensure(WIDTH, HEIGHT).unwrap();
     clear_colour_and_depth(&device, &mut frames, &render_target, depth, WORLD_SKY).unwrap();
     blocks
-        .record(&mut frames, render_target, depth, view)
+        .record(&mut frames, render_target, depth, view, None)
         .unwrap();
     piece_renderer
-        .record(&mut frames, render_target, depth, view, pieces)
+        .record(&mut frames, render_target, depth, view, pieces, None)
         .unwrap();
     marker_renderer
         .record(&mut frames, render_target, depth, view, store, markers)
@@ -247,7 +247,7 @@ fn a_region_emptied_frees_its_mesh() {
     let before = gpu.validation_errors();
     let light = |_: [f32; 3]| 1.0;
     let materials = BlockMaterials::new(&mut gpu).unwrap();
-    let mut blocks = BlocksRenderer::new(&mut gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials).unwrap();
+    let mut blocks = BlocksRenderer::new(&mut gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut store = BlockStore::new();
     let ids = tower(&mut store);
     let far = store.add(metre_block(200, 0, 0, STONE)).unwrap();

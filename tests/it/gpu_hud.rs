@@ -88,6 +88,7 @@ fn sample_hud(frame: u32) -> Hud {
         show_detail: true,
         help: "WASD move  Space jump  F3 detail  Esc quit".into(),
         message: Some("screenshot saved".into()),
+        crosshair: false,
     }
 }
 
@@ -230,6 +231,89 @@ fn hud_draws_light_text_on_a_dark_panel_over_the_frame() {
     drop(scene);
     gpu.device.wait_idle().unwrap();
     assert_eq!(gpu.device.retired_objects(), 0, "the egui renderer is gone");
+    assert_no_validation_errors(&gpu, before);
+}
+
+/// The crosshair on the GPU, alone (no panel), over the bright clear colour: white pixels
+/// exactly at the target's centre, 2 across and 20 long, a darker outline around them, the
+/// clear colour beyond; and with the crosshair off, nothing at all.
+#[test]
+fn the_crosshair_is_white_outlined_and_centred() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let mut scene = Scene::new(&gpu);
+    let mut frames = FrameRing::new(&gpu.device).unwrap();
+    let mut hud_renderer = HudRenderer::new(&gpu.device, OFFSCREEN_FORMAT).unwrap();
+    let mut draw = |crosshair: bool| {
+        let hud = Hud {
+            crosshair,
+            ..Hud::default()
+        };
+        frames.begin().unwrap();
+        scene.record_clear(&mut frames);
+        hud_renderer
+            .record(&mut frames, scene.render_target(), input(), &hud)
+            .unwrap();
+        scene.record_readback(&mut frames);
+        frames.submit(&[], &[]).unwrap();
+        frames.wait_all().unwrap();
+        scene.target.pixels().unwrap()
+    };
+    let image = draw(true);
+    let path = screenshot_path("crosshair.png");
+    write_png(&image, &path).unwrap();
+    eprintln!("crosshair: {}", path.display());
+    let (cx, cy) = (WIDTH / 2, HEIGHT / 2);
+    let white = |x: u32, y: u32| image.pixel(x, y).unwrap()[..3].iter().all(|&c| c >= 250);
+    let dark = |x: u32, y: u32| {
+        let pixel = image.pixel(x, y).unwrap();
+        !is_clear(pixel) && brightness(pixel) * 10 < brightness([255, 255, 255, 255]) * 6
+    };
+    // The arms: pixels cx-1 and cx across (the centre is a pixel edge), cy-10 to cy+9 along.
+    for along in cy - 10..cy + 10 {
+        for x in [cx - 1, cx] {
+            assert!(white(x, along), "vertical arm at ({x}, {along})");
+        }
+        assert!(dark(cx - 2, along) && dark(cx + 1, along), "outline beside ({along})");
+    }
+    for along in cx - 10..cx + 10 {
+        for y in [cy - 1, cy] {
+            assert!(white(along, y), "horizontal arm at ({along}, {y})");
+        }
+    }
+    for x in [cx - 1, cx] {
+        assert!(dark(x, cy - 11) && dark(x, cy + 10), "outline at the vertical ends");
+    }
+    for y in [cy - 1, cy] {
+        assert!(dark(cx - 11, y) && dark(cx + 10, y), "outline at the horizontal ends");
+    }
+    // Symmetric about the centre, and only there.
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            let near = x.abs_diff(cx) <= 12 && y.abs_diff(cy) <= 12;
+            let pixel = image.pixel(x, y).unwrap();
+            if near {
+                let mirror = image.pixel(2 * cx - 1 - x, 2 * cy - 1 - y).unwrap();
+                assert_eq!(pixel, mirror, "({x}, {y}) against its mirror");
+            } else {
+                common::assert_colour_near(pixel, clear_srgb(), 1, &format!("at ({x}, {y})"));
+            }
+        }
+    }
+    // Off: the clear colour everywhere.
+    let image = draw(false);
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            let pixel = image.pixel(x, y).unwrap();
+            common::assert_colour_near(pixel, clear_srgb(), 1, &format!("off: ({x}, {y})"));
+        }
+    }
+    drop(hud_renderer);
+    drop(frames);
+    drop(scene);
+    gpu.device.wait_idle().unwrap();
     assert_no_validation_errors(&gpu, before);
 }
 

@@ -74,7 +74,14 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
 
     let ground = generator.surface_height(spawn[0], spawn[2]);
     let mut renderer =
-        TerrainRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, TerrainLook::around(ground)).unwrap();
+        TerrainRenderer::new(
+            gpu,
+            &LIBRARY,
+            OFFSCREEN_FORMAT,
+            TerrainLook::around(ground),
+            None,
+        )
+        .unwrap();
     let wireframe_supported = renderer.wireframe_supported();
     assert_eq!(
         renderer.set_wireframe(wireframe),
@@ -95,6 +102,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
             },
             &mut meshes,
             &view,
+            None,
         )
         .unwrap();
     frames.begin_pass("readback");

@@ -76,18 +76,49 @@ impl<'a> RenderPass<'a> {
         depth: Option<DepthAttachment>,
         (width, height): (u32, u32),
     ) -> Self {
-        let (load, clear) = match colour.load {
-            Load::Clear([r, g, b]) => (vk::AttachmentLoadOp::CLEAR, [r, g, b, 1.0]),
-            Load::Keep => (vk::AttachmentLoadOp::LOAD, [0.0, 0.0, 0.0, 1.0]),
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D { width, height },
         };
-        let colour_attachment = [vk::RenderingAttachmentInfo::default()
-            .image_view(colour.view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(load)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                color: vk::ClearColorValue { float32: clear },
-            })];
+        Self::begin_in(device, command_buffer, Some(colour), depth, area)
+    }
+
+    /// Begins rendering into `depth` alone (no colour: a shadow map's pass) over `area`, which
+    /// is also the viewport and scissor: a tile of the image, the rest of it untouched (a clear
+    /// clears the tile only). The image must be in depth-attachment layout.
+    pub fn begin_depth_only(
+        device: &'a Device,
+        command_buffer: vk::CommandBuffer,
+        depth: DepthAttachment,
+        area: vk::Rect2D,
+    ) -> Self {
+        Self::begin_in(device, command_buffer, None, Some(depth), area)
+    }
+
+    fn begin_in(
+        device: &'a Device,
+        command_buffer: vk::CommandBuffer,
+        colour: Option<ColourAttachment>,
+        depth: Option<DepthAttachment>,
+        area: vk::Rect2D,
+    ) -> Self {
+        let colour_attachment: Vec<vk::RenderingAttachmentInfo> = colour
+            .map(|colour| {
+                let (load, clear) = match colour.load {
+                    Load::Clear([r, g, b]) => (vk::AttachmentLoadOp::CLEAR, [r, g, b, 1.0]),
+                    Load::Keep => (vk::AttachmentLoadOp::LOAD, [0.0, 0.0, 0.0, 1.0]),
+                };
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(colour.view)
+                    .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .load_op(load)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .clear_value(vk::ClearValue {
+                        color: vk::ClearColorValue { float32: clear },
+                    })
+            })
+            .into_iter()
+            .collect();
         let depth_attachment = depth.map(|depth| {
             let (load, clear) = match depth.load {
                 Load::Clear(value) => (vk::AttachmentLoadOp::CLEAR, value),
@@ -105,10 +136,6 @@ impl<'a> RenderPass<'a> {
                     },
                 })
         });
-        let area = vk::Rect2D {
-            offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D { width, height },
-        };
         let mut rendering = vk::RenderingInfo::default()
             .render_area(area)
             .layer_count(1)
@@ -117,10 +144,10 @@ impl<'a> RenderPass<'a> {
             rendering = rendering.depth_attachment(depth_attachment);
         }
         let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: width as f32,
-            height: height as f32,
+            x: area.offset.x as f32,
+            y: area.offset.y as f32,
+            width: area.extent.width as f32,
+            height: area.extent.height as f32,
             min_depth: 0.0,
             max_depth: 1.0,
         };
@@ -151,14 +178,20 @@ impl<'a> RenderPass<'a> {
 
     /// Binds descriptor set 0 of `layout` (the bindless table's set).
     pub fn bind_set(&mut self, layout: &PipelineLayout, set: vk::DescriptorSet) {
-        // SAFETY: recording (the module's header); the set lives as long as its table, which
-        // outlives the renderers.
+        self.bind_set_at(layout, 0, set);
+    }
+
+    /// Binds `set` as set number `index` of `layout`.
+    pub fn bind_set_at(&mut self, layout: &PipelineLayout, index: u32, set: vk::DescriptorSet) {
+        // SAFETY: recording (the module's header); the set lives as long as its owner (the
+        // bindless table, a renderer's sets), which outlives the recording or retires its
+        // pool through the deferred queue.
         unsafe {
             self.device.raw.cmd_bind_descriptor_sets(
                 self.command_buffer,
                 vk::PipelineBindPoint::GRAPHICS,
                 layout.raw,
-                0,
+                index,
                 &[set],
                 &[],
             )

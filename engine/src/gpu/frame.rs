@@ -254,6 +254,12 @@ impl FrameRing {
         self.frames[self.current].acquire
     }
 
+    /// The slot of the frame being recorded, `0..FRAMES_IN_FLIGHT`: which of a renderer's
+    /// per-frame resources it may write (the slot's last submission has finished).
+    pub fn slot(&self) -> usize {
+        self.current
+    }
+
     /// The frame's number, counting from 0.
     pub fn frame_number(&self) -> u64 {
         self.frame_number

@@ -179,6 +179,7 @@ pub fn vertex_attribute(
 pub struct GraphicsPipelineDesc<'a> {
     pub name: &'a str,
     pub vertex: &'a [u32],
+    /// Empty: no fragment stage (a depth-only pass, such as a shadow map's).
     pub fragment: &'a [u32],
     pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
     pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
@@ -192,6 +193,16 @@ pub struct GraphicsPipelineDesc<'a> {
     pub depth_write: bool,
     /// Alpha blending on every colour target.
     pub blend: bool,
+    /// Depth bias added to every fragment's depth (a shadow map's, against acne).
+    pub depth_bias: Option<DepthBias>,
+}
+
+/// A rasteriser's depth bias: `constant` in units of the depth format's smallest step, plus
+/// `slope` times the triangle's depth slope.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DepthBias {
+    pub constant: f32,
+    pub slope: f32,
 }
 
 /// A graphics or compute pipeline.
@@ -232,17 +243,27 @@ impl Pipeline {
         desc: &GraphicsPipelineDesc<'_>,
     ) -> GpuResult<Self> {
         let vertex = Module::new(device, &format!("{}: vertex", desc.name), desc.vertex)?;
-        let fragment = Module::new(device, &format!("{}: fragment", desc.name), desc.fragment)?;
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vertex.raw)
-                .name(ENTRY_POINT),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fragment.raw)
-                .name(ENTRY_POINT),
-        ];
+        let fragment = if desc.fragment.is_empty() {
+            None
+        } else {
+            Some(Module::new(
+                device,
+                &format!("{}: fragment", desc.name),
+                desc.fragment,
+            )?)
+        };
+        let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vertex.raw)
+            .name(ENTRY_POINT)];
+        if let Some(fragment) = &fragment {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(fragment.raw)
+                    .name(ENTRY_POINT),
+            );
+        }
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
             .vertex_binding_descriptions(desc.vertex_bindings)
             .vertex_attribute_descriptions(desc.vertex_attributes);
@@ -251,11 +272,17 @@ impl Pipeline {
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(1)
             .scissor_count(1);
-        let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
+        let mut rasterization = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(desc.polygon_mode)
             .cull_mode(desc.cull_mode)
             .front_face(desc.front_face)
             .line_width(1.0);
+        if let Some(bias) = desc.depth_bias {
+            rasterization = rasterization
+                .depth_bias_enable(true)
+                .depth_bias_constant_factor(bias.constant)
+                .depth_bias_slope_factor(bias.slope);
+        }
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
         let depth = vk::PipelineDepthStencilStateCreateInfo::default()

@@ -41,6 +41,9 @@ pub struct BlockMesh {
     pub layers: Vec<u32>,
     /// Counter-clockwise seen from outside.
     pub indices: Vec<u32>,
+    /// How open each vertex is, 0 to 1 (ambient occlusion, see [`super::occlusion`]): filled by
+    /// [`super::occlusion::occlude`] after meshing, empty until then (every vertex open).
+    pub occlusion: Vec<f32>,
     /// Per vertex of the part being emitted, its index in the mesh for each projection axis.
     remap: Vec<[u32; 3]>,
 }
@@ -57,6 +60,7 @@ impl BlockMesh {
         self.uvs.clear();
         self.layers.clear();
         self.indices.clear();
+        self.occlusion.clear();
         self.remap.clear();
     }
 

@@ -4,6 +4,7 @@
 mod cell_grid;
 pub mod materials;
 pub mod mesher;
+pub mod occlusion;
 pub mod shapes;
 pub mod store;
 

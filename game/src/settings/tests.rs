@@ -2,6 +2,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::input::{Action, Button};
+use crate::render::shadows::Shadows;
 
 /// A fresh folder of its own under the system's temporary folder.
 fn scratch(name: &str) -> PathBuf {
@@ -42,11 +43,13 @@ fn every_field_changed() -> Settings {
         fullscreen: true,
         vsync: false,
         hud: false,
+        crosshair: false,
         view_radius: 31,
         fov_degrees: 101.123_45,
         mouse_sensitivity: 0.123_456_79,
         invert_mouse_y: true,
         mesher: Mesher::MarchingCubes,
+        shadows: Shadows::Low,
         bindings,
     };
     let defaults = Settings::default();
@@ -57,6 +60,7 @@ fn every_field_changed() -> Settings {
     assert!(settings.mouse_sensitivity != defaults.mouse_sensitivity);
     assert!(settings.invert_mouse_y != defaults.invert_mouse_y);
     assert!(settings.mesher != defaults.mesher);
+    assert!(settings.crosshair != defaults.crosshair && settings.shadows != defaults.shadows);
     assert!(settings.bindings != defaults.bindings);
     settings
 }
@@ -550,4 +554,91 @@ fn a_megabyte_long_button_or_key_name_is_not_echoed_in_full() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("unknown button `KeyWW`"), "{message}");
+}
+
+#[test]
+fn shadows_read_each_quality_by_its_name() {
+    assert_eq!(Settings::default().shadows, Shadows::High);
+    for quality in Shadows::ALL {
+        let text = format!("(\n    shadows: {},\n)", quality.name());
+        let settings = Settings::from_ron(&text, FILE_NAME).unwrap();
+        assert_eq!(
+            settings,
+            Settings {
+                shadows: quality,
+                ..Settings::default()
+            },
+            "{text}"
+        );
+        // Written as it is read.
+        assert!(
+            settings
+                .to_ron()
+                .contains(&format!("    shadows: {},\n", quality.name())),
+            "{quality:?}"
+        );
+    }
+    // The file's note lists them.
+    let text = Settings::default().to_ron();
+    assert!(
+        text.contains(
+            "    // the sun's shadows and the blocks' ambient occlusion: Off, Low or High \
+             (--shadows wins over it)\n    shadows: High,\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_crosshair_is_on_by_default_and_reads_either_way() {
+    assert!(Settings::default().crosshair);
+    for on in [true, false] {
+        let settings = Settings::from_ron(&format!("(crosshair: {on})"), FILE_NAME).unwrap();
+        assert_eq!(
+            settings,
+            Settings {
+                crosshair: on,
+                ..Settings::default()
+            }
+        );
+    }
+    let text = Settings::default().to_ron();
+    assert!(
+        text.contains(
+            "    // a small crosshair at the centre of the view while the HUD is shown\n    \
+             crosshair: true,\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_wrong_shadows_or_crosshair_names_the_key_the_line_and_the_values() {
+    for (name, value, what) in [
+        ("medium", "Medium", "`shadows` must be Off, Low or High, not `Medium`"),
+        // Names are written as the file writes them.
+        ("lower-case", "high", "`shadows` must be Off, Low or High, not `high`"),
+        ("boolean", "true", "`shadows` must be Off, Low or High, not `true`"),
+        ("string", "\"Low\"", "`shadows` must be Off, Low or High ("),
+        ("number", "2", "`shadows` must be Off, Low or High ("),
+    ] {
+        let text = format!("(\n    hud: true,\n    shadows: {value},\n)\n");
+        broken(&format!("shadows-{name}"), text.as_bytes(), Some(3), what);
+    }
+    for value in ["3", "yes", "\"true\"", "High"] {
+        let text = format!("(\n    crosshair: {value},\n)\n");
+        broken(
+            "crosshair",
+            text.as_bytes(),
+            Some(2),
+            "`crosshair` must be true or false",
+        );
+    }
+    // A megabyte-long name is not echoed whole.
+    let long = "L".repeat(1 << 19);
+    let problem = Settings::from_ron(&format!("(shadows: {long})"), FILE_NAME)
+        .unwrap_err()
+        .to_string();
+    assert!(problem.len() < 400, "{} bytes", problem.len());
+    assert!(problem.contains("`shadows` must be Off, Low or High"), "{problem}");
 }

@@ -393,6 +393,12 @@ impl World {
         self.chunks.sampler(self.field.edits())
     }
 
+    /// Whether a point is inside the edited ground (density above 0, as the meshes show it):
+    /// the cells whose middle is count as solid for the blocks' ambient occlusion.
+    pub fn inside_ground(&self, point: [f32; 3]) -> bool {
+        self.field.probe(point[0], point[1], point[2]).density > 0.0
+    }
+
     /// The block regions changed since the last call (a block added, removed or reshaped, and
     /// the regions beside it whose sides it covers or uncovers), for the renderer to mesh again.
     pub fn take_changed_regions(&mut self) -> BTreeSet<[i32; 3]> {

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Action, Bindings, Button};
+use blockfall_game::render::shadows::Shadows;
 use blockfall_game::settings::{
     Settings, FIELD_OF_VIEW_RANGE, SENSITIVITY_RANGE, VIEW_RADIUS_RANGE, WINDOW_SIZE,
 };
@@ -111,6 +112,7 @@ fn random_settings(rng: &mut Rng) -> Settings {
         fullscreen: rng.one_in(2),
         vsync: rng.one_in(2),
         hud: rng.one_in(2),
+        crosshair: rng.one_in(2),
         view_radius: rng.between(
             i64::from(*VIEW_RADIUS_RANGE.start()),
             i64::from(*VIEW_RADIUS_RANGE.end()),
@@ -125,6 +127,7 @@ fn random_settings(rng: &mut Rng) -> Settings {
         ) as f32,
         invert_mouse_y: rng.one_in(2),
         mesher: *rng.pick(&Mesher::ALL),
+        shadows: *rng.pick(&Shadows::ALL),
         bindings,
     }
 }

@@ -40,13 +40,24 @@ pub const HELP: Color32 = Color32::from_rgb(170, 175, 180);
 /// The message line: warm, to stand out.
 pub const MESSAGE: Color32 = Color32::from_rgb(255, 190, 90);
 
+/// The crosshair's arms: from the centre to each end, and across, in points (pixels at a
+/// scale of 1).
+pub const CROSSHAIR_ARM: f32 = 10.0;
+pub const CROSSHAIR_WIDTH: f32 = 2.0;
+/// The crosshair's outline around its arms, in points, so that it reads on sky and on snow.
+pub const CROSSHAIR_OUTLINE: f32 = 1.0;
+/// The crosshair: white, outlined in a translucent near black (premultiplied).
+pub const CROSSHAIR: Color32 = Color32::WHITE;
+pub const CROSSHAIR_BORDER: Color32 = Color32::from_rgba_premultiplied(0, 0, 0, 150);
+
 /// The panel's distance from the window's corner, and the text's from the panel's edge, in
 /// points.
 const MARGIN: f32 = 8.0;
 
 /// What the HUD shows, top to bottom: `lines`; `detail` when `show_detail`; `help` when not
 /// empty; `message` (in [`MESSAGE`]'s warm colour) when set. Each entry is one line; nothing
-/// wraps. With nothing to show, no panel is drawn.
+/// wraps. With nothing to show, no panel is drawn. Apart from the panel, a crosshair at the
+/// centre of the view when `crosshair`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Hud {
     /// Always shown (frame time, position, …).
@@ -58,10 +69,12 @@ pub struct Hud {
     pub help: String,
     /// A passing message (a screenshot written, an error).
     pub message: Option<String>,
+    /// A crosshair at the centre of the view ([`crosshair_rects`]).
+    pub crosshair: bool,
 }
 
 impl Hud {
-    /// Whether nothing would be shown.
+    /// Whether no panel would be shown (the crosshair is not in the panel).
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
             && (!self.show_detail || self.detail.is_empty())
@@ -98,8 +111,74 @@ pub enum HudError {
     Renderer(#[from] RendererError),
 }
 
-/// The panel and its lines, in the top-left corner.
+/// The egui layer the crosshair is painted in: over the panel.
+fn crosshair_layer() -> egui::LayerId {
+    egui::LayerId::new(egui::Order::Foreground, egui::Id::new("hud crosshair"))
+}
+
+/// A length of `points` in whole pixels (at least one) across a screen `screen` pixels wide:
+/// of the screen's parity, so that a span of it centred on the screen starts and ends on pixel
+/// edges (an even screen's centre is a pixel edge, an odd one's the middle of a pixel).
+fn centred_span(screen: u32, points: f32, pixels_per_point: f32) -> f32 {
+    let pixels = ((points * pixels_per_point).round() as u32).max(1);
+    if pixels % 2 == screen % 2 {
+        pixels as f32
+    } else {
+        pixels as f32 + 1.0
+    }
+}
+
+/// The crosshair's rectangles at the centre of `screen` (egui's screen rectangle, in points:
+/// the whole target) at `pixels_per_point`, in the order they are painted, with their colours:
+/// the outline first ([`CROSSHAIR_BORDER`]: the vertical arm's, then the left's and the
+/// right's, which meet it and never overlap it, so that no pixel is darkened twice), then the
+/// white arms, vertical and horizontal ([`CROSSHAIR`]). Sizes are [`CROSSHAIR_ARM`],
+/// [`CROSSHAIR_WIDTH`] and [`CROSSHAIR_OUTLINE`] in points, rounded to whole pixels so that
+/// every edge is a pixel edge and each rectangle is centred on the target's centre exactly
+/// (an arm a pixel longer or wider where the target's size is odd).
+pub fn crosshair_rects(screen: egui::Rect, pixels_per_point: f32) -> [(egui::Rect, Color32); 5] {
+    let ppp = pixels_per_point;
+    let width = (screen.width() * ppp).round().max(0.0) as u32;
+    let height = (screen.height() * ppp).round().max(0.0) as u32;
+    // In pixels from the target's corner: the centre, and the half spans of each arm.
+    let centre = egui::vec2(width as f32, height as f32) / 2.0;
+    let (arm_x, across_y) = (
+        centred_span(width, 2.0 * CROSSHAIR_ARM, ppp) / 2.0,
+        centred_span(height, CROSSHAIR_WIDTH, ppp) / 2.0,
+    );
+    let (across_x, arm_y) = (
+        centred_span(width, CROSSHAIR_WIDTH, ppp) / 2.0,
+        centred_span(height, 2.0 * CROSSHAIR_ARM, ppp) / 2.0,
+    );
+    let outline = (CROSSHAIR_OUTLINE * ppp).round().max(1.0);
+    let rect = |left: f32, top: f32, right: f32, bottom: f32| {
+        let corner = |x: f32, y: f32| screen.min + (centre + egui::vec2(x, y)) / ppp;
+        egui::Rect::from_min_max(corner(left, top), corner(right, bottom))
+    };
+    let (ox, oy) = (across_x + outline, across_y + outline);
+    let (ax, ay) = (arm_x + outline, arm_y + outline);
+    [
+        (rect(-ox, -ay, ox, ay), CROSSHAIR_BORDER),
+        (rect(-ax, -oy, -ox, oy), CROSSHAIR_BORDER),
+        (rect(ox, -oy, ax, oy), CROSSHAIR_BORDER),
+        (rect(-across_x, -arm_y, across_x, arm_y), CROSSHAIR),
+        (rect(-arm_x, -across_y, arm_x, across_y), CROSSHAIR),
+    ]
+}
+
+/// The crosshair at the centre of the target, over the panel.
+fn paint_crosshair(ctx: &egui::Context) {
+    let painter = ctx.layer_painter(crosshair_layer());
+    for (rect, colour) in crosshair_rects(ctx.viewport_rect(), ctx.pixels_per_point()) {
+        painter.rect_filled(rect, 0.0, colour);
+    }
+}
+
+/// The panel and its lines, in the top-left corner, and the crosshair.
 fn lay_out(ui: &mut egui::Ui, hud: &Hud) {
+    if hud.crosshair {
+        paint_crosshair(ui.ctx());
+    }
     if hud.is_empty() {
         return;
     }
@@ -158,6 +237,133 @@ mod tests {
             ))
         );
         assert_eq!(input.viewport().native_pixels_per_point, Some(2.0));
+    }
+
+    /// The crosshair's rectangles, in pixels, that laying out `hud` on a target of `width` ×
+    /// `height` at `pixels_per_point` paints, with their colours; and whether the panel was
+    /// painted (under them).
+    fn crosshair_painted(
+        hud: &Hud,
+        width: u32,
+        height: u32,
+        pixels_per_point: f32,
+    ) -> (Vec<(egui::Rect, Color32)>, bool) {
+        let context = egui::Context::default();
+        let input = HudRenderer::raw_input(width, height, pixels_per_point);
+        let output = context.run_ui(input, |ui| lay_out(ui, hud));
+        let mut rects = Vec::new();
+        let mut panel = false;
+        let mut crosshair_seen = false;
+        // egui's shapes come layer by layer, the top layer last: the crosshair's rectangles
+        // (its colours) come after everything else.
+        for shape in &output.shapes {
+            let crosshair = match &shape.shape {
+                egui::Shape::Rect(rect) => [CROSSHAIR, CROSSHAIR_BORDER].contains(&rect.fill),
+                _ => false,
+            };
+            if !crosshair {
+                assert!(!crosshair_seen, "{shape:?} over the crosshair");
+                panel |= matches!(&shape.shape, egui::Shape::Rect(rect) if rect.fill == PANEL);
+                continue;
+            }
+            crosshair_seen = true;
+            let egui::Shape::Rect(rect) = &shape.shape else {
+                unreachable!();
+            };
+            assert_eq!(rect.corner_radius, egui::CornerRadius::ZERO);
+            assert_eq!(rect.stroke.width, 0.0);
+            let pixels = egui::Rect::from_min_max(
+                (rect.rect.min.to_vec2() * pixels_per_point).to_pos2(),
+                (rect.rect.max.to_vec2() * pixels_per_point).to_pos2(),
+            );
+            rects.push((pixels, rect.fill));
+        }
+        (rects, panel)
+    }
+
+    #[test]
+    fn the_crosshair_is_centred_on_whole_pixels_and_outlined() {
+        let hud = Hud {
+            lines: vec!["flying at (0.0, 40.0, 0.0)".into()],
+            crosshair: true,
+            ..Hud::default()
+        };
+        for (width, height, ppp) in [
+            (1280, 720, 1.0),
+            (1281, 721, 1.0),
+            (1280, 721, 1.0),
+            (1920, 1080, 1.5),
+            (1366, 768, 1.25),
+            (801, 599, 2.0),
+            (33, 32, 1.0),
+        ] {
+            let at = format!("{width}x{height} at {ppp}");
+            let (rects, panel) = crosshair_painted(&hud, width, height, ppp);
+            assert!(panel, "{at}");
+            assert_eq!(rects.len(), 5, "{at}: {rects:?}");
+            let centre = egui::pos2(width as f32 / 2.0, height as f32 / 2.0);
+            let near = |a: f32, b: f32| (a - b).abs() < 1e-3;
+            for (rect, _) in &rects {
+                // Every edge on a pixel edge.
+                for edge in [rect.min.x, rect.min.y, rect.max.x, rect.max.y] {
+                    assert!(near(edge, edge.round()), "{at}: {rect:?}");
+                }
+            }
+            // The white arms, over the outline, centred exactly: 2 points across (a pixel more
+            // where the target's side is odd), 10 points from the centre to each end.
+            let (outline, arms) = rects.split_at(3);
+            for (rect, colour) in arms {
+                assert_eq!(*colour, CROSSHAIR, "{at}");
+                assert!(near(rect.center().x, centre.x), "{at}: {rect:?}");
+                assert!(near(rect.center().y, centre.y), "{at}: {rect:?}");
+            }
+            let (vertical, horizontal) = (arms[0].0, arms[1].0);
+            let across = CROSSHAIR_WIDTH * ppp;
+            let length = 2.0 * CROSSHAIR_ARM * ppp;
+            assert!((across..=across + 1.5).contains(&vertical.width()), "{at}");
+            assert!((length..=length + 1.5).contains(&vertical.height()), "{at}");
+            assert!((across..=across + 1.5).contains(&horizontal.height()), "{at}");
+            assert!((length..=length + 1.5).contains(&horizontal.width()), "{at}");
+            // The outline: dark, translucent, around both arms; its three pieces meet and do
+            // not overlap, and together they are centred too.
+            for (_, colour) in outline {
+                assert_eq!(*colour, CROSSHAIR_BORDER, "{at}");
+            }
+            let (up, left, right) = (outline[0].0, outline[1].0, outline[2].0);
+            assert!(up.contains_rect(vertical.expand(ppp.round())), "{at}");
+            assert!(near(up.center().x, centre.x) && near(up.center().y, centre.y), "{at}");
+            assert!(near(left.max.x, up.min.x) && near(right.min.x, up.max.x), "{at}");
+            let across_outline = left.union(right).union(up);
+            assert!(near(across_outline.center().x, centre.x), "{at}");
+            assert!(near(left.center().y, centre.y) && near(right.center().y, centre.y));
+            assert!(
+                near(left.min.x, horizontal.min.x - ppp.round())
+                    && near(right.max.x, horizontal.max.x + ppp.round()),
+                "{at}"
+            );
+            assert!(left.intersect(up).area() <= 0.0 && right.intersect(up).area() <= 0.0);
+        }
+    }
+
+    #[test]
+    fn no_crosshair_when_it_is_off_and_one_alone_when_the_panel_is_empty() {
+        let hud = Hud {
+            lines: vec!["walking".into()],
+            ..Hud::default()
+        };
+        assert!(!hud.crosshair, "off by default");
+        let (rects, panel) = crosshair_painted(&hud, 640, 360, 1.0);
+        assert!(rects.is_empty(), "{rects:?}");
+        assert!(panel);
+        // On with nothing else to show: the crosshair, no panel.
+        let alone = Hud {
+            crosshair: true,
+            ..Hud::default()
+        };
+        assert!(alone.is_empty());
+        let (rects, panel) = crosshair_painted(&alone, 640, 360, 1.0);
+        assert_eq!(rects.len(), 5);
+        assert!(!panel);
     }
 
     #[test]

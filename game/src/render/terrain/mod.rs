@@ -46,6 +46,7 @@ use blockfall_engine::meshing::terrain_meshes::DRAW_BYTES;
 use blockfall_engine::meshing::TerrainMeshes;
 
 use super::frustum::Frustum;
+use super::pass::ShadowedPipeline;
 use super::target::{DepthTarget, RenderTarget};
 use crate::camera::Camera;
 use culling::{distance_squared, may_see_chunk};
@@ -63,6 +64,8 @@ pub struct TerrainRenderer {
     /// `polygonMode = LINE`; `None` where the device lacks `fillModeNonSolid`.
     wireframe: Option<Pipeline>,
     wireframe_on: bool,
+    /// The material with the sun's shadows, where made with the shadow maps' set layout.
+    shadowed: Option<ShadowedPipeline>,
     /// The terrain's texture array in the bindless table (its slot freed when it drops).
     texture: BoundTexture,
     depth: DepthTarget,
@@ -134,12 +137,15 @@ impl TerrainRenderer {
     /// the target goes from undefined to colour attachment, cleared to the sky, and is left as
     /// a colour attachment; the depth image ([`TerrainRenderer::depth`]) is cleared, written and
     /// stored for the passes after this one. Also records `meshes`' pending draw-slot clears before drawing.
+    /// With `shadows` (the shadow maps' set of this frame, `render::shadows`) the filled
+    /// terrain is drawn with the sun's shadows.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
         meshes: &mut TerrainMeshes,
         view: &Camera,
+        shadows: Option<vk::DescriptorSet>,
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let command_buffer = frames.command_buffer();
@@ -161,10 +167,14 @@ impl TerrainRenderer {
                 BufferAccess::VertexAttributeRead,
             ],
         )?;
-        let pipeline = match (&self.wireframe, self.wireframe_on) {
-            (Some(wireframe), true) => wireframe,
-            _ => &self.fill,
-        };
+        let (pipeline, layout, shadow_set) =
+            match (&self.wireframe, self.wireframe_on, &self.shadowed, shadows) {
+                (Some(wireframe), true, _, _) => (wireframe, &self.layout, None),
+                (_, _, Some(shadowed), Some(set)) => {
+                    (&shadowed.pipeline, &shadowed.layout, Some(set))
+                }
+                _ => (&self.fill, &self.layout, None),
+            };
         // Nearest first: the depth test then rejects most hidden fragments before they are
         // shaded (the material's 12 texture reads are the frame's cost on a CPU rasteriser).
         // Chunks wholly outside the view, or wholly in the complete fog, are not drawn.
@@ -180,13 +190,16 @@ impl TerrainRenderer {
         // and vertex reads); a replaced depth image is retired into the frame ring. Every draw
         // reads one slot (drawCount 1).
         pass.bind_pipeline(pipeline);
-        pass.bind_set(&self.layout, self.bindless_set);
+        pass.bind_set(layout, self.bindless_set);
+        if let Some(set) = shadow_set {
+            pass.bind_set_at(layout, 1, set);
+        }
         pass.bind_vertices(0, meshes.vertex_buffer(), 0)?;
         pass.bind_vertices(1, meshes.light_buffer(), 0)?;
         pass.bind_indices(meshes.index_buffer(), 0, vk::IndexType::UINT32)?;
         for (_, key, chunk) in &chunks {
             pass.push(
-                &self.layout,
+                layout,
                 &push_constants(view, &self.look, self.texture.slot(), *key),
             );
             pass.draw_indexed_indirect(

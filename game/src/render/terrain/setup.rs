@@ -4,12 +4,13 @@
 use ash::vk;
 use blockfall_engine::gpu::pipeline::{vertex_attribute, vertex_binding};
 use blockfall_engine::gpu::{
-    self, Gpu, GpuResult, GraphicsPipelineDesc, ImageAccess, Pipeline, ShaderLibrary,
+    self, Gpu, GpuResult, GraphicsPipelineDesc, ImageAccess, Pipeline, PipelineLayout,
+    ShaderLibrary,
 };
 use blockfall_engine::meshing::terrain_meshes::{LIGHT_BYTES, VERTEX_BYTES};
 
 use super::{TerrainLook, TerrainPush, TerrainRenderer};
-use crate::render::pass::bindless_pass;
+use crate::render::pass::{bindless_pass, shadowed_pass, ShadowedPipeline};
 use crate::render::target::{DepthTarget, DEPTH_FORMAT};
 use crate::render::textures::terrain_array;
 
@@ -18,12 +19,14 @@ const TEXTURE_SIZE: u32 = 256;
 
 impl TerrainRenderer {
     /// Makes the pipelines and the terrain texture array (with mips), and puts the array into
-    /// the bindless table. `colour_format` is the target's format.
+    /// the bindless table. `colour_format` is the target's format; with `shadow_layout` (the
+    /// shadow maps' set layout) the material with the sun's shadows too.
     pub fn new(
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
         look: TerrainLook,
+        shadow_layout: Option<vk::DescriptorSetLayout>,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
         let pass = bindless_pass::<TerrainPush>(gpu, shaders, "terrain", "terrain")?;
@@ -37,14 +40,17 @@ impl TerrainRenderer {
             vertex_attribute(2, 1, vk::Format::R32_SFLOAT, 0),
         ];
         let colour_formats = [colour_format];
-        let pipeline = |name: &str, polygon_mode: vk::PolygonMode| {
+        let pipeline = |name: &str,
+                        layout: &PipelineLayout,
+                        fragment: &[u32],
+                        polygon_mode: vk::PolygonMode| {
             Pipeline::graphics(
                 &device,
-                &pass.layout,
+                layout,
                 &GraphicsPipelineDesc {
                     name,
                     vertex: &pass.vertex,
-                    fragment: &pass.fragment,
+                    fragment,
                     vertex_bindings: &bindings,
                     vertex_attributes: &attributes,
                     topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -56,14 +62,44 @@ impl TerrainRenderer {
                     depth_format: Some(DEPTH_FORMAT),
                     depth_write: true,
                     blend: false,
+                    depth_bias: None,
                 },
             )
         };
-        let fill = pipeline("terrain: fill", vk::PolygonMode::FILL)?;
+        let fill = pipeline(
+            "terrain: fill",
+            &pass.layout,
+            &pass.fragment,
+            vk::PolygonMode::FILL,
+        )?;
         let wireframe = if wireframe_available(&device) {
-            Some(pipeline("terrain: wireframe", vk::PolygonMode::LINE)?)
+            Some(pipeline(
+                "terrain: wireframe",
+                &pass.layout,
+                &pass.fragment,
+                vk::PolygonMode::LINE,
+            )?)
         } else {
             None
+        };
+        let shadowed = match shadow_layout {
+            Some(shadow_layout) => {
+                let (fragment, layout) = shadowed_pass::<TerrainPush>(
+                    gpu,
+                    shaders,
+                    "terrain",
+                    "terrain",
+                    shadow_layout,
+                )?;
+                let pipeline = pipeline(
+                    "terrain: fill, shadowed",
+                    &layout,
+                    &fragment,
+                    vk::PolygonMode::FILL,
+                )?;
+                Some(ShadowedPipeline { layout, pipeline })
+            }
+            None => None,
         };
 
         let data = terrain_array(TEXTURE_SIZE);
@@ -79,6 +115,7 @@ impl TerrainRenderer {
             layout: pass.layout,
             fill,
             wireframe,
+            shadowed,
             wireframe_on: false,
             texture,
             depth: DepthTarget::new(&gpu.device, "terrain: depth"),

@@ -62,6 +62,7 @@ impl TestSceneRenderer {
                 depth_format: Some(DEPTH_FORMAT),
                 depth_write: true,
                 blend: false,
+                depth_bias: None,
             },
         )?;
 

@@ -28,7 +28,7 @@ use super::chunk_meshes::terrain_meshes;
 use super::structures::blocks::BlocksRenderer;
 use super::structures::markers::{MarkerView, MarkersRenderer};
 use super::structures::pieces::PiecesRenderer;
-use super::shadows::Shadows;
+use super::shadows::{Casters, ShadowMaps, Shadows};
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
@@ -53,6 +53,9 @@ pub struct WorldRenderer {
     /// The view radius `meshes`' arenas were sized for.
     meshes_radius: u32,
     renderer: TerrainRenderer,
+    /// The sun's shadow maps, drawn before the other passes when [`WorldRenderer::shadows`]
+    /// is not off.
+    shadow_maps: ShadowMaps,
     blocks: BlocksRenderer,
     pieces: PiecesRenderer,
     markers: MarkersRenderer,
@@ -83,15 +86,24 @@ impl WorldRenderer {
         colour_format: vk::Format,
         world: World,
     ) -> Result<Self, WorldRenderError> {
-        let renderer = TerrainRenderer::new(gpu, shaders, colour_format, look_of(&world))?;
+        let shadow_maps = ShadowMaps::new(gpu, shaders)?;
+        let shadow_layout = Some(shadow_maps.set_layout());
+        let renderer = TerrainRenderer::new(
+            gpu,
+            shaders,
+            colour_format,
+            look_of(&world),
+            shadow_layout,
+        )?;
         let materials = BlockMaterials::new(gpu)?;
         let radius = world.chunks().radius();
         Ok(Self {
+            shadow_maps,
             meshes: terrain_meshes(&gpu.device, radius)?,
             meshes_radius: radius,
             renderer,
-            blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials)?,
-            pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials)?,
+            blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
+            pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
             world,
             blocks_meshed: false,
@@ -186,6 +198,11 @@ impl WorldRenderer {
         &self.pieces
     }
 
+    /// The sun's shadow maps (triangles drawn, the atlas's memory).
+    pub fn shadow_maps(&self) -> &ShadowMaps {
+        &self.shadow_maps
+    }
+
     /// The markers' renderer.
     pub fn markers(&self) -> &MarkersRenderer {
         &self.markers
@@ -204,14 +221,31 @@ impl WorldRenderer {
                 radius: self.world.tool().radius,
             });
         }
+        // The wireframe shows the meshes alone: no shadows drawn for it.
+        let quality = if self.renderer.wireframe() {
+            Shadows::Off
+        } else {
+            self.shadows
+        };
+        let shadows = self.shadow_maps.record(
+            frames,
+            quality,
+            &view,
+            Casters {
+                terrain: &self.meshes,
+                blocks: &self.blocks,
+                pieces: &self.pieces,
+                world_pieces: self.world.pieces(),
+            },
+        )?;
         self.renderer
-            .record(frames, target, &mut self.meshes, &view)?;
+            .record(frames, target, &mut self.meshes, &view, shadows)?;
         let Some(depth) = self.renderer.depth() else {
             return Ok(());
         };
-        self.blocks.record(frames, target, depth, &view)?;
+        self.blocks.record(frames, target, depth, &view, shadows)?;
         self.pieces
-            .record(frames, target, depth, &view, self.world.pieces())?;
+            .record(frames, target, depth, &view, self.world.pieces(), shadows)?;
         let markers = if self.show_tool {
             self.marker_view()
         } else {

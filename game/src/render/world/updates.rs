@@ -7,6 +7,7 @@ use blockfall_engine::gpu::{FrameRing, Gpu};
 use super::{WorldRenderError, WorldRenderer};
 use crate::input::{Command, Input};
 use crate::render::chunk_meshes::ChunkMeshes;
+use crate::render::structures::LitGround;
 use crate::terrain::streaming::{EditReport, StreamReport};
 use crate::terrain::SampleBox;
 use crate::world::FrameReport;
@@ -58,21 +59,27 @@ impl WorldRenderer {
     }
 
     /// Brings the blocks' and pieces' meshes up to date with the world: the regions that
-    /// changed (or whose light came in) meshed again, new pieces uploaded, gone ones freed.
-    /// Call it before the frame that draws them is begun (the uploads are submitted at once).
+    /// changed (or whose light came in, or whose ground an edit changed) meshed again, lit and
+    /// occluded by the blocks and the ground, new pieces uploaded, gone ones freed. Call it
+    /// before the frame that draws them is begun (the uploads are submitted at once).
     pub fn sync(&mut self, gpu: &mut Gpu) -> Result<(), WorldRenderError> {
         let mut changed: Vec<[i32; 3]> = self.world.take_changed_regions().into_iter().collect();
         let world = &self.world;
         // Many points at once: chunks without a kept light grid are lit once, not per vertex.
         let sampler = world.light_sampler();
         let light = |point: [f32; 3]| sampler.light_at(point);
+        let ground = |point: [f32; 3]| world.inside_ground(point);
+        let around = LitGround {
+            light: &light,
+            ground: &ground,
+        };
         if !self.blocks_meshed {
-            self.blocks.rebuild_all(gpu, world.blocks(), &light)?;
+            self.blocks.rebuild_all(gpu, world.blocks(), &around)?;
             self.blocks_meshed = true;
         } else {
             changed.append(&mut self.relit_regions);
             if !changed.is_empty() {
-                self.blocks.update(gpu, world.blocks(), changed, &light)?;
+                self.blocks.update(gpu, world.blocks(), changed, &around)?;
             }
         }
         self.relit_regions.clear();
@@ -98,7 +105,9 @@ impl WorldRenderer {
         }
     }
 
-    /// The chunks an edit changed meshed again, those near it lit again.
+    /// The chunks an edit changed meshed again, those near it lit again; the block regions over
+    /// the chunks whose ground changed meshed again at the next sync (their occlusion by the
+    /// ground, and their light).
     fn after_edit(
         &mut self,
         frames: &mut FrameRing,
@@ -111,6 +120,14 @@ impl WorldRenderer {
             meshes: &mut self.meshes,
             frames,
         };
-        Ok(self.world.stream_edit(&mut sink, changed)?)
+        let report = self.world.stream_edit(&mut sink, changed)?;
+        // A block region is as large as a chunk and aligned with it.
+        for coord in &report.remeshed {
+            let region = [coord.x, coord.y, coord.z];
+            if self.world.blocks().in_region(region).next().is_some() {
+                self.relit_regions.push(region);
+            }
+        }
+        Ok(report)
     }
 }

@@ -26,8 +26,11 @@ use blockfall_engine::gpu::{
 };
 use ultraviolet::Vec3;
 
-use super::mesh_arena::MeshArena;
-use super::{solid_pipeline, BlockMaterials, StructurePush};
+use super::mesh_arena::{MeshArena, MeshRange};
+use super::{
+    bind_material, shadowed_solid_pipeline, solid_pipeline, BlockMaterials, StructurePush,
+};
+use crate::render::pass::ShadowedPipeline;
 use crate::blocks::mesher::BlockMesh;
 use crate::blocks::store::{CELL, REGION_CELLS};
 use crate::camera::Camera;
@@ -50,6 +53,8 @@ pub struct BlocksRenderer {
     device: Arc<gpu::Device>,
     layout: PipelineLayout,
     pipeline: Pipeline,
+    /// The material with the sun's shadows and the occlusion, where made.
+    shadowed: Option<ShadowedPipeline>,
     materials: Arc<BlockMaterials>,
     bindless_set: vk::DescriptorSet,
     arena: MeshArena<[i32; 3]>,
@@ -60,12 +65,15 @@ pub struct BlocksRenderer {
 }
 
 impl BlocksRenderer {
-    /// The pipeline and the first arena; `colour_format` is the target's format.
+    /// The pipeline and the first arena; `colour_format` is the target's format; with
+    /// `shadow_layout` (the shadow maps' set layout) the material with the sun's shadows and
+    /// the occlusion too.
     pub fn new(
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
         materials: &Arc<BlockMaterials>,
+        shadow_layout: Option<vk::DescriptorSetLayout>,
     ) -> GpuResult<Self> {
         let pass = bindless_pass::<StructurePush>(gpu, shaders, "blocks", "blocks")?;
         let pipeline = solid_pipeline(
@@ -77,10 +85,24 @@ impl BlocksRenderer {
             colour_format,
             None,
         )?;
+        let shadowed = shadow_layout
+            .map(|shadow_layout| {
+                shadowed_solid_pipeline(
+                    gpu,
+                    shaders,
+                    "blocks",
+                    &pass.vertex,
+                    colour_format,
+                    None,
+                    shadow_layout,
+                )
+            })
+            .transpose()?;
         Ok(Self {
             device: gpu.device.clone(),
             layout: pass.layout,
             pipeline,
+            shadowed,
             materials: materials.clone(),
             bindless_set: gpu.bindless.set,
             arena: MeshArena::new(&gpu.device, "blocks", FIRST_VERTICES, FIRST_INDICES)?,
@@ -101,6 +123,19 @@ impl BlocksRenderer {
         self.arena.len()
     }
 
+    /// Every resident region's mesh: the box its blocks may fill and its range in
+    /// [`BlocksRenderer::arena`] (the shadow casters' draws).
+    pub fn regions(&self) -> impl Iterator<Item = ((Vec3, Vec3), MeshRange)> + '_ {
+        self.arena
+            .iter()
+            .map(|(region, range)| (region_box(*region), *range))
+    }
+
+    /// The arena the regions' meshes live in.
+    pub fn arena(&self) -> &MeshArena<[i32; 3]> {
+        &self.arena
+    }
+
     /// Draws recorded in the last frame: one per region in view.
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame
@@ -113,13 +148,15 @@ impl BlocksRenderer {
 
     /// Records the blocks pass ("blocks", labelled and timed) into the frame being recorded:
     /// `target` and `depth` are loaded as an earlier pass of the frame left them (colour and
-    /// depth attachment layouts) and stored.
+    /// depth attachment layouts) and stored. With `shadows` (the shadow maps' set of this
+    /// frame) the blocks are drawn with the sun's shadows and the occlusion.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
         depth: &Image,
         view: &Camera,
+        shadows: Option<vk::DescriptorSet>,
     ) -> GpuResult<()> {
         let device = self.device.clone();
         frames.begin_pass(PASS_NAME);
@@ -143,9 +180,14 @@ impl BlocksRenderer {
         // Nearest first, for early depth; ties by region, so the order is the same every run.
         regions.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let push = StructurePush::new(view, self.materials.slot());
-        pass.bind_pipeline(&self.pipeline);
-        pass.bind_set(&self.layout, self.bindless_set);
-        pass.push(&self.layout, &push);
+        let layout = bind_material(
+            &mut pass,
+            (&self.pipeline, &self.layout),
+            self.shadowed.as_ref(),
+            self.bindless_set,
+            shadows,
+        );
+        pass.push(layout, &push);
         pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
         pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
         for (_, _, range) in &regions {

@@ -1,19 +1,23 @@
 //! The blocks pass's regions meshed and uploaded: the regions the caller says changed, or every
-//! region at once into an arena made anew when they do not fit.
+//! region at once into an arena made anew when they do not fit. Each vertex is lit by the sky
+//! light at it and shaded by the ambient occlusion of the cells around it
+//! ([`crate::blocks::occlusion`]): the world's blocks, neighbouring regions' too, and the cells
+//! whose middle is inside the ground.
 
 use std::collections::BTreeSet;
 
 use blockfall_engine::gpu::{self, Gpu, GpuResult};
 
 use super::{BlocksRenderer, FIRST_INDICES, FIRST_VERTICES};
-use crate::blocks::mesher::mesh_region;
+use crate::blocks::mesher::{mesh_region, BlockMesh};
+use crate::blocks::occlusion::{block_cells, occlude, with_ground};
 use crate::blocks::store::{region_of, BlockStore};
 use crate::render::structures::mesh_arena::MeshArena;
-use crate::render::structures::vertices_of;
+use crate::render::structures::{vertices_of, BlockVertex, Surroundings};
 
 impl BlocksRenderer {
-    /// Meshes exactly `regions` of `store` again (each vertex lit by `light` at its position)
-    /// and uploads them; a region without blocks frees its ranges. Call it between frames
+    /// Meshes exactly `regions` of `store` again (each vertex lit by `around`'s light at its
+    /// position, occluded by the blocks of `store` and `around`'s ground) and uploads them; a region without blocks frees its ranges. Call it between frames
     /// (before `FrameRing::begin`): the copies are submitted at once and the frame recorded
     /// next draws them. The caller passes the neighbouring regions of a changed block too (its
     /// neighbours' covered sides change with it).
@@ -22,15 +26,13 @@ impl BlocksRenderer {
         gpu: &mut Gpu,
         store: &BlockStore,
         regions: impl IntoIterator<Item = [i32; 3]>,
-        light: &dyn Fn([f32; 3]) -> f32,
+        around: &dyn Surroundings,
     ) -> GpuResult<()> {
         let regions: BTreeSet<[i32; 3]> = regions.into_iter().collect();
         let mut batch = gpu.uploader.begin("blocks: regions");
         let mut fitted = true;
         for region in &regions {
-            self.mesh.clear();
-            mesh_region(store, *region, &mut self.mesh);
-            let vertices = vertices_of(&self.mesh, |i| light(self.mesh.positions[i]));
+            let vertices = region_vertices(&mut self.mesh, store, *region, around);
             if !self
                 .arena
                 .put(&mut batch, *region, &vertices, &self.mesh.indices)?
@@ -42,7 +44,7 @@ impl BlocksRenderer {
         batch.submit()?;
         if !fitted {
             // No room: every region into an arena twice the size of what they need.
-            self.rebuild(gpu, store, light, 2)?;
+            self.rebuild(gpu, store, around, 2)?;
         }
         Ok(())
     }
@@ -52,9 +54,9 @@ impl BlocksRenderer {
         &mut self,
         gpu: &mut Gpu,
         store: &BlockStore,
-        light: &dyn Fn([f32; 3]) -> f32,
+        around: &dyn Surroundings,
     ) -> GpuResult<()> {
-        self.rebuild(gpu, store, light, 1)
+        self.rebuild(gpu, store, around, 1)
     }
 
     /// Every region meshed into the arena, made anew (with room for `growth` times what the
@@ -63,7 +65,7 @@ impl BlocksRenderer {
         &mut self,
         gpu: &mut Gpu,
         store: &BlockStore,
-        light: &dyn Fn([f32; 3]) -> f32,
+        around: &dyn Surroundings,
         growth: u64,
     ) -> GpuResult<()> {
         let regions: BTreeSet<[i32; 3]> = store
@@ -72,9 +74,7 @@ impl BlocksRenderer {
             .collect();
         let mut meshes = Vec::with_capacity(regions.len());
         for region in regions {
-            self.mesh.clear();
-            mesh_region(store, region, &mut self.mesh);
-            let vertices = vertices_of(&self.mesh, |i| light(self.mesh.positions[i]));
+            let vertices = region_vertices(&mut self.mesh, store, region, around);
             meshes.push((region, vertices, self.mesh.indices.clone()));
         }
         let vertices: u64 = meshes.iter().map(|(_, v, _)| v.len() as u64).sum();
@@ -109,5 +109,175 @@ impl BlocksRenderer {
         }
         batch.submit()?;
         Ok(())
+    }
+}
+
+/// The vertices of a region of `store`, meshed into `mesh` (its memory kept between regions),
+/// each lit by `around`'s light and occluded by the blocks of `store` and `around`'s ground.
+fn region_vertices(
+    mesh: &mut BlockMesh,
+    store: &BlockStore,
+    region: [i32; 3],
+    around: &dyn Surroundings,
+) -> Vec<BlockVertex> {
+    mesh.clear();
+    mesh_region(store, region, mesh);
+    occlude(
+        mesh,
+        with_ground(block_cells(store), |point| around.inside_ground(point)),
+    );
+    vertices_of(mesh, |i| around.light(mesh.positions[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::store::Block;
+    use crate::render::structures::LitGround;
+
+    fn plain(x: i32, y: i32, z: i32, size: u8) -> Block {
+        Block::new(x, y, z, size, 0, 0, false).unwrap()
+    }
+
+    #[test]
+    fn a_lone_block_is_open_but_where_it_meets_the_ground() {
+        let mut store = BlockStore::new();
+        store.add(plain(4, 0, 4, 2)).unwrap();
+        let mut mesh = BlockMesh::new();
+        // No ground: open everywhere, lit by the light.
+        let vertices = region_vertices(&mut mesh, &store, [0, 0, 0], &|_: [f32; 3]| 0.5);
+        assert_eq!(vertices.len(), mesh.vertex_count());
+        assert!(vertices.iter().all(|v| v.occlusion == 1.0 && v.light == 0.5));
+        // The ground below y = 0: darker at the foot, darkest underneath, open above.
+        let around = LitGround {
+            light: &|_| 1.0,
+            ground: &|point| point[1] < 0.0,
+        };
+        let vertices = region_vertices(&mut mesh, &store, [0, 0, 0], &around);
+        assert!(!vertices.is_empty());
+        for vertex in &vertices {
+            let expected = if vertex.normal[1] < -0.5 {
+                0.4
+            } else if vertex.position[1] == 0.0 {
+                0.6
+            } else {
+                1.0
+            };
+            assert!((vertex.occlusion - expected).abs() < 1e-6, "{vertex:?}");
+        }
+    }
+
+    #[test]
+    fn blocks_of_neighbouring_regions_occlude() {
+        // Cell 63 and 64 lie in neighbouring regions; a floor of both, a wall on the second.
+        let mut store = BlockStore::new();
+        store.add(plain(63, 0, 0, 1)).unwrap();
+        store.add(plain(64, 0, 0, 1)).unwrap();
+        store.add(plain(64, 1, 0, 1)).unwrap();
+        let mut mesh = BlockMesh::new();
+        let vertices = region_vertices(&mut mesh, &store, [0, 0, 0], &|_: [f32; 3]| 1.0);
+        // The floor's top in region 0 meets the wall of region 1 along x = 32 m.
+        let darker: Vec<_> = vertices
+            .iter()
+            .filter(|v| v.normal[1] > 0.5 && v.position[0] == 32.0)
+            .collect();
+        assert_eq!(darker.len(), 2);
+        assert!(darker.iter().all(|v| v.occlusion < 1.0));
+    }
+
+    /// Times a region's meshing without and with the occlusion, on a dense region standing on
+    /// the generated ground at the spawn (run by hand: `cargo test --release -p blockfall-game
+    /// --lib -- --ignored region_meshing_times --nocapture`).
+    #[test]
+    #[ignore]
+    fn region_meshing_times() {
+        use crate::world::World;
+        use std::time::Instant;
+        let pool = blockfall_engine::workers::WorkerPool::new(1).unwrap();
+        let world = World::at_spawn(crate::terrain::Generator::DEFAULT_SEED, 1, pool);
+        let spawn = world.player().position;
+        let origin = region_of(
+            (spawn.x * 2.0) as i32,
+            (spawn.y * 2.0) as i32,
+            (spawn.z * 2.0) as i32,
+        )
+        .map(|r| r * 64);
+        let ground_cell = |x: i32, z: i32| {
+            (origin[1] - 64..origin[1] + 128)
+                .find(|&y| !world.inside_ground([x, y, z].map(|c| (c as f32 + 0.5) * 0.5)))
+                .unwrap_or(origin[1])
+        };
+        let mut seed = 0x9E37_79B9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        // A city: a column of 1 m blocks on every other 1 m square, 1 to 16 blocks high, from
+        // the ground up; and a checkerboard-ish heap of 0.5 m blocks.
+        let mut city = BlockStore::new();
+        for x in (0..64).step_by(4) {
+            for z in (0..64).step_by(2) {
+                let (x, z) = (origin[0] + x + (z / 2 % 2) * 2, origin[2] + z);
+                let floor = ground_cell(x, z).max(origin[1]);
+                let height = 1 + next() % 16;
+                for level in 0..height as i32 {
+                    let y = floor + 2 * level;
+                    if region_of(x, y, z)[1] != origin[1] / 64 {
+                        break;
+                    }
+                    let _ = city.add(plain(x, y, z, 2));
+                }
+            }
+        }
+        let mut heap = BlockStore::new();
+        for x in 0..64 {
+            for z in 0..64 {
+                let floor = ground_cell(origin[0] + x, origin[2] + z).max(origin[1]);
+                for y in floor..origin[1] + 24 {
+                    if next() % 3 == 0 {
+                        let _ = heap.add(plain(origin[0] + x, y, origin[2] + z, 1));
+                    }
+                }
+            }
+        }
+        let region = origin.map(|c| c / 64);
+        let around = LitGround {
+            light: &|_| 1.0,
+            ground: &|point| world.inside_ground(point),
+        };
+        for (name, store) in [("city", &city), ("heap", &heap)] {
+            let mut mesh = BlockMesh::new();
+            let repeats = 20;
+            let time = |run: &mut dyn FnMut(&mut BlockMesh) -> usize| {
+                run(&mut BlockMesh::new());
+                let start = Instant::now();
+                let mut vertices = 0;
+                for _ in 0..repeats {
+                    vertices = run(&mut mesh);
+                }
+                (start.elapsed().as_secs_f64() * 1e3 / f64::from(repeats), vertices)
+            };
+            let (before, vertices) = time(&mut |mesh| {
+                mesh.clear();
+                mesh_region(store, region, mesh);
+                vertices_of(mesh, |_| 1.0).len()
+            });
+            let (blocks, _) = time(&mut |mesh| {
+                region_vertices(mesh, store, region, &|_: [f32; 3]| 1.0).len()
+            });
+            let (ground, _) = time(&mut |mesh| region_vertices(mesh, store, region, &around).len());
+            let darker = region_vertices(&mut mesh, store, region, &around)
+                .iter()
+                .filter(|v| v.occlusion < 1.0)
+                .count();
+            println!(
+                "{name}: {} blocks, {vertices} vertices ({darker} darker): mesh + vertices \
+                 {before:.2} ms; with occlusion by the blocks {blocks:.2} ms; and the ground \
+                 {ground:.2} ms",
+                store.count()
+            );
+        }
     }
 }

@@ -57,6 +57,7 @@ pub(super) fn create(
                 depth_format: Some(DEPTH_FORMAT),
                 depth_write: false,
                 blend: true,
+                depth_bias: None,
             },
         )
     };

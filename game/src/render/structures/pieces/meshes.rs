@@ -1,6 +1,8 @@
 //! The pieces' meshes and lights kept up to date with the bodies: a mesh uploaded (with the
 //! piece's light and bounds) when its body is first seen, freed when the body is gone, every
-//! one put again into a bigger arena when the arena is full.
+//! one put again into a bigger arena when the arena is full. A piece's vertices are occluded by
+//! its own blocks only ([`crate::blocks::occlusion`]): it moves, so the world's blocks and
+//! ground around it change, and its mesh is uploaded once.
 
 use std::collections::BTreeSet;
 
@@ -9,9 +11,10 @@ use blockfall_engine::physics::BodyHandle;
 use ultraviolet::Vec3;
 
 use super::{Known, PiecesRenderer, FIRST_INDICES, FIRST_VERTICES};
-use crate::pieces::Pieces;
+use crate::blocks::occlusion::{block_cells, openness};
+use crate::pieces::{Piece, Pieces};
 use crate::render::structures::mesh_arena::MeshArena;
-use crate::render::structures::vertices_of;
+use crate::render::structures::{vertices_of, BlockVertex};
 
 impl PiecesRenderer {
     /// Brings the meshes up to date with `pieces`: the mesh of every body not seen before is
@@ -41,7 +44,7 @@ impl PiecesRenderer {
             if self.known.contains_key(&handle) {
                 continue;
             }
-            let vertices = vertices_of(&piece.mesh, |_| 1.0);
+            let vertices = piece_vertices(piece);
             if !self
                 .arena
                 .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
@@ -80,7 +83,7 @@ impl PiecesRenderer {
         self.arena = MeshArena::new(&self.device, "pieces", vertex_capacity, index_capacity)?;
         let mut batch = gpu.uploader.begin("pieces: every mesh");
         for (handle, piece, body) in pieces.iter() {
-            let vertices = vertices_of(&piece.mesh, |_| 1.0);
+            let vertices = piece_vertices(piece);
             if !self
                 .arena
                 .put(&mut batch, handle, &vertices, &piece.mesh.indices)?
@@ -120,6 +123,17 @@ impl PiecesRenderer {
     }
 }
 
+/// A piece's vertices in its own frame: light 1 (the piece's light scales it on the GPU), each
+/// occluded by the piece's own blocks.
+fn piece_vertices(piece: &Piece) -> Vec<BlockVertex> {
+    let solid = block_cells(&piece.own);
+    let mut vertices = vertices_of(&piece.mesh, |_| 1.0);
+    for vertex in &mut vertices {
+        vertex.occlusion = openness(vertex.position, vertex.normal, &solid);
+    }
+    vertices
+}
+
 /// The middle of the box around `positions` and its half diagonal.
 fn bounds(positions: &[[f32; 3]]) -> (Vec3, f32) {
     let mut low = Vec3::broadcast(f32::MAX);
@@ -144,5 +158,27 @@ mod tests {
         let (middle, radius) = bounds(&[[0.0, 0.0, 0.0], [2.0, 2.0, 1.0]]);
         assert_eq!(middle, Vec3::new(1.0, 1.0, 0.5));
         assert!((radius - 1.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_piece_is_occluded_by_its_own_blocks() {
+        use crate::blocks::store::Block;
+        // A floor of two 1 m blocks and a wall on the first, in their grid places.
+        let blocks = [(0, 0, 0), (2, 0, 0), (0, 2, 0)]
+            .map(|(x, y, z)| Block::new(x, y, z, 2, 0, 0, false).unwrap())
+            .to_vec();
+        let mut pieces = Pieces::new(blockfall_engine::workers::WorkerPool::new(1).unwrap());
+        pieces.add(blocks).unwrap();
+        let (_, piece, _) = pieces.iter().next().unwrap();
+        let vertices = piece_vertices(piece);
+        assert_eq!(vertices.len(), piece.mesh.vertex_count());
+        assert!(vertices.iter().all(|v| v.light == 1.0));
+        assert!(vertices.iter().all(|v| (0.4 - 1e-6..=1.0).contains(&v.occlusion)));
+        // Where the floor meets the wall it is darker; the far end of the floor is open.
+        let corner = |v: &&BlockVertex| v.normal[1] > 0.5 && v.position[..2] == [1.0, 1.0];
+        assert!(vertices.iter().filter(corner).all(|v| v.occlusion < 1.0));
+        let far = |v: &&BlockVertex| v.normal[1] > 0.5 && v.position[..2] == [2.0, 1.0];
+        assert!(vertices.iter().filter(far).all(|v| v.occlusion == 1.0));
+        assert!(vertices.iter().filter(corner).count() > 0);
     }
 }

@@ -30,15 +30,18 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::vertex_attribute;
 use blockfall_engine::gpu::{
-    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, ShaderLibrary,
-    TransientUse,
+    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, RenderPass,
+    ShaderLibrary, TransientRange, TransientUse,
 };
 use blockfall_engine::physics::BodyHandle;
 use ultraviolet::Vec3;
 
 use self::instance::{turn, DRAW_COMMAND_BYTES};
 use super::mesh_arena::MeshArena;
-use super::{solid_pipeline, BlockMaterials, StructurePush};
+use super::{
+    bind_material, shadowed_solid_pipeline, solid_pipeline, BlockMaterials, StructurePush,
+};
+use crate::render::pass::ShadowedPipeline;
 use crate::camera::Camera;
 use crate::pieces::Pieces;
 use crate::render::frustum::Frustum;
@@ -69,6 +72,8 @@ pub struct PiecesRenderer {
     device: Arc<gpu::Device>,
     layout: PipelineLayout,
     pipeline: Pipeline,
+    /// The material with the sun's shadows and the occlusion, where made.
+    shadowed: Option<ShadowedPipeline>,
     materials: Arc<BlockMaterials>,
     bindless_set: vk::DescriptorSet,
     arena: MeshArena<BodyHandle>,
@@ -80,19 +85,22 @@ pub struct PiecesRenderer {
 }
 
 impl PiecesRenderer {
-    /// The pipeline and the first arena; `colour_format` is the target's format.
+    /// The pipeline and the first arena; `colour_format` is the target's format; with
+    /// `shadow_layout` (the shadow maps' set layout) the material with the sun's shadows and
+    /// the occlusion too.
     pub fn new(
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
         materials: &Arc<BlockMaterials>,
+        shadow_layout: Option<vk::DescriptorSetLayout>,
     ) -> GpuResult<Self> {
         let pass = bindless_pass::<StructurePush>(gpu, shaders, "blocks", "pieces")?;
         let vertex = shaders.get("pieces.vert", gpu.device.shader_target())?;
         let instance_attributes = [
-            vertex_attribute(5, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
-            vertex_attribute(6, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
-            vertex_attribute(7, 1, vk::Format::R32G32B32A32_SFLOAT, 32),
+            vertex_attribute(6, 1, vk::Format::R32G32B32A32_SFLOAT, 0),
+            vertex_attribute(7, 1, vk::Format::R32G32B32A32_SFLOAT, 16),
+            vertex_attribute(8, 1, vk::Format::R32G32B32A32_SFLOAT, 32),
         ];
         let pipeline = solid_pipeline(
             gpu,
@@ -103,6 +111,19 @@ impl PiecesRenderer {
             colour_format,
             Some((std::mem::size_of::<PieceInstance>(), &instance_attributes)),
         )?;
+        let shadowed = shadow_layout
+            .map(|shadow_layout| {
+                shadowed_solid_pipeline(
+                    gpu,
+                    shaders,
+                    "pieces",
+                    &vertex,
+                    colour_format,
+                    Some((std::mem::size_of::<PieceInstance>(), &instance_attributes)),
+                    shadow_layout,
+                )
+            })
+            .transpose()?;
         let adapter = &gpu.device.adapter;
         let indirect = adapter.multi_draw_indirect && adapter.draw_indirect_first_instance;
         if !indirect {
@@ -116,6 +137,7 @@ impl PiecesRenderer {
             device: gpu.device.clone(),
             layout: pass.layout,
             pipeline,
+            shadowed,
             materials: materials.clone(),
             bindless_set: gpu.bindless.set,
             arena: MeshArena::new(&gpu.device, "pieces", FIRST_VERTICES, FIRST_INDICES)?,
@@ -138,7 +160,9 @@ impl PiecesRenderer {
     }
 
     /// Records the pieces pass ("pieces", labelled and timed) into the frame being recorded,
-    /// loading and storing `target` and `depth` as [`super::BlocksRenderer::record`] does.
+    /// loading and storing `target` and `depth` as [`super::BlocksRenderer::record`] does,
+    /// with the sun's shadows and the occlusion where `shadows` (the shadow maps' set of this
+    /// frame) is given.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
@@ -146,35 +170,12 @@ impl PiecesRenderer {
         depth: &Image,
         view: &Camera,
         pieces: &Pieces,
+        shadows: Option<vk::DescriptorSet>,
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let frustum = Frustum::of(view);
-        let mut instances = Vec::new();
-        let mut draw_commands = Vec::new();
-        for (handle, _, body) in pieces.iter() {
-            let (Some(known), Some(range)) = (self.known.get(&handle), self.arena.get(&handle))
-            else {
-                continue;
-            };
-            let instance = PieceInstance::of(&body, known.light);
-            let [cx, cy, cz, _] = instance.centre;
-            let [px, py, pz, _] = instance.position_light;
-            let middle = turn(instance.rotation, known.middle - Vec3::new(cx, cy, cz))
-                + Vec3::new(px, py, pz);
-            if !frustum.may_see_sphere(middle, known.radius) {
-                continue;
-            }
-            // A `VkDrawIndexedIndirectCommand`: indexCount, instanceCount, firstIndex,
-            // vertexOffset (as its bits), firstInstance.
-            draw_commands.push([
-                range.index_count(),
-                1,
-                range.first_index(),
-                range.vertex_offset() as u32,
-                instances.len() as u32,
-            ]);
-            instances.push(instance);
-        }
+        let (instances, draw_commands) =
+            self.instances(pieces, |middle, radius| frustum.may_see_sphere(middle, radius));
         // The instances and draw commands in the frame's transient memory.
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
         let commands_range = frames.transient(TransientUse::Indirect, &draw_commands)?;
@@ -191,9 +192,14 @@ impl PiecesRenderer {
         // Every command reads a range the arena gave out and an instance written above. The
         // indirect draw only where multiDrawIndirect and drawIndirectFirstInstance are on, its
         // count read by the GPU where drawIndirectCount is too.
-        pass.bind_pipeline(&self.pipeline);
-        pass.bind_set(&self.layout, self.bindless_set);
-        pass.push(&self.layout, &push);
+        let layout = bind_material(
+            &mut pass,
+            (&self.pipeline, &self.layout),
+            self.shadowed.as_ref(),
+            self.bindless_set,
+            shadows,
+        );
+        pass.push(layout, &push);
         pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
         pass.bind_vertices(
             1,
@@ -238,4 +244,114 @@ impl PiecesRenderer {
         frames.end_pass();
         Ok(())
     }
+
+    /// Every piece whose mesh lies within `reach` of `eye`, as shadow casters: their instances
+    /// and draw commands written into the frame's transient memory once, for every cascade's
+    /// pass to draw with [`PiecesRenderer::draw_casters`]. `None` when there is none.
+    pub fn casters(
+        &self,
+        frames: &mut FrameRing,
+        pieces: &Pieces,
+        eye: Vec3,
+        reach: f32,
+    ) -> GpuResult<Option<PieceCasters>> {
+        let (instances, draw_commands) =
+            self.instances(pieces, |middle, radius| (middle - eye).mag() - radius <= reach);
+        if draw_commands.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(PieceCasters {
+            instances: frames.transient(TransientUse::Vertex, &instances)?,
+            commands: frames.transient(TransientUse::Indirect, &draw_commands)?,
+            draw_commands,
+        }))
+    }
+
+    /// Draws `casters` into a shadow cascade's pass whose pipeline (instance stream at binding
+    /// 1) and push constants are bound; returns the triangles drawn.
+    pub fn draw_casters(
+        &self,
+        pass: &mut RenderPass<'_>,
+        frames: &FrameRing,
+        casters: &PieceCasters,
+    ) -> GpuResult<u64> {
+        pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
+        pass.bind_vertices(
+            1,
+            frames.transient_buffer(&casters.instances)?,
+            casters.instances.offset,
+        )?;
+        pass.bind_indices(self.arena.index_buffer(), 0, vk::IndexType::UINT32)?;
+        if self.indirect {
+            pass.draw_indexed_indirect(
+                frames.transient_buffer(&casters.commands)?,
+                casters.commands.offset,
+                casters.draw_commands.len() as u32,
+                DRAW_COMMAND_BYTES as u32,
+            )?;
+        } else {
+            for &[index_count, _, first_index, vertex_offset, first_instance] in
+                &casters.draw_commands
+            {
+                pass.draw_indexed(
+                    first_index..first_index + index_count,
+                    vertex_offset as i32,
+                    first_instance..first_instance + 1,
+                )?;
+            }
+        }
+        Ok(casters
+            .draw_commands
+            .iter()
+            .map(|command| u64::from(command[0] / 3))
+            .sum())
+    }
+
+    /// The instance and draw command of every piece with a mesh for which `keep(middle,
+    /// radius)` holds (its mesh's bounding sphere, turned and moved by its body).
+    fn instances(
+        &self,
+        pieces: &Pieces,
+        keep: impl Fn(Vec3, f32) -> bool,
+    ) -> (Vec<PieceInstance>, Vec<[u32; 5]>) {
+        let mut instances = Vec::new();
+        let mut draw_commands = Vec::new();
+        for (handle, _, body) in pieces.iter() {
+            let (Some(known), Some(range)) = (self.known.get(&handle), self.arena.get(&handle))
+            else {
+                continue;
+            };
+            let instance = PieceInstance::of(&body, known.light);
+            let [cx, cy, cz, _] = instance.centre;
+            let [px, py, pz, _] = instance.position_light;
+            let middle = turn(instance.rotation, known.middle - Vec3::new(cx, cy, cz))
+                + Vec3::new(px, py, pz);
+            if !keep(middle, known.radius) {
+                continue;
+            }
+            // A `VkDrawIndexedIndirectCommand`: indexCount, instanceCount, firstIndex,
+            // vertexOffset (as its bits), firstInstance.
+            draw_commands.push([
+                range.index_count(),
+                1,
+                range.first_index(),
+                range.vertex_offset() as u32,
+                instances.len() as u32,
+            ]);
+            instances.push(instance);
+        }
+        (instances, draw_commands)
+    }
+}
+
+/// The pieces drawn into the shadow cascades of a frame ([`PiecesRenderer::casters`]).
+pub struct PieceCasters {
+    instances: TransientRange,
+    commands: TransientRange,
+    draw_commands: Vec<[u32; 5]>,
+}
+
+impl PieceCasters {
+    /// Bytes of an instance in the stream at binding 1 (the casters' pipeline's stride).
+    pub const INSTANCE_BYTES: usize = std::mem::size_of::<PieceInstance>();
 }
