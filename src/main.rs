@@ -291,6 +291,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("--shadows"), "{error}");
-        assert!(error.contains("[possible values: off, low, high]"), "{error}");
+        assert!(
+            error.contains("[possible values: off, low, high]"),
+            "{error}"
+        );
     }
 }

@@ -238,7 +238,10 @@ fn shadows_line(shadows: Shadows, timings: &[PassTiming], scripted: bool) -> Str
         1 => "1 pass".to_owned(),
         n => format!("{n} passes"),
     };
-    let milliseconds: f64 = passes.iter().map(|timing| timing.milliseconds).sum();
+    // From +0 (an empty `sum` of floats is -0, printed "-0.00").
+    let milliseconds = passes
+        .iter()
+        .fold(0.0, |sum, timing| sum + timing.milliseconds);
     format!("shadows: {}, {count}, {milliseconds:.2} ms", shadows.name())
 }
 

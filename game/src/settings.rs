@@ -175,10 +175,7 @@ fn shadows<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Shadows, D::Err
         }
     }
     let name = deserializer.deserialize_identifier(Name).map_err(|error| {
-        D::Error::custom(format!(
-            "`shadows` must be {} ({error})",
-            shadows_names()
-        ))
+        D::Error::custom(format!("`shadows` must be {} ({error})", shadows_names()))
     })?;
     Shadows::ALL
         .into_iter()

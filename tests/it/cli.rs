@@ -270,12 +270,14 @@ fn bad_arguments_are_refused_before_touching_the_gpu() {
 
 #[test]
 fn an_unknown_shadows_quality_is_refused_with_the_qualities() {
-    for value in ["ultra", "0", "", "on"] {
+    for value in ["ultra", "0", "on", "Medium"] {
         let output = blockfall(&["--headless", "--shadows", value], &[], &[]);
         assert_eq!(output.status.code(), Some(2), "{value:?}");
         let stderr = text(&output.stderr);
         assert!(
-            stderr.contains(&format!("invalid value '{value}' for '--shadows <QUALITY>'")),
+            stderr.contains(&format!(
+                "invalid value '{value}' for '--shadows <QUALITY>'"
+            )),
             "{value:?}: {stderr}"
         );
         assert!(
@@ -290,6 +292,18 @@ fn an_unknown_shadows_quality_is_refused_with_the_qualities() {
     assert!(help.contains("--shadows <QUALITY>"), "{help}");
 }
 
+/// The passes of the last frame whose names start with "shadow", from the run's summary on
+/// stderr (`…, shadow cascade 0 1.234 ms GPU, …`); `None` when the device times no passes.
+fn shadow_passes(stderr: &str) -> Option<usize> {
+    let summary = stderr.lines().rev().find(|line| line.contains(" ms GPU"))?;
+    Some(
+        summary
+            .split(", ")
+            .filter(|item| item.starts_with("shadow") && item.ends_with(" ms GPU"))
+            .count(),
+    )
+}
+
 #[test]
 fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
     if skip_gpu() {
@@ -297,16 +311,20 @@ fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
     }
     let dir = scratch("shadows-crosshair");
     let settings = dir.join("settings.ron");
-    // The file asks for High shadows and no crosshair; the flag wins for the shadows.
-    std::fs::write(&settings, "(shadows: High, crosshair: false)\n").unwrap();
-    let run = |name: &str, extra: &[&str]| {
+    // The file asks for Low shadows and no crosshair.
+    std::fs::write(&settings, "(shadows: Low, crosshair: false)\n").unwrap();
+    let settings = settings.to_str().unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(&script, "{\"duration\": 0.05, \"events\": []}").unwrap();
+    let script = script.to_str().unwrap();
+    let run = |name: &str, size: (&str, &str), extra: &[&str]| {
         let path = dir.join(name);
         let mut args = vec![
             "--headless",
             "--width",
-            "640",
+            size.0,
             "--height",
-            "480",
+            size.1,
             "--view-radius",
             "1",
             "--validation",
@@ -316,20 +334,37 @@ fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
         args.extend_from_slice(extra);
         let output = blockfall(&args, &[], &[]);
         assert!(output.status.success(), "{name}: {}", text(&output.stderr));
-        (read_png(&path), text(&output.stderr))
+        (path, text(&output.stderr))
     };
-    for quality in ["low", "High"] {
-        run("quality.png", &["--shadows", quality]);
+    // Each quality draws its passes: none off, 3 cascades low, 4 high (the default); the
+    // settings' quality, and the flag's over it. A script draws the default, or the flag's.
+    let small = ("64", "48");
+    for (extra, passes) in [
+        (&["--shadows", "off"][..], 0),
+        (&["--shadows", "low"], 3),
+        (&["--shadows", "High"], 4),
+        (&[], 4),
+        (&["--settings", settings], 3),
+        (&["--settings", settings, "--shadows", "off"], 0),
+        (&["--settings", settings, "--script", script], 4),
+        (&["--script", script, "--shadows", "low"], 3),
+    ] {
+        let (_, stderr) = run("quality.png", small, extra);
+        if let Some(found) = shadow_passes(&stderr) {
+            assert_eq!(found, passes, "{extra:?}: {stderr}");
+        }
     }
-    // Off: no shadow pass in the frame's GPU times.
-    let (with, stderr) = run("with.png", &["--shadows", "off"]);
-    assert!(!stderr.contains(", shadow"), "{stderr}");
-    let settings = settings.to_str().unwrap();
-    let (without, stderr) = run("without.png", &["--settings", settings, "--shadows", "off"]);
-    assert!(!stderr.contains(", shadow"), "{stderr}");
     // With the crosshair (the default): white arms 2 pixels across and 20 long at the centre
     // (the centre of a 640 x 480 picture is a pixel corner, well below the HUD's panel);
-    // without it the same picture there.
+    // without it (the settings') the same picture there.
+    let size = ("640", "480");
+    let (with, _) = run("with.png", size, &["--shadows", "off"]);
+    let (without, _) = run(
+        "without.png",
+        size,
+        &["--settings", settings, "--shadows", "off"],
+    );
+    let (with, without) = (read_png(&with), read_png(&without));
     let (cx, cy) = (320u32, 240u32);
     let white = |p: [u8; 3]| p.iter().all(|&c| c >= 250);
     let on_arm = |x: u32, y: u32| {
@@ -349,7 +384,10 @@ fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
             }
         }
     }
-    assert!(changed > 20, "only {changed} pixels of the arms differ without the crosshair");
+    assert!(
+        changed > 20,
+        "only {changed} pixels of the arms differ without the crosshair"
+    );
     std::fs::remove_dir_all(dir).ok();
 }
 

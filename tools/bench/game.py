@@ -10,7 +10,8 @@ the last frame):
   pieces   300 single-block pieces falling at once (300 towers of two, the lower blocks broken
            at t = 0.1 s), 2 s
 
-Usage: python3 tools/bench/game.py [PATH-TO-BLOCKFALL] (default target/release/blockfall)
+Usage: python3 tools/bench/game.py [PATH-TO-BLOCKFALL [FLAG ...]] (default
+target/release/blockfall); the flags go to every run (`--shadows off`).
 """
 
 import json
@@ -20,6 +21,7 @@ import sys
 import tempfile
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else "target/release/blockfall"
+FLAGS = sys.argv[2:]
 
 
 def showcase():
@@ -65,7 +67,7 @@ def main():
             with open(path, "w") as f:
                 json.dump(scene, f)
             run = subprocess.run(
-                [BINARY, "--headless", "--width", "1280", "--height", "720", "--script", path],
+                [BINARY, "--headless", "--width", "1280", "--height", "720", *FLAGS, "--script", path],
                 capture_output=True,
                 text=True,
             )

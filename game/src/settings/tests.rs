@@ -615,10 +615,22 @@ fn the_crosshair_is_on_by_default_and_reads_either_way() {
 #[test]
 fn a_wrong_shadows_or_crosshair_names_the_key_the_line_and_the_values() {
     for (name, value, what) in [
-        ("medium", "Medium", "`shadows` must be Off, Low or High, not `Medium`"),
+        (
+            "medium",
+            "Medium",
+            "`shadows` must be Off, Low or High, not `Medium`",
+        ),
         // Names are written as the file writes them.
-        ("lower-case", "high", "`shadows` must be Off, Low or High, not `high`"),
-        ("boolean", "true", "`shadows` must be Off, Low or High, not `true`"),
+        (
+            "lower-case",
+            "high",
+            "`shadows` must be Off, Low or High, not `high`",
+        ),
+        (
+            "boolean",
+            "true",
+            "`shadows` must be Off, Low or High, not `true`",
+        ),
         ("string", "\"Low\"", "`shadows` must be Off, Low or High ("),
         ("number", "2", "`shadows` must be Off, Low or High ("),
     ] {
@@ -640,5 +652,8 @@ fn a_wrong_shadows_or_crosshair_names_the_key_the_line_and_the_values() {
         .unwrap_err()
         .to_string();
     assert!(problem.len() < 400, "{} bytes", problem.len());
-    assert!(problem.contains("`shadows` must be Off, Low or High"), "{problem}");
+    assert!(
+        problem.contains("`shadows` must be Off, Low or High"),
+        "{problem}"
+    );
 }

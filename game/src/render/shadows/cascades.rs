@@ -96,14 +96,15 @@ impl CasterCull {
 
     /// Whether a caster within the box from `low` to `high` may shade what the cascade serves.
     pub fn may_cast(&self, low: Vec3, high: Vec3) -> bool {
-        let in_window = self.window.iter().all(|&p| furthest(p, low, high) >= 0.0);
+        if !self.window.iter().all(|&p| furthest(p, low, high) >= 0.0) {
+            return false;
+        }
         // The swept box is the hull of the box and the box moved by `sweep`: a plane leaves it
         // out only if it leaves out both.
         let (swept_low, swept_high) = (low + self.sweep, high + self.sweep);
-        let reaches_slice = self.slice.iter().all(|&p| {
+        self.slice.iter().all(|&p| {
             furthest(p, low, high).max(furthest(p, swept_low, swept_high)) >= 0.0
-        });
-        in_window && reaches_slice
+        })
     }
 }
 
