@@ -17,6 +17,10 @@
 //! coordinates are taken from its low corner wrapped by [`UV_WRAP_METERS`], a whole number of
 //! repeats, into `±UV_WRAP_METERS / 2` (so near the origin they are the grid position itself):
 //! the same texels under repeat sampling, and every triangle lies within one block.
+//!
+//! The vertices' ambient occlusion depends on what is around the blocks, not only on the store
+//! meshed (a region's neighbours, the ground): the caller adds it afterwards
+//! ([`super::occlusion::occlude`]).
 
 use super::shapes::{shape_of, MeshPart};
 use super::store::{covered, Block, BlockId, BlockStore, CELL};
@@ -196,6 +200,8 @@ mod tests {
         assert_eq!(mesh.normals.len(), n);
         assert_eq!(mesh.uvs.len(), n);
         assert_eq!(mesh.layers.len(), n);
+        // The mesher leaves the occlusion to the caller.
+        assert!(mesh.occlusion.is_empty());
         assert_eq!(mesh.indices.len() % 3, 0);
         assert!(mesh.indices.iter().all(|&i| (i as usize) < n));
     }

@@ -23,9 +23,11 @@
 //!   take_changed_regions()           the block regions to mesh again
 //!   view(w, h, fov) ─▶ Camera        what the renderer draws (the field of view is its own)
 //!   light_at(point)                  the sky light the terrain there is lit with
+//!   inside_ground(point)             whether the point is in the ground (blocks' occlusion)
 //! ```
 
 mod aim;
+mod ground_sampler;
 mod rules;
 mod saved;
 pub mod scene_solids;
@@ -51,6 +53,7 @@ use crate::terrain::streaming::{
 use crate::terrain::{EditError, EditStore, Field, Generator, Ground, SampleBox, Samples};
 
 pub use aim::{Aim, AimTarget, Placement, BLOCK_REACH};
+pub use ground_sampler::GroundSampler;
 pub use rules::{PlaceRefusal, Settled};
 pub use scene_solids::{SceneSolids, WithRubble};
 pub use tool::{
@@ -397,6 +400,11 @@ impl World {
     /// the cells whose middle is count as solid for the blocks' ambient occlusion.
     pub fn inside_ground(&self, point: [f32; 3]) -> bool {
         self.field.probe(point[0], point[1], point[2]).density > 0.0
+    }
+
+    /// [`World::inside_ground`] for many points near each other (see [`GroundSampler`]).
+    pub fn ground_sampler(&self) -> GroundSampler<'_> {
+        GroundSampler::new(&self.field)
     }
 
     /// The block regions changed since the last call (a block added, removed or reshaped, and

@@ -102,9 +102,9 @@ impl CasterCull {
         // The swept box is the hull of the box and the box moved by `sweep`: a plane leaves it
         // out only if it leaves out both.
         let (swept_low, swept_high) = (low + self.sweep, high + self.sweep);
-        self.slice.iter().all(|&p| {
-            furthest(p, low, high).max(furthest(p, swept_low, swept_high)) >= 0.0
-        })
+        self.slice
+            .iter()
+            .all(|&p| furthest(p, low, high).max(furthest(p, swept_low, swept_high)) >= 0.0)
     }
 }
 
@@ -125,7 +125,12 @@ pub fn splits(count: usize, end: f32) -> Vec<f32> {
 /// The cascades of `view` for the sun toward `sun_toward` (unit), one per slice ending at each
 /// of `splits` (increasing), the first from the view's near plane, each drawn into a tile of
 /// `texels` × `texels`. `None` if the view cannot be inverted (a degenerate camera).
-pub fn cascades(view: &Camera, sun_toward: Vec3, splits: &[f32], texels: u32) -> Option<Vec<Cascade>> {
+pub fn cascades(
+    view: &Camera,
+    sun_toward: Vec3,
+    splits: &[f32],
+    texels: u32,
+) -> Option<Vec<Cascade>> {
     let frustum = ViewCone::of(view)?;
     let sun = sun_toward.normalized();
     let up = if sun.y.abs() > 0.99 {
@@ -288,11 +293,17 @@ mod tests {
         for cascade in &all {
             for corner in slice_corners(&view, cascade.near, cascade.far) {
                 let c = clip(cascade.matrix, corner);
-                assert!(c.x.abs() <= 1.0 && c.y.abs() <= 1.0, "{c:?} outside the tile");
+                assert!(
+                    c.x.abs() <= 1.0 && c.y.abs() <= 1.0,
+                    "{c:?} outside the tile"
+                );
                 assert!((0.0..=1.0).contains(&c.z), "{c:?} outside the depth range");
                 // A caster 100 m toward the sun from any point of the slice is drawn too.
                 let above = clip(cascade.matrix, corner + sun() * 100.0);
-                assert!((0.0..=1.0).contains(&above.z), "{above:?}: the caster is cut off");
+                assert!(
+                    (0.0..=1.0).contains(&above.z),
+                    "{above:?}: the caster is cut off"
+                );
                 assert!(above.z < c.z, "nearer the sun is less deep");
             }
         }
@@ -316,8 +327,13 @@ mod tests {
     fn moving_the_view_moves_the_shadow_map_by_whole_texels() {
         let direction = Vec3::new(0.2, -0.3, -1.0);
         let ends = splits(4, 150.0);
-        let here = cascades(&view(Vec3::new(5.0, 12.0, 7.0), direction), sun(), &ends, 2048)
-            .unwrap();
+        let here = cascades(
+            &view(Vec3::new(5.0, 12.0, 7.0), direction),
+            sun(),
+            &ends,
+            2048,
+        )
+        .unwrap();
         let point = Vec3::new(9.0, 10.0, -4.0);
         for step in [
             Vec3::new(0.013, 0.0, 0.0),

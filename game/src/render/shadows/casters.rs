@@ -104,11 +104,8 @@ impl CasterPipelines {
             )],
             &[position(0)],
         )?;
-        let block_binding = vertex_binding(
-            0,
-            BLOCK_VERTEX_BYTES as usize,
-            vk::VertexInputRate::VERTEX,
-        );
+        let block_binding =
+            vertex_binding(0, BLOCK_VERTEX_BYTES as usize, vk::VertexInputRate::VERTEX);
         let blocks = pipeline(
             "shadow casters: blocks",
             "shadow_blocks.vert",
@@ -120,7 +117,11 @@ impl CasterPipelines {
             "shadow_pieces.vert",
             &[
                 block_binding,
-                vertex_binding(1, PieceCasters::INSTANCE_BYTES, vk::VertexInputRate::INSTANCE),
+                vertex_binding(
+                    1,
+                    PieceCasters::INSTANCE_BYTES,
+                    vk::VertexInputRate::INSTANCE,
+                ),
             ],
             &[
                 position(0),

@@ -162,11 +162,8 @@ impl ShadowMaps {
     /// The casters' pipelines and the set layout the shadowed materials are made with; no
     /// atlas until a frame asks for shadows.
     pub fn new(gpu: &Gpu, shaders: &gpu::ShaderLibrary) -> GpuResult<Self> {
-        let layout = DepthSamplingLayout::new(
-            &gpu.device,
-            "shadow maps",
-            vk::ShaderStageFlags::FRAGMENT,
-        )?;
+        let layout =
+            DepthSamplingLayout::new(&gpu.device, "shadow maps", vk::ShaderStageFlags::FRAGMENT)?;
         Ok(Self {
             device: gpu.device.clone(),
             layout,
@@ -223,9 +220,12 @@ impl ShadowMaps {
             return Ok(None);
         };
         // Every piece whose shadow may fall within the shadows' reach, once for all cascades.
-        let pieces = scene
-            .pieces
-            .casters(frames, scene.world_pieces, view.eye, end + cascades::CASTER_REACH)?;
+        let pieces = scene.pieces.casters(
+            frames,
+            scene.world_pieces,
+            view.eye,
+            end + cascades::CASTER_REACH,
+        )?;
         let whole = atlas.image.range();
         for (k, cascade) in all.iter().enumerate() {
             frames.begin_pass(&pass_name(k));
@@ -263,14 +263,9 @@ impl ShadowMaps {
                 tile,
             );
             let cull = CasterCull::of(cascade, view, sun);
-            self.triangles_last_frame += self.casters.draw(
-                &mut pass,
-                frames,
-                cascade,
-                &cull,
-                &scene,
-                pieces.as_ref(),
-            )?;
+            self.triangles_last_frame +=
+                self.casters
+                    .draw(&mut pass, frames, cascade, &cull, &scene, pieces.as_ref())?;
             drop(pass);
             frames.end_pass();
         }
@@ -301,8 +296,7 @@ impl ShadowMaps {
                 height: plan.texels,
                 layers: 1,
                 mips: 1,
-                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-                    | vk::ImageUsageFlags::SAMPLED,
+                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
                 view_type: vk::ImageViewType::TYPE_2D,
             },
         )?;

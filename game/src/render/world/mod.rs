@@ -25,10 +25,10 @@ use blockfall_engine::meshing::{Mesher, TerrainMeshError, TerrainMeshes};
 use blockfall_engine::workers::WorkerError;
 
 use super::chunk_meshes::terrain_meshes;
+use super::shadows::{Casters, ShadowMaps, Shadows};
 use super::structures::blocks::BlocksRenderer;
 use super::structures::markers::{MarkerView, MarkersRenderer};
 use super::structures::pieces::PiecesRenderer;
-use super::shadows::{Casters, ShadowMaps, Shadows};
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
@@ -88,13 +88,8 @@ impl WorldRenderer {
     ) -> Result<Self, WorldRenderError> {
         let shadow_maps = ShadowMaps::new(gpu, shaders)?;
         let shadow_layout = Some(shadow_maps.set_layout());
-        let renderer = TerrainRenderer::new(
-            gpu,
-            shaders,
-            colour_format,
-            look_of(&world),
-            shadow_layout,
-        )?;
+        let renderer =
+            TerrainRenderer::new(gpu, shaders, colour_format, look_of(&world), shadow_layout)?;
         let materials = BlockMaterials::new(gpu)?;
         let radius = world.chunks().radius();
         Ok(Self {

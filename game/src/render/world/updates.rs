@@ -68,7 +68,8 @@ impl WorldRenderer {
         // Many points at once: chunks without a kept light grid are lit once, not per vertex.
         let sampler = world.light_sampler();
         let light = |point: [f32; 3]| sampler.light_at(point);
-        let ground = |point: [f32; 3]| world.inside_ground(point);
+        let grounds = world.ground_sampler();
+        let ground = |point: [f32; 3]| grounds.inside(point);
         let around = LitGround {
             light: &light,
             ground: &ground,

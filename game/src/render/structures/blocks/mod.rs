@@ -30,12 +30,12 @@ use super::mesh_arena::{MeshArena, MeshRange};
 use super::{
     bind_material, shadowed_solid_pipeline, solid_pipeline, BlockMaterials, StructurePush,
 };
-use crate::render::pass::ShadowedPipeline;
 use crate::blocks::mesher::BlockMesh;
 use crate::blocks::store::{CELL, REGION_CELLS};
 use crate::camera::Camera;
 use crate::render::frustum::Frustum;
 use crate::render::pass::bindless_pass;
+use crate::render::pass::ShadowedPipeline;
 use crate::render::target::{begin_loaded, RenderTarget};
 
 /// The name of the frame pass (label and timing).

@@ -173,7 +173,9 @@ mod tests {
         let vertices = piece_vertices(piece);
         assert_eq!(vertices.len(), piece.mesh.vertex_count());
         assert!(vertices.iter().all(|v| v.light == 1.0));
-        assert!(vertices.iter().all(|v| (0.4 - 1e-6..=1.0).contains(&v.occlusion)));
+        assert!(vertices
+            .iter()
+            .all(|v| (0.4 - 1e-6..=1.0).contains(&v.occlusion)));
         // Where the floor meets the wall it is darker; the far end of the floor is open.
         let corner = |v: &&BlockVertex| v.normal[1] > 0.5 && v.position[..2] == [1.0, 1.0];
         assert!(vertices.iter().filter(corner).all(|v| v.occlusion < 1.0));

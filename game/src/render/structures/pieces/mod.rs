@@ -41,11 +41,11 @@ use super::mesh_arena::MeshArena;
 use super::{
     bind_material, shadowed_solid_pipeline, solid_pipeline, BlockMaterials, StructurePush,
 };
-use crate::render::pass::ShadowedPipeline;
 use crate::camera::Camera;
 use crate::pieces::Pieces;
 use crate::render::frustum::Frustum;
 use crate::render::pass::bindless_pass;
+use crate::render::pass::ShadowedPipeline;
 use crate::render::target::{begin_loaded, RenderTarget};
 
 pub use self::instance::PieceInstance;
@@ -174,8 +174,9 @@ impl PiecesRenderer {
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let frustum = Frustum::of(view);
-        let (instances, draw_commands) =
-            self.instances(pieces, |middle, radius| frustum.may_see_sphere(middle, radius));
+        let (instances, draw_commands) = self.instances(pieces, |middle, radius| {
+            frustum.may_see_sphere(middle, radius)
+        });
         // The instances and draw commands in the frame's transient memory.
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
         let commands_range = frames.transient(TransientUse::Indirect, &draw_commands)?;
@@ -255,8 +256,9 @@ impl PiecesRenderer {
         eye: Vec3,
         reach: f32,
     ) -> GpuResult<Option<PieceCasters>> {
-        let (instances, draw_commands) =
-            self.instances(pieces, |middle, radius| (middle - eye).mag() - radius <= reach);
+        let (instances, draw_commands) = self.instances(pieces, |middle, radius| {
+            (middle - eye).mag() - radius <= reach
+        });
         if draw_commands.is_empty() {
             return Ok(None);
         }
