@@ -1,8 +1,16 @@
 //! What the application's GPU tests share: the harness of `blockfall-test-support` (one
 //! validated GPU per test process, handed out one test at a time; a test FAILS without a Vulkan
-//! device unless `BLOCKFALL_SKIP_GPU=1`), its mesh comparison, and helpers of the render tests.
+//! device unless `BLOCKFALL_SKIP_GPU=1`), its mesh comparison, helpers of the render tests, and
+//! those of the tests that run the `blockfall` binary on a script (`gpu_script`, `gpu_shadows`):
+//! the headless command, its scratch folder, and the screenshots it writes.
 
-pub use blockfall_test_support::gpu::{assert_no_validation_errors, gpu, gpu_vulkan_1_2};
+pub use blockfall_test_support::gpu::{assert_no_validation_errors, gpu, gpu_vulkan_1_2, skip_gpu};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use blockfall_game::camera::Camera;
+use ultraviolet::Vec3;
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall::shaders::LIBRARY;
@@ -235,5 +243,88 @@ pub fn assert_scene_pixels(image: &RgbaImage) {
             1,
             &format!("cube face at ({x}, {y})"),
         );
+    }
+}
+
+/// A fresh folder for one test's files, under the system's temporary folder.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blockfall-script-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A process's output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The headless, validated, small run of `script` the script tests make (two chunks around the
+/// player, a `width`×`height` picture), with the flags in `extra` after the others.
+pub fn headless_script(script: &Path, width: u32, height: u32, extra: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blockfall"));
+    command.args([
+        "--headless",
+        "--validation",
+        "--view-radius",
+        "2",
+        "--width",
+        &width.to_string(),
+        "--height",
+        &height.to_string(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    command.args(extra);
+    command
+}
+
+/// [`headless_script`] run to its end.
+pub fn run_script(script: &Path, width: u32, height: u32, extra: &[&str]) -> Output {
+    headless_script(script, width, height, extra)
+        .output()
+        .expect("the blockfall binary runs")
+}
+
+/// A screenshot (RGBA, 8 bits, sRGB) read back from its PNG.
+pub struct Png {
+    pub width: u32,
+    pub height: u32,
+    pub bytes: Vec<u8>,
+}
+
+impl Png {
+    /// Reads the PNG at `path`, which must be `width`×`height`.
+    pub fn read(path: &Path, (width, height): (u32, u32)) -> Png {
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut bytes = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut bytes).unwrap();
+        assert_eq!(
+            (info.width, info.height),
+            (width, height),
+            "{}",
+            path.display()
+        );
+        assert_eq!(info.color_type.samples(), 4, "{}: RGBA", path.display());
+        Png {
+            width,
+            height,
+            bytes,
+        }
+    }
+
+    /// The pixel at column `x`, row `y` (from the top).
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.bytes[i], self.bytes[i + 1], self.bytes[i + 2]]
+    }
+
+    /// The pixel where a world point lands in `view`.
+    pub fn at(&self, view: &Camera, point: [f32; 3]) -> [u8; 3] {
+        let (x, y) = view
+            .project(Vec3::from(point), self.width, self.height)
+            .expect("in front of the eye");
+        self.pixel(x as u32, y as u32)
     }
 }

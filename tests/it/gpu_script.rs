@@ -11,6 +11,8 @@ use blockfall_game::camera::Camera;
 use serde_json::Value;
 use ultraviolet::Vec3;
 
+use crate::common::{headless_script, run_script, scratch, skip_gpu, text, Png};
+
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 480;
 /// The player's eye: feet at (0, 0, −10) m, 1.65 m up, looking along +z (far enough that the
@@ -19,71 +21,13 @@ const EYE: [f32; 3] = [0.0, 1.65, -10.0];
 /// Looking at the middle of the second block's front face (z = 0, y = 1 m).
 const PITCH_DEGREES: f32 = -3.72;
 
-fn skip_gpu() -> bool {
-    std::env::var("BLOCKFALL_SKIP_GPU").is_ok_and(|v| v == "1")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blockfall-script-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn run(script: &Path) -> Output {
-    headless(script)
-        .output()
-        .expect("the blockfall binary runs")
+    run_script(script, WIDTH, HEIGHT, &[])
 }
 
 /// The headless, validated, small run of `script` the tests here make.
 fn headless(script: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_blockfall"));
-    command.args([
-        "--headless",
-        "--validation",
-        "--view-radius",
-        "2",
-        "--width",
-        &WIDTH.to_string(),
-        "--height",
-        &HEIGHT.to_string(),
-        "--script",
-        script.to_str().unwrap(),
-    ]);
-    command
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-struct Png {
-    width: u32,
-    bytes: Vec<u8>,
-}
-
-impl Png {
-    fn read(path: &Path) -> Png {
-        let decoder =
-            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-        let mut reader = decoder.read_info().unwrap();
-        let mut bytes = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut bytes).unwrap();
-        assert_eq!((info.width, info.height), (WIDTH, HEIGHT));
-        Png {
-            width: info.width,
-            bytes,
-        }
-    }
-
-    /// The pixel where a world point lands in the player's view.
-    fn at(&self, view: &Camera, point: [f32; 3]) -> [u8; 3] {
-        let (x, y) = view
-            .project(Vec3::from(point), WIDTH, HEIGHT)
-            .expect("in front of the eye");
-        let i = ((y as u32 * self.width + x as u32) * 4) as usize;
-        [self.bytes[i], self.bytes[i + 1], self.bytes[i + 2]]
-    }
+    headless_script(script, WIDTH, HEIGHT, &[])
 }
 
 fn view() -> Camera {
@@ -158,7 +102,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
 
     // Placed blocks are drawn in the frame that placed them.
     let level = Camera::looking_within(Vec3::from(EYE), Vec3::unit_z(), WIDTH, HEIGHT, 2, 70.0);
-    let image = Png::read(&placed_png);
+    let image = Png::read(&placed_png, (WIDTH, HEIGHT));
     for y in [0.25, 1.0, 2.0, 3.0] {
         let p = image.at(&level, [0.0, y, 0.0]);
         assert!(!sky(p), "the block at {y} m is drawn at once: {p:?}");
@@ -184,7 +128,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
 
     // The tint over the two upper blocks, not over the lowest one.
     let view = view();
-    let image = Png::read(&aim_png);
+    let image = Png::read(&aim_png, (WIDTH, HEIGHT));
     for y in [2.0, 3.0] {
         let p = image.at(&view, [0.0, y, 0.0]);
         assert!(orange(p), "the block at {y} m is tinted: {p:?}");
@@ -222,7 +166,7 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
 
     // Drawn where the physics put it: the piece's middle is a block, above it the sky where the
     // top block stood.
-    let image = Png::read(&rest_png);
+    let image = Png::read(&rest_png, (WIDTH, HEIGHT));
     let drawn = image.at(&view, [middle[0], middle[1], middle[2] - 0.5]);
     assert!(!sky(drawn), "the piece at its middle: {drawn:?}");
     let above = image.at(&view, [0.0, 3.2, 0.0]);
@@ -483,7 +427,10 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
     // The same hills in both pictures: below the HUD's panel, the sky where it was and the
     // ground where it was, pixel for pixel but for a few along the skyline, and the ground
     // lit alike (each mesher's own triangles: mean brightness within a few levels).
-    let (before, after) = (Png::read(&before), Png::read(&after));
+    let (before, after) = (
+        Png::read(&before, (WIDTH, HEIGHT)),
+        Png::read(&after, (WIDTH, HEIGHT)),
+    );
     let rows = (HEIGHT / 2)..HEIGHT;
     let (mut sky_moved, mut ground, mut sums) = (0u32, 0u32, [0u64; 2]);
     for y in rows {

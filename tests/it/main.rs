@@ -2,7 +2,7 @@
 //! `cargo test --test it`, or one subject with `cargo test --test it contacts::`. Each module is
 //! one subject: the physics' scenes and properties, pieces, rubble, strength, support, saves,
 //! the terrain, the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
-//! world, HUD, scripts, saves, a lost device). `common` holds what the GPU tests share.
+//! world, HUD, scripts, shadows, saves, a lost device). `common` holds what the GPU tests share.
 //!
 //! Three tests are binaries of their own: the windowed ones (`tests/gpu_windowed*.rs`), since
 //! winit allows one event loop per process, and the soak (`tests/gpu_soak.rs`), which makes its
@@ -21,6 +21,7 @@ mod gpu_device_lost;
 mod gpu_hud;
 mod gpu_render;
 mod gpu_script;
+mod gpu_shadows;
 mod gpu_terrain_render;
 mod gpu_validation_canary;
 mod gpu_vulkan12;

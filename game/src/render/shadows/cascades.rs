@@ -170,16 +170,18 @@ pub fn cascades(
 }
 
 /// The orthographic projection of the sun's view onto a window of half size `radius` around
-/// (`x`, `y`), depths `near` to `far` from the sun's plane mapped to 0..1 (as Vulkan's clip
-/// space has it). The picture is not turned upside down: the tile is only ever looked up
-/// through the same matrix.
+/// (`x`, `y`), depths `near` to `far` from the sun's plane mapped to 0..1, y turned down (as
+/// Vulkan's clip space has it, and the view's projection does): so a triangle counter-clockwise
+/// toward the sun stays counter-clockwise in the tile, and the casters' pipelines draw the faces
+/// turned toward the sun and cull the others, as the main passes do toward the eye. (The lookup
+/// goes through the same matrix, so the flip is the same there.)
 fn window(x: f32, y: f32, radius: f32, near: f32, far: f32) -> Mat4 {
     let depth = far - near;
     Mat4::new(
         Vec4::new(1.0 / radius, 0.0, 0.0, 0.0),
-        Vec4::new(0.0, 1.0 / radius, 0.0, 0.0),
+        Vec4::new(0.0, -1.0 / radius, 0.0, 0.0),
         Vec4::new(0.0, 0.0, -1.0 / depth, 0.0),
-        Vec4::new(-x / radius, -y / radius, -near / depth, 1.0),
+        Vec4::new(-x / radius, y / radius, -near / depth, 1.0),
     )
 }
 
@@ -382,6 +384,30 @@ mod tests {
         assert!(!first.may_cast(far - unit, far + unit));
         let last = CasterCull::of(&all[3], &view, sun());
         assert!(last.may_cast(far - unit, far + unit));
+    }
+
+    #[test]
+    fn a_face_toward_the_sun_keeps_its_winding_as_the_views_projection_does() {
+        // Regression: the window once kept y up while the view's projection turns it down, so
+        // the casters' pipelines (counter-clockwise fronts, back faces culled) drew the faces
+        // turned away from the sun, and light leaked in at the foot of every block.
+        let view = view(Vec3::new(0.0, 5.0, 10.0), -Vec3::unit_z());
+        let all = cascades(&view, sun(), &splits(4, 150.0), 2048).unwrap();
+        // A triangle of flat ground, counter-clockwise seen from above (toward the sun).
+        let [a, b, c] = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+        ];
+        let signed_area = |m: Mat4| {
+            let [a, b, c] = [a, b, c].map(|p| clip(m, p));
+            // In framebuffer terms (y down), as Vulkan decides the front face.
+            (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)
+        };
+        let eye_side = signed_area(view.view_projection).signum();
+        for cascade in &all {
+            assert_eq!(signed_area(cascade.matrix).signum(), eye_side);
+        }
     }
 
     #[test]
