@@ -50,7 +50,8 @@ fn render(
     let device = gpu.device.clone();
     let light = |_: [f32; 3]| 1.0;
     let materials = BlockMaterials::new(gpu).unwrap();
-    let mut blocks = BlocksRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
+    let mut blocks =
+        BlocksRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut piece_renderer =
         PiecesRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut marker_renderer = MarkersRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT).unwrap();
@@ -247,7 +248,8 @@ fn a_region_emptied_frees_its_mesh() {
     let before = gpu.validation_errors();
     let light = |_: [f32; 3]| 1.0;
     let materials = BlockMaterials::new(&mut gpu).unwrap();
-    let mut blocks = BlocksRenderer::new(&mut gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
+    let mut blocks =
+        BlocksRenderer::new(&mut gpu, &LIBRARY, OFFSCREEN_FORMAT, &materials, None).unwrap();
     let mut store = BlockStore::new();
     let ids = tower(&mut store);
     let far = store.add(metre_block(200, 0, 0, STONE)).unwrap();

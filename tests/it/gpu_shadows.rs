@@ -1207,3 +1207,43 @@ fn no_light_leaks_under_a_resting_cube() {
     );
     script.done();
 }
+
+/// The default world's first picture (the showcase at the spawn, 20 frames, 320×180, no HUD)
+/// drawn by `77243d4`, the last commit before shadows and occlusion existed.
+const BEFORE_SHADOWS: &str = "tests/it/pictures/showcase_before_shadows_320x180.png";
+
+#[test]
+fn shadows_off_draws_the_picture_from_before_shadows_pixel_for_pixel() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("shadows-off-before");
+    let picture = dir.join("off.png");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_blockfall"))
+        .args(["--headless", "--validation", "--no-hud", "--shadows", "off"])
+        .args(["--frames", "20", "--width", "320", "--height", "180"])
+        .arg("--screenshot")
+        .arg(&picture)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let before = Png::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(BEFORE_SHADOWS),
+        (320, 180),
+    );
+    let off = Png::read(&picture, (320, 180));
+    let differing = before
+        .bytes
+        .chunks_exact(4)
+        .zip(off.bytes.chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differing,
+        0,
+        "{differing} of {} pixels differ from the picture before shadows ({})",
+        320 * 180,
+        picture.display()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

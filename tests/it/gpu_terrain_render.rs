@@ -73,15 +73,14 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
     assert!(resident > 0, "chunks with a surface around the spawn");
 
     let ground = generator.surface_height(spawn[0], spawn[2]);
-    let mut renderer =
-        TerrainRenderer::new(
-            gpu,
-            &LIBRARY,
-            OFFSCREEN_FORMAT,
-            TerrainLook::around(ground),
-            None,
-        )
-        .unwrap();
+    let mut renderer = TerrainRenderer::new(
+        gpu,
+        &LIBRARY,
+        OFFSCREEN_FORMAT,
+        TerrainLook::around(ground),
+        None,
+    )
+    .unwrap();
     let wireframe_supported = renderer.wireframe_supported();
     assert_eq!(
         renderer.set_wireframe(wireframe),
