@@ -53,8 +53,8 @@ impl DepthSamplingLayout {
             .compare_op(vk::CompareOp::LESS_OR_EQUAL)
             .max_lod(0.0);
         // SAFETY: valid create info.
-        let sampler = unsafe { device.raw.create_sampler(&sampler_info, None) }
-            .vk("vkCreateSampler")?;
+        let sampler =
+            unsafe { device.raw.create_sampler(&sampler_info, None) }.vk("vkCreateSampler")?;
         device.set_name(sampler, &format!("{name}: comparison sampler"));
         let mut this = Self {
             raw: vk::DescriptorSetLayout::null(),
@@ -192,7 +192,11 @@ impl DepthSampling {
 
     /// Writes the uniform block of frame slot `slot` (`FrameRing::slot`, the frame being
     /// recorded) and returns that slot's set to bind.
-    pub fn write<T: bytemuck::Pod>(&mut self, slot: usize, block: &T) -> GpuResult<vk::DescriptorSet> {
+    pub fn write<T: bytemuck::Pod>(
+        &mut self,
+        slot: usize,
+        block: &T,
+    ) -> GpuResult<vk::DescriptorSet> {
         let bytes = std::mem::size_of::<T>() as u64;
         if bytes != self.block_bytes {
             return Err(GpuError::Invalid(format!(
@@ -200,9 +204,10 @@ impl DepthSampling {
                 self.block_bytes
             )));
         }
-        let buffer = self.buffers.get_mut(slot).ok_or_else(|| {
-            GpuError::Invalid(format!("frame slot {slot} of {FRAMES_IN_FLIGHT}"))
-        })?;
+        let buffer = self
+            .buffers
+            .get_mut(slot)
+            .ok_or_else(|| GpuError::Invalid(format!("frame slot {slot} of {FRAMES_IN_FLIGHT}")))?;
         buffer.write(0, std::slice::from_ref(block))?;
         Ok(self.sets[slot])
     }

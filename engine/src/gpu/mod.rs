@@ -52,7 +52,9 @@ pub use image::{Image, ImageAccess, ImageDesc};
 pub use instance::{Instance, InstanceDesc};
 pub use memory::{MemoryLocation, MemoryReport};
 pub use offscreen::{ImageReadback, OffscreenTarget, RgbaImage};
-pub use pipeline::{DepthBias, GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget};
+pub use pipeline::{
+    DepthBias, GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget,
+};
 pub use retire::Retire;
 pub use swapchain::{Acquired, Swapchain, WindowSurface};
 pub use transient::{TransientRange, TransientUse};

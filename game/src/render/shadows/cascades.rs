@@ -48,8 +48,9 @@ pub struct Cascade {
 }
 
 /// Which casters a cascade draws: those that may shade the part of the view the cascade
-/// serves. A caster's box, swept away from the sun by [`CASTER_REACH`] (where its shadow can
-/// fall), must meet the view's slice, and the box itself the cascade's window.
+/// serves. A caster's box, swept away from the sun as far as its shadow can fall (down to the
+/// lowest receiver of the slice, [`CasterCull::with_floor`], at most [`CASTER_REACH`]), must
+/// meet the view's slice, and the box itself the cascade's window.
 #[derive(Debug, Clone, Copy)]
 pub struct CasterCull {
     /// The slice of the view: its four sides and the slice's near and far ends
@@ -57,8 +58,10 @@ pub struct CasterCull {
     slice: [Vec4; 6],
     /// The cascade's window: its sides and depth range.
     window: [Vec4; 6],
-    /// Where a caster's shadow can reach: away from the sun.
-    sweep: Vec3,
+    /// Away from the sun (unit): where shadows fall.
+    away: Vec3,
+    /// No receiver of the slice is lower than this (meters).
+    floor: f32,
 }
 
 /// The planes (`n·p + d ≥ 0` inside) of the clip volume of `m` (Vulkan's: −w ≤ x, y ≤ w,
@@ -80,7 +83,8 @@ fn furthest(plane: Vec4, low: Vec3, high: Vec3) -> f32 {
 }
 
 impl CasterCull {
-    /// The casters `cascade` of `view` draws, the sun toward `sun_toward` (unit).
+    /// The casters `cascade` of `view` draws, the sun toward `sun_toward` (unit), with no
+    /// floor known: every caster's shadow reaches [`CASTER_REACH`].
     pub fn of(cascade: &Cascade, view: &Camera, sun_toward: Vec3) -> Self {
         let mut slice = clip_planes(view.view_projection);
         let f = cascade.forward;
@@ -90,8 +94,21 @@ impl CasterCull {
         Self {
             slice,
             window: clip_planes(cascade.matrix),
-            sweep: -sun_toward.normalized() * CASTER_REACH,
+            away: -sun_toward.normalized(),
+            floor: f32::NEG_INFINITY,
         }
+    }
+
+    /// The same, knowing that nothing the slice holds lies below `floor`: a caster's shadow
+    /// ends there, so a caster at height h reaches (h − floor) / the sun's height along the
+    /// sun's rays, not [`CASTER_REACH`].
+    pub fn with_floor(self, floor: f32) -> Self {
+        Self { floor, ..self }
+    }
+
+    /// Whether the box from `low` to `high` meets the view's slice (a receiver may lie in it).
+    pub fn meets_slice(&self, low: Vec3, high: Vec3) -> bool {
+        self.slice.iter().all(|&p| furthest(p, low, high) >= 0.0)
     }
 
     /// Whether a caster within the box from `low` to `high` may shade what the cascade serves.
@@ -99,9 +116,15 @@ impl CasterCull {
         if !self.window.iter().all(|&p| furthest(p, low, high) >= 0.0) {
             return false;
         }
-        // The swept box is the hull of the box and the box moved by `sweep`: a plane leaves it
-        // out only if it leaves out both.
-        let (swept_low, swept_high) = (low + self.sweep, high + self.sweep);
+        let reach = if self.away.y < -0.01 && self.floor.is_finite() {
+            ((high.y - self.floor) / -self.away.y).clamp(0.0, CASTER_REACH)
+        } else {
+            CASTER_REACH
+        };
+        // The swept box is the hull of the box and the box moved along `away`: a plane leaves
+        // it out only if it leaves out both.
+        let sweep = self.away * reach;
+        let (swept_low, swept_high) = (low + sweep, high + sweep);
         self.slice
             .iter()
             .all(|&p| furthest(p, low, high).max(furthest(p, swept_low, swept_high)) >= 0.0)
@@ -384,6 +407,33 @@ mod tests {
         assert!(!first.may_cast(far - unit, far + unit));
         let last = CasterCull::of(&all[3], &view, sun());
         assert!(last.may_cast(far - unit, far + unit));
+        // The high one still reaches with the ground known.
+        assert!(first
+            .with_floor(-1.0)
+            .may_cast(behind_high - unit, behind_high + unit));
+    }
+
+    #[test]
+    fn a_low_caster_far_toward_the_sun_does_not_reach_past_the_lowest_ground() {
+        // Looking down at the ground: the slice holds the ground ahead and, below it, earth
+        // that no shadow can reach once the ground's lowest point is known.
+        let view = view(Vec3::new(0.0, 10.0, 0.0), Vec3::new(0.0, -1.7, -1.0));
+        let all = cascades(&view, sun(), &splits(4, 150.0), 2048).unwrap();
+        let first = CasterCull::of(&all[0], &view, sun());
+        // A block on the ground 20 m toward the sun from the ground in view.
+        let toward = Vec3::new(sun().x, 0.0, sun().z).normalized();
+        let caster = Vec3::new(0.0, 0.5, -6.0) + toward * 20.0;
+        let unit = Vec3::broadcast(0.5);
+        assert!(
+            !first.meets_slice(caster - unit, caster + unit),
+            "out of view"
+        );
+        // Without a floor its shadow is swept deep under the ground, into the slice.
+        assert!(first.may_cast(caster - unit, caster + unit));
+        // With the ground no lower than 1 m down, its shadow ends 2.7 m from it.
+        assert!(!first
+            .with_floor(-1.0)
+            .may_cast(caster - unit, caster + unit));
     }
 
     #[test]

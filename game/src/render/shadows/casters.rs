@@ -9,7 +9,9 @@ use blockfall_engine::gpu::{
     DepthBias, FrameRing, Gpu, GpuResult, GraphicsPipelineDesc, Pipeline, PipelineLayout,
     RenderPass, ShaderLibrary,
 };
-use blockfall_engine::meshing::terrain_meshes::{DRAW_BYTES, VERTEX_BYTES as TERRAIN_VERTEX_BYTES};
+use blockfall_engine::meshing::terrain_meshes::{
+    ResidentChunk, DRAW_BYTES, VERTEX_BYTES as TERRAIN_VERTEX_BYTES,
+};
 use ultraviolet::Vec3;
 
 use super::cascades::{Cascade, CasterCull};
@@ -38,6 +40,60 @@ impl ShadowPush {
             origin: [origin[0], origin[1], origin[2], 0],
         }
     }
+}
+
+/// The box terrain chunk `key`'s vertices lie in: its padded grid.
+fn chunk_box(key: [i32; 3]) -> (Vec3, Vec3) {
+    let origin = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+    let low = Vec3::new(origin[0] as f32, origin[1] as f32, origin[2] as f32);
+    (low, low + Vec3::broadcast(CHUNK_SIZE as f32 + 1.0))
+}
+
+/// The terrain chunks that may cast or receive the sun's shadows in a frame: every resident
+/// chunk that is not dark, with the box its vertices lie in; gathered once for the frame's
+/// cascades.
+pub struct TerrainCasters {
+    chunks: Vec<(Vec3, Vec3, [i32; 3], ResidentChunk)>,
+}
+
+impl TerrainCasters {
+    pub fn of(scene: &Casters<'_>) -> Self {
+        Self {
+            chunks: scene
+                .terrain
+                .chunks()
+                .filter(|(key, _)| !(scene.dark)(*key))
+                .map(|(key, chunk)| {
+                    let (low, high) = chunk_box(key);
+                    (low, high, key, chunk)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What a frame's cascades draw, gathered once for all of them.
+pub struct Gathered {
+    pub terrain: TerrainCasters,
+    /// The pieces near enough, their instances in the frame's transient memory.
+    pub pieces: Option<PieceCasters>,
+}
+
+/// The lowest point that may receive a shadow in `cull`'s slice of the view: the lowest box of
+/// a terrain chunk that is not dark or of a block region that meets the slice (pieces rest on
+/// one or the other). `None` when none does.
+pub fn receiver_floor(
+    cull: &CasterCull,
+    terrain: &TerrainCasters,
+    scene: &Casters<'_>,
+) -> Option<f32> {
+    let chunks = terrain.chunks.iter().map(|&(low, high, _, _)| (low, high));
+    let regions = scene.blocks.regions().map(|(bounds, _)| bounds);
+    chunks
+        .chain(regions)
+        .filter(|(low, high)| cull.meets_slice(*low, *high))
+        .map(|(low, _)| low.y)
+        .min_by(f32::total_cmp)
 }
 
 /// The rasteriser's bias of the casters' depth: a slope-scaled part against acne on surfaces
@@ -147,19 +203,18 @@ impl CasterPipelines {
         cascade: &Cascade,
         cull: &CasterCull,
         scene: &Casters<'_>,
-        pieces: Option<&PieceCasters>,
+        gathered: &Gathered,
     ) -> GpuResult<u64> {
+        let terrain = &gathered.terrain;
         let mut triangles = 0;
         // The terrain: one indirect draw per chunk, reading the command the meshing wrote.
         let meshes = scene.terrain;
-        let size = CHUNK_SIZE as f32 + 1.0;
         let mut bound = false;
-        for (key, chunk) in meshes.chunks() {
-            let origin = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
-            let low = Vec3::new(origin[0] as f32, origin[1] as f32, origin[2] as f32);
-            if !cull.may_cast(low, low + Vec3::broadcast(size)) {
+        for &(low, high, key, chunk) in &terrain.chunks {
+            if !cull.may_cast(low, high) {
                 continue;
             }
+            let origin = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
             if !bound {
                 pass.bind_pipeline(&self.terrain);
                 pass.bind_vertices(0, meshes.vertex_buffer(), 0)?;
@@ -198,7 +253,7 @@ impl CasterPipelines {
             }
         }
         // The pieces: one indirect draw for all.
-        if let Some(pieces) = pieces {
+        if let Some(pieces) = &gathered.pieces {
             pass.bind_pipeline(&self.pieces);
             pass.push(&self.layout, &ShadowPush::new(cascade, [0; 3]));
             triangles += scene.pieces.draw_casters(pass, frames, pieces)?;

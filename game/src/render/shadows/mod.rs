@@ -52,6 +52,7 @@ use super::target::DEPTH_FORMAT;
 use crate::camera::Camera;
 use crate::pieces::Pieces;
 
+use casters::{receiver_floor, Gathered, TerrainCasters};
 pub use casters::{CasterPipelines, ShadowPush};
 pub use quality::Shadows;
 
@@ -97,9 +98,9 @@ impl Plan {
             }),
             Shadows::High => Some(Self {
                 cascades: 4,
-                texels: 2048,
+                texels: 1536,
                 taps: 3,
-                end: 150.0,
+                end: 128.0,
             }),
         }
     }
@@ -226,6 +227,10 @@ impl ShadowMaps {
             view.eye,
             end + cascades::CASTER_REACH,
         )?;
+        let gathered = Gathered {
+            terrain: TerrainCasters::of(&scene),
+            pieces,
+        };
         let whole = atlas.image.range();
         for (k, cascade) in all.iter().enumerate() {
             frames.begin_pass(&pass_name(k));
@@ -263,9 +268,13 @@ impl ShadowMaps {
                 tile,
             );
             let cull = CasterCull::of(cascade, view, sun);
-            self.triangles_last_frame +=
-                self.casters
-                    .draw(&mut pass, frames, cascade, &cull, &scene, pieces.as_ref())?;
+            let cull = match receiver_floor(&cull, &gathered.terrain, &scene) {
+                Some(floor) => cull.with_floor(floor),
+                None => cull,
+            };
+            self.triangles_last_frame += self
+                .casters
+                .draw(&mut pass, frames, cascade, &cull, &scene, &gathered)?;
             drop(pass);
             frames.end_pass();
         }
@@ -317,6 +326,9 @@ impl ShadowMaps {
 /// What casts shadows in a frame.
 pub struct Casters<'a> {
     pub terrain: &'a TerrainMeshes,
+    /// Whether a terrain chunk is dark (no sky light reaches it): it neither casts nor receives
+    /// the sun's shadows (`ChunkStream::is_dark`).
+    pub dark: &'a dyn Fn([i32; 3]) -> bool,
     pub blocks: &'a BlocksRenderer,
     pub pieces: &'a PiecesRenderer,
     pub world_pieces: &'a Pieces,

@@ -10,7 +10,7 @@ pub enum Shadows {
     Off,
     /// Three cascades of 1024² texels, one filtered lookup per pixel.
     Low,
-    /// Four cascades of 2048² texels, a 3×3 filtered lookup per pixel.
+    /// Four cascades of 1536² texels, a 3×3 filtered lookup per pixel.
     #[default]
     High,
 }

@@ -33,6 +33,7 @@ use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
 use crate::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
+use crate::terrain::chunks::ChunkCoord;
 use crate::world::{AimTarget, World};
 
 /// What can go wrong drawing the world.
@@ -222,12 +223,14 @@ impl WorldRenderer {
         } else {
             self.shadows
         };
+        let chunks = self.world.chunks();
         let shadows = self.shadow_maps.record(
             frames,
             quality,
             &view,
             Casters {
                 terrain: &self.meshes,
+                dark: &|key| chunks.is_dark(ChunkCoord::new(key[0], key[1], key[2])),
                 blocks: &self.blocks,
                 pieces: &self.pieces,
                 world_pieces: self.world.pieces(),

@@ -6,7 +6,7 @@
 //! lit again.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use blockfall_engine::meshing::Mesher;
@@ -144,6 +144,8 @@ impl<G: Ground + ?Sized> LightSampler<'_, G> {
 pub struct ChunkStream {
     streamer: Streamer,
     lights: HashMap<ChunkCoord, LightGrid>,
+    /// The chunks of `lights` that no sky light reaches (closed caves, deep ground).
+    dark: HashSet<ChunkCoord>,
     counters: StreamCounters,
     /// Loaded chunks to mesh again (the mesher changed), farthest first: the nearest is
     /// taken from the end.
@@ -152,12 +154,37 @@ pub struct ChunkStream {
     mesher: Mesher,
 }
 
+/// A chunk whose sky light is below this everywhere is dark: no sun reaches it.
+const DARK: f32 = 0.02;
+
 impl ChunkStream {
+    /// Whether chunk `coord` holds a surface that no sky light reaches (its light grid is below
+    /// 2 % everywhere: a closed cave, deep ground). The sun neither lights it nor, through it,
+    /// shades anything: whatever it would shade, the ground above it shades first.
+    pub fn is_dark(&self, coord: ChunkCoord) -> bool {
+        self.dark.contains(&coord)
+    }
+
+    fn keep_light(&mut self, coord: ChunkCoord, light: LightGrid) {
+        if light.values.iter().all(|&value| value < DARK) {
+            self.dark.insert(coord);
+        } else {
+            self.dark.remove(&coord);
+        }
+        self.lights.insert(coord, light);
+    }
+
+    fn forget_light(&mut self, coord: &ChunkCoord) {
+        self.dark.remove(coord);
+        self.lights.remove(coord);
+    }
+
     /// Nothing loaded yet; chunks within `radius` chunks (at most 64) of the viewer to come.
     pub fn new(radius: u32) -> Self {
         Self {
             streamer: Streamer::new(radius),
             lights: HashMap::new(),
+            dark: HashSet::new(),
             counters: StreamCounters::default(),
             remesh: Vec::new(),
             mesher: Mesher::default(),
@@ -248,7 +275,7 @@ impl ChunkStream {
         let StreamPlan { load, unload } = self.streamer.plan(viewer, budget);
         for coord in &unload {
             sink.unload(*coord);
-            self.lights.remove(coord);
+            self.forget_light(coord);
         }
         self.counters.unloads += unload.len() as u64;
         let meshed = match self.load(pool, edits, sink, &load) {
@@ -257,7 +284,7 @@ impl ChunkStream {
                 self.streamer.forget(&load);
                 for coord in &load {
                     sink.unload(*coord);
-                    self.lights.remove(coord);
+                    self.forget_light(coord);
                 }
                 return Err(error);
             }
@@ -318,7 +345,7 @@ impl ChunkStream {
         let grids = light_grids(pool, edits, &relit);
         for (coord, light) in relit.iter().zip(grids) {
             sink.relight(*coord, &light)?;
-            self.lights.insert(*coord, light);
+            self.keep_light(*coord, light);
         }
         self.counters.relights += relit.len() as u64;
         Ok(EditReport { remeshed, relit })
@@ -383,7 +410,7 @@ impl ChunkStream {
         for grid in &grids {
             if grid.kind != ChunkKind::Mixed {
                 sink.unload(grid.coord);
-                self.lights.remove(&grid.coord);
+                self.forget_light(&grid.coord);
                 continue;
             }
             mixed.push(grid);
@@ -407,9 +434,9 @@ impl ChunkStream {
                         mixed.iter().zip(lights).enumerate().take(failed + 1)
                     {
                         if !sink.is_resident(grid.coord) {
-                            self.lights.remove(&grid.coord);
+                            self.forget_light(&grid.coord);
                         } else if index < failed {
-                            self.lights.insert(grid.coord, light);
+                            self.keep_light(grid.coord, light);
                         }
                     }
                 }
@@ -421,10 +448,10 @@ impl ChunkStream {
         for ((grid, light), resident) in mixed.iter().zip(lights).zip(resident) {
             let coord = grid.coord;
             if resident {
-                self.lights.insert(coord, light);
+                self.keep_light(coord, light);
                 meshed.push(coord);
             } else {
-                self.lights.remove(&coord);
+                self.forget_light(&coord);
             }
         }
         self.counters.mesh_time += started.elapsed();
