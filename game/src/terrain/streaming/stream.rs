@@ -675,6 +675,42 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_no_sky_light_reaches_is_dark_until_its_light_changes_or_it_is_forgotten() {
+        let edits = flat();
+        let pool = WorkerPool::new(2).unwrap();
+        let mut stream = ChunkStream::new(1);
+        let mut sink = Meshes::default();
+        stream
+            .update(&pool, &edits, &mut sink, VIEWER, 100)
+            .unwrap();
+        // The ground under the open sky is lit.
+        let ground = ChunkCoord::new(0, 0, 0);
+        assert!(stream.lights.contains_key(&ground) && !stream.is_dark(ground));
+        // A grid black everywhere (a closed cave) is dark; one sample of light, and it is not.
+        let size = crate::terrain::chunks::PADDED_SIZE.pow(3);
+        let cave = ChunkCoord::new(0, -3, 0);
+        let black = LightGrid {
+            origin: [0, -96, 0],
+            values: vec![0.0; size],
+        };
+        stream.keep_light(cave, black.clone());
+        assert!(stream.is_dark(cave));
+        let mut mouth = black;
+        mouth.values[size / 2] = DARK * 2.0;
+        stream.keep_light(cave, mouth);
+        assert!(!stream.is_dark(cave));
+        // Forgotten (unloaded, or found without a surface), it is not dark either.
+        let black = LightGrid {
+            origin: [0, -96, 0],
+            values: vec![0.0; size],
+        };
+        stream.keep_light(cave, black);
+        assert!(stream.is_dark(cave));
+        stream.forget_light(&cave);
+        assert!(!stream.is_dark(cave) && !stream.lights.contains_key(&cave));
+    }
+
+    #[test]
     fn a_failed_load_is_taken_back_and_tried_again() {
         let edits = flat();
         let pool = WorkerPool::new(2).unwrap();
