@@ -508,7 +508,7 @@ fn floor(x: f32) -> f32 {
 /// The eight samples of a cell in a box of samples laid out x fastest: from the sample at
 /// `first`, one along x, `row` along y, `layer` along z; in [`trilinear`]'s order.
 #[inline]
-fn cell_corners(values: &[f32], first: usize, row: usize, layer: usize) -> [f32; 8] {
+pub(crate) fn cell_corners(values: &[f32], first: usize, row: usize, layer: usize) -> [f32; 8] {
     [
         values[first],
         values[first + 1],

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 
 use super::WorldField;
 use crate::cell_hash::CellMap;
-use crate::terrain::field::trilinear;
+use crate::terrain::field::{cell_corners, trilinear};
 use crate::terrain::{ChunkKind, SampleBox};
 
 /// Samples per side of a box (meters).
@@ -73,16 +73,7 @@ impl<'a> GroundSampler<'a> {
         let (row, layer) = (SPAN, SPAN * SPAN);
         let first = at[0] + row * at[1] + layer * at[2];
         // In the order of `trilinear`, as the field's probe reads them.
-        let corners = [
-            values[first],
-            values[first + 1],
-            values[first + row],
-            values[first + row + 1],
-            values[first + layer],
-            values[first + layer + 1],
-            values[first + layer + row],
-            values[first + layer + row + 1],
-        ];
+        let corners = cell_corners(values, first, row, layer);
         let fraction = [0, 1, 2].map(|axis| point[axis] - corner[axis]);
         trilinear(&corners, fraction).density > 0.0
     }
