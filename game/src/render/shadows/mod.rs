@@ -22,8 +22,10 @@
 //!   what casts it.
 //! * **Filtered**: each lookup compares a bilinear 2×2 (`sampler2DShadow`); `High` takes 3×3 of
 //!   them a texel apart.
-//! * **Culled**: a cascade draws the casters whose box, swept away from the sun, meets its slice
-//!   of the view ([`cascades::CasterCull`]), not everything in its window.
+//! * **Culled**: a cascade draws the casters whose box, swept away from the sun down to the
+//!   lowest receiver of its slice of the view, meets that slice ([`cascades::CasterCull`]), not
+//!   everything in its window; dark terrain chunks (no sky light: closed caves, deep ground) are
+//!   left out, as the ground above them shades whatever they would.
 //! * **Off** ([`Shadows::Off`]) records no shadow pass and draws the materials without
 //!   `SHADOWS`: the picture as it was before shadows existed, pixel for pixel.
 //!
