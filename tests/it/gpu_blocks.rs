@@ -68,7 +68,7 @@ fn render(
     let mut depth = DepthTarget::new(&device, "gpu_blocks: depth");
     let mut frames = FrameRing::new(&device).unwrap();
     let command_buffer = frames.begin().unwrap();
-    let depth = depth.ensure(WIDTH, HEIGHT).unwrap();
+    let depth = depth.ensure(&mut frames, WIDTH, HEIGHT).unwrap();
     clear_colour_and_depth(&device, &mut frames, &render_target, depth, WORLD_SKY).unwrap();
     blocks
         .record(&mut frames, render_target, depth, view, None)

@@ -58,7 +58,7 @@ impl Scene {
     fn record_clear(&mut self, frames: &mut FrameRing) {
         frames.begin_pass("clear");
         let target = self.render_target();
-        let depth = self.depth.ensure(WIDTH, HEIGHT).unwrap();
+        let depth = self.depth.ensure(frames, WIDTH, HEIGHT).unwrap();
         clear_colour_and_depth(&self.device, frames, &target, depth, CLEAR).unwrap();
         frames.end_pass();
     }

@@ -33,6 +33,9 @@ pub struct DepthTarget {
     device: Arc<gpu::Device>,
     name: &'static str,
     image: Option<Image>,
+    /// The frame number the image was first drawn into: once that frame was submitted, the
+    /// image is left as a depth attachment by every frame.
+    first_frame: Option<u64>,
 }
 
 impl DepthTarget {
@@ -41,6 +44,7 @@ impl DepthTarget {
             device: device.clone(),
             name,
             image: None,
+            first_frame: None,
         }
     }
 
@@ -49,8 +53,12 @@ impl DepthTarget {
         self.image.as_ref()
     }
 
-    /// The depth image for a target of `width` × `height`.
-    pub fn ensure(&mut self, width: u32, height: u32) -> GpuResult<&Image> {
+    /// The depth image for a target of `width` × `height`, for the frame being recorded in
+    /// `frames`. The image is kept from frame to frame, and an earlier frame in flight may still
+    /// be drawing into it: where one was submitted, the image's state is declared to the frame
+    /// graph as a depth attachment, so that the first pass's barrier waits for those writes
+    /// (from "nothing" it would wait for nothing).
+    pub fn ensure(&mut self, frames: &mut FrameRing, width: u32, height: u32) -> GpuResult<&Image> {
         let fits = self
             .image
             .as_ref()
@@ -71,6 +79,18 @@ impl DepthTarget {
             )?;
             // The old target may be in a frame still in flight: its drop defers destruction.
             self.image = Some(depth);
+            self.first_frame = None;
+        }
+        // Frame numbers count submitted frames only: a first frame that was abandoned does
+        // not count.
+        match (self.first_frame, &self.image) {
+            (Some(first), Some(image)) if frames.frame_number() > first => {
+                frames
+                    .graph()
+                    .import(image.raw, ImageAccess::DepthAttachment);
+            }
+            (Some(_), _) => {}
+            (None, _) => self.first_frame = Some(frames.frame_number()),
         }
         self.image
             .as_ref()

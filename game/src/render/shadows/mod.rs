@@ -149,6 +149,9 @@ struct Atlas {
     plan: Plan,
     image: Image,
     sampling: DepthSampling,
+    /// The frame number the atlas was first drawn in: once that frame was submitted, every
+    /// frame leaves the atlas sampled (its layout `SHADER_READ_ONLY_OPTIMAL`).
+    first_frame: Option<u64>,
 }
 
 /// The sun's shadow maps and the passes that draw them.
@@ -234,6 +237,19 @@ impl ShadowMaps {
             pieces,
         };
         let whole = atlas.image.range();
+        // An earlier frame in flight may still sample the atlas: the first cascade's barrier
+        // must wait for those reads (from "sampled", not from "nothing", which waits for
+        // nothing). Frame numbers count submitted frames only, so a first frame that was
+        // abandoned does not count.
+        match atlas.first_frame {
+            Some(first) if frames.frame_number() > first => {
+                frames
+                    .graph()
+                    .import(atlas.image.raw, ImageAccess::ShaderRead);
+            }
+            Some(_) => {}
+            None => atlas.first_frame = Some(frames.frame_number()),
+        }
         for (k, cascade) in all.iter().enumerate() {
             frames.begin_pass(&pass_name(k));
             // Each cascade keeps the tiles drawn before it; the first starts from nothing.
@@ -321,6 +337,7 @@ impl ShadowMaps {
             plan,
             image,
             sampling,
+            first_frame: None,
         })
     }
 }

@@ -152,7 +152,7 @@ impl TerrainRenderer {
 
         frames.begin_pass(PASS_NAME);
         meshes.record_pending_clears(command_buffer);
-        let depth = self.depth.ensure(target.width, target.height)?;
+        let depth = self.depth.ensure(frames, target.width, target.height)?;
         // The meshes' arenas: written by the meshing's copies and compute in earlier
         // submissions (and the clears just above), read as vertices, light, indices and draws.
         let mut pass = super::target::begin_colour_and_depth(

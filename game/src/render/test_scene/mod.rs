@@ -60,7 +60,7 @@ impl TestSceneRenderer {
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
 
         frames.begin_pass("scene");
-        let depth = self.depth.ensure(target.width, target.height)?;
+        let depth = self.depth.ensure(frames, target.width, target.height)?;
         let mut pass = super::target::begin_colour_and_depth(
             &device,
             frames,
