@@ -9,6 +9,7 @@
 //! - [`gpu_mesh`]: the compute-shader surface nets, per chunk and per pass, against the CPU
 //!   mesher.
 //! - [`nearest`]: collision queries per second on 1 and 2 threads.
+//! - [`occlusion`]: a dense region's meshing without and with the blocks' ambient occlusion.
 //! - [`support`]: the support search on a generated city against a port of the original one.
 //! - [`physics`]: falling pieces stepped by blockfall's physics core and by rapier3d, and the
 //!   most awake pieces blockfall steps within a frame.
@@ -24,6 +25,7 @@ pub mod frames;
 pub mod gpu_mesh;
 pub mod light;
 pub mod nearest;
+pub mod occlusion;
 pub mod physics;
 pub mod saves;
 pub mod shared;

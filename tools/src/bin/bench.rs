@@ -145,6 +145,8 @@ enum Benchmark {
         #[arg(long, value_parser = Mesher::from_name, default_value = "surface-nets")]
         mesher: Mesher,
     },
+    /// The blocks' ambient occlusion: a dense region meshed without and with it.
+    Occlusion,
     /// Sky light grids of the default world's chunks per second, on 1 and 2 threads.
     Light {
         /// Chunks nearest the spawn point that may hold a surface (proven ones are skipped).
@@ -204,6 +206,7 @@ fn main() -> anyhow::Result<()> {
             gpu,
         } => bench::startup::run(radius, frames, width, height, gpu),
         Benchmark::Light { chunks } => bench::light::run(chunks),
+        Benchmark::Occlusion => bench::occlusion::run(),
         Benchmark::GpuMesh {
             chunks,
             gpu,

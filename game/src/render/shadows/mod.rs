@@ -128,7 +128,7 @@ pub struct ShadowBlock {
 
 impl ShadowBlock {
     fn new(plan: &Plan, all: &[Cascade], end: f32) -> Self {
-        let mut block = Self::zeroed_block();
+        let mut block: Self = bytemuck::Zeroable::zeroed();
         for (k, cascade) in all.iter().enumerate().take(MAX_CASCADES) {
             block.cascades[k].copy_from_slice(cascade.matrix.as_slice());
             block.texel[k] = [cascade.meters_per_texel, 0.0, 0.0, 0.0];
@@ -137,10 +137,6 @@ impl ShadowBlock {
         block.sun = [sun.x, sun.y, sun.z, all.len().min(MAX_CASCADES) as f32];
         block.params = [plan.texels as f32, end, end * FADE_SHARE, plan.taps as f32];
         block
-    }
-
-    fn zeroed_block() -> Self {
-        bytemuck::Zeroable::zeroed()
     }
 }
 

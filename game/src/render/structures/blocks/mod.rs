@@ -18,6 +18,8 @@
 
 mod regions;
 
+pub use regions::region_vertices;
+
 use std::sync::Arc;
 
 use ash::vk;

@@ -113,8 +113,9 @@ impl BlocksRenderer {
 }
 
 /// The vertices of a region of `store`, meshed into `mesh` (its memory kept between regions),
-/// each lit by `around`'s light and occluded by the blocks of `store` and `around`'s ground.
-fn region_vertices(
+/// each lit by `around`'s light and occluded by the blocks of `store` and `around`'s ground:
+/// what the renderer uploads for the region (and `bench occlusion` times).
+pub fn region_vertices(
     mesh: &mut BlockMesh,
     store: &BlockStore,
     region: [i32; 3],
@@ -185,121 +186,5 @@ mod tests {
             .collect();
         assert_eq!(darker.len(), 2);
         assert!(darker.iter().all(|v| v.occlusion < 1.0));
-    }
-
-    /// Times a region's meshing without and with the occlusion, on a dense region standing on
-    /// the generated ground at the spawn (run by hand: `cargo test --release -p blockfall-game
-    /// --lib -- --ignored region_meshing_times --nocapture`).
-    #[test]
-    #[ignore]
-    fn region_meshing_times() {
-        use crate::world::World;
-        use std::time::Instant;
-        let pool = blockfall_engine::workers::WorkerPool::new(1).unwrap();
-        let world = World::at_spawn(crate::terrain::Generator::DEFAULT_SEED, 1, pool);
-        let spawn = world.player().position;
-        let origin = region_of(
-            (spawn.x * 2.0) as i32,
-            (spawn.y * 2.0) as i32,
-            (spawn.z * 2.0) as i32,
-        )
-        .map(|r| r * 64);
-        let ground_cell = |x: i32, z: i32| {
-            (origin[1] - 64..origin[1] + 128)
-                .find(|&y| !world.inside_ground([x, y, z].map(|c| (c as f32 + 0.5) * 0.5)))
-                .unwrap_or(origin[1])
-        };
-        let mut seed = 0x9E37_79B9_u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
-        // A city: a column of 1 m blocks on every other 1 m square, 1 to 16 blocks high, from
-        // the ground up; and a checkerboard-ish heap of 0.5 m blocks.
-        let mut city = BlockStore::new();
-        for x in (0..64).step_by(4) {
-            for z in (0..64).step_by(2) {
-                let (x, z) = (origin[0] + x + (z / 2 % 2) * 2, origin[2] + z);
-                let floor = ground_cell(x, z).max(origin[1]);
-                let height = 1 + next() % 16;
-                for level in 0..height as i32 {
-                    let y = floor + 2 * level;
-                    if region_of(x, y, z)[1] != origin[1] / 64 {
-                        break;
-                    }
-                    let _ = city.add(plain(x, y, z, 2));
-                }
-            }
-        }
-        let mut heap = BlockStore::new();
-        for x in 0..64 {
-            for z in 0..64 {
-                let floor = ground_cell(origin[0] + x, origin[2] + z).max(origin[1]);
-                for y in floor..origin[1] + 24 {
-                    if next() % 3 == 0 {
-                        let _ = heap.add(plain(origin[0] + x, y, origin[2] + z, 1));
-                    }
-                }
-            }
-        }
-        let region = origin.map(|c| c / 64);
-
-        for (name, store) in [("city", &city), ("heap", &heap)] {
-            let mut mesh = BlockMesh::new();
-            let repeats = 20;
-            let mut time = |run: &mut dyn FnMut(&mut BlockMesh) -> usize| {
-                run(&mut BlockMesh::new());
-                let start = Instant::now();
-                let mut vertices = 0;
-                for _ in 0..repeats {
-                    vertices = run(&mut mesh);
-                }
-                (
-                    start.elapsed().as_secs_f64() * 1e3 / f64::from(repeats),
-                    vertices,
-                )
-            };
-            let (before, vertices) = time(&mut |mesh| {
-                mesh.clear();
-                mesh_region(store, region, mesh);
-                vertices_of(mesh, |_| 1.0).len()
-            });
-            let (blocks, _) =
-                time(&mut |mesh| region_vertices(mesh, store, region, &|_: [f32; 3]| 1.0).len());
-            // A sampler per sync, as `WorldRenderer::sync` makes: the bounds looked at anew.
-            let (ground, _) = time(&mut |mesh| {
-                let grounds = world.ground_sampler();
-                let around = LitGround {
-                    light: &|_| 1.0,
-                    ground: &|point| grounds.inside(point),
-                };
-                region_vertices(mesh, store, region, &around).len()
-            });
-            // The ground probed for every cell instead (`World::inside_ground`).
-            let (probed, _) = time(&mut |mesh| {
-                let around = LitGround {
-                    light: &|_| 1.0,
-                    ground: &|point| world.inside_ground(point),
-                };
-                region_vertices(mesh, store, region, &around).len()
-            });
-            let grounds = world.ground_sampler();
-            let around = LitGround {
-                light: &|_| 1.0,
-                ground: &|point| grounds.inside(point),
-            };
-            let darker = region_vertices(&mut mesh, store, region, &around)
-                .iter()
-                .filter(|v| v.occlusion < 1.0)
-                .count();
-            println!(
-                "{name}: {} blocks, {vertices} vertices ({darker} darker): mesh + vertices \
-                 {before:.2} ms; with occlusion by the blocks {blocks:.2} ms; and the ground \
-                 {ground:.2} ms (probed per cell: {probed:.2} ms)",
-                store.count()
-            );
-        }
     }
 }
