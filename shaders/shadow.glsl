@@ -5,6 +5,7 @@ layout(push_constant) uniform ShadowPush {
     // World → the cascade's clip space.
     mat4 cascade;
     // xyz: the padded origin of the terrain chunk being drawn (its vertices are in its grid
-    // units, one per meter); 0 for blocks and pieces, whose vertices are in meters.
+    // units, 2^w meters each: w is its level of detail); 0 for blocks and pieces, whose
+    // vertices are in meters.
     ivec4 origin;
 } push;

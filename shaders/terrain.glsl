@@ -12,6 +12,7 @@ layout(push_constant) uniform TerrainPush {
     // xyz: the middle of the terrain tool's sphere; w: its radius (0: no marker).
     vec4 marker;
     // xyz: the padded origin of the chunk being drawn (world sample at grid index 0; vertex
-    // positions are in its grid units, one per meter); w: the bindless slot of the terrain array.
+    // positions are in its grid units, 2^level meters each); w: the bindless slot of the
+    // terrain array (low 16 bits) and the chunk's level of detail (above them).
     ivec4 chunk;
 } push;

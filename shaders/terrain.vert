@@ -14,7 +14,7 @@ layout(location = 1) out vec3 world_normal;
 layout(location = 2) out float sky_light;
 
 void main() {
-    world_position = position + vec3(push.chunk.xyz);
+    world_position = position * float(1 << (push.chunk.w >> 16)) + vec3(push.chunk.xyz);
     world_normal = normal;
     sky_light = light;
     gl_Position = push.view_projection * vec4(world_position, 1.0);

@@ -63,7 +63,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
         }
         let grid = DensityGrid::new(&samples, dims).unwrap();
         if meshes
-            .mesh_chunk(&mut frames, [coord.x, coord.y, coord.z], grid, region, None)
+            .mesh_chunk(&mut frames, coord.key(), grid, region, None)
             .unwrap()
             .is_some()
         {

@@ -151,7 +151,7 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     );
 
     let after = world.meshes_mut().read_back().unwrap();
-    let touched: BTreeSet<[i32; 3]> = changed.iter().map(|c| [c.x, c.y, c.z]).collect();
+    let touched: BTreeSet<[i32; 4]> = changed.iter().map(|c| c.key()).collect();
     for (key, chunk) in &resident_before {
         if touched.contains(key) {
             continue;
@@ -177,7 +177,7 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
                 &mut cpu,
             )
             .unwrap();
-        let key = [coord.x, coord.y, coord.z];
+        let key = coord.key();
         match world.meshes_mut().chunk(key) {
             None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
             Some(chunk) => {

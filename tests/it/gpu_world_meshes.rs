@@ -95,7 +95,7 @@ fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
     for ((coord, samples), light) in chunks.iter().zip(&lights) {
         assert_eq!(light.origin, coord.padded_origin());
         let grid = DensityGrid::new(samples, dims).unwrap();
-        let key = [coord.x, coord.y, coord.z];
+        let key = coord.key();
         meshes
             .mesh_chunk(&mut frames, key, grid, region, Some(&light.values))
             .unwrap()
@@ -104,7 +104,7 @@ fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
     let readback = meshes.read_back().unwrap();
     let (mut low, mut high, mut deviation) = (f32::MAX, f32::MIN, 0.0f32);
     for ((coord, samples), light) in chunks.iter().zip(&lights) {
-        let chunk = meshes.chunk([coord.x, coord.y, coord.z]).unwrap();
+        let chunk = meshes.chunk(coord.key()).unwrap();
         let cpu = cpu_mesh(samples, dims, region);
         let what = format!("chunk {coord:?}");
         // The GPU's vertices in the CPU's order: vertex i's light is that at the CPU's vertex i.

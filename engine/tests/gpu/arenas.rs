@@ -36,7 +36,7 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
 
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
     for (index, grid) in grids.iter().enumerate() {
-        let key = [index as i32, -3, 7];
+        let key = [index as i32, -3, 7, 0];
         let chunk = mesh(&mut meshes, &mut frames, key, grid)
             .unwrap()
             .expect("a surface");
@@ -59,26 +59,26 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
     let before_solid = used(&meshes);
     let solid = TestGrid::uniform(1.0);
     assert_eq!(
-        mesh(&mut meshes, &mut frames, [99, 0, 0], &solid).unwrap(),
+        mesh(&mut meshes, &mut frames, [99, 0, 0, 0], &solid).unwrap(),
         None
     );
     assert_eq!(used(&meshes), before_solid);
 
     // Remeshing swaps grids between chunks; unloading one zeroes its draw; a remesh to an
     // empty grid unloads.
-    let (key_a, key_b) = ([0, -3, 7], [2, -3, 7]);
+    let (key_a, key_b) = ([0, -3, 7, 0], [2, -3, 7, 0]);
     mesh(&mut meshes, &mut frames, key_a, grids[2]).unwrap();
     mesh(&mut meshes, &mut frames, key_b, grids[0]).unwrap();
     expected.insert(key_a, grids[2]);
     expected.insert(key_b, grids[0]);
-    assert!(meshes.unload([1, -3, 7]));
-    assert!(!meshes.unload([1, -3, 7]), "unloaded already");
-    expected.remove(&[1, -3, 7]);
+    assert!(meshes.unload([1, -3, 7, 0]));
+    assert!(!meshes.unload([1, -3, 7, 0]), "unloaded already");
+    expected.remove(&[1, -3, 7, 0]);
     assert_eq!(
-        mesh(&mut meshes, &mut frames, [3, -3, 7], &solid).unwrap(),
+        mesh(&mut meshes, &mut frames, [3, -3, 7, 0], &solid).unwrap(),
         None
     );
-    expected.remove(&[3, -3, 7]);
+    expected.remove(&[3, -3, 7, 0]);
     let identical_after = check_resident(&mut meshes, &expected, "remeshed");
     eprintln!(
         "{} chunks equal the CPU's ({identical} to the bit), after remeshing and unloading {} \
@@ -171,7 +171,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
     let mut buffers_after_first = None;
     let started = std::time::Instant::now();
     while churn.loads < 1000 {
-        let key = [(next() % 12) as i32, (next() % 4) as i32 - 2, 5];
+        let key = [(next() % 12) as i32, (next() % 4) as i32 - 2, 5, 0];
         if resident.contains_key(&key) && next() % 3 == 0 {
             assert!(meshes.unload(key));
             resident.remove(&key);
@@ -193,7 +193,7 @@ fn a_thousand_chunks_load_and_unload_without_a_vulkan_allocation() {
         let mut batch = vec![(key, pick_grid(&mut next, base))];
         if next() % 5 == 0 {
             for _ in 0..next() % 6 {
-                let key = [(next() % 12) as i32, (next() % 4) as i32 - 2, 5];
+                let key = [(next() % 12) as i32, (next() % 4) as i32 - 2, 5, 0];
                 if batch.iter().all(|(other, _)| *other != key) {
                     batch.push((key, pick_grid(&mut next, base)));
                 }
@@ -308,12 +308,12 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
     // Room for the small chunk and a bit, not for the big one.
     let vertex_bytes = (small_vertices + big_vertices - 1) * VERTEX_BYTES;
     let (mut meshes, mut frames) = new_meshes(&gpu, desc(vertex_bytes, 4 << 20, 2));
-    let small_key = [0, 0, 0];
+    let small_key = [0, 0, 0, 0];
     let small_chunk = mesh(&mut meshes, &mut frames, small_key, &small)
         .unwrap()
         .unwrap();
     let before_big = used(&meshes);
-    let error = mesh(&mut meshes, &mut frames, [1, 0, 0], &big).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [1, 0, 0, 0], &big).unwrap_err();
     assert!(
         matches!(
             error,
@@ -341,7 +341,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
     // Bad grids are errors before anything reaches the GPU.
     let mut nan = TestGrid::sphere([12, 12, 12], [5.5, 5.7, 5.9], 3.6);
     nan.samples[100] = f32::NAN;
-    let error = mesh(&mut meshes, &mut frames, [2, 0, 0], &nan).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [2, 0, 0, 0], &nan).unwrap_err();
     assert!(
         matches!(
             error,
@@ -351,7 +351,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
     );
     let mut too_large = TestGrid::sphere([PADDED_SIZE + 1, 4, 4], [2.0, 2.0, 2.0], 1.5);
     too_large.region = GridRegion::whole(too_large.dims);
-    let error = mesh(&mut meshes, &mut frames, [2, 0, 0], &too_large).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [2, 0, 0, 0], &too_large).unwrap_err();
     assert!(
         matches!(error, TerrainMeshError::Mesh(GpuMeshError::TooLarge { .. })),
         "{error:?}"
@@ -359,11 +359,11 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
 
     // Out of slots: max_chunks 2, one taken, a second fits, a third does not.
     let second = TestGrid::sphere([12, 12, 12], [6.1, 5.2, 5.3], 3.1);
-    mesh(&mut meshes, &mut frames, [3, 0, 0], &second)
+    mesh(&mut meshes, &mut frames, [3, 0, 0, 0], &second)
         .unwrap()
         .unwrap();
     let before_third = used(&meshes);
-    let error = mesh(&mut meshes, &mut frames, [4, 0, 0], &second).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [4, 0, 0, 0], &second).unwrap_err();
     assert!(
         matches!(error, TerrainMeshError::TooManyChunks { max_chunks: 2, .. }),
         "{error:?}"
@@ -371,12 +371,12 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
     assert_eq!(used(&meshes), before_third);
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
     expected.insert(small_key, &small);
-    expected.insert([3, 0, 0], &second);
+    expected.insert([3, 0, 0, 0], &second);
     check_resident(&mut meshes, &expected, "after the errors");
 
     // A remesh that fits nowhere, not even in place of the old mesh, unloads the chunk; the
     // others stay.
-    let error = mesh(&mut meshes, &mut frames, [3, 0, 0], &big).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [3, 0, 0, 0], &big).unwrap_err();
     assert!(
         matches!(
             error,
@@ -388,7 +388,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
         ),
         "{error:?}"
     );
-    expected.remove(&[3, 0, 0]);
+    expected.remove(&[3, 0, 0, 0]);
     check_resident(&mut meshes, &expected, "after the failed remesh");
     // A remesh that fits only in place of the old mesh replaces it.
     assert_eq!(
@@ -410,7 +410,7 @@ fn what_does_not_fit_is_an_error_that_disturbs_nothing() {
 
     // The index arena full, the vertex arena roomy.
     let (mut meshes, mut frames) = new_meshes(&gpu, desc(4 << 20, (big_indices - 1) * 4, 8));
-    let error = mesh(&mut meshes, &mut frames, [0, 0, 0], &big).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [0, 0, 0, 0], &big).unwrap_err();
     assert!(
         matches!(
             error,

@@ -122,7 +122,7 @@ fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
     let mut high = (0, 0);
     for (index, grid) in spheres.iter().enumerate() {
-        let key = [index as i32, 0, 0];
+        let key = [index as i32, 0, 0, 0];
         let left = mesh(&mut batched, &mut frames, key, grid).unwrap();
         let right = mesh(&mut single, &mut single_frames, key, grid).unwrap();
         assert_eq!(left, right);
@@ -132,7 +132,7 @@ fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
 
     // A batch of 8 (one size frame, one write frame): three remeshes, an empty grid in place
     // of a resident chunk, four new chunks.
-    let keys: Vec<ChunkKey> = (0..8).map(|i| [i, 0, 0]).collect();
+    let keys: Vec<ChunkKey> = (0..8).map(|i| [i, 0, 0, 0]).collect();
     let mut grids: Vec<&TestGrid> = terrain[..8].iter().collect();
     grids[3] = &solid;
     let results = mesh_both(
@@ -171,7 +171,7 @@ fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
     );
 
     // A batch of 20 with K = 8: three size frames and three write frames.
-    let keys: Vec<ChunkKey> = (0..20).map(|i| [i, 1, 0]).collect();
+    let keys: Vec<ChunkKey> = (0..20).map(|i| [i, 1, 0, 0]).collect();
     let grids: Vec<&TestGrid> = terrain.iter().collect();
     let results = mesh_both(
         (&mut batched, &mut frames),
@@ -231,7 +231,7 @@ fn a_batch_with_a_bad_chunk_or_a_key_twice_changes_nothing() {
         .enumerate()
         .map(|(index, grid)| grid.lit(0.5 * index as f32))
         .collect();
-    let keys: Vec<ChunkKey> = (0..6).map(|i| [i, 3, 0]).collect();
+    let keys: Vec<ChunkKey> = (0..6).map(|i| [i, 3, 0, 0]).collect();
     let grids: Vec<&TestGrid> = terrain.iter().collect();
     mesh_all(&mut meshes, &mut frames, &keys[..4], &grids[..4]).unwrap();
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
@@ -333,7 +333,7 @@ fn a_chunk_of_a_batch_that_does_not_fit_stops_the_batch_there() {
             )
         },
     );
-    let keys: Vec<ChunkKey> = (0..4).map(|i| [i, 4, 0]).collect();
+    let keys: Vec<ChunkKey> = (0..4).map(|i| [i, 4, 0, 0]).collect();
     let grids: Vec<&TestGrid> = terrain.iter().collect();
     let frame = frames.frame_number();
     let error = mesh_all(&mut meshes, &mut frames, &keys, &grids).unwrap_err();

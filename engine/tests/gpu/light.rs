@@ -37,7 +37,7 @@ fn each_vertex_is_lit_by_the_cpus_blend_of_its_light_grid() {
 
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
     for (index, grid) in terrain.iter().chain([&odd]).enumerate() {
-        let key = [index as i32, 0, 0];
+        let key = [index as i32, 0, 0, 0];
         mesh(&mut meshes, &mut frames, key, grid)
             .unwrap()
             .expect("a surface");
@@ -99,12 +99,12 @@ fn without_a_light_grid_every_vertex_has_light_one() {
     let sphere = TestGrid::sphere([12, 12, 12], [5.5, 5.7, 5.9], 3.6);
     // Lit first, then remeshed without light in the same place: no old light remains.
     let lit = terrain[0].lit(0.3);
-    mesh(&mut meshes, &mut frames, [0, 0, 0], &lit).unwrap();
-    let lit_chunk = meshes.chunk([0, 0, 0]).unwrap();
-    assert!(meshes.unload([0, 0, 0]));
+    mesh(&mut meshes, &mut frames, [0, 0, 0, 0], &lit).unwrap();
+    let lit_chunk = meshes.chunk([0, 0, 0, 0]).unwrap();
+    assert!(meshes.unload([0, 0, 0, 0]));
     let mut keys = Vec::new();
     for (index, grid) in terrain.iter().chain([&sphere]).enumerate() {
-        let key = [index as i32, 1, 0];
+        let key = [index as i32, 1, 0, 0];
         mesh(&mut meshes, &mut frames, key, grid)
             .unwrap()
             .expect("a surface");
@@ -143,7 +143,7 @@ fn relighting_changes_one_chunks_light_and_nothing_else() {
         terrain[2].lit(1.5),
         TestGrid::sphere([10, 13, 7], [4.3, 6.6, 3.2], 3.7).lit(2.5),
     ];
-    let keys: Vec<ChunkKey> = (0..grids.len() as i32).map(|i| [i, 2, 0]).collect();
+    let keys: Vec<ChunkKey> = (0..grids.len() as i32).map(|i| [i, 2, 0, 0]).collect();
     let mut expected: HashMap<ChunkKey, &TestGrid> = HashMap::new();
     for (&key, grid) in keys.iter().zip(&grids) {
         mesh(&mut meshes, &mut frames, key, grid).unwrap().unwrap();
@@ -193,7 +193,7 @@ fn relighting_changes_one_chunks_light_and_nothing_else() {
 
     // Not resident: nothing to relight.
     let light = wavy_light(terrain[0].dims, 0.0);
-    assert!(!meshes.relight(&mut frames, [9, 9, 9], &light).unwrap());
+    assert!(!meshes.relight(&mut frames, [9, 9, 9, 0], &light).unwrap());
     // A wrong length, or a value that is not a number, is an error that changes nothing.
     let short = &light[..light.len() - 1];
     let error = meshes.relight(&mut frames, keys[0], short).unwrap_err();
@@ -216,7 +216,7 @@ fn relighting_changes_one_chunks_light_and_nothing_else() {
     let before_errors = used(&meshes);
     let mut wrong = grids[0].clone();
     wrong.light = Some(short.to_vec());
-    let error = mesh(&mut meshes, &mut frames, [7, 7, 7], &wrong).unwrap_err();
+    let error = mesh(&mut meshes, &mut frames, [7, 7, 7, 0], &wrong).unwrap_err();
     assert!(error.to_string().contains("light grid holds"), "{error}");
     wrong.light = Some(nan);
     let error = mesh(&mut meshes, &mut frames, keys[0], &wrong).unwrap_err();

@@ -130,8 +130,8 @@ impl ChunkSink for ChunkMeshes<'_> {
 }
 
 /// The arenas' name for a chunk.
-fn key(coord: ChunkCoord) -> [i32; 3] {
-    [coord.x, coord.y, coord.z]
+fn key(coord: ChunkCoord) -> [i32; 4] {
+    coord.key()
 }
 
 #[cfg(test)]

@@ -28,43 +28,119 @@ pub const FARTHEST: f64 = 1.0e8;
 /// Samples in a chunk's padded grid.
 pub const PADDED_VOLUME: usize = PADDED_SIZE * PADDED_SIZE * PADDED_SIZE;
 
-/// A chunk's place, in chunks.
+/// The coarsest level of detail: chunks of level `L` have cells `2^L` meters wide, so a chunk
+/// of the coarsest level spans 32 × 16 = 512 m (docs/terrain.md, "Levels of detail").
+pub const MAX_LEVEL: u8 = 4;
+
+/// A chunk's place, in chunks of its level, and its level of detail: a chunk of level `L`
+/// has the same 32 cells a side as one of level 0, each `2^L` meters wide, so it spans
+/// `32 · 2^L` meters and its grid samples the ground every `2^L` meters. Level 0 is full
+/// detail. A chunk of level `L + 1` covers exactly the eight of level `L` below it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ChunkCoord {
     pub x: i32,
     pub y: i32,
     pub z: i32,
+    pub level: u8,
 }
 
 impl ChunkCoord {
+    /// A chunk of full detail (level 0).
     pub fn new(x: i32, y: i32, z: i32) -> Self {
-        Self { x, y, z }
+        Self { x, y, z, level: 0 }
     }
 
-    /// The chunk holding the cell at this point.
+    /// A chunk of level `level` (at most [`MAX_LEVEL`]).
+    pub fn at_level(x: i32, y: i32, z: i32, level: u8) -> Self {
+        debug_assert!(level <= MAX_LEVEL, "level {level}");
+        Self { x, y, z, level }
+    }
+
+    /// The chunk of full detail holding the cell at this point.
     pub fn containing(position: [f32; 3]) -> Self {
-        let [x, y, z] =
-            position.map(|value| (f64::from(value) / f64::from(CHUNK_SIZE)).floor() as i32);
-        Self { x, y, z }
+        Self::containing_at(position, 0)
     }
 
-    /// The world sample at grid index 0: one before the chunk's first cell.
+    /// The chunk of level `level` holding this point.
+    pub fn containing_at(position: [f32; 3], level: u8) -> Self {
+        let size = f64::from(CHUNK_SIZE) * f64::from(1u32 << level);
+        let [x, y, z] = position.map(|value| (f64::from(value) / size).floor() as i32);
+        Self { x, y, z, level }
+    }
+
+    /// Meters between neighbouring samples of the chunk's grid: `2^level`.
+    pub fn spacing(&self) -> i32 {
+        1 << self.level
+    }
+
+    /// Meters the chunk spans along each axis: `32 · 2^level`.
+    pub fn span(&self) -> f64 {
+        f64::from(CHUNK_SIZE) * f64::from(self.spacing())
+    }
+
+    /// The world sample at grid index 0: one sample (of the chunk's spacing) before the
+    /// chunk's first cell.
     pub fn padded_origin(&self) -> [i32; 3] {
-        [self.x, self.y, self.z].map(|value| value * CHUNK_SIZE - 1)
+        let spacing = self.spacing();
+        [self.x, self.y, self.z].map(|value| (value * CHUNK_SIZE - 1) * spacing)
     }
 
-    /// The world samples of the padded grid, `[32c - 1, 32c + 32]` on each axis.
+    /// The world samples the padded grid spans, `[32c - 1, 32c + 32]` times the spacing on
+    /// each axis (a chunk of a coarser level reads only every `2^level`-th of them).
     pub fn padded_box(&self) -> SampleBox {
         let low = self.padded_origin();
+        let last = (PADDED_SIZE as i32 - 1) * self.spacing();
         SampleBox {
             low,
-            high: low.map(|value| value + PADDED_SIZE as i32 - 1),
+            high: low.map(|value| value + last),
         }
+    }
+
+    /// The box the chunk's vertices lie in, in meters: its padded grid's.
+    pub fn vertex_box(&self) -> ([f32; 3], [f32; 3]) {
+        let low = self.padded_origin().map(|value| value as f32);
+        let reach = (CHUNK_SIZE as f32 + 1.0) * self.spacing() as f32;
+        (low, low.map(|value| value + reach))
     }
 
     /// The chunk's centre, in meters.
     pub fn centre(&self) -> [f64; 3] {
-        [self.x, self.y, self.z].map(|value| (f64::from(value) + 0.5) * f64::from(CHUNK_SIZE))
+        let span = self.span();
+        [self.x, self.y, self.z].map(|value| (f64::from(value) + 0.5) * span)
+    }
+
+    /// The chunk of the next coarser level that holds this one.
+    pub fn parent(&self) -> Self {
+        Self {
+            x: self.x.div_euclid(2),
+            y: self.y.div_euclid(2),
+            z: self.z.div_euclid(2),
+            level: self.level + 1,
+        }
+    }
+
+    /// The eight chunks of the next finer level inside this one (none at level 0).
+    pub fn children(&self) -> impl Iterator<Item = ChunkCoord> {
+        let parent = *self;
+        (0..if parent.level == 0 { 0 } else { 8 }).map(move |index| ChunkCoord {
+            x: parent.x * 2 + (index & 1),
+            y: parent.y * 2 + ((index >> 1) & 1),
+            z: parent.z * 2 + (index >> 2),
+            level: parent.level - 1,
+        })
+    }
+
+    /// The arenas' name for the chunk: `[x, y, z, level]`.
+    pub fn key(&self) -> [i32; 4] {
+        [self.x, self.y, self.z, i32::from(self.level)]
+    }
+
+    /// The chunk the arenas name `key`, if it is one ([`ChunkCoord::key`]).
+    pub fn from_key(key: [i32; 4]) -> Option<Self> {
+        let level = u8::try_from(key[3])
+            .ok()
+            .filter(|&level| level <= MAX_LEVEL)?;
+        Some(Self::at_level(key[0], key[1], key[2], level))
     }
 }
 
@@ -84,7 +160,12 @@ pub fn fill_padded_grid<G: Ground + ?Sized>(
     coord: ChunkCoord,
     out: &mut Vec<f32>,
 ) {
-    edits.fill_region(coord.padded_origin(), [PADDED_SIZE; 3], out);
+    edits.fill_region_spaced(
+        coord.padded_origin(),
+        [PADDED_SIZE; 3],
+        coord.spacing(),
+        out,
+    );
 }
 
 /// What an unedited chunk's bounds prove, without sampling it.
@@ -174,7 +255,7 @@ pub fn chunks_in_view(
     for z in around.z - reach..=around.z + reach {
         for y in around.y - reach..=around.y + reach {
             for x in around.x - reach..=around.x + reach {
-                let coord = ChunkCoord { x, y, z };
+                let coord = ChunkCoord::new(x, y, z);
                 let centre = coord.centre();
                 let squared: f64 = (0..3)
                     .map(|axis| {
@@ -203,7 +284,7 @@ pub fn chunks_touched(changed: &SampleBox) -> Vec<ChunkCoord> {
     for z in first[2]..=last[2] {
         for y in first[1]..=last[1] {
             for x in first[0]..=last[0] {
-                chunks.push(ChunkCoord { x, y, z });
+                chunks.push(ChunkCoord::new(x, y, z));
             }
         }
     }
@@ -251,6 +332,78 @@ mod tests {
             8,
             "the eight chunks around a corner"
         );
+    }
+
+    #[test]
+    fn a_level_is_eight_chunks_of_the_level_below_and_keys_name_them_back() {
+        let coord = ChunkCoord::at_level(-3, 1, 2, 2);
+        assert_eq!(coord.spacing(), 4);
+        assert_eq!(coord.span(), 128.0);
+        // Grid index 0 is one sample (4 m) before the first cell at -3 · 128 m.
+        assert_eq!(coord.padded_origin(), [-388, 124, 252]);
+        assert_eq!(
+            coord.padded_box().high,
+            [-388 + 33 * 4, 124 + 132, 252 + 132]
+        );
+        let children: Vec<ChunkCoord> = coord.children().collect();
+        assert_eq!(children.len(), 8);
+        for child in &children {
+            assert_eq!(child.level, 1);
+            assert_eq!(child.parent(), coord);
+            // The children tile the parent's cells exactly.
+            let (low, high) = (child.centre(), coord.centre());
+            assert!((0..3).all(|axis| (low[axis] - high[axis]).abs() == 32.0));
+        }
+        assert_eq!(ChunkCoord::new(0, 0, 0).children().count(), 0);
+        assert_eq!(ChunkCoord::from_key(coord.key()), Some(coord));
+        assert_eq!(ChunkCoord::from_key([0, 0, 0, 9]), None);
+        assert_eq!(ChunkCoord::from_key([0, 0, 0, -1]), None);
+        assert_eq!(
+            ChunkCoord::containing_at([-1.0, 511.0, 512.0], 4),
+            ChunkCoord::at_level(-1, 0, 1, 4)
+        );
+    }
+
+    #[test]
+    fn a_coarse_grid_reads_the_fields_samples_at_its_spacing() {
+        use crate::terrain::Generator;
+        use std::sync::Arc;
+        let generator = Arc::new(Generator::new(Generator::DEFAULT_SEED));
+        let ground = generator.surface_height(40.0, 40.0);
+        let mut edits = EditStore::new(generator.clone());
+        // A dig at the surface that the coarse grids sample: their samples change as the
+        // field's do.
+        let centre = [40.0, ground, 40.0];
+        edits.dig(centre, 9.0).expect("a dig in the world");
+        for level in [1u8, 3] {
+            let coord = ChunkCoord::containing_at(centre, level);
+            let mut samples = Vec::new();
+            fill_padded_grid(&edits, coord, &mut samples);
+            assert_eq!(samples.len(), PADDED_VOLUME);
+            let origin = coord.padded_origin();
+            let spacing = coord.spacing();
+            let mut dug = 0;
+            for (index, value) in samples.iter().enumerate() {
+                let [i, j, k] = [
+                    index % PADDED_SIZE,
+                    index / PADDED_SIZE % PADDED_SIZE,
+                    index / (PADDED_SIZE * PADDED_SIZE),
+                ]
+                .map(|step| step as i32 * spacing);
+                let [x, y, z] = [origin[0] + i, origin[1] + j, origin[2] + k];
+                let expected = edits.sample(x, y, z);
+                assert_eq!(
+                    value.to_bits(),
+                    expected.to_bits(),
+                    "level {level}, {index}"
+                );
+                dug += usize::from(expected != generator.density(x, y, z));
+            }
+            assert!(
+                dug > 0,
+                "level {level}: the dig reaches a sample of the grid"
+            );
+        }
     }
 
     #[test]

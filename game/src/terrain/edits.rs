@@ -594,6 +594,50 @@ impl<G: Ground + ?Sized> EditStore<G> {
         }
     }
 
+    /// [`EditStore::fill_region`] with the samples `spacing` meters apart: the samples
+    /// `low + spacing · (i, j, k)`, a coarse level of detail's grid. Each is the same value as
+    /// the field's sample there.
+    pub fn fill_region_spaced(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        spacing: i32,
+        out: &mut Vec<f32>,
+    ) {
+        if spacing <= 1 {
+            return self.fill_region(low, size, out);
+        }
+        self.generator.fill_region_spaced(low, size, spacing, out);
+        if size.contains(&0) {
+            return;
+        }
+        let region = SampleBox {
+            low,
+            high: std::array::from_fn(|axis| low[axis] + (size[axis] as i32 - 1) * spacing),
+        };
+        if !self.has_edits_in(&region) {
+            return;
+        }
+        // Edits far away are few and small next to a coarse chunk: each sample asked alone.
+        let mut index = 0;
+        for k in 0..size[2] as i32 {
+            for j in 0..size[1] as i32 {
+                for i in 0..size[0] as i32 {
+                    let sample = [
+                        low[0] + i * spacing,
+                        low[1] + j * spacing,
+                        low[2] + k * spacing,
+                    ];
+                    let offset = self.offset(sample);
+                    if offset != 0 {
+                        out[index] = apply(out[index], offset);
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+
     /// Calls `visit` with each cell of the store that meets `region`, and the part of the
     /// region inside it.
     fn visit_cells(&self, region: &SampleBox, mut visit: impl FnMut([i32; 3], &Cell, SampleBox)) {

@@ -325,17 +325,33 @@ impl Generator {
     /// column's deepest depth is farther than the ground's own term `depth` at every sample,
     /// so leaving it out of the minimum changes no value (most columns keep none).
     pub fn fill_region(&self, low: [i32; 3], size: [usize; 3], out: &mut Vec<f32>) {
+        self.fill_region_spaced(low, size, 1, out);
+    }
+
+    /// [`Generator::fill_region`] with the samples `spacing` meters apart: the samples
+    /// `low + spacing · (i, j, k)` (a coarse level of detail's grid), the same bits as
+    /// `density()` at each.
+    pub fn fill_region_spaced(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        spacing: i32,
+        out: &mut Vec<f32>,
+    ) {
         out.clear();
         out.resize(size[0] * size[1] * size[2], 0.0);
         let row = size[0];
         let layer = size[0] * size[1];
+        let step = f64::from(spacing.max(1));
         let bottom = f64::from(low[1]);
-        let top = bottom + size[1].saturating_sub(1) as f64;
+        let top = bottom + size[1].saturating_sub(1) as f64 * step;
         let mut near = Vec::with_capacity(self.segments.len());
         for k in 0..size[2] {
             for i in 0..size[0] {
-                let column =
-                    self.column(f64::from(low[0]) + i as f64, f64::from(low[2]) + k as f64);
+                let column = self.column(
+                    f64::from(low[0]) + i as f64 * step,
+                    f64::from(low[2]) + k as f64 * step,
+                );
                 let deepest = column.height - bottom;
                 near.clear();
                 near.extend(self.segments.iter().copied().filter(|segment| {
@@ -344,7 +360,7 @@ impl Generator {
                     reach - TUNNEL_RADIUS <= deepest
                 }));
                 for j in 0..size[1] {
-                    let y = bottom + j as f64;
+                    let y = bottom + j as f64 * step;
                     out[i + j * row + k * layer] = self.density_near(&column, y, &near) as f32;
                 }
             }

@@ -46,6 +46,30 @@ pub trait Ground: Send + Sync + Debug {
         }
     }
 
+    /// The densities of the samples `low + spacing · (i, j, k)`, `i < size[0]` and so on, x
+    /// fastest: a coarse level of detail's grid (`spacing` ≥ 1; 1 is [`Ground::fill_region`]).
+    fn fill_region_spaced(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        spacing: i32,
+        out: &mut Vec<f32>,
+    ) {
+        if spacing == 1 {
+            return self.fill_region(low, size, out);
+        }
+        out.clear();
+        out.reserve(size[0] * size[1] * size[2]);
+        for k in 0..size[2] as i32 {
+            for j in 0..size[1] as i32 {
+                for i in 0..size[0] as i32 {
+                    let [x, y, z] = [i, j, k].map(|step| step * spacing);
+                    out.push(self.density(low[0] + x, low[1] + y, low[2] + z));
+                }
+            }
+        }
+    }
+
     /// The height of the ground's top surface at (x, z), before caves: where to start looking
     /// down for the ground (the showcase, `crate::showcase`, does).
     fn surface_height(&self, x: f32, z: f32) -> f32;
@@ -71,6 +95,16 @@ impl Ground for Generator {
 
     fn fill_region(&self, low: [i32; 3], size: [usize; 3], out: &mut Vec<f32>) {
         Generator::fill_region(self, low, size, out);
+    }
+
+    fn fill_region_spaced(
+        &self,
+        low: [i32; 3],
+        size: [usize; 3],
+        spacing: i32,
+        out: &mut Vec<f32>,
+    ) {
+        Generator::fill_region_spaced(self, low, size, spacing, out);
     }
 
     fn classify(&self, low: [i32; 3], high: [i32; 3]) -> ChunkKind {

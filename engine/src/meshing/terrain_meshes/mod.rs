@@ -124,7 +124,7 @@ use light::{light_push, LightPass};
 use sync::{after_earlier_work, record_clears, record_visible_to_draws};
 
 /// What names a chunk: opaque to the arenas (a chunk coordinate, say).
-pub type ChunkKey = [i32; 3];
+pub type ChunkKey = [i32; 4];
 
 /// Bytes per vertex in the vertex arena: position xyz, normal xyz.
 pub const VERTEX_BYTES: u64 = VERTEX_FLOATS as u64 * 4;

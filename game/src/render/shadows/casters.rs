@@ -19,7 +19,7 @@ use super::Casters;
 use crate::render::structures::pieces::PieceCasters;
 use crate::render::structures::VERTEX_BYTES as BLOCK_VERTEX_BYTES;
 use crate::render::target::DEPTH_FORMAT;
-use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
+use crate::terrain::chunks::ChunkCoord;
 
 /// The push constants of the casters' vertex shaders (`shaders/shadow.glsl`): 80 bytes.
 #[repr(C)]
@@ -27,33 +27,32 @@ use crate::terrain::chunks::{ChunkCoord, CHUNK_SIZE};
 pub struct ShadowPush {
     /// World → the cascade's clip space.
     pub cascade: [f32; 16],
-    /// xyz: a terrain chunk's padded origin; 0 for blocks and pieces.
+    /// xyz: a terrain chunk's padded origin, w its level of detail; 0 for blocks and pieces.
     pub origin: [i32; 4],
 }
 
 impl ShadowPush {
-    fn new(cascade: &Cascade, origin: [i32; 3]) -> Self {
+    fn new(cascade: &Cascade, origin: [i32; 3], level: u8) -> Self {
         let mut matrix = [0.0; 16];
         matrix.copy_from_slice(cascade.matrix.as_slice());
         Self {
             cascade: matrix,
-            origin: [origin[0], origin[1], origin[2], 0],
+            origin: [origin[0], origin[1], origin[2], i32::from(level)],
         }
     }
 }
 
-/// The box terrain chunk `key`'s vertices lie in: its padded grid.
-fn chunk_box(key: [i32; 3]) -> (Vec3, Vec3) {
-    let origin = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
-    let low = Vec3::new(origin[0] as f32, origin[1] as f32, origin[2] as f32);
-    (low, low + Vec3::broadcast(CHUNK_SIZE as f32 + 1.0))
+/// The box terrain chunk `coord`'s vertices lie in: its padded grid.
+fn chunk_box(coord: ChunkCoord) -> (Vec3, Vec3) {
+    let (low, high) = coord.vertex_box();
+    (Vec3::from(low), Vec3::from(high))
 }
 
 /// The terrain chunks that may cast or receive the sun's shadows in a frame: every resident
 /// chunk that is not dark, with the box its vertices lie in; gathered once for the frame's
 /// cascades.
 pub struct TerrainCasters {
-    chunks: Vec<(Vec3, Vec3, [i32; 3], ResidentChunk)>,
+    chunks: Vec<(Vec3, Vec3, ChunkCoord, ResidentChunk)>,
 }
 
 impl TerrainCasters {
@@ -62,10 +61,11 @@ impl TerrainCasters {
             chunks: scene
                 .terrain
                 .chunks()
-                .filter(|(key, _)| !(scene.dark)(*key))
-                .map(|(key, chunk)| {
-                    let (low, high) = chunk_box(key);
-                    (low, high, key, chunk)
+                .filter_map(|(key, chunk)| Some((ChunkCoord::from_key(key)?, chunk)))
+                .filter(|(coord, _)| !(scene.dark)(*coord))
+                .map(|(coord, chunk)| {
+                    let (low, high) = chunk_box(coord);
+                    (low, high, coord, chunk)
                 })
                 .collect(),
         }
@@ -210,18 +210,18 @@ impl CasterPipelines {
         // The terrain: one indirect draw per chunk, reading the command the meshing wrote.
         let meshes = scene.terrain;
         let mut bound = false;
-        for &(low, high, key, chunk) in &terrain.chunks {
+        for &(low, high, coord, chunk) in &terrain.chunks {
             if !cull.may_cast(low, high) {
                 continue;
             }
-            let origin = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+            let origin = coord.padded_origin();
             if !bound {
                 pass.bind_pipeline(&self.terrain);
                 pass.bind_vertices(0, meshes.vertex_buffer(), 0)?;
                 pass.bind_indices(meshes.index_buffer(), 0, vk::IndexType::UINT32)?;
                 bound = true;
             }
-            pass.push(&self.layout, &ShadowPush::new(cascade, origin));
+            pass.push(&self.layout, &ShadowPush::new(cascade, origin, coord.level));
             pass.draw_indexed_indirect(
                 meshes.draw_buffer(),
                 u64::from(chunk.slot) * DRAW_BYTES,
@@ -238,7 +238,7 @@ impl CasterPipelines {
             .collect();
         if !regions.is_empty() {
             pass.bind_pipeline(&self.blocks);
-            pass.push(&self.layout, &ShadowPush::new(cascade, [0; 3]));
+            pass.push(&self.layout, &ShadowPush::new(cascade, [0; 3], 0));
             let arena = scene.blocks.arena();
             pass.bind_vertices(0, arena.vertex_buffer(), 0)?;
             pass.bind_indices(arena.index_buffer(), 0, vk::IndexType::UINT32)?;
@@ -255,7 +255,7 @@ impl CasterPipelines {
         // The pieces: one indirect draw for all.
         if let Some(pieces) = &gathered.pieces {
             pass.bind_pipeline(&self.pieces);
-            pass.push(&self.layout, &ShadowPush::new(cascade, [0; 3]));
+            pass.push(&self.layout, &ShadowPush::new(cascade, [0; 3], 0));
             triangles += scene.pieces.draw_casters(pass, frames, pieces)?;
         }
         Ok(triangles)

@@ -53,6 +53,7 @@ use super::structures::pieces::PiecesRenderer;
 use super::target::DEPTH_FORMAT;
 use crate::camera::Camera;
 use crate::pieces::Pieces;
+use crate::terrain::chunks::ChunkCoord;
 
 use casters::{receiver_floor, Gathered, TerrainCasters};
 pub use casters::{CasterPipelines, ShadowPush};
@@ -343,7 +344,7 @@ pub struct Casters<'a> {
     pub terrain: &'a TerrainMeshes,
     /// Whether a terrain chunk is dark (no sky light reaches it): it neither casts nor receives
     /// the sun's shadows (`ChunkStream::is_dark`).
-    pub dark: &'a dyn Fn([i32; 3]) -> bool,
+    pub dark: &'a dyn Fn(ChunkCoord) -> bool,
     pub blocks: &'a BlocksRenderer,
     pub pieces: &'a PiecesRenderer,
     pub world_pieces: &'a Pieces,

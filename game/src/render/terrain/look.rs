@@ -56,11 +56,12 @@ pub fn push_constants(
     view: &Camera,
     look: &TerrainLook,
     slot: TextureSlot,
-    key: [i32; 3],
+    key: [i32; 4],
 ) -> TerrainPush {
     let mut view_projection = [0.0; 16];
     view_projection.copy_from_slice(view.view_projection.as_slice());
-    let [ox, oy, oz] = ChunkCoord::new(key[0], key[1], key[2]).padded_origin();
+    let coord = ChunkCoord::from_key(key).unwrap_or(ChunkCoord::new(key[0], key[1], key[2]));
+    let [ox, oy, oz] = coord.padded_origin();
     let marker = view.marker.map_or([0.0; 4], |marker| {
         let Marker { centre, radius } = marker;
         [centre.x, centre.y, centre.z, radius.max(0.0)]
@@ -70,7 +71,13 @@ pub fn push_constants(
         camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
         sky: [WORLD_SKY[0], WORLD_SKY[1], WORLD_SKY[2], look.ground],
         marker,
-        chunk: [ox, oy, oz, slot.0 as i32],
+        // The texture slot in the low 16 bits, the chunk's level above them.
+        chunk: [
+            ox,
+            oy,
+            oz,
+            (slot.0 & 0xffff) as i32 | i32::from(coord.level) << 16,
+        ],
     }
 }
 
@@ -89,7 +96,7 @@ mod tests {
         let generator = Generator::new(Generator::DEFAULT_SEED);
         let view = Camera::at_spawn(&generator, 64, 64);
         let look = TerrainLook::around(0.0);
-        let push = push_constants(&view, &look, TextureSlot(3), [1, -2, 0]);
+        let push = push_constants(&view, &look, TextureSlot(3), [1, -2, 0, 0]);
         assert_eq!(push.chunk, [31, -65, -1, 3]);
     }
 }

@@ -33,7 +33,6 @@ use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer};
 use crate::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
-use crate::terrain::chunks::ChunkCoord;
 use crate::world::{AimTarget, World};
 
 /// What can go wrong drawing the world.
@@ -230,7 +229,7 @@ impl WorldRenderer {
             &view,
             Casters {
                 terrain: &self.meshes,
-                dark: &|key| chunks.is_dark(ChunkCoord::new(key[0], key[1], key[2])),
+                dark: &|coord| chunks.is_dark(coord),
                 blocks: &self.blocks,
                 pieces: &self.pieces,
                 world_pieces: self.world.pieces(),
