@@ -271,20 +271,30 @@ pub fn chunks_in_view(
     }
 }
 
-/// Exactly the chunks whose padded grid holds a sample of `changed`: those to mesh again.
+/// Exactly the chunks of full detail whose padded grid holds a sample of `changed`: those to
+/// mesh again.
 pub fn chunks_touched(changed: &SampleBox) -> Vec<ChunkCoord> {
-    // [32c - 1, 32c + 32] meets [low, high] when 32c - 1 <= high and 32c + 32 >= low.
+    chunks_touched_at(changed, 0)
+}
+
+/// The chunks of level `level` whose padded grid's span (`[32c - 1, 32c + 32]` times the
+/// level's spacing) meets `changed`: those an edit there may change (a coarse chunk reads only
+/// every `2^level`-th sample of its span, so this may name one whose samples stayed the same).
+pub fn chunks_touched_at(changed: &SampleBox, level: u8) -> Vec<ChunkCoord> {
+    let spacing = 1i32 << level;
+    let span = CHUNK_SIZE * spacing;
+    // [32cs - s, 32cs + 32s] meets [low, high] when 32cs - s <= high and 32cs + 32s >= low.
     let first = changed
         .low
-        .map(|value| value.saturating_sub(1).div_euclid(CHUNK_SIZE));
+        .map(|value| value.saturating_sub(1).div_euclid(span));
     let last = changed
         .high
-        .map(|value| value.saturating_add(1).div_euclid(CHUNK_SIZE));
+        .map(|value| value.saturating_add(spacing).div_euclid(span));
     let mut chunks = Vec::new();
     for z in first[2]..=last[2] {
         for y in first[1]..=last[1] {
             for x in first[0]..=last[0] {
-                chunks.push(ChunkCoord::new(x, y, z));
+                chunks.push(ChunkCoord::at_level(x, y, z, level));
             }
         }
     }
@@ -422,6 +432,23 @@ mod tests {
                 high: [-60, 30, 33],
             },
         ];
+        for level in 1..=3 {
+            for changed in &boxes {
+                let touched = chunks_touched_at(changed, level);
+                for z in -3..3 {
+                    for y in -3..3 {
+                        for x in -3..3 {
+                            let coord = ChunkCoord::at_level(x, y, z, level);
+                            assert_eq!(
+                                touched.contains(&coord),
+                                coord.padded_box().intersects(changed),
+                                "{coord:?} and {changed:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
         for changed in boxes {
             let touched = chunks_touched(&changed);
             for z in -4..4 {
