@@ -126,6 +126,18 @@ impl HeadlessRenderer {
         }
     }
 
+    /// Loads the chunks of full detail within 128 m of the world's player (the near view, first
+    /// in the load order) and waits for the meshing to finish; returns how many chunks were
+    /// loaded (0 for the test scene).
+    pub fn load_near(&mut self) -> anyhow::Result<usize> {
+        let Shown::World(world) = &mut self.shown else {
+            return Ok(0);
+        };
+        let loaded = world.load_near(&mut self.frames)?;
+        self.frames.wait_all()?;
+        Ok(loaded)
+    }
+
     /// Loads every chunk in view of the world's player and waits for the meshing to finish;
     /// returns how many chunks were loaded (0 for the test scene).
     pub fn load_world(&mut self) -> anyhow::Result<usize> {

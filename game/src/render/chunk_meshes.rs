@@ -25,7 +25,7 @@ use blockfall_engine::meshing::{
 
 use crate::terrain::chunks::{ChunkCoord, PADDED_SIZE};
 use crate::terrain::sky_light::LightGrid;
-use crate::terrain::streaming::{ChunkSink, MeshFailure, SurfaceChunk};
+use crate::terrain::streaming::{ChunkSink, MeshFailure, Streamer, SurfaceChunk};
 
 /// Arenas sized for `radius` chunks of the default world: the resident chunks (those with a
 /// surface) within a sphere of that radius, with room for edits and a turn of the view.
@@ -36,18 +36,22 @@ pub fn terrain_meshes(
     TerrainMeshes::new(device, &arenas_for(radius))
 }
 
-/// Arena sizes for a view radius: the sphere's chunks (4/3 π r³, plus the hysteresis shell)
-/// of which, in the default world, about one in three has a surface, each with some 1,500
-/// vertices and 8,000 indices on average (caves and cliffs hold more). Sized for every chunk of
-/// the sphere to have a surface at twice the mean, so that no terrain runs out.
+/// Arena sizes for a view radius: the chunks in view at every level of detail
+/// ([`Streamer::in_view`]: about 1,000 at a radius of 32, about as many as a sphere of radius 5
+/// of full-detail chunks), half as many again for the chunks kept while levels change, of
+/// which, in the default world, about one in three has a surface, each with some 1,500
+/// vertices and 8,000 indices on average (caves and cliffs hold more) and its skirts. Sized
+/// for every such chunk to have a surface at twice the mean, so that no terrain runs out.
 pub fn arenas_for(radius: u32) -> TerrainMeshesDesc {
-    let r = f64::from(radius.clamp(1, 64)) + 1.0;
-    let chunks = (4.0 / 3.0 * std::f64::consts::PI * r * r * r).ceil() as u64;
-    // A third of the sphere's chunks with a surface, at twice the mean mesh.
+    let in_view = Streamer::new(radius.clamp(1, 64))
+        .in_view([16.0, 16.0, 16.0])
+        .len() as u64;
+    let chunks = in_view + in_view / 2;
+    // A third of the chunks with a surface, at twice the mean mesh and its skirts.
     let resident = (chunks / 3).max(64);
     TerrainMeshesDesc {
-        vertex_arena_bytes: resident * 3_000 * 24,
-        index_arena_bytes: resident * 16_000 * 4,
+        vertex_arena_bytes: resident * 3_500 * 24,
+        index_arena_bytes: resident * 18_000 * 4,
         max_chunks: chunks.min(u64::from(u32::MAX)) as u32,
         ..TerrainMeshesDesc::default()
     }
@@ -100,7 +104,7 @@ impl ChunkSink for ChunkMeshes<'_> {
                 key: key(coord),
                 grid: density,
                 region,
-                light: Some(&chunk.light.values),
+                light: chunk.light.map(|light| light.values.as_slice()),
             });
         }
         match self.meshes.mesh_chunks(self.frames, &to_mesh) {
@@ -142,18 +146,26 @@ mod tests {
     const LEAST_RANGE: u64 = 1 << 27;
 
     #[test]
-    fn the_largest_view_radius_fits_and_one_more_does_not() {
-        let largest = largest_view_radius(LEAST_RANGE, 32);
-        assert_eq!(largest, 10, "lavapipe's 128 MiB");
-        assert_eq!(arenas_for(largest).too_large_for(LEAST_RANGE), None);
-        let (what, bytes) = arenas_for(largest + 1)
-            .too_large_for(LEAST_RANGE)
-            .expect("radius 11 does not fit");
-        assert_eq!(what, "vertex arena");
-        assert!(bytes > LEAST_RANGE);
+    fn the_largest_view_radius_fits_lavapipe_with_levels_of_detail() {
+        // With levels of detail the farthest view fits lavapipe's 128 MiB.
+        assert_eq!(largest_view_radius(LEAST_RANGE, 32), 32);
+        assert_eq!(arenas_for(32).too_large_for(LEAST_RANGE), None);
+        // Far views cost little more than near ones: the chunks in view grow with the
+        // levels, not the sphere.
+        let near = arenas_for(8);
+        let far = arenas_for(32);
+        assert!(
+            far.max_chunks < 3 * near.max_chunks,
+            "{far:?} against {near:?}"
+        );
         // A device with room for everything, and one with room for nothing.
         assert_eq!(largest_view_radius(u64::MAX, 32), 32);
         assert_eq!(largest_view_radius(0, 32), 1);
         assert_eq!(largest_view_radius(LEAST_RANGE, 4), 4);
+        // A device whose storage buffers hold only a small view gets a smaller radius.
+        let small = arenas_for(2).vertex_arena_bytes;
+        let fitted = largest_view_radius(small, 32);
+        assert!((1..32).contains(&fitted), "{fitted}");
+        assert_eq!(arenas_for(fitted).too_large_for(small), None);
     }
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
+use blockfall_engine::meshing::terrain_meshes::{INDEX_BYTES, LIGHT_BYTES, VERTEX_BYTES};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::Generator;
 use blockfall_game::world::World;
@@ -33,8 +34,12 @@ pub fn run(
     let mut renderer = HeadlessRenderer::with_world(&mut gpu, width, height, world)
         .context("setting up the world")?;
     let setup_seconds = setup.elapsed().as_secs_f64();
+    // The near view first (the chunks of full detail within 128 m, first in the load order),
+    // then everything else to the radius.
     let load = Instant::now();
-    let loaded = renderer.load_world()?;
+    let near_loaded = renderer.load_near()?;
+    let near_seconds = load.elapsed().as_secs_f64();
+    let loaded = near_loaded + renderer.load_world()?;
     let load_seconds = load.elapsed().as_secs_f64();
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     let counters = world.world.chunks().counters();
@@ -51,7 +56,10 @@ pub fn run(
         started.elapsed().as_secs_f64()
     );
     println!(
-        "  {loaded} chunks in view, {} may hold a surface, {resident} with a surface meshed",
+        "  {loaded} chunks in view ({near_loaded} of full detail within 128 m, loaded first in \
+         {near_seconds:.3} s), levels of detail 0 to {}, {} may hold a surface, {resident} with \
+         a surface meshed",
+        world.world.chunks().top_level(),
         counters.meshes
     );
     println!(
@@ -82,15 +90,33 @@ pub fn run(
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     let drawn = world.renderer().draws_last_frame();
     let triangles = world.renderer().triangles_last_frame();
+    let meshes = world.meshes();
+    // The terrain's GPU memory: the arenas (vertices, light, indices) and the draw slots, as
+    // allocated for the radius, and how much of the arenas the resident meshes use.
+    let allocated = meshes.vertex_buffer().size
+        + meshes.light_buffer().size
+        + meshes.index_buffer().size
+        + meshes.draw_buffer().size;
+    let used = meshes.vertex_arena().used() * VERTEX_BYTES
+        + meshes.vertex_arena().used() * LIGHT_BYTES
+        + meshes.index_arena().used() * INDEX_BYTES;
+    let mib = |bytes: u64| bytes as f64 / f64::from(1u32 << 20);
+    println!("terrain draws per frame: {drawn}, {triangles} triangles, {resident} chunks resident");
     println!(
-        "chunks drawn per frame: {drawn} of {resident} resident (the rest culled), {triangles} \
-         triangles"
+        "terrain GPU memory: {:.1} MiB allocated (arenas and draw slots), {:.1} MiB of the \
+         arenas in use",
+        mib(allocated),
+        mib(used)
     );
     println!(
         "{frames} frames at {width}x{height}: median {:.2} ms per frame, terrain pass {:.2} ms GPU \
          (median)",
         median(&mut frame_times),
         median(&mut gpu_times)
+    );
+    println!(
+        "far view: near {near_seconds:.2} s, all {load_seconds:.2} s, {triangles} triangles, {:.0} MiB",
+        mib(allocated)
     );
     Ok(())
 }

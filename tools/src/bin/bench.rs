@@ -156,8 +156,13 @@ enum Benchmark {
     /// Startup: every chunk within the view radius of the spawn loaded, lit and meshed on the
     /// GPU; then the world's frame time.
     Startup {
-        /// The view radius, in chunks.
-        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=32))]
+        /// The view radius, in chunks of full detail (32 m); `--radius` is the same.
+        #[arg(
+            long = "view-radius",
+            alias = "radius",
+            default_value_t = 8,
+            value_parser = clap::value_parser!(u32).range(1..=32)
+        )]
         radius: u32,
         /// Frames rendered after the load, for the frame time.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]

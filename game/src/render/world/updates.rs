@@ -36,6 +36,15 @@ impl WorldRenderer {
         Ok(report.loaded.len())
     }
 
+    /// Loads every chunk of full detail within 4 chunks (128 m) of the player that is not
+    /// loaded yet, and the chunks before them in the load order (none: they come first):
+    /// the near view, which a start shows first. Returns how many loaded.
+    pub fn load_near(&mut self, frames: &mut FrameRing) -> Result<usize, WorldRenderError> {
+        let missing = self.world.chunks().missing_near(self.viewer());
+        let report = self.stream(frames, missing)?;
+        Ok(report.loaded.len())
+    }
+
     /// One frame's streaming around the player: at most `budget` chunks loaded.
     pub fn stream(
         &mut self,
@@ -48,8 +57,9 @@ impl WorldRenderer {
         };
         let report = self.world.stream(&mut sink, budget)?;
         // Blocks over a chunk that just came in were lit before its light was known. A block
-        // region is as large as a chunk (64 cells of 0.5 m, 32 m) and aligned with it.
-        for coord in &report.loaded {
+        // region is as large as a chunk of full detail (64 cells of 0.5 m, 32 m) and aligned
+        // with it; coarser chunks light no block.
+        for coord in report.loaded.iter().filter(|coord| coord.level == 0) {
             let region = [coord.x, coord.y, coord.z];
             if self.world.blocks().in_region(region).next().is_some() {
                 self.relit_regions.push(region);
@@ -122,8 +132,8 @@ impl WorldRenderer {
             frames,
         };
         let report = self.world.stream_edit(&mut sink, changed)?;
-        // A block region is as large as a chunk and aligned with it.
-        for coord in &report.remeshed {
+        // A block region is as large as a chunk of full detail and aligned with it.
+        for coord in report.remeshed.iter().filter(|coord| coord.level == 0) {
             let region = [coord.x, coord.y, coord.z];
             if self.world.blocks().in_region(region).next().is_some() {
                 self.relit_regions.push(region);

@@ -28,9 +28,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashSet};
 
-use crate::terrain::chunks::{
-    chunks_touched_at, ChunkCoord, CHUNK_SIZE, FARTHEST, MAX_LEVEL,
-};
+use crate::terrain::chunks::{chunks_touched_at, ChunkCoord, CHUNK_SIZE, FARTHEST, MAX_LEVEL};
 use crate::terrain::edits::SampleBox;
 
 /// The view radius by default, in chunks of full detail (32 m each).
@@ -201,8 +199,8 @@ impl Streamer {
             }
             if coord.level > 0 {
                 let split_at = split_distance(coord.level);
-                let stays = self.split.contains(&coord)
-                    && near < split_at + join_margin(coord.level);
+                let stays =
+                    self.split.contains(&coord) && near < split_at + join_margin(coord.level);
                 if near < split_at || stays {
                     wanted.split.insert(coord);
                     stack.extend(coord.children());
@@ -622,7 +620,9 @@ mod tests {
             .iter()
             .all(|coord| coord.padded_box().intersects(&changed)));
         // Full detail first.
-        assert!(touched.windows(2).all(|pair| pair[0].level <= pair[1].level));
+        assert!(touched
+            .windows(2)
+            .all(|pair| pair[0].level <= pair[1].level));
     }
 
     #[test]

@@ -24,8 +24,10 @@ use crate::terrain::{ChunkKind, EditStore, Ground};
 pub struct Prepared {
     /// Every chunk of the batch, in the order asked for.
     pub grids: Vec<ChunkGrid>,
-    /// One per grid of kind [`ChunkKind::Mixed`], in their order.
-    pub lights: Vec<LightGrid>,
+    /// One per grid of kind [`ChunkKind::Mixed`], in their order: the sky light of a chunk of
+    /// full detail, none for a coarser one (far terrain is lit as open sky: its caves are out
+    /// of sight, and a light grid at its spacing would cost as much as one of full detail).
+    pub lights: Vec<Option<LightGrid>>,
     pub generate_time: Duration,
     pub light_time: Duration,
 }
@@ -44,7 +46,16 @@ pub fn prepare<G: Ground + ?Sized>(
         .map(|grid| grid.coord)
         .collect();
     let generated = Instant::now();
-    let lights = light_grids(pool, edits, &mixed);
+    let full: Vec<ChunkCoord> = mixed
+        .iter()
+        .copied()
+        .filter(|coord| coord.level == 0)
+        .collect();
+    let mut lit = light_grids(pool, edits, &full).into_iter();
+    let lights = mixed
+        .iter()
+        .map(|coord| if coord.level == 0 { lit.next() } else { None })
+        .collect();
     Prepared {
         grids,
         lights,
@@ -167,7 +178,8 @@ mod tests {
         assert!(batches.len() >= 2, "through the thread");
         let at_once = prepare(&pool, &edits, &coords);
         let grids: Vec<ChunkGrid> = batches.iter().flat_map(|b| b.grids.clone()).collect();
-        let lights: Vec<LightGrid> = batches.iter().flat_map(|b| b.lights.clone()).collect();
+        let lights: Vec<Option<LightGrid>> =
+            batches.iter().flat_map(|b| b.lights.clone()).collect();
         assert_eq!(grids, at_once.grids);
         assert_eq!(lights, at_once.lights);
         let mixed = grids.iter().filter(|g| g.kind == ChunkKind::Mixed).count();

@@ -30,11 +30,12 @@ pub const LOADS_PER_FRAME: usize = 8;
 /// in 17 frames (BENCHMARKS.md, "Terrain meshing").
 pub const REMESH_BUDGET_FACTOR: usize = 4;
 
-/// A prepared chunk that may hold a surface: its padded density grid and its sky light.
+/// A prepared chunk that may hold a surface: its padded density grid and, at full detail, its
+/// sky light (a coarser chunk is lit as open sky).
 #[derive(Debug, Clone, Copy)]
 pub struct SurfaceChunk<'a> {
     pub grid: &'a ChunkGrid,
-    pub light: &'a LightGrid,
+    pub light: Option<&'a LightGrid>,
 }
 
 /// Why [`ChunkSink::mesh`] stopped.
@@ -144,6 +145,8 @@ impl<G: Ground + ?Sized> LightSampler<'_, G> {
 pub struct ChunkStream {
     streamer: Streamer,
     lights: HashMap<ChunkCoord, LightGrid>,
+    /// The coarser chunks with a surface (they keep no light grid).
+    coarse: HashSet<ChunkCoord>,
     /// The chunks of `lights` that no sky light reaches (closed caves, deep ground).
     dark: HashSet<ChunkCoord>,
     counters: StreamCounters,
@@ -165,7 +168,13 @@ impl ChunkStream {
         self.dark.contains(&coord)
     }
 
-    fn keep_light(&mut self, coord: ChunkCoord, light: LightGrid) {
+    /// Keeps what a chunk found with a surface holds: its light grid at full detail, its
+    /// place among the coarse ones otherwise.
+    fn keep_light(&mut self, coord: ChunkCoord, light: Option<LightGrid>) {
+        let Some(light) = light else {
+            self.coarse.insert(coord);
+            return;
+        };
         if light.values.iter().all(|&value| value < DARK) {
             self.dark.insert(coord);
         } else {
@@ -175,6 +184,7 @@ impl ChunkStream {
     }
 
     fn forget_light(&mut self, coord: &ChunkCoord) {
+        self.coarse.remove(coord);
         self.dark.remove(coord);
         self.lights.remove(coord);
     }
@@ -184,6 +194,7 @@ impl ChunkStream {
         Self {
             streamer: Streamer::new(radius),
             lights: HashMap::new(),
+            coarse: HashSet::new(),
             dark: HashSet::new(),
             counters: StreamCounters::default(),
             remesh: Vec::new(),
@@ -220,10 +231,11 @@ impl ChunkStream {
                 .map(|axis| (centre[axis] - viewer[axis]).powi(2))
                 .sum::<f64>()
         };
-        // A chunk with a surface keeps its light grid.
+        // A chunk with a surface keeps its light grid (or, coarser, its place).
         let mut chunks: Vec<(f64, ChunkCoord)> = self
             .lights
             .keys()
+            .chain(&self.coarse)
             .map(|&coord| (distance(&coord), coord))
             .collect();
         // Farthest first, ties in reverse coordinate order: popped nearest first, ties in
@@ -254,6 +266,17 @@ impl ChunkStream {
     /// Whether every chunk within the radius of `viewer` is loaded.
     pub fn is_complete(&self, viewer: [f32; 3]) -> bool {
         self.streamer.missing(viewer) == 0
+    }
+
+    /// Chunks of full detail within 4 chunks (128 m) of `viewer` still to load: the near view,
+    /// first in the load order.
+    pub fn missing_near(&self, viewer: [f32; 3]) -> usize {
+        self.streamer.missing_near(viewer)
+    }
+
+    /// The coarsest level of detail loaded (0 for a view within 128 m).
+    pub fn top_level(&self) -> u8 {
+        self.streamer.top_level()
     }
 
     /// Chunks within the radius of `viewer` still to load.
@@ -345,7 +368,7 @@ impl ChunkStream {
         let grids = light_grids(pool, edits, &relit);
         for (coord, light) in relit.iter().zip(grids) {
             sink.relight(*coord, &light)?;
-            self.keep_light(*coord, light);
+            self.keep_light(*coord, Some(light));
         }
         self.counters.relights += relit.len() as u64;
         Ok(EditReport { remeshed, relit })
@@ -415,12 +438,15 @@ impl ChunkStream {
             }
             mixed.push(grid);
         }
-        assert_eq!(mixed.len(), lights.len(), "one light grid per mixed chunk");
+        assert_eq!(mixed.len(), lights.len(), "one light per mixed chunk");
         let outcome = {
             let chunks: Vec<SurfaceChunk<'_>> = mixed
                 .iter()
                 .zip(&lights)
-                .map(|(grid, light)| SurfaceChunk { grid, light })
+                .map(|(grid, light)| SurfaceChunk {
+                    grid,
+                    light: light.as_ref(),
+                })
                 .collect();
             sink.mesh(&chunks)
         };
@@ -498,7 +524,10 @@ mod tests {
             for (index, chunk) in chunks.iter().enumerate() {
                 let coord = chunk.grid.coord;
                 assert_eq!(chunk.grid.kind, ChunkKind::Mixed);
-                assert_eq!(chunk.light.origin, coord.padded_origin());
+                assert_eq!(
+                    chunk.light.map(|light| light.origin),
+                    Some(coord.padded_origin())
+                );
                 if self.fail_at == Some(coord) {
                     self.resident.remove(&coord);
                     return Err(MeshFailure {
@@ -693,18 +722,18 @@ mod tests {
             origin: [0, -96, 0],
             values: vec![0.0; size],
         };
-        stream.keep_light(cave, black.clone());
+        stream.keep_light(cave, Some(black.clone()));
         assert!(stream.is_dark(cave));
         let mut mouth = black;
         mouth.values[size / 2] = DARK * 2.0;
-        stream.keep_light(cave, mouth);
+        stream.keep_light(cave, Some(mouth));
         assert!(!stream.is_dark(cave));
         // Forgotten (unloaded, or found without a surface), it is not dark either.
         let black = LightGrid {
             origin: [0, -96, 0],
             values: vec![0.0; size],
         };
-        stream.keep_light(cave, black);
+        stream.keep_light(cave, Some(black));
         assert!(stream.is_dark(cave));
         stream.forget_light(&cave);
         assert!(!stream.is_dark(cave) && !stream.lights.contains_key(&cave));
