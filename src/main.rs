@@ -62,6 +62,10 @@ struct Cli {
     /// Leave the HUD out of the picture.
     #[arg(long)]
     no_hud: bool,
+    /// Clear the sky to magenta (the fog keeps the sky's colour): any hole in the terrain, a
+    /// crack between levels of detail say, shows as magenta.
+    #[arg(long)]
+    debug_sky: bool,
     /// The sun's shadows and the blocks' ambient occlusion: off, low or high [default: the
     /// settings', high]. A script draws the default unless this is given.
     #[arg(long, value_name = "QUALITY", ignore_case = true, value_parser = shadows_parser())]
@@ -137,6 +141,7 @@ fn main() -> ExitCode {
         seed: cli.seed,
         script,
         world: cli.world.clone(),
+        debug_sky: cli.debug_sky,
         ..RunOptions::default()
     };
     // The player's settings, then the flags given.

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub view_radius_given: bool,
     /// The HUD over the picture (on by default; `--no-hud`).
     pub hud: bool,
+    /// `--debug-sky`: the sky cleared to magenta, so holes in the terrain stand out.
+    pub debug_sky: bool,
     /// A crosshair at the centre of the view while the HUD is shown (on by default).
     pub crosshair: bool,
     /// `--script`: a checked scene to play at its fixed frame time until its duration.
@@ -96,6 +98,7 @@ impl Default for RunOptions {
             script: None,
             world: None,
             hud: true,
+            debug_sky: false,
             crosshair: true,
             fullscreen: false,
             fov_degrees: blockfall_game::camera::FIELD_OF_VIEW_DEGREES,

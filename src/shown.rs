@@ -55,6 +55,7 @@ impl Shown {
                     renderer.fov_degrees = options.fov_degrees;
                     renderer.set_mesher(options.mesher);
                 }
+                renderer.set_debug_sky(options.debug_sky);
                 // The shadows likewise: the player's, or a script's when `--shadows` asks.
                 if options.script.is_none() || options.shadows_given {
                     renderer.shadows = options.shadows;

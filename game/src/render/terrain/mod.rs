@@ -53,6 +53,10 @@ use culling::{distance_squared, may_see_chunk};
 
 pub use look::{push_constants, sky_colour, TerrainLook, TerrainPush, WORLD_SKY};
 
+/// The sky's clear colour that makes holes in the terrain stand out (`--debug-sky`): magenta,
+/// a colour neither the terrain nor its fog (the sky's colour) takes.
+pub const DEBUG_SKY: [f32; 3] = [1.0, 0.0, 1.0];
+
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "terrain";
 
@@ -73,6 +77,8 @@ pub struct TerrainRenderer {
     look: TerrainLook,
     draws_last_frame: u32,
     triangles_last_frame: u64,
+    /// What the pass clears the colour target to: the sky ([`WORLD_SKY`]), or [`DEBUG_SKY`].
+    clear_colour: [f32; 3],
 }
 
 impl TerrainRenderer {
@@ -89,6 +95,12 @@ impl TerrainRenderer {
     /// Where the layers go from now on (a new world's ground).
     pub fn set_look(&mut self, look: TerrainLook) {
         self.look = look;
+    }
+
+    /// What the pass clears to from now on: the sky ([`WORLD_SKY`], the fog's colour too) or
+    /// another colour, so that holes show ([`DEBUG_SKY`]).
+    pub fn set_clear_colour(&mut self, colour: [f32; 3]) {
+        self.clear_colour = colour;
     }
 
     /// Whether the device can draw the wireframe.
@@ -160,7 +172,7 @@ impl TerrainRenderer {
             frames,
             &target,
             depth,
-            WORLD_SKY,
+            self.clear_colour,
             &[
                 BufferAccess::IndirectRead,
                 BufferAccess::IndexRead,

@@ -123,6 +123,7 @@ impl TerrainRenderer {
             look,
             draws_last_frame: 0,
             triangles_last_frame: 0,
+            clear_colour: super::WORLD_SKY,
         })
     }
 }

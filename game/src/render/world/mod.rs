@@ -31,7 +31,7 @@ use super::structures::markers::{MarkerView, MarkersRenderer};
 use super::structures::pieces::PiecesRenderer;
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
-use super::terrain::{TerrainLook, TerrainRenderer};
+use super::terrain::{TerrainLook, TerrainRenderer, DEBUG_SKY, WORLD_SKY};
 use crate::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
 use crate::world::{AimTarget, World};
 
@@ -156,6 +156,13 @@ impl WorldRenderer {
     }
 
     /// The arenas the world's chunks are meshed into.
+    /// Whether the sky is cleared to magenta ([`DEBUG_SKY`]) instead of its colour, the fog
+    /// keeping the sky's: holes in the terrain stand out (`--debug-sky`).
+    pub fn set_debug_sky(&mut self, on: bool) {
+        self.renderer
+            .set_clear_colour(if on { DEBUG_SKY } else { WORLD_SKY });
+    }
+
     pub fn meshes(&self) -> &TerrainMeshes {
         &self.meshes
     }
