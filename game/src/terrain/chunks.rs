@@ -277,9 +277,9 @@ pub fn chunks_touched(changed: &SampleBox) -> Vec<ChunkCoord> {
     chunks_touched_at(changed, 0)
 }
 
-/// The chunks of level `level` whose padded grid's span (`[32c - 1, 32c + 32]` times the
-/// level's spacing) meets `changed`: those an edit there may change (a coarse chunk reads only
-/// every `2^level`-th sample of its span, so this may name one whose samples stayed the same).
+/// Exactly the chunks of level `level` whose padded grid holds a sample of `changed`: those
+/// whose span (`[32c - 1, 32c + 32]` times the level's spacing) meets it at one of the samples
+/// the grid reads (every `2^level`-th).
 pub fn chunks_touched_at(changed: &SampleBox, level: u8) -> Vec<ChunkCoord> {
     let spacing = 1i32 << level;
     let span = CHUNK_SIZE * spacing;
@@ -294,11 +294,28 @@ pub fn chunks_touched_at(changed: &SampleBox, level: u8) -> Vec<ChunkCoord> {
     for z in first[2]..=last[2] {
         for y in first[1]..=last[1] {
             for x in first[0]..=last[0] {
-                chunks.push(ChunkCoord::at_level(x, y, z, level));
+                let coord = ChunkCoord::at_level(x, y, z, level);
+                if reads_a_sample_of(coord, changed) {
+                    chunks.push(coord);
+                }
             }
         }
     }
     chunks
+}
+
+/// Whether `coord`'s padded grid reads a sample of `changed`: on each axis, one of its
+/// samples `origin + k · spacing` (`k` in `0..34`) lies in the box.
+fn reads_a_sample_of(coord: ChunkCoord, changed: &SampleBox) -> bool {
+    let origin = coord.padded_origin();
+    let spacing = i64::from(coord.spacing());
+    (0..3).all(|axis| {
+        let low = i64::from(changed.low[axis]) - i64::from(origin[axis]);
+        let high = i64::from(changed.high[axis]) - i64::from(origin[axis]);
+        let first = low.max(0).div_euclid(spacing) + i64::from(low.max(0) % spacing != 0);
+        let last = high.div_euclid(spacing).min(PADDED_SIZE as i64 - 1);
+        first <= last
+    })
 }
 
 #[cfg(test)]
@@ -423,6 +440,11 @@ mod tests {
                 low: [31, 0, -1],
                 high: [31, 0, -1],
             },
+            // Between the samples of every coarser level on x.
+            SampleBox {
+                low: [62, 2, 5],
+                high: [62, 9, 40],
+            },
             SampleBox {
                 low: [32, 63, 64],
                 high: [40, 64, 64],
@@ -439,9 +461,19 @@ mod tests {
                     for y in -3..3 {
                         for x in -3..3 {
                             let coord = ChunkCoord::at_level(x, y, z, level);
+                            // Whether a sample the grid reads lies in the box, by asking
+                            // each one.
+                            let origin = coord.padded_origin();
+                            let spacing = coord.spacing();
+                            let reads = (0..3).all(|axis| {
+                                (0..PADDED_SIZE as i32).any(|k| {
+                                    let sample = origin[axis] + k * spacing;
+                                    (changed.low[axis]..=changed.high[axis]).contains(&sample)
+                                })
+                            });
                             assert_eq!(
                                 touched.contains(&coord),
-                                coord.padded_box().intersects(changed),
+                                reads,
                                 "{coord:?} and {changed:?}"
                             );
                         }
