@@ -18,6 +18,7 @@ mod gpu_backend;
 mod gpu_blocks;
 mod gpu_compute;
 mod gpu_device_lost;
+mod gpu_far_view;
 mod gpu_hud;
 mod gpu_render;
 mod gpu_script;

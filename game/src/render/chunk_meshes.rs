@@ -67,6 +67,12 @@ pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
         .unwrap_or(1)
 }
 
+/// The skirt a chunk is meshed with, in its grid's units: none yet (the meshes of
+/// neighbouring levels meet with cracks).
+pub fn skirt(_coord: ChunkCoord) -> f32 {
+    0.0
+}
+
 /// The arenas, fed through the frame ring: the sink the world's chunks are meshed into.
 pub struct ChunkMeshes<'a> {
     pub meshes: &'a mut TerrainMeshes,
