@@ -12,7 +12,7 @@ use blockfall_engine::gpu::FrameRing;
 use blockfall_engine::meshing::{
     is_uniform, DensityGrid, GridRegion, TerrainMeshes, TerrainMeshesDesc,
 };
-use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
+use blockfall_game::terrain::chunks::{fill_padded_grid, load_order, MAX_LEVEL};
 use blockfall_game::terrain::sky_light::light_grid;
 use blockfall_game::terrain::{ChunkCoord, EditStore, Generator, PADDED_SIZE};
 
@@ -65,6 +65,47 @@ fn twenty_chunks_of_the_world_mesh_on_the_gpu_as_on_the_cpu() {
         .collect();
     let totals = compare_padded_grids(&mut gpu, [PADDED_SIZE; 3], &grids);
     assert!(totals.triangles > 0, "{totals:?}");
+    assert_no_validation_errors(&gpu, before);
+}
+
+#[test]
+fn chunks_of_every_coarser_level_mesh_on_the_gpu_as_on_the_cpu() {
+    let Some(mut gpu) = crate::common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    // For each level, the chunks with a surface around the spawn (its own and its neighbours
+    // along x and z), their grids sampled every 2^level meters.
+    let edits = EditStore::new(Arc::new(Generator::new(Generator::DEFAULT_SEED)));
+    let spawn = edits.generator().spawn_point();
+    let mut grids = Vec::new();
+    for level in 1..=MAX_LEVEL {
+        let around = ChunkCoord::containing_at(spawn, level);
+        let mut found = 0;
+        for (dx, dy, dz) in [
+            (0, 0, 0),
+            (1, 0, 0),
+            (-1, 0, 0),
+            (0, 0, 1),
+            (0, -1, 0),
+            (0, 1, 0),
+        ] {
+            let coord = ChunkCoord::at_level(around.x + dx, around.y + dy, around.z + dz, level);
+            let mut samples = Vec::new();
+            fill_padded_grid(&edits, coord, &mut samples);
+            if !is_uniform(&samples) {
+                grids.push((format!("chunk {coord:?}"), samples));
+                found += 1;
+            }
+        }
+        assert!(found >= 2, "level {level}: {found} chunks with a surface");
+    }
+    let totals = compare_padded_grids(&mut gpu, [PADDED_SIZE; 3], &grids);
+    assert!(totals.triangles > 0, "{totals:?}");
+    eprintln!(
+        "{} chunks of levels 1 to {MAX_LEVEL}: {totals:?}",
+        grids.len()
+    );
     assert_no_validation_errors(&gpu, before);
 }
 
