@@ -290,6 +290,14 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
         renderer.meshes().resident_chunks(),
         world.chunks().missing(viewer) + world.chunks().remeshing()
     ));
+    let chunks = world.chunks();
+    hud.detail.push(match chunks.top_level() {
+        0 => format!("view: {} m, all at full detail", chunks.radius() * 32),
+        top => format!(
+            "view: {} m, full detail to 128 m, levels of detail 1-{top} beyond",
+            chunks.radius() * 32
+        ),
+    });
     hud.detail.push(format!(
         "draws: terrain {}, blocks {} ({} regions), pieces {} ({} pieces)",
         renderer.terrain_draws(),
