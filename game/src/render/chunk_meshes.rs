@@ -100,6 +100,7 @@ impl ChunkSink for ChunkMeshes<'_> {
                 key: key(coord),
                 grid: density,
                 region,
+                skirt: 0.0,
                 light: Some(&chunk.light.values),
             });
         }
