@@ -8,6 +8,11 @@
 //   vertices  per used cell: vertex at prefix[cell]            -> vertices, vertex_offsets
 //   quads     per owned edge: 6 indices at 6 * prefix[slot]    -> indices (+ the draw)
 //
+// With a skirt (push.skirt.x > 0; the rule is in engine/src/meshing/mod.rs) a flag is a count:
+// a boundary cell's is 2 (its vertex, then its skirt vertex at prefix[cell] + 1), an owned
+// edge's is 1 + 2 per skirt segment (its quad, then each segment's two quads, one per
+// winding). Without one every flag is 0 or 1, as the plain mesh needs.
+//
 // Outputs start at push.output_base: vertex v of the mesh lands at output_base.x + v and quad q
 // at output_base.y + 6 q. Indices stay relative to the mesh's first vertex; the draw's vertex
 // offset adds output_base.x.
@@ -27,6 +32,11 @@ layout(push_constant) uniform SurfaceNetsPush {
     // quads pass write the indexed indirect draw into draws[5 * z] (0: no draw written). All
     // zero for a mesher's own buffers.
     uvec4 output_base;
+    // The owned region's max, not clamped (w unused): the skirt's high border. Its low border
+    // is start_min.
+    ivec4 region_max;
+    // x: the skirt's depth in grid units, 0 for none (yzw unused).
+    vec4 skirt;
 } push;
 
 // The density grid, x fastest.
@@ -45,8 +55,8 @@ layout(set = 0, binding = 2, std430) buffer Prefix {
     uint prefix[];
 };
 
-// Per vertex, its offset from its cell's min corner (3 floats): quads choose their diagonal
-// from these, as the CPU does, not from rounded positions.
+// Per cell (by cell index), its vertex's offset from its min corner (3 floats): quads choose
+// their diagonal from these, as the CPU does, not from rounded positions.
 layout(set = 0, binding = 3, std430) buffer VertexOffsets {
     float vertex_offsets[];
 };
@@ -132,4 +142,27 @@ bool owned_start(ivec3 start, int axis) {
 // sides of the surface.
 bool owned_edge(ivec3 start, int axis) {
     return owned_start(start, axis) && inside(start) != inside(start + unit(axis));
+}
+
+bool skirted() {
+    return push.skirt.x > 0.0;
+}
+
+// Whether a used cell lies on the owned region's border: its index on some axis is
+// region min - 1 or region max - 1. Such a cell gets a skirt vertex.
+bool boundary_cell(ivec3 cell) {
+    return any(equal(cell + 1, push.start_min.xyz)) || any(equal(cell + 1, push.region_max.xyz));
+}
+
+// The skirt segments of an owned edge starting at `start` along `axis`: per other axis a, one
+// where start[a] is the region's min (its two cells at a-index start[a] - 1) and one where it
+// is the region's max - 1 (its two cells at a-index start[a]).
+uint skirt_segments(ivec3 start, int axis) {
+    uint segments = 0u;
+    for (int k = 1; k <= 2; k++) {
+        int a = (axis + k) % 3;
+        segments += start[a] == push.start_min[a] ? 1u : 0u;
+        segments += start[a] + 1 == push.region_max[a] ? 1u : 0u;
+    }
+    return segments;
 }

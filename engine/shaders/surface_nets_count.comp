@@ -1,7 +1,8 @@
 #version 460
 // Surface nets, pass 1: one invocation per sample. Flags the owned sign-changing edges that
-// start here (one quad each) and, if the sample is a cell's min corner, whether any of the
-// cell's 12 edges is one (the cell then gets a vertex, exactly as the CPU's used cells).
+// start here (one quad each, and two per skirt segment) and, if the sample is a cell's min
+// corner, whether any of the cell's 12 edges is one (the cell then gets a vertex, exactly as
+// the CPU's used cells, and a skirt vertex too on the region's border).
 
 #include "surface_nets.glsl"
 
@@ -23,7 +24,11 @@ void main() {
     }
     for (int axis = 0; axis < 3; axis++) {
         bool crosses = (corners & 1u) != ((corners >> (1 << axis)) & 1u);
-        flags[edge_slot(p, axis)] = crosses && owned_start(p, axis) ? 1u : 0u;
+        uint quads = 0u;
+        if (crosses && owned_start(p, axis)) {
+            quads = 1u + (skirted() ? 2u * skirt_segments(p, axis) : 0u);
+        }
+        flags[edge_slot(p, axis)] = quads;
     }
     if (all(lessThan(p, d - 1))) {
         // The cell's 12 edges join its corners.
@@ -40,6 +45,10 @@ void main() {
                 used = used || (crosses && owned_start(p + offset, axis));
             }
         }
-        flags[cell_index(p)] = used ? 1u : 0u;
+        uint vertices = 0u;
+        if (used) {
+            vertices = skirted() && boundary_cell(p) ? 2u : 1u;
+        }
+        flags[cell_index(p)] = vertices;
     }
 }

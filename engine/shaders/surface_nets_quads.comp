@@ -8,14 +8,37 @@
 //   v0 = p - e_b - e_c  v1 = p - e_c
 //
 // and the quad is split along its shorter diagonal, measured with the vertices' cell offsets.
+// Then, with a skirt, as `write_skirt_quads`: per other axis b then c, the low then the high
+// border's segment c0 c1 (c0 the lower on the third axis), each as c0 c1 s1 c0 s1 s0 and the
+// same reversed (s = the cell's vertex + 1, its skirt vertex).
 
 #include "surface_nets.glsl"
 
 layout(local_size_x = 64) in;
 
-vec3 offset_of(uint vertex) {
-    return vec3(vertex_offsets[3u * vertex], vertex_offsets[3u * vertex + 1u],
-        vertex_offsets[3u * vertex + 2u]);
+vec3 offset_of(int cell) {
+    uint at = 3u * uint(cell);
+    return vec3(vertex_offsets[at], vertex_offsets[at + 1u], vertex_offsets[at + 2u]);
+}
+
+// The two quads of a skirt segment of cells with vertices c0, c1, at `at`; returns the index
+// after them.
+uint write_segment(uint at, uint c0, uint c1) {
+    uint s0 = c0 + 1u;
+    uint s1 = c1 + 1u;
+    indices[at + 0u] = c0;
+    indices[at + 1u] = c1;
+    indices[at + 2u] = s1;
+    indices[at + 3u] = c0;
+    indices[at + 4u] = s1;
+    indices[at + 5u] = s0;
+    indices[at + 6u] = c0;
+    indices[at + 7u] = s1;
+    indices[at + 8u] = c1;
+    indices[at + 9u] = c0;
+    indices[at + 10u] = s0;
+    indices[at + 11u] = s1;
+    return at + 12u;
 }
 
 // |to - from + b_weight e_b + e_c|^2 with b = axis + 1, c = axis + 2 (mod 3), summed x, y, z.
@@ -54,13 +77,14 @@ void main() {
         }
         ivec3 b = unit((axis + 1) % 3);
         ivec3 c = unit((axis + 2) % 3);
-        uint v[4] = uint[4](
-            prefix[cell_index(p - b - c)],
-            prefix[cell_index(p - c)],
-            prefix[cell_index(p)],
-            prefix[cell_index(p - b)]);
-        float diagonal_02 = distance_squared(axis, offset_of(v[2]), offset_of(v[0]), 1.0);
-        float diagonal_13 = distance_squared(axis, offset_of(v[3]), offset_of(v[1]), -1.0);
+        int cells[4] = int[4](
+            cell_index(p - b - c),
+            cell_index(p - c),
+            cell_index(p),
+            cell_index(p - b));
+        uint v[4] = uint[4](prefix[cells[0]], prefix[cells[1]], prefix[cells[2]], prefix[cells[3]]);
+        float diagonal_02 = distance_squared(axis, offset_of(cells[2]), offset_of(cells[0]), 1.0);
+        float diagonal_13 = distance_squared(axis, offset_of(cells[3]), offset_of(cells[1]), -1.0);
         uint v0 = v[0];
         uint v1 = v[1];
         uint v2 = v[2];
@@ -85,6 +109,21 @@ void main() {
             indices[first + 3u] = v1;
             indices[first + 4u] = v3;
             indices[first + 5u] = v0;
+        }
+        if (skirted()) {
+            uint next = first + 6u;
+            for (int k = 1; k <= 2; k++) {
+                int a = (axis + k) % 3;
+                // Along b: low cells v0 v3, high v1 v2; along c: low v0 v1, high v3 v2.
+                uvec2 low = k == 1 ? uvec2(v[0], v[3]) : uvec2(v[0], v[1]);
+                uvec2 high = k == 1 ? uvec2(v[1], v[2]) : uvec2(v[3], v[2]);
+                if (p[a] == push.start_min[a]) {
+                    next = write_segment(next, low.x, low.y);
+                }
+                if (p[a] + 1 == push.region_max[a]) {
+                    next = write_segment(next, high.x, high.y);
+                }
+            }
         }
     }
 }

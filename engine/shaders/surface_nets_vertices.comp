@@ -1,7 +1,9 @@
 #version 460
 // Surface nets, pass 3: one invocation per cell. A used cell writes its vertex at prefix[cell]:
 // the mean of its edge crossings and the outward normal from the trilinear gradient, computed
-// operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs. `precise`
+// operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs; a cell on the
+// region's border with a skirt (flag 2) its skirt vertex right after, vertex - normal * depth
+// with the same normal. `precise`
 // keeps the compiler from fusing or reordering, so on an IEEE device (lavapipe) the result is
 // the CPU's to the bit, and quads pick the same diagonals.
 
@@ -107,12 +109,11 @@ void main() {
         normal = crossing_direction_normal(d);
     }
 
-    uint vertex = prefix[cell];
-    vertex_offsets[3u * vertex + 0u] = fx;
-    vertex_offsets[3u * vertex + 1u] = fy;
-    vertex_offsets[3u * vertex + 2u] = fz;
+    vertex_offsets[3u * uint(cell) + 0u] = fx;
+    vertex_offsets[3u * uint(cell) + 1u] = fy;
+    vertex_offsets[3u * uint(cell) + 2u] = fz;
     // The vertex buffer may be an arena: this mesh's vertices start at output_base.x.
-    vertex += push.output_base.x;
+    uint vertex = prefix[cell] + push.output_base.x;
     precise float px = float(c.x) + fx;
     precise float py = float(c.y) + fy;
     precise float pz = float(c.z) + fz;
@@ -122,4 +123,17 @@ void main() {
     vertices[6u * vertex + 3u] = normal.x;
     vertices[6u * vertex + 4u] = normal.y;
     vertices[6u * vertex + 5u] = normal.z;
+    if (flags[cell] == 2u) {
+        float depth = push.skirt.x;
+        precise float sx = px - normal.x * depth;
+        precise float sy = py - normal.y * depth;
+        precise float sz = pz - normal.z * depth;
+        uint skirt = vertex + 1u;
+        vertices[6u * skirt + 0u] = sx;
+        vertices[6u * skirt + 1u] = sy;
+        vertices[6u * skirt + 2u] = sz;
+        vertices[6u * skirt + 3u] = normal.x;
+        vertices[6u * skirt + 4u] = normal.y;
+        vertices[6u * skirt + 5u] = normal.z;
+    }
 }

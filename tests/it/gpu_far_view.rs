@@ -215,11 +215,11 @@ fn a_flight_across_the_level_borders_never_shows_the_sky_through_the_ground() {
 fn cpu_mesh(samples: &[f32], skirt: f32) -> SurfaceMesh {
     let dims = [PADDED_SIZE; 3];
     let mut mesh = SurfaceMesh::new();
-    assert_eq!(skirt, 0.0, "skirts are not meshed yet");
     SurfaceNets::new()
-        .mesh(
+        .mesh_with_skirt(
             DensityGrid::new(samples, dims).unwrap(),
             GridRegion::owned_edges_of_padded_grid(dims),
+            skirt,
             &mut mesh,
         )
         .unwrap();

@@ -63,7 +63,7 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
         }
         let grid = DensityGrid::new(&samples, dims).unwrap();
         if meshes
-            .mesh_chunk(&mut frames, coord.key(), grid, region, None)
+            .mesh_chunk(&mut frames, coord.key(), grid, region, 0.0, None)
             .unwrap()
             .is_some()
         {

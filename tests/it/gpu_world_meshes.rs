@@ -138,7 +138,7 @@ fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
         let grid = DensityGrid::new(samples, dims).unwrap();
         let key = coord.key();
         meshes
-            .mesh_chunk(&mut frames, key, grid, region, Some(&light.values))
+            .mesh_chunk(&mut frames, key, grid, region, 0.0, Some(&light.values))
             .unwrap()
             .expect("a surface");
     }

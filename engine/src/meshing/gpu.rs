@@ -14,7 +14,10 @@
 //! Every vertex and index has exactly one writer, at a place given by a prefix sum of integer
 //! flags: no atomics, so the output is the same bytes on every run. The flags are laid out in
 //! the CPU mesher's sweep order (cells x fastest; edges by sample row, then axis, then x), so
-//! the GPU's vertices and triangles also come in the CPU's order. The vertex pass computes the
+//! the GPU's vertices and triangles also come in the CPU's order. With a skirt
+//! ([`GpuMesher::upload_with_skirt`]) the flags are counts: 2 for a cell on the region's border
+//! (its vertex and its skirt vertex), 1 + 2 per skirt segment for an edge, so the skirt's
+//! vertices and quads land where the CPU puts them too. The vertex pass computes the
 //! CPU's arithmetic operation for operation with `precise`, and quads choose their diagonal from
 //! the vertices' cell offsets as the CPU does; on an IEEE device (lavapipe) the two meshes are
 //! equal to the bit.
@@ -42,7 +45,7 @@ use crate::shaders::LIBRARY;
 
 use super::gpu_marching_cubes as marching_cubes;
 use super::marching_cubes::case_table;
-use super::{DensityGrid, GridRegion, MeshError, Mesher, SurfaceMesh};
+use super::{check_skirt, DensityGrid, GridRegion, MeshError, Mesher, SurfaceMesh};
 
 /// The largest grid a mesher takes, per axis: a chunk of 32 cells with one sample of padding on
 /// either side.
@@ -77,9 +80,10 @@ pub enum GpuMeshError {
     Gpu(#[from] GpuError),
 }
 
-/// The push constants of every pass (`SurfaceNetsPush` in `shaders/surface_nets.glsl`).
+/// The push constants of every pass (`SurfaceNetsPush` in `shaders/surface_nets.glsl`; the
+/// marching cubes' passes read the first four fields).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct SurfaceNetsPush {
     pub(crate) dims: [i32; 4],
     pub(crate) start_min: [i32; 4],
@@ -88,9 +92,23 @@ pub(crate) struct SurfaceNetsPush {
     /// quads pass write the indexed indirect draw into that slot (0: no draw written). All zero
     /// for a mesher's own buffers; [`super::TerrainMeshes`] points them into its arenas.
     pub(crate) output: [u32; 4],
+    /// The region's max, not clamped like `start_max`: the skirt's high border (w unused).
+    pub(crate) region_max: [i32; 4],
+    /// x: the skirt's depth in grid units, 0 for none (the rest unused).
+    pub(crate) skirt: [f32; 4],
 }
 
 impl SurfaceNetsPush {
+    /// The samples per axis.
+    pub(crate) fn dims(&self) -> [u64; 3] {
+        [0, 1, 2].map(|axis| self.dims[axis] as u64)
+    }
+
+    /// Whether the mesh has a skirt.
+    pub(crate) fn skirted(&self) -> bool {
+        self.skirt[0] > 0.0
+    }
+
     pub(crate) fn samples(&self) -> u32 {
         (self.dims[0] * self.dims[1] * self.dims[2]) as u32
     }
@@ -140,17 +158,32 @@ pub(crate) struct OutputBounds {
     pub(crate) faces_name: &'static str,
 }
 
-/// The bounds of `mesher` on a grid of `samples` samples and `cells` cells. Surface nets: a
-/// vertex per cell at most, a quad per edge slot (three per sample). Marching cubes: a vertex
-/// per edge slot at most, the case table's most triangles per cell.
-pub(crate) fn output_bounds(mesher: Mesher, samples: u64, cells: u64) -> OutputBounds {
+/// The bounds of `mesher` on a grid of `dims` samples, with or without a skirt. Surface nets: a
+/// vertex per cell at most, a quad per edge slot (three per sample); a skirt adds at most a
+/// vertex per cell on the grid's six faces of cells (every border cell lies on two planes of
+/// cells per axis), and per axis and each of the two planes of edge starts across it, two edge
+/// axes' segments of two quads each. Marching cubes (which ignores the skirt): a vertex per
+/// edge slot at most, the case table's most triangles per cell.
+pub(crate) fn output_bounds(mesher: Mesher, dims: [u64; 3], skirt: bool) -> OutputBounds {
+    let samples = dims[0] * dims[1] * dims[2];
+    let cell_dims = dims.map(|n| n.saturating_sub(1));
+    let cells = cell_dims[0] * cell_dims[1] * cell_dims[2];
+    // Per axis, the size of a plane across it.
+    let planes = |d: [u64; 3]| d[1] * d[2] + d[0] * d[2] + d[0] * d[1];
     match mesher {
-        Mesher::SurfaceNets => OutputBounds {
-            vertices: cells,
-            faces: 3 * samples,
-            indices_per_face: 6,
-            faces_name: "quads",
-        },
+        Mesher::SurfaceNets => {
+            let (skirt_vertices, skirt_quads) = if skirt {
+                (2 * planes(cell_dims), 2 * 2 * 2 * planes(dims))
+            } else {
+                (0, 0)
+            };
+            OutputBounds {
+                vertices: cells + skirt_vertices,
+                faces: 3 * samples + skirt_quads,
+                indices_per_face: 6,
+                faces_name: "quads",
+            }
+        }
         Mesher::MarchingCubes => OutputBounds {
             vertices: 3 * samples,
             faces: cells * case_table().most_triangles() as u64,
@@ -334,7 +367,7 @@ impl GpuMesher {
         let name = pass_name(mesher);
         let max_samples = MAX_SAMPLES_PER_AXIS.pow(3) as u64;
         let max_cells = (MAX_SAMPLES_PER_AXIS - 1).pow(3) as u64;
-        let most = output_bounds(mesher, max_samples, max_cells);
+        let most = output_bounds(mesher, [MAX_SAMPLES_PER_AXIS as u64; 3], true);
         // A flag per cell, then one per edge slot (three per sample).
         let flag_words = max_cells + 3 * max_samples;
         let buffer = |part: &str, size: u64, usage: vk::BufferUsageFlags| {
@@ -357,6 +390,7 @@ impl GpuMesher {
         let prefix = buffer("prefix sums", flag_words * 4, vk::BufferUsageFlags::empty())?;
         let mut scratch = vec![flags, prefix];
         if mesher == Mesher::SurfaceNets {
+            // By cell: a skirt's vertices need none.
             scratch.push(buffer(
                 "vertex offsets",
                 max_cells * 3 * 4,
@@ -426,17 +460,30 @@ impl GpuMesher {
 
     /// Checks `grid` and `region` as the CPU mesher does (dimensions, a region inside the grid,
     /// finite samples; the same errors) and stages the samples for the next
-    /// [`GpuMesher::record`]. Waits first for the mesher's previous submission, which may still
-    /// read the buffers.
+    /// [`GpuMesher::record`], without a skirt. Waits first for the mesher's previous
+    /// submission, which may still read the buffers.
     pub fn upload(
         &mut self,
         uploader: &mut Uploader,
         grid: DensityGrid<'_>,
         region: GridRegion,
     ) -> Result<(), GpuMeshError> {
+        self.upload_with_skirt(uploader, grid, region, 0.0)
+    }
+
+    /// [`GpuMesher::upload`] for a mesh with a skirt `skirt` grid units deep, as
+    /// [`super::SurfaceNets::mesh_with_skirt`] makes it (0: none; negative or not finite:
+    /// [`MeshError::InvalidSkirt`]). The marching cubes ignore the skirt.
+    pub fn upload_with_skirt(
+        &mut self,
+        uploader: &mut Uploader,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+        skirt: f32,
+    ) -> Result<(), GpuMeshError> {
         // From here on the old grid is gone, also when this upload fails.
         self.push = None;
-        let push = check_grid(grid, region)?;
+        let push = check_grid(grid, region, skirt)?;
         self.device.wait_for(self.last_use)?;
         let mut batch = uploader.begin(&format!("{}: samples", self.name()));
         batch.buffer(&self.samples, 0, bytemuck::cast_slice(grid.samples()))?;
@@ -489,7 +536,19 @@ impl GpuMesher {
         grid: DensityGrid<'_>,
         region: GridRegion,
     ) -> Result<(), GpuMeshError> {
-        self.upload(&mut gpu.uploader, grid, region)?;
+        self.mesh_with_skirt(gpu, frames, grid, region, 0.0)
+    }
+
+    /// [`GpuMesher::mesh`] with a skirt `skirt` grid units deep ([`GpuMesher::upload_with_skirt`]).
+    pub fn mesh_with_skirt(
+        &mut self,
+        gpu: &mut Gpu,
+        frames: &mut FrameRing,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+        skirt: f32,
+    ) -> Result<(), GpuMeshError> {
+        self.upload_with_skirt(&mut gpu.uploader, grid, region, skirt)?;
         frames.begin()?;
         if let Err(error) = self.record(frames) {
             frames.abandon()?;
@@ -534,7 +593,7 @@ impl GpuMesher {
         let vertex_count = counts[COUNT_VERTICES] as usize;
         let index_count = counts[COUNT_INDICES] as usize;
         let face_count = counts[COUNT_FACES] as usize;
-        let bounds = output_bounds(self.mesher(), 0, 0);
+        let bounds = output_bounds(self.mesher(), [MAX_SAMPLES_PER_AXIS as u64; 3], true);
         if vertex_count * VERTEX_FLOATS > vertices.len()
             || index_count > indices.len()
             || index_count as u64 != bounds.indices_per_face * face_count as u64
@@ -558,10 +617,12 @@ impl GpuMesher {
     }
 }
 
-/// The push constants for `grid` and `region`, after the checks of the CPU mesher.
+/// The push constants for `grid`, `region` and a skirt `skirt` deep, after the checks of the CPU
+/// mesher.
 pub(crate) fn check_grid(
     grid: DensityGrid<'_>,
     region: GridRegion,
+    skirt: f32,
 ) -> Result<SurfaceNetsPush, GpuMeshError> {
     let dims = grid.dims();
     if dims.iter().any(|&n| n > MAX_SAMPLES_PER_AXIS) {
@@ -571,6 +632,7 @@ pub(crate) fn check_grid(
         });
     }
     region.check(dims)?;
+    check_skirt(skirt)?;
     if let Some(index) = grid.samples().iter().position(|s| !s.is_finite()) {
         return Err(MeshError::NotFinite {
             index,
@@ -587,6 +649,8 @@ pub(crate) fn check_grid(
         start_min: as_i32(region.min),
         start_max: as_i32(start_max),
         output: [0; 4],
+        region_max: as_i32(region.max),
+        skirt: [skirt, 0.0, 0.0, 0.0],
     })
 }
 
@@ -599,14 +663,14 @@ mod tests {
         let dims = [MAX_SAMPLES_PER_AXIS; 3];
         let mut samples = vec![1.0f32; MAX_SAMPLES_PER_AXIS.pow(3)];
         let grid = DensityGrid::new(&samples, dims).unwrap();
-        let push = check_grid(grid, GridRegion::owned_edges_of_padded_grid(dims)).unwrap();
+        let push = check_grid(grid, GridRegion::owned_edges_of_padded_grid(dims), 0.0).unwrap();
         assert_eq!(push.dims, [34, 34, 34, 0]);
         assert_eq!(push.start_min, [1, 1, 1, 0]);
         assert_eq!(push.start_max, [33, 33, 33, 0]);
         assert_eq!(push.samples(), 34 * 34 * 34);
         assert_eq!(push.cells(), 33 * 33 * 33);
         // A whole region's starts stop one short of the last sample, as the CPU's do.
-        let push = check_grid(grid, GridRegion::whole(dims)).unwrap();
+        let push = check_grid(grid, GridRegion::whole(dims), 0.0).unwrap();
         assert_eq!(push.start_min, [0, 0, 0, 0]);
         assert_eq!(push.start_max, [33, 33, 33, 0]);
 
@@ -615,21 +679,21 @@ mod tests {
             max: [1, 34, 34],
         };
         assert!(matches!(
-            check_grid(grid, outside),
+            check_grid(grid, outside, 0.0),
             Err(GpuMeshError::Grid(MeshError::RegionOutsideGrid { .. }))
         ));
 
         samples[5] = f32::INFINITY;
         let grid = DensityGrid::new(&samples, dims).unwrap();
         assert!(matches!(
-            check_grid(grid, GridRegion::whole(dims)),
+            check_grid(grid, GridRegion::whole(dims), 0.0),
             Err(GpuMeshError::Grid(MeshError::NotFinite { index: 5, .. }))
         ));
 
         let too_large = [35, 2, 2];
         let samples = vec![0.5f32; 35 * 2 * 2];
         let grid = DensityGrid::new(&samples, too_large).unwrap();
-        let error = check_grid(grid, GridRegion::whole(too_large)).unwrap_err();
+        let error = check_grid(grid, GridRegion::whole(too_large), 0.0).unwrap_err();
         assert!(
             matches!(
                 error,
@@ -641,5 +705,47 @@ mod tests {
             "{error:?}"
         );
         assert!(error.to_string().contains("34 samples per axis"), "{error}");
+    }
+
+    #[test]
+    fn skirts_are_checked_before_anything_reaches_the_gpu_and_bound_the_outputs() {
+        let dims = [MAX_SAMPLES_PER_AXIS; 3];
+        let samples = vec![1.0f32; MAX_SAMPLES_PER_AXIS.pow(3)];
+        let grid = DensityGrid::new(&samples, dims).unwrap();
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        for skirt in [f32::NAN, -0.5, f32::INFINITY, f32::NEG_INFINITY] {
+            let error = check_grid(grid, region, skirt).unwrap_err();
+            assert!(
+                matches!(error, GpuMeshError::Grid(MeshError::InvalidSkirt { .. })),
+                "{skirt}: {error:?}"
+            );
+            assert!(error.to_string().contains("skirt depth"), "{error}");
+        }
+        let push = check_grid(grid, region, 2.5).unwrap();
+        assert_eq!(push.skirt, [2.5, 0.0, 0.0, 0.0]);
+        assert!(push.skirted());
+        assert_eq!(push.region_max, [33, 33, 33, 0]);
+        assert!(!check_grid(grid, region, 0.0).unwrap().skirted());
+        // The whole region's max is not clamped: no cell lies on its high border.
+        let whole = check_grid(grid, GridRegion::whole(dims), 1.0).unwrap();
+        assert_eq!(whole.region_max, [34, 34, 34, 0]);
+        assert_eq!(whole.start_max, [33, 33, 33, 0]);
+
+        // `SurfaceNetsPush` in engine/shaders/surface_nets.glsl: six 16-byte vectors.
+        assert_eq!(std::mem::size_of::<SurfaceNetsPush>(), 96);
+        assert_eq!(std::mem::offset_of!(SurfaceNetsPush, region_max), 64);
+        assert_eq!(std::mem::offset_of!(SurfaceNetsPush, skirt), 80);
+
+        let plain = output_bounds(Mesher::SurfaceNets, [34; 3], false);
+        assert_eq!(plain.vertices, 33 * 33 * 33);
+        assert_eq!(plain.faces, 3 * 34 * 34 * 34);
+        let skirted = output_bounds(Mesher::SurfaceNets, [34; 3], true);
+        assert_eq!(skirted.vertices, 33 * 33 * 33 + 6 * 33 * 33);
+        assert_eq!(skirted.faces, 3 * 34 * 34 * 34 + 8 * 3 * 34 * 34);
+        assert_eq!(
+            output_bounds(Mesher::MarchingCubes, [34; 3], true),
+            output_bounds(Mesher::MarchingCubes, [34; 3], false),
+            "the marching cubes ignore the skirt"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! made on the GPU from a density grid uploaded through the staging path by a
 //! [`GpuMesher`](super::GpuMesher) made for [`Mesher::MarchingCubes`](super::Mesher), as it makes
 //! the surface nets'. This module holds what is the marching cubes' own: their passes and the
-//! layout of the case table.
+//! layout of the case table. The marching cubes ignore the skirt the push constants carry: their
+//! meshes have none.
 //!
 //! ```text
 //!   samples ──count──▶ flags ──scan──▶ prefix, counts ──vertices──▶ vertices

@@ -12,7 +12,8 @@ pub enum Mesher {
     #[default]
     SurfaceNets,
     /// Triangles per cell from a case table, vertices on the edges
-    /// ([`super::MarchingCubes`]).
+    /// ([`super::MarchingCubes`]). It ignores the skirt (`ChunkToMesh::skirt`,
+    /// [`super::GpuMesher::upload_with_skirt`]): its meshes have none, whatever the depth.
     MarchingCubes,
 }
 

@@ -22,6 +22,22 @@
 //! [`GridRegion::owned_edges_of_padded_grid`] owns exactly the edges starting in its unpadded
 //! part. Vertices are emitted only for cells some emitted quad uses, so the union of such
 //! meshes has no stray vertices.
+//!
+//! Skirts ([`SurfaceNets::mesh_with_skirt`]) cover the cracks where meshes of different levels
+//! of detail meet: a curtain hangs from the mesh's open border into the ground, `skirt` grid
+//! units deep.
+//!
+//! ```text
+//!   boundary cell: a used cell whose index on some axis a is region.min[a] - 1 (low side) or
+//!                  region.max[a] - 1 (high side); it gets one skirt vertex right after its
+//!                  own, at vertex - normal * skirt, with the vertex's normal
+//!   skirt quads:   per owned sign-changing edge p -> p + e_e and axis a != e (a = e + 1, then
+//!                  e + 2, mod 3), low side first: if p[a] == region.min[a] its two cells with
+//!                  a-index p[a] - 1, if p[a] == region.max[a] - 1 its two cells with a-index
+//!                  p[a], form a segment c0 c1 (c0 the lower on the third axis); each segment
+//!                  gives the quad c0 c1 s1 s0 twice, once per winding (12 indices), right
+//!                  after the edge's own quad
+//! ```
 
 pub mod gpu;
 pub mod gpu_marching_cubes;
@@ -75,6 +91,19 @@ pub enum MeshError {
         max: [usize; 3],
         dims: [usize; 3],
     },
+    /// A skirt depth that is negative, NaN or infinite.
+    #[error("skirt depth {skirt} is not a finite, non-negative number of grid units")]
+    InvalidSkirt { skirt: f32 },
+}
+
+/// Checks a skirt depth ([`SurfaceNets::mesh_with_skirt`]): finite and not negative (0: no
+/// skirt).
+pub fn check_skirt(skirt: f32) -> Result<(), MeshError> {
+    if skirt.is_finite() && skirt >= 0.0 {
+        Ok(())
+    } else {
+        Err(MeshError::InvalidSkirt { skirt })
+    }
 }
 
 /// A density grid as the mesher reads it: samples and dimensions whose sizes agree.

@@ -17,8 +17,11 @@
 //! owned sign-changing edge. Vertices and quads are made in one sweep over cell rows, z outer and
 //! y inner; every quad of the edges starting in sample row (y, z) joins cells of rows y - 1..=y,
 //! z - 1..=z, which the sweep has reached by then.
+//!
+//! With a skirt (the module docs of [`super`] give the rule), a boundary cell's skirt vertex
+//! follows its own vertex, and an edge's skirt quads follow its own quad.
 
-use super::{DensityGrid, GridRegion, MeshError, SurfaceMesh};
+use super::{check_skirt, DensityGrid, GridRegion, MeshError, SurfaceMesh};
 
 /// Cell index -> vertex index for the cells of this run; other entries are stale and never read.
 type CellVertexMap = Vec<u32>;
@@ -66,12 +69,30 @@ impl Layout {
     }
 }
 
+/// The skirt of one run: its depth and the region whose border it hangs from.
+#[derive(Debug, Clone, Copy)]
+struct Skirt {
+    depth: f32,
+    min: [usize; 3],
+    max: [usize; 3],
+}
+
+impl Skirt {
+    /// Whether cell `cell` lies on the region's border: its index on some axis is `min - 1` or
+    /// `max - 1`. (Only used cells are asked.)
+    #[inline]
+    fn is_boundary(&self, cell: [usize; 3]) -> bool {
+        (0..3).any(|axis| cell[axis] + 1 == self.min[axis] || cell[axis] + 1 == self.max[axis])
+    }
+}
+
 impl SurfaceNets {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Meshes the edges of `region` into `mesh`, replacing what it held.
+    /// Meshes the edges of `region` into `mesh`, replacing what it held: no skirt
+    /// ([`SurfaceNets::mesh_with_skirt`] with depth 0).
     ///
     /// Fails on a region that is inverted or reaches past the grid, and on a NaN or infinite
     /// sample; `mesh` is then left empty.
@@ -81,9 +102,26 @@ impl SurfaceNets {
         region: GridRegion,
         mesh: &mut SurfaceMesh,
     ) -> Result<(), MeshError> {
+        self.mesh_with_skirt(grid, region, 0.0, mesh)
+    }
+
+    /// Meshes the edges of `region` into `mesh`, replacing what it held, with a skirt `skirt`
+    /// grid units deep hanging from the region's border (the rule: the module docs of
+    /// [`super`]); `0.0` gives exactly [`SurfaceNets::mesh`]'s mesh.
+    ///
+    /// Fails as [`SurfaceNets::mesh`] does, and on a skirt that is negative or not finite
+    /// ([`MeshError::InvalidSkirt`]); `mesh` is then left empty.
+    pub fn mesh_with_skirt(
+        &mut self,
+        grid: DensityGrid<'_>,
+        region: GridRegion,
+        skirt: f32,
+        mesh: &mut SurfaceMesh,
+    ) -> Result<(), MeshError> {
         mesh.clear();
         let dims = grid.dims();
         region.check(dims)?;
+        check_skirt(skirt)?;
         let layout = Layout {
             dims,
             words_per_row: dims[0].div_ceil(64),
@@ -108,7 +146,12 @@ impl SurfaceNets {
         self.cell_offsets.clear();
         self.cell_vertex
             .resize(layout.cells_x * layout.cells_y * (dims[2] - 1), 0);
-        self.sweep(grid.samples(), &layout, mesh);
+        let skirt = (skirt > 0.0).then_some(Skirt {
+            depth: skirt,
+            min: region.min,
+            max: region.max,
+        });
+        self.sweep(grid.samples(), &layout, skirt, mesh);
         Ok(())
     }
 
@@ -263,7 +306,13 @@ impl SurfaceNets {
     }
 
     /// Makes the vertices of used cells and the quads of owned edges, row by row.
-    fn sweep(&mut self, samples: &[f32], layout: &Layout, mesh: &mut SurfaceMesh) {
+    fn sweep(
+        &mut self,
+        samples: &[f32],
+        layout: &Layout,
+        skirt: Option<Skirt>,
+        mesh: &mut SurfaceMesh,
+    ) {
         let [_, ny, nz] = layout.dims;
         let words = layout.words_per_row;
         let cell_plane = layout.cells_x * layout.cells_y;
@@ -279,13 +328,26 @@ impl SurfaceNets {
                         self.cell_vertex[layout.cell(x, y, z)] = vertex;
                         let corners = corner_samples(samples, layout.dims, x, y, z);
                         let (offset, normal) = cell_vertex(&corners);
-                        mesh.positions.push([
+                        let position = [
                             x as f32 + offset[0],
                             y as f32 + offset[1],
                             z as f32 + offset[2],
-                        ]);
+                        ];
+                        mesh.positions.push(position);
                         mesh.normals.push(normal);
                         self.cell_offsets.push(offset);
+                        if let Some(skirt) = skirt.filter(|skirt| skirt.is_boundary([x, y, z])) {
+                            // The skirt vertex, right after its cell's: the offset entry keeps
+                            // `cell_offsets` indexed by vertex (quads never read it).
+                            let depth = skirt.depth;
+                            mesh.positions.push([
+                                position[0] - normal[0] * depth,
+                                position[1] - normal[1] * depth,
+                                position[2] - normal[2] * depth,
+                            ]);
+                            mesh.normals.push(normal);
+                            self.cell_offsets.push(offset);
+                        }
                     }
                 }
 
@@ -295,6 +357,9 @@ impl SurfaceNets {
                     cell_vertex: &self.cell_vertex,
                     cell_offsets: &self.cell_offsets,
                     row_cell: layout.cell(0, y, z),
+                    y,
+                    z,
+                    skirt,
                 };
                 for word in 0..words {
                     // Edges along x: b = y, c = z.
@@ -360,6 +425,10 @@ struct QuadWriter<'a> {
     cell_offsets: &'a [[f32; 3]],
     /// The cell index of (0, y, z).
     row_cell: usize,
+    /// The row's sample coordinates.
+    y: usize,
+    z: usize,
+    skirt: Option<Skirt>,
 }
 
 impl QuadWriter<'_> {
@@ -409,8 +478,47 @@ impl QuadWriter<'_> {
                 [v1, v2, v3, v1, v3, v0]
             };
             indices.extend_from_slice(&quad);
+            if let Some(skirt) = self.skirt {
+                let start = [word * 64 + bit, self.y, self.z];
+                write_skirt_quads::<A>(&skirt, start, v, indices);
+            }
         }
     }
+}
+
+/// The skirt quads of the owned edge along axis `A` starting at `start`, whose four cells'
+/// vertices are `v` (as in [`QuadWriter::write`], before any reversal): per axis `a` of b, c, a
+/// low then a high segment where the edge lies on the region's border. A segment's cells are
+/// boundary cells, so their skirt vertices follow their own.
+#[inline]
+fn write_skirt_quads<const A: usize>(
+    skirt: &Skirt,
+    start: [usize; 3],
+    v: [u32; 4],
+    indices: &mut Vec<u32>,
+) {
+    let b = (A + 1) % 3;
+    let c = (A + 2) % 3;
+    // (axis, low side's cells, high side's cells), each pair lower on the third axis first.
+    let sides = [
+        (b, [v[0], v[3]], [v[1], v[2]]),
+        (c, [v[0], v[1]], [v[3], v[2]]),
+    ];
+    for (axis, low, high) in sides {
+        if start[axis] == skirt.min[axis] {
+            write_skirt_segment(low, indices);
+        }
+        if start[axis] + 1 == skirt.max[axis] {
+            write_skirt_segment(high, indices);
+        }
+    }
+}
+
+/// The quad c0 c1 s1 s0 of a skirt segment, once per winding.
+#[inline]
+fn write_skirt_segment([c0, c1]: [u32; 2], indices: &mut Vec<u32>) {
+    let (s0, s1) = (c0 + 1, c1 + 1);
+    indices.extend_from_slice(&[c0, c1, s1, c0, s1, s0, c0, s1, c1, c0, s0, s1]);
 }
 
 /// |to - from + b_weight e_b + e_c|^2 with b = A + 1, c = A + 2 (mod 3): the squared distance
@@ -586,4 +694,270 @@ fn fill_range_masks(masks: &mut Vec<u64>, words: usize, from: usize, to: usize) 
             upper & !((1u64 << bits_from) - 1)
         }
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// `density` at every sample of a grid of `dims`, x fastest.
+    fn sample_grid(dims: [usize; 3], density: impl Fn([f32; 3]) -> f32) -> Vec<f32> {
+        let mut samples = Vec::with_capacity(dims.iter().product());
+        for z in 0..dims[2] {
+            for y in 0..dims[1] {
+                for x in 0..dims[0] {
+                    samples.push(density([x as f32, y as f32, z as f32]));
+                }
+            }
+        }
+        samples
+    }
+
+    fn meshed(
+        samples: &[f32],
+        dims: [usize; 3],
+        region: GridRegion,
+        skirt: f32,
+    ) -> (SurfaceNets, SurfaceMesh) {
+        let mut mesher = SurfaceNets::new();
+        let mut mesh = SurfaceMesh::new();
+        let grid = DensityGrid::new(samples, dims).unwrap();
+        mesher
+            .mesh_with_skirt(grid, region, skirt, &mut mesh)
+            .unwrap();
+        (mesher, mesh)
+    }
+
+    /// A triangle rotated to start at its smallest index (winding kept).
+    fn canonical([a, b, c]: [u32; 3]) -> [u32; 3] {
+        if a <= b && a <= c {
+            [a, b, c]
+        } else if b <= a && b <= c {
+            [b, c, a]
+        } else {
+            [c, a, b]
+        }
+    }
+
+    fn triangles(indices: &[u32]) -> Vec<[u32; 3]> {
+        indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .collect()
+    }
+
+    /// The skirt segments the rule gives, counted from the edges themselves: per owned
+    /// sign-changing edge and other axis, one where its start lies on the region's low border
+    /// and one on its high border.
+    fn expected_segments(samples: &[f32], dims: [usize; 3], region: GridRegion) -> usize {
+        let inside = |p: [usize; 3]| samples[p[0] + dims[0] * (p[1] + dims[1] * p[2])] > 0.0;
+        let mut segments = 0;
+        for z in 0..dims[2] {
+            for y in 0..dims[1] {
+                for x in 0..dims[0] {
+                    let p = [x, y, z];
+                    for axis in 0..3 {
+                        let others = [(axis + 1) % 3, (axis + 2) % 3];
+                        let owned = (0..3).all(|a| {
+                            p[a] >= region.min[a] && p[a] < region.max[a].min(dims[a] - 1)
+                        }) && others.iter().all(|&a| p[a] >= 1);
+                        let mut end = p;
+                        end[axis] += 1;
+                        if !owned || inside(p) == inside(end) {
+                            continue;
+                        }
+                        for a in others {
+                            segments += usize::from(p[a] == region.min[a]);
+                            segments += usize::from(p[a] + 1 == region.max[a]);
+                        }
+                    }
+                }
+            }
+        }
+        segments
+    }
+
+    #[test]
+    fn a_plane_hangs_a_skirt_straight_down_from_its_border_showing_both_sides() {
+        let dims = [12, 10, 9];
+        let samples = sample_grid(dims, |[_, y, _]| 4.5 - y);
+        // Owned edge starts [1, 11) x [1, 9) x [1, 8): the plane's cells x 0..=10, z 0..=7.
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        let (mesher, mesh) = meshed(&samples, dims, region, 2.0);
+        let (_, plain) = meshed(&samples, dims, region, 0.0);
+        assert_eq!(plain.positions.len(), 11 * 8);
+
+        let mut skirt_vertices = HashSet::new();
+        for z in 0..8 {
+            for x in 0..11 {
+                let vertex = mesher.vertex_of_cell(dims, [x, 4, z]).expect("a used cell") as usize;
+                let position = mesh.positions[vertex];
+                assert_eq!(mesh.normals[vertex], [-0.0, 1.0, -0.0]);
+                if x == 0 || x == 10 || z == 0 || z == 7 {
+                    let skirt = vertex + 1;
+                    assert_eq!(
+                        mesh.positions[skirt],
+                        [position[0], position[1] - 2.0, position[2]],
+                        "cell ({x}, 4, {z}): its skirt vertex 2 below its own"
+                    );
+                    assert_eq!(mesh.positions[skirt][1], 2.5);
+                    assert_eq!(mesh.normals[skirt], mesh.normals[vertex]);
+                    skirt_vertices.insert(skirt as u32);
+                }
+            }
+        }
+        assert_eq!(skirt_vertices.len(), 2 * 11 + 2 * 6, "the border's cells");
+        assert_eq!(mesh.positions.len(), 11 * 8 + skirt_vertices.len());
+
+        // The four sides: 10 segments on each z face (x starts 1..11), 7 on each x face.
+        let segments = 2 * 10 + 2 * 7;
+        assert_eq!(expected_segments(&samples, dims, region), segments);
+        let all = triangles(&mesh.indices);
+        let skirt: Vec<[u32; 3]> = all
+            .iter()
+            .copied()
+            .filter(|t| t.iter().any(|v| skirt_vertices.contains(v)))
+            .collect();
+        assert_eq!(
+            skirt.len(),
+            4 * segments,
+            "two quads (4 triangles) a segment"
+        );
+        assert_eq!(
+            mesh.indices.len(),
+            plain.indices.len() + 12 * segments,
+            "the plane's quads and the skirts' only"
+        );
+        // Both windings of every skirt triangle, so the curtain shows from either side.
+        let present: HashSet<[u32; 3]> = skirt.iter().map(|&t| canonical(t)).collect();
+        for &[a, b, c] in &skirt {
+            assert!(
+                present.contains(&canonical([a, c, b])),
+                "{:?} reversed",
+                [a, b, c]
+            );
+        }
+        // Every skirt triangle hangs on one of the four side faces, from y 4.5 down to 2.5.
+        let mut faces = [0usize; 4];
+        for triangle in &skirt {
+            let corners = triangle.map(|v| mesh.positions[v as usize]);
+            let on = |axis: usize, at: f32| corners.iter().all(|p| p[axis] == at);
+            let face = [on(0, 0.5), on(0, 10.5), on(2, 0.5), on(2, 7.5)];
+            assert_eq!(face.iter().filter(|&&f| f).count(), 1, "{corners:?}");
+            faces[face.iter().position(|&f| f).unwrap()] += 1;
+            assert!(corners.iter().any(|p| p[1] == 4.5) && corners.iter().any(|p| p[1] == 2.5));
+        }
+        assert_eq!(faces, [4 * 7, 4 * 7, 4 * 10, 4 * 10]);
+    }
+
+    #[test]
+    fn skirts_add_to_the_plain_mesh_and_change_nothing_of_it() {
+        let sphere = |[x, y, z]: [f32; 3]| {
+            5.3 - ((x - 6.2).powi(2) + (y - 5.4).powi(2) + (z - 6.9).powi(2)).sqrt()
+        };
+        let waves = |[x, y, z]: [f32; 3]| (x * 0.9).sin() + (y * 1.3).sin() + (z * 0.7).sin() + 0.3;
+        let dims = [14, 11, 13];
+        for (name, samples) in [
+            ("sphere", sample_grid(dims, sphere)),
+            ("waves", sample_grid(dims, waves)),
+        ] {
+            for region in [
+                GridRegion::owned_edges_of_padded_grid(dims),
+                GridRegion::whole(dims),
+                GridRegion {
+                    min: [3, 2, 4],
+                    max: [9, 8, 10],
+                },
+                // One start wide on x: both borders at once.
+                GridRegion {
+                    min: [5, 1, 1],
+                    max: [6, 10, 12],
+                },
+            ] {
+                let what = format!("{name} {region:?}");
+                let (_, plain) = meshed(&samples, dims, region, 0.0);
+                let mut by_mesh = SurfaceMesh::new();
+                SurfaceNets::new()
+                    .mesh(
+                        DensityGrid::new(&samples, dims).unwrap(),
+                        region,
+                        &mut by_mesh,
+                    )
+                    .unwrap();
+                assert_eq!(plain, by_mesh, "{what}: skirt 0 is `mesh`");
+                assert_eq!(meshed(&samples, dims, region, -0.0).1, plain, "{what}: -0");
+
+                let depth = 1.75;
+                let (_, skirted) = meshed(&samples, dims, region, depth);
+                // A skirt vertex follows its cell's, hangs `depth` along its normal and is
+                // no cell's own; the others are the plain mesh's, in order.
+                let mut own = Vec::new();
+                let mut remap = vec![u32::MAX; skirted.positions.len()];
+                let mut skirt_vertices = HashSet::new();
+                let mut index = 0;
+                while index < skirted.positions.len() {
+                    remap[index] = own.len() as u32;
+                    own.push(index);
+                    let [p, n] = [skirted.positions[index], skirted.normals[index]];
+                    let hung = [0, 1, 2].map(|a| p[a] - n[a] * depth);
+                    match skirted.positions.get(index + 1) {
+                        Some(&next) if next == hung && skirted.normals[index + 1] == n => {
+                            skirt_vertices.insert(index as u32 + 1);
+                            index += 2;
+                        }
+                        _ => index += 1,
+                    }
+                }
+                let positions: Vec<[f32; 3]> = own.iter().map(|&v| skirted.positions[v]).collect();
+                assert_eq!(positions, plain.positions, "{what}: the plain vertices");
+                let (skirt, surface): (Vec<[u32; 3]>, Vec<[u32; 3]>) = triangles(&skirted.indices)
+                    .into_iter()
+                    .partition(|t| t.iter().any(|v| skirt_vertices.contains(v)));
+                let surface: Vec<u32> = surface
+                    .iter()
+                    .flat_map(|t| t.map(|v| remap[v as usize]))
+                    .collect();
+                assert_eq!(
+                    surface, plain.indices,
+                    "{what}: the plain triangles, in order"
+                );
+                let segments = expected_segments(&samples, dims, region);
+                assert_eq!(skirt.len(), 4 * segments, "{what}: 4 triangles a segment");
+                if region != GridRegion::whole(dims) {
+                    assert!(segments > 0, "{what}: the surface reaches the border");
+                } else {
+                    assert_eq!(skirted, plain, "{what}: a whole grid has no open border");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skirts_that_are_negative_or_not_finite_are_refused() {
+        let dims = [6, 6, 6];
+        let samples = sample_grid(dims, |[_, y, _]| 2.5 - y);
+        let grid = DensityGrid::new(&samples, dims).unwrap();
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        let (_, before) = meshed(&samples, dims, region, 1.0);
+        for skirt in [
+            f32::NAN,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ] {
+            let mut mesh = before.clone();
+            let error = SurfaceNets::new()
+                .mesh_with_skirt(grid, region, skirt, &mut mesh)
+                .unwrap_err();
+            assert!(
+                matches!(error, MeshError::InvalidSkirt { skirt: found } if found.to_bits() == skirt.to_bits()),
+                "{skirt}: {error:?}"
+            );
+            assert!(error.to_string().contains("skirt depth"), "{error}");
+            assert_eq!(mesh, SurfaceMesh::new(), "{skirt}: the mesh is left empty");
+        }
+    }
 }

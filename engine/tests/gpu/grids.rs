@@ -12,7 +12,9 @@
 use std::sync::OnceLock;
 
 use blockfall_engine::meshing::gpu::MAX_SAMPLES_PER_AXIS;
-use blockfall_engine::meshing::{is_uniform, vertex_light, DensityGrid, GridRegion, SurfaceMesh};
+use blockfall_engine::meshing::{
+    is_uniform, vertex_light, DensityGrid, GridRegion, SurfaceMesh, SurfaceNets,
+};
 
 use crate::meshes::sphere_grid;
 use crate::readback::cpu_mesh;
@@ -25,13 +27,14 @@ const CHUNK_CELLS: i32 = PADDED_SIZE as i32 - 2;
 /// The most terrain grids a test takes.
 const MAX_TERRAIN_CHUNKS: usize = 20;
 
-/// A density grid with its dimensions, the region it owns and the light grid it is meshed with
-/// (`None`: light 1 everywhere).
+/// A density grid with its dimensions, the region it owns, the depth of the skirt it is meshed
+/// with (0: none) and the light grid it is meshed with (`None`: light 1 everywhere).
 #[derive(Clone)]
 pub struct TestGrid {
     pub samples: Vec<f32>,
     pub dims: [usize; 3],
     pub region: GridRegion,
+    pub skirt: f32,
     pub light: Option<Vec<f32>>,
 }
 
@@ -42,6 +45,7 @@ impl TestGrid {
             samples,
             dims,
             region: GridRegion::owned_edges_of_padded_grid(dims),
+            skirt: 0.0,
             light: None,
         }
     }
@@ -53,6 +57,14 @@ impl TestGrid {
     /// A padded chunk grid all of one value: no surface.
     pub fn uniform(value: f32) -> Self {
         Self::padded(vec![value; PADDED_SIZE.pow(3)], [PADDED_SIZE; 3])
+    }
+
+    /// The same grid, meshed with a skirt `depth` grid units deep.
+    pub fn skirted(&self, depth: f32) -> Self {
+        Self {
+            skirt: depth,
+            ..self.clone()
+        }
     }
 
     /// The same grid, lit by [`wavy_light`] with `phase`.
@@ -79,8 +91,16 @@ impl TestGrid {
         DensityGrid::new(&self.samples, self.dims).unwrap()
     }
 
+    /// The CPU reference mesh, with the grid's skirt.
     pub fn cpu_mesh(&self) -> SurfaceMesh {
-        cpu_mesh(&self.samples, self.dims, self.region)
+        if self.skirt == 0.0 {
+            return cpu_mesh(&self.samples, self.dims, self.region);
+        }
+        let mut mesh = SurfaceMesh::new();
+        SurfaceNets::new()
+            .mesh_with_skirt(self.grid(), self.region, self.skirt, &mut mesh)
+            .unwrap();
+        mesh
     }
 }
 

@@ -17,4 +17,5 @@ mod batches;
 mod lifetimes;
 mod light;
 mod marching_cubes;
+mod skirts;
 mod surface_nets;

@@ -36,6 +36,7 @@ pub fn to_mesh(key: ChunkKey, grid: &TestGrid) -> ChunkToMesh<'_> {
         key,
         grid: grid.grid(),
         region: grid.region,
+        skirt: grid.skirt,
         light: grid.light.as_deref(),
     }
 }
@@ -47,7 +48,14 @@ pub fn mesh(
     key: ChunkKey,
     grid: &TestGrid,
 ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
-    meshes.mesh_chunk(frames, key, grid.grid(), grid.region, grid.light.as_deref())
+    meshes.mesh_chunk(
+        frames,
+        key,
+        grid.grid(),
+        grid.region,
+        grid.skirt,
+        grid.light.as_deref(),
+    )
 }
 
 /// Meshes `grids` under `keys` in one call of [`TerrainMeshes::mesh_chunks`].

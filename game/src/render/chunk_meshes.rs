@@ -67,10 +67,15 @@ pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
         .unwrap_or(1)
 }
 
-/// The skirt a chunk is meshed with, in its grid's units: none yet (the meshes of
-/// neighbouring levels meet with cracks).
+/// How deep, in cells of its own level, every chunk's mesh hangs a skirt from its open border
+/// into the ground: where a chunk meets one of the next level, the two meshes' borders lie up
+/// to a coarse cell apart (ARCHITECTURE.md, "The far view").
+pub const SKIRT_CELLS: f32 = 2.0;
+
+/// The skirt a chunk is meshed with, in its grid's units: [`SKIRT_CELLS`] at every level, so
+/// that the seams between levels close whichever side lies higher.
 pub fn skirt(_coord: ChunkCoord) -> f32 {
-    0.0
+    SKIRT_CELLS
 }
 
 /// The arenas, fed through the frame ring: the sink the world's chunks are meshed into.
@@ -110,6 +115,7 @@ impl ChunkSink for ChunkMeshes<'_> {
                 key: key(coord),
                 grid: density,
                 region,
+                skirt: skirt(coord),
                 light: chunk.light.map(|light| light.values.as_slice()),
             });
         }

@@ -175,11 +175,7 @@ impl TerrainMeshes {
         quad_count: u32,
     ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
         // The most the mesher makes from this grid: counts past it are the GPU's fault.
-        let most = output_bounds(
-            self.mesher,
-            u64::from(push.samples()),
-            u64::from(push.cells()),
-        );
+        let most = output_bounds(self.mesher, push.dims(), push.skirted());
         if u64::from(vertex_count) > most.vertices || u64::from(quad_count) > most.faces {
             return Err(GpuError::Invalid(format!(
                 "terrain meshes: chunk {key:?}: the GPU counted {vertex_count} vertices and \
@@ -296,15 +292,15 @@ impl TerrainMeshes {
     }
 }
 
-/// Checks every chunk's grid, region and light grid, and that no key comes twice; returns the
-/// push constants of each chunk's grid, in order.
+/// Checks every chunk's grid, region, skirt and light grid, and that no key comes twice;
+/// returns the push constants of each chunk's grid, in order.
 pub(super) fn check_chunks(
     chunks: &[ChunkToMesh<'_>],
 ) -> Result<Vec<SurfaceNetsPush>, TerrainMeshError> {
     let mut seen: HashMap<ChunkKey, usize> = HashMap::with_capacity(chunks.len());
     let mut pushes = Vec::with_capacity(chunks.len());
     for (index, chunk) in chunks.iter().enumerate() {
-        pushes.push(check_grid(chunk.grid, chunk.region)?);
+        pushes.push(check_grid(chunk.grid, chunk.region, chunk.skirt)?);
         if let Some(light) = chunk.light {
             check_light(chunk.key, light, chunk.grid.dims())?;
         }

@@ -53,7 +53,9 @@
 //! 1. the **size** frame: upload (staging copies of every chunk's density grid and, if given,
 //!    light grid into its slot), **count** every chunk, **scan** every chunk, and copy each
 //!    chunk's two totals (vertex and quad count, 8 bytes) into its place in a small mapped
-//!    buffer; the CPU waits for this frame, once for the batch, and reads them;
+//!    buffer; the CPU waits for this frame, once for the batch, and reads them (with a skirt,
+//!    [`ChunkToMesh::skirt`], the scan counts its vertices and quads too, so the ranges, the
+//!    draw and the light pass cover them);
 //! 2. in the order of the chunks, ranges of exactly that size are taken from the arenas (as
 //!    [`TerrainMeshes::mesh_chunk`] one chunk after another would take them; a chunk without a
 //!    surface is unloaded instead); then the **write** frame: **vertices** and **quads** of every
@@ -203,6 +205,10 @@ pub struct ChunkToMesh<'a> {
     pub grid: DensityGrid<'a>,
     /// The grid's owned edges, as for [`super::SurfaceNets::mesh`].
     pub region: GridRegion,
+    /// The depth of the skirt hanging from the region's border, in grid units, as for
+    /// [`super::SurfaceNets::mesh_with_skirt`]: 0 for none; negative or not finite is a
+    /// [`super::MeshError::InvalidSkirt`]. The marching cubes ignore it.
+    pub skirt: f32,
     /// A light grid of the density grid's dimensions (x fastest, one finite value per sample),
     /// or `None`: every vertex gets light 1.
     pub light: Option<&'a [f32]>,
@@ -360,7 +366,8 @@ pub struct TerrainMeshes {
 }
 
 impl TerrainMeshes {
-    /// Meshes `grid` (its `region` of owned edges, as [`super::SurfaceNets::mesh`]) into the
+    /// Meshes `grid` (its `region` of owned edges, with a skirt `skirt` grid units deep, as
+    /// [`super::SurfaceNets::mesh_with_skirt`]; 0 for none) into the
     /// arenas as chunk `key`, replacing the chunk's previous mesh if it has one, and lights its
     /// vertices from `light`: a light grid of the same dimensions as `grid` (x fastest, one
     /// finite value per density sample), blended trilinearly at each vertex into the light
@@ -374,19 +381,22 @@ impl TerrainMeshes {
     ///
     /// On an error nothing changed, except as [`TerrainMeshError::ArenaFull`] says. A light
     /// grid of the wrong length or with a value that is not finite is a
-    /// [`GpuError::Invalid`], found before anything reaches the GPU.
+    /// [`GpuError::Invalid`], a skirt that is negative or not finite a
+    /// [`super::MeshError::InvalidSkirt`], both found before anything reaches the GPU.
     pub fn mesh_chunk(
         &mut self,
         frames: &mut FrameRing,
         key: ChunkKey,
         grid: DensityGrid<'_>,
         region: GridRegion,
+        skirt: f32,
         light: Option<&[f32]>,
     ) -> Result<Option<ResidentChunk>, TerrainMeshError> {
         let chunk = ChunkToMesh {
             key,
             grid,
             region,
+            skirt,
             light,
         };
         let mut results = self.mesh_chunks(frames, &[chunk])?;
