@@ -3,7 +3,7 @@
 // the mean of its edge crossings and the outward normal from the trilinear gradient, computed
 // operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs; a cell on the
 // region's border with a skirt (flag 2) its skirt vertex right after, vertex - normal * depth
-// with the same normal. `precise`
+// (on the high sides out to the cell's far face) with the same normal. `precise`
 // keeps the compiler from fusing or reordering, so on an IEEE device (lavapipe) the result is
 // the CPU's to the bit, and quads pick the same diagonals.
 
@@ -128,6 +128,11 @@ void main() {
         precise float sx = px - normal.x * depth;
         precise float sy = py - normal.y * depth;
         precise float sz = pz - normal.z * depth;
+        // On the region's high sides the curtain reaches out to the cell's far face, where a
+        // neighbour's mesh begins.
+        if (c.x + 1 == push.region_max.x) sx = float(c.x + 1);
+        if (c.y + 1 == push.region_max.y) sy = float(c.y + 1);
+        if (c.z + 1 == push.region_max.z) sz = float(c.z + 1);
         uint skirt = vertex + 1u;
         vertices[6u * skirt + 0u] = sx;
         vertices[6u * skirt + 1u] = sy;

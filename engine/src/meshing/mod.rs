@@ -25,12 +25,17 @@
 //!
 //! Skirts ([`SurfaceNets::mesh_with_skirt`]) cover the cracks where meshes of different levels
 //! of detail meet: a curtain hangs from the mesh's open border into the ground, `skirt` grid
-//! units deep.
+//! units deep. On its low sides a mesh reaches half a cell past the region's face (its border
+//! cells are the neighbour's), on its high sides it stops half a cell short: there the curtain
+//! reaches out to the face, so a neighbour of another level, whose mesh starts past the face,
+//! meets it from above.
 //!
 //! ```text
 //!   boundary cell: a used cell whose index on some axis a is region.min[a] - 1 (low side) or
 //!                  region.max[a] - 1 (high side); it gets one skirt vertex right after its
-//!                  own, at vertex - normal * skirt, with the vertex's normal
+//!                  own, at vertex - normal * skirt, with the vertex's normal; on each axis a
+//!                  where it is on the high side, the skirt vertex's a is the cell's far face,
+//!                  cell[a] + 1
 //!   skirt quads:   per owned sign-changing edge p -> p + e_e and axis a != e (a = e + 1, then
 //!                  e + 2, mod 3), low side first: if p[a] == region.min[a] its two cells with
 //!                  a-index p[a] - 1, if p[a] == region.max[a] - 1 its two cells with a-index

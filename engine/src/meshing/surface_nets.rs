@@ -84,6 +84,12 @@ impl Skirt {
     fn is_boundary(&self, cell: [usize; 3]) -> bool {
         (0..3).any(|axis| cell[axis] + 1 == self.min[axis] || cell[axis] + 1 == self.max[axis])
     }
+
+    /// Whether cell `cell` lies on the region's high border along `axis`.
+    #[inline]
+    fn is_high(&self, cell: [usize; 3], axis: usize) -> bool {
+        cell[axis] + 1 == self.max[axis]
+    }
 }
 
 impl SurfaceNets {
@@ -340,11 +346,15 @@ impl SurfaceNets {
                             // The skirt vertex, right after its cell's: the offset entry keeps
                             // `cell_offsets` indexed by vertex (quads never read it).
                             let depth = skirt.depth;
-                            mesh.positions.push([
-                                position[0] - normal[0] * depth,
-                                position[1] - normal[1] * depth,
-                                position[2] - normal[2] * depth,
-                            ]);
+                            let cell = [x, y, z];
+                            mesh.positions.push(std::array::from_fn(|axis| {
+                                if skirt.is_high(cell, axis) {
+                                    // Out to the face, where a neighbour's mesh begins.
+                                    (cell[axis] + 1) as f32
+                                } else {
+                                    position[axis] - normal[axis] * depth
+                                }
+                            }));
                             mesh.normals.push(normal);
                             self.cell_offsets.push(offset);
                         }
@@ -797,9 +807,14 @@ mod tests {
                 assert_eq!(mesh.normals[vertex], [-0.0, 1.0, -0.0]);
                 if x == 0 || x == 10 || z == 0 || z == 7 {
                     let skirt = vertex + 1;
+                    // On the high sides (x 10, z 7) the curtain reaches out to the face.
+                    let expected = [
+                        if x == 10 { 11.0 } else { position[0] },
+                        position[1] - 2.0,
+                        if z == 7 { 8.0 } else { position[2] },
+                    ];
                     assert_eq!(
-                        mesh.positions[skirt],
-                        [position[0], position[1] - 2.0, position[2]],
+                        mesh.positions[skirt], expected,
                         "cell ({x}, 4, {z}): its skirt vertex 2 below its own"
                     );
                     assert_eq!(mesh.positions[skirt][1], 2.5);
@@ -839,12 +854,18 @@ mod tests {
                 [a, b, c]
             );
         }
-        // Every skirt triangle hangs on one of the four side faces, from y 4.5 down to 2.5.
+        // Every skirt triangle hangs on one of the four side faces, from y 4.5 down to 2.5;
+        // on the high sides from the border cells' vertices out to the face.
         let mut faces = [0usize; 4];
         for triangle in &skirt {
             let corners = triangle.map(|v| mesh.positions[v as usize]);
-            let on = |axis: usize, at: f32| corners.iter().all(|p| p[axis] == at);
-            let face = [on(0, 0.5), on(0, 10.5), on(2, 0.5), on(2, 7.5)];
+            let on = |axis: usize, at: [f32; 2]| corners.iter().all(|p| at.contains(&p[axis]));
+            let face = [
+                on(0, [0.5, 0.5]),
+                on(0, [10.5, 11.0]),
+                on(2, [0.5, 0.5]),
+                on(2, [7.5, 8.0]),
+            ];
             assert_eq!(face.iter().filter(|&&f| f).count(), 1, "{corners:?}");
             faces[face.iter().position(|&f| f).unwrap()] += 1;
             assert!(corners.iter().any(|p| p[1] == 4.5) && corners.iter().any(|p| p[1] == 2.5));
@@ -901,9 +922,14 @@ mod tests {
                     remap[index] = own.len() as u32;
                     own.push(index);
                     let [p, n] = [skirted.positions[index], skirted.normals[index]];
-                    let hung = [0, 1, 2].map(|a| p[a] - n[a] * depth);
+                    // Hung along the normal, or on a high side out to the cell's far face.
+                    let hung = |next: [f32; 3]| {
+                        (0..3).all(|a| {
+                            next[a] == p[a] - n[a] * depth || next[a] == p[a].floor() + 1.0
+                        })
+                    };
                     match skirted.positions.get(index + 1) {
-                        Some(&next) if next == hung && skirted.normals[index + 1] == n => {
+                        Some(&next) if hung(next) && skirted.normals[index + 1] == n => {
                             skirt_vertices.insert(index as u32 + 1);
                             index += 2;
                         }
