@@ -36,23 +36,27 @@ pub fn terrain_meshes(
     TerrainMeshes::new(device, &arenas_for(radius))
 }
 
-/// Arena sizes for a view radius: the chunks in view at every level of detail
-/// ([`Streamer::in_view`]: about 1,000 at a radius of 32, about as many as a sphere of radius 5
-/// of full-detail chunks), half as many again for the chunks kept while levels change, of
-/// which, in the default world, about one in three has a surface, each with some 1,500
-/// vertices and 8,000 indices on average (caves and cliffs hold more) and its skirts. Sized
-/// for every such chunk to have a surface at twice the mean, so that no terrain runs out.
+/// Arena sizes for a view radius. The levels of detail split by the distance across the ground,
+/// so the chunks in view ([`Streamer::in_view`]) stand in columns, each level's the full
+/// height of the view, most of them open air or solid ground that never reach the GPU; the
+/// ground's surface crosses one to three chunks of a column. So the arenas hold three chunks
+/// per column of the chunks in view, with half as many again for the chunks kept while levels
+/// change, each with some 1,500 vertices and 8,000 indices on average (caves and cliffs hold
+/// more) and its skirts, at twice the mean; a draw slot for every chunk in view, and half
+/// again.
 pub fn arenas_for(radius: u32) -> TerrainMeshesDesc {
-    let in_view = Streamer::new(radius.clamp(1, 64))
-        .in_view([16.0, 16.0, 16.0])
-        .len() as u64;
-    let chunks = in_view + in_view / 2;
-    // A third of the chunks with a surface, at twice the mean mesh and its skirts.
-    let resident = (chunks / 3).max(64);
+    let viewer = [16.0, 16.0, 16.0];
+    let in_view = Streamer::new(radius.clamp(1, 64)).in_view(viewer);
+    let columns = in_view
+        .iter()
+        .filter(|coord| coord.y == ChunkCoord::containing_at(viewer, coord.level).y)
+        .count() as u64;
+    let resident = (columns * 3 + columns * 3 / 2).max(64);
+    let slots = in_view.len() as u64 * 3 / 2;
     TerrainMeshesDesc {
         vertex_arena_bytes: resident * 3_500 * 24,
         index_arena_bytes: resident * 18_000 * 4,
-        max_chunks: chunks.min(u64::from(u32::MAX)) as u32,
+        max_chunks: slots.min(u64::from(u32::MAX)) as u32,
         ..TerrainMeshesDesc::default()
     }
 }
@@ -162,12 +166,12 @@ mod tests {
         // With levels of detail the farthest view fits lavapipe's 128 MiB.
         assert_eq!(largest_view_radius(LEAST_RANGE, 32), 32);
         assert_eq!(arenas_for(32).too_large_for(LEAST_RANGE), None);
-        // Far views cost little more than near ones: the chunks in view grow with the
+        // Far views cost little more than near ones: the chunks with a surface grow with the
         // levels, not the sphere.
         let near = arenas_for(8);
         let far = arenas_for(32);
         assert!(
-            far.max_chunks < 3 * near.max_chunks,
+            far.vertex_arena_bytes < 2 * near.vertex_arena_bytes,
             "{far:?} against {near:?}"
         );
         // A device with room for everything, and one with room for nothing.

@@ -5,8 +5,9 @@
 //! own.
 //!
 //! **Levels.** The chunks form an octree: a chunk of level `L` is split into its eight
-//! children of level `L - 1` while its box is nearer the viewer than [`split_distance`]`(L)`
-//! (`64 · 2^L` m, twice the chunk's span). So every point within 128 m of the viewer is at full
+//! children of level `L - 1` while its box is nearer the viewer across the ground (along x
+//! and z: [`ground_distance`], so that the borders between levels stand upright) than
+//! [`split_distance`]`(L)` (`64 · 2^L` m, twice the chunk's span). So every point within 128 m of the viewer is at full
 //! detail (level 0), level 1 reaches to about 256 m, level 2 to 512 m, level 3 to 1,024 m; the
 //! coarsest level used is the one whose chunks reach the view radius ([`top_level`]). With
 //! splits at twice the span, neighbouring chunks differ by at most one level (their seams are
@@ -53,6 +54,10 @@ pub fn top_level(reach: f64) -> u8 {
     level
 }
 
+/// How far the viewer may move before a plan works out the chunks in view again, in meters:
+/// less than the smallest join margin (8 m), so that no border moves late by much.
+const REPLAN_STEP: f64 = 2.0;
+
 /// How far beyond its split distance a split chunk stays split: half a child's span.
 fn join_margin(level: u8) -> f64 {
     f64::from(CHUNK_SIZE) * f64::from(1u32 << level) / 4.0
@@ -60,10 +65,24 @@ fn join_margin(level: u8) -> f64 {
 
 /// The distance from `viewer` to the nearest point of `coord`'s box of cells, in meters.
 pub fn box_distance(coord: ChunkCoord, viewer: [f64; 3]) -> f64 {
+    distance_along(coord, viewer, &[0, 1, 2])
+}
+
+/// [`box_distance`] across the ground: along x and z only, as if the viewer stood at every
+/// height. The levels split by it, so that a whole column of chunks has one level and the
+/// borders between levels stand upright: the ground, mostly level, crosses them steeply, and
+/// the skirts close the seams. Split by the distance in three dimensions, a level border
+/// would also lie flat, along the ground, where two levels' meshes a little apart in height
+/// leave a gap many meters wide across it.
+pub fn ground_distance(coord: ChunkCoord, viewer: [f64; 3]) -> f64 {
+    distance_along(coord, viewer, &[0, 2])
+}
+
+fn distance_along(coord: ChunkCoord, viewer: [f64; 3], axes: &[usize]) -> f64 {
     let span = coord.span();
     let low = [coord.x, coord.y, coord.z].map(|value| f64::from(value) * span);
-    (0..3)
-        .map(|axis| {
+    axes.iter()
+        .map(|&axis| {
             let outside = (low[axis] - viewer[axis]).max(viewer[axis] - low[axis] - span);
             outside.max(0.0).powi(2)
         })
@@ -95,6 +114,8 @@ pub struct StreamPlan {
 struct Wanted {
     /// The viewer's position (its bits) this is for.
     viewer: [u32; 3],
+    /// The same, in meters.
+    position: [f64; 3],
     /// The leaves in view, nearest first (centre distance, then coordinate).
     order: Vec<ChunkCoord>,
     set: HashSet<ChunkCoord>,
@@ -155,26 +176,35 @@ impl Streamer {
     /// The chunks in view of `viewer` (the octree's leaves), nearest first: what the plans
     /// load. Empty for a position that is not finite or beyond [`FARTHEST`].
     pub fn in_view(&self, viewer: [f32; 3]) -> Vec<ChunkCoord> {
-        self.with_wanted(viewer, |wanted| wanted.order.clone())
+        self.with_wanted(viewer, 0.0, |wanted| wanted.order.clone())
     }
 
     /// Calls `job` with the chunks `viewer` wants, worked out (with the splits kept from the
-    /// last plan) only if the viewer moved since they last were.
-    fn with_wanted<R>(&self, viewer: [f32; 3], job: impl FnOnce(&Wanted) -> R) -> R {
+    /// last plan) only if the viewer moved since they last were: by more than `slack` meters.
+    fn with_wanted<R>(&self, viewer: [f32; 3], slack: f64, job: impl FnOnce(&Wanted) -> R) -> R {
         let key = viewer.map(f32::to_bits);
+        let position = viewer.map(f64::from);
         let mut cached = self.wanted.borrow_mut();
-        if cached.as_ref().is_none_or(|wanted| wanted.viewer != key) {
+        let stale = cached.as_ref().is_none_or(|wanted| {
+            wanted.viewer != key
+                && (0..3)
+                    .map(|axis| (wanted.position[axis] - position[axis]).powi(2))
+                    .sum::<f64>()
+                    > slack * slack
+        });
+        if stale {
             *cached = Some(self.work_out_wanted(viewer));
         }
         job(cached.as_ref().expect("just worked out"))
     }
 
     fn work_out_wanted(&self, viewer: [f32; 3]) -> Wanted {
+        let position = viewer.map(f64::from);
         let mut wanted = Wanted {
             viewer: viewer.map(f32::to_bits),
+            position,
             ..Wanted::default()
         };
-        let position = viewer.map(f64::from);
         if !position.iter().all(|value| value.abs() <= FARTHEST) {
             return wanted;
         }
@@ -199,9 +229,10 @@ impl Streamer {
             }
             if coord.level > 0 {
                 let split_at = split_distance(coord.level);
+                let across = ground_distance(coord, position);
                 let stays =
-                    self.split.contains(&coord) && near < split_at + join_margin(coord.level);
-                if near < split_at || stays {
+                    self.split.contains(&coord) && across < split_at + join_margin(coord.level);
+                if across < split_at || stays {
                     wanted.split.insert(coord);
                     stack.extend(coord.children());
                     continue;
@@ -231,7 +262,10 @@ impl Streamer {
         }
         let position = viewer.map(f64::from);
         let reach = self.reach();
-        let (load, missing, split) = self.with_wanted(viewer, |wanted| {
+        // A viewer a step from the last plan's is planned for with the last plan's chunks:
+        // working them out walks every chunk in view (some 8,000 at a radius of 32, most of
+        // them open air or solid ground), and the borders' hysteresis is larger than the step.
+        let (load, missing, split) = self.with_wanted(viewer, REPLAN_STEP, |wanted| {
             let mut missing = 0;
             let mut load = Vec::new();
             for &coord in &wanted.order {
@@ -246,7 +280,7 @@ impl Streamer {
         });
         self.split = split;
         self.loaded.extend(load.iter().copied());
-        let unload: Vec<ChunkCoord> = self.with_wanted(viewer, |wanted| {
+        let unload: Vec<ChunkCoord> = self.with_wanted(viewer, REPLAN_STEP, |wanted| {
             self.loaded
                 .iter()
                 .copied()
@@ -303,7 +337,7 @@ impl Streamer {
                 return missing;
             }
         }
-        let missing = self.with_wanted(viewer, |wanted| {
+        let missing = self.with_wanted(viewer, 0.0, |wanted| {
             wanted
                 .order
                 .iter()
@@ -319,7 +353,7 @@ impl Streamer {
     pub fn missing_near(&self, viewer: [f32; 3]) -> usize {
         let position = viewer.map(f64::from);
         let near = 4.0 * f64::from(CHUNK_SIZE);
-        self.with_wanted(viewer, |wanted| {
+        self.with_wanted(viewer, 0.0, |wanted| {
             wanted
                 .order
                 .iter()
@@ -523,6 +557,11 @@ mod tests {
                             neighbour.level.abs_diff(coord.level) <= 1,
                             "{coord:?} beside {neighbour:?}"
                         );
+                        // The borders between levels stand upright: above and below a chunk,
+                        // the same level.
+                        if axis == 1 {
+                            assert_eq!(neighbour.level, coord.level, "{coord:?} on {neighbour:?}");
+                        }
                     }
                 }
             }
