@@ -80,11 +80,14 @@ pub fn run(
     }
     renderer.frames.wait_all()?;
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
-    let drawn = world.renderer().draws_last_frame();
+    // Where the GPU culls, its counts of the last frame (finished now).
+    world.renderer().refresh_counts();
+    let calls = world.renderer().draws_last_frame();
+    let drawn = world.renderer().chunks_drawn();
     let triangles = world.renderer().triangles_last_frame();
     println!(
         "chunks drawn per frame: {drawn} of {resident} resident (the rest culled), {triangles} \
-         triangles"
+         triangles, {calls} terrain draw calls"
     );
     println!(
         "{frames} frames at {width}x{height}: median {:.2} ms per frame, terrain pass {:.2} ms GPU \
