@@ -7,15 +7,21 @@
 //! ```text
 //!   FrameRing::begin          images: nothing known; buffers: what earlier submissions wrote
 //!   │                         (copies, compute) not yet seen by this frame
-//!   ├ terrain  colour, depth cleared; reads vertices, indices, indirect commands, storage
-//!   │          → image barriers Undefined → attachment; one memory barrier copies + compute →
-//!   │            those reads
+//!   ├ cull     compute: reads storage, writes storage (the terrain's visible draws)
+//!   │          → one memory barrier copies + compute → storage reads and writes; its writes
+//!   │            are now the frame's newest, seen by no read
+//!   ├ terrain  colour, depth cleared; reads vertices, indices, indirect commands
+//!   │          → image barriers Undefined → attachment; one memory barrier copies + compute
+//!   │            (the cull's writes among them) → those reads
 //!   ├ blocks   colour, depth kept; reads vertices, indices
 //!   │          → attachment → attachment (the earlier pass's writes first); no memory barrier:
 //!   │            the writes were made visible to these reads already
 //!   ├ …
 //!   └ end      colour attachment → Present (or → transfer source for a readback)
 //! ```
+//!
+//! A compute pass recorded inside the frame declares its reads and writes
+//! ([`FrameGraph::derive_compute`]); a draw pass declares images and reads only.
 //!
 //! Passes are recorded in the order they are declared (the game orders them); the graph does
 //! not reorder or cull, it only derives what must stand between them. The derivation

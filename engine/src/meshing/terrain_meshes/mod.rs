@@ -23,9 +23,12 @@
 //!   totals        [ vertices 0, quads 0 | vertices 1, quads 1 | … ]  mapped, 2 × K u32
 //! ```
 //!
-//! The renderer draws a resident chunk with one `vkCmdDrawIndexedIndirect` of its slot (one
-//! draw per chunk it has not culled, nearest first); the slots also allow one draw of the first
-//! [`TerrainMeshes::draw_count`] slots for everything, since empty slots draw nothing.
+//! The terrain renderer culls the first [`TerrainMeshes::draw_count`] slots on the GPU and
+//! copies the visible ones' commands into one list for a single indirect draw with a count
+//! (empty slots are all zero and skipped), or, without `drawIndirectCount`, draws each visible
+//! chunk from its ranges. What it keeps per slot (the chunk's origin and box) it brings up to
+//! date from a journal of the slots whose chunk changed ([`TerrainMeshes::slot_changes_since`],
+//! [`TerrainMeshes::slot_key`]): placed, replaced or unloaded, at the cost of the changes.
 //!
 //! The light arena is the vertex arena's twin: a chunk's vertex range indexes both, so the draw's
 //! vertex offset finds a vertex's light as it finds its position. Its light is a trilinear blend
