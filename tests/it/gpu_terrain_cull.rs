@@ -64,7 +64,8 @@ impl Scene {
             },
         )
         .unwrap();
-        let ground = generator.surface_height(generator.spawn_point()[0], generator.spawn_point()[2]);
+        let ground =
+            generator.surface_height(generator.spawn_point()[0], generator.spawn_point()[2]);
         let renderer = TerrainRenderer::new(
             gpu,
             &LIBRARY,
@@ -257,7 +258,11 @@ fn the_gpu_cull_is_conservative_and_culls() {
     // Up at the sky: nearly everything culled.
     let sky = Camera::looking(eye, Vec3::new(0.05, 1.0, 0.02).normalized(), WIDTH, HEIGHT);
     let up = scene.draw(&gpu, &sky, true);
-    assert!(up.chunks < resident / 2, "{} of {resident} drawn looking up", up.chunks);
+    assert!(
+        up.chunks < resident / 2,
+        "{} of {resident} drawn looking up",
+        up.chunks
+    );
     assert_eq!(up.chunks, scene.seen_by_the_cpu(&sky));
     // A narrow view whose edges cut through chunks: every chunk partly in view is drawn, the
     // same as the CPU's rule (which the unit tests check on boxes straddling each plane).
