@@ -11,8 +11,7 @@ layout(push_constant) uniform TerrainPush {
     vec4 sky;
     // xyz: the middle of the terrain tool's sphere; w: its radius (0: no marker).
     vec4 marker;
-    // xyz: the padded origin of the chunk being drawn (world sample at grid index 0; vertex
-    // positions are in its grid units, 2^level meters each); w: the bindless slot of the
-    // terrain array (low 16 bits) and the chunk's level of detail (above them).
-    ivec4 chunk;
+    // x: the bindless slot of the terrain array; y, z, w: unused. (Each chunk's origin and
+    // spacing come per draw from the chunk table: terrain.vert's instance attribute.)
+    uvec4 material;
 } push;

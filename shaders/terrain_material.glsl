@@ -35,7 +35,7 @@ const vec3 MARKER_COLOUR = vec3(1.0, 0.55, 0.15);
 const float MARKER_RIM = 0.12;
 
 // The terrain array; its slot is the same for the whole draw (uniform).
-#define TERRAIN_ARRAY sampler2DArray(textures[push.chunk.w & 0xffff], material_sampler)
+#define TERRAIN_ARRAY sampler2DArray(textures[push.material.x], material_sampler)
 
 vec3 layer(float index, vec3 position, vec3 weights) {
     vec3 p = position / METERS_PER_REPEAT;

@@ -299,8 +299,9 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
         ),
     });
     hud.detail.push(format!(
-        "draws: terrain {}, blocks {} ({} regions), pieces {} ({} pieces)",
+        "draws: terrain {} ({} chunks), blocks {} ({} regions), pieces {} ({} pieces)",
         renderer.terrain_draws(),
+        renderer.terrain_chunks_drawn(),
         renderer.blocks().draws_last_frame(),
         renderer.blocks().resident_regions(),
         renderer.pieces().draws_last_frame(),

@@ -15,7 +15,9 @@ use blockfall_engine::meshing::TerrainMeshesDesc;
 use blockfall_engine::meshing::{is_uniform, DensityGrid, GridRegion, TerrainMeshes};
 use blockfall_game::camera::Camera;
 use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::terrain::{sky_colour, TerrainLook, TerrainRenderer, PASS_NAME};
+use blockfall_game::render::terrain::{
+    sky_colour, TerrainLook, TerrainRenderer, CULL_PASS_NAME, PASS_NAME,
+};
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
 
@@ -117,10 +119,25 @@ fn render(gpu: &mut Gpu, wireframe: bool) -> Rendered {
             .iter()
             .map(|t| t.name.as_str())
             .collect();
-        assert_eq!(names, [PASS_NAME, "readback"], "every pass is timed");
+        if renderer.gpu_culling() {
+            assert_eq!(
+                names,
+                [CULL_PASS_NAME, PASS_NAME, "readback"],
+                "every pass is timed"
+            );
+        } else {
+            assert_eq!(names, [PASS_NAME, "readback"], "every pass is timed");
+        }
     }
-    let chunks = renderer.draws_last_frame();
-    // One draw per resident chunk in view: those behind the eye are culled.
+    // Culled on the GPU where the device can: one draw call, the chunks counted there.
+    assert_eq!(renderer.gpu_culling(), renderer.gpu_culling_supported());
+    let counts = renderer.refresh_counts();
+    if renderer.gpu_culling() {
+        assert_eq!(renderer.draws_last_frame(), 1);
+        assert!(counts.is_some());
+    }
+    let chunks = renderer.chunks_drawn();
+    // The resident chunks in view: those behind the eye are culled.
     assert!(chunks > 0 && chunks as usize <= meshes.resident_chunks());
     drop(renderer);
     drop(meshes);

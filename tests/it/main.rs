@@ -23,6 +23,7 @@ mod gpu_hud;
 mod gpu_render;
 mod gpu_script;
 mod gpu_shadows;
+mod gpu_terrain_cull;
 mod gpu_terrain_render;
 mod gpu_validation_canary;
 mod gpu_vulkan12;

@@ -424,6 +424,80 @@ impl RenderPass<'_> {
     }
 }
 
+/// A compute pass being recorded into a frame's (or one-time commands') recording command
+/// buffer: pipeline, descriptor sets, push constants and dispatches, with no `unsafe` at the
+/// call site. Its barriers come from the frame graph (`FrameRing::declare_compute`).
+#[must_use = "record dispatches through it"]
+pub struct ComputePass<'a> {
+    device: &'a Device,
+    command_buffer: vk::CommandBuffer,
+    /// Whether a compute pipeline was bound.
+    bound: bool,
+}
+
+impl<'a> ComputePass<'a> {
+    /// Starts recording compute work into `command_buffer`, which must be recording.
+    pub fn begin(device: &'a Device, command_buffer: vk::CommandBuffer) -> Self {
+        Self {
+            device,
+            command_buffer,
+            bound: false,
+        }
+    }
+
+    /// Binds a compute pipeline (a graphics one is refused).
+    pub fn bind_pipeline(&mut self, pipeline: &Pipeline) -> GpuResult<()> {
+        if pipeline.bind_point != vk::PipelineBindPoint::COMPUTE {
+            return Err(GpuError::Invalid(
+                "a graphics pipeline bound in a compute pass".into(),
+            ));
+        }
+        pipeline.bind(self.command_buffer);
+        self.bound = true;
+        Ok(())
+    }
+
+    /// Binds `set` as set number `index` of `layout` for compute.
+    pub fn bind_set_at(&mut self, layout: &PipelineLayout, index: u32, set: vk::DescriptorSet) {
+        // SAFETY: recording (the caller's command buffer); the set lives as long as its owner,
+        // which retires its pool through the deferred queue.
+        unsafe {
+            self.device.raw.cmd_bind_descriptor_sets(
+                self.command_buffer,
+                vk::PipelineBindPoint::COMPUTE,
+                layout.raw,
+                index,
+                &[set],
+                &[],
+            )
+        };
+    }
+
+    /// Records push constants for `layout`'s stages.
+    pub fn push<T: bytemuck::Pod>(&mut self, layout: &PipelineLayout, constants: &T) {
+        layout.push(self.command_buffer, constants);
+    }
+
+    /// Dispatches `groups` workgroups (x, y, z) of the bound pipeline.
+    pub fn dispatch(&mut self, groups: [u32; 3]) -> GpuResult<()> {
+        if !self.bound {
+            return Err(GpuError::Invalid(
+                "a dispatch with no compute pipeline bound".into(),
+            ));
+        }
+        if groups.contains(&0) {
+            return Ok(());
+        }
+        // SAFETY: recording, outside any rendering; a compute pipeline is bound.
+        unsafe {
+            self.device
+                .raw
+                .cmd_dispatch(self.command_buffer, groups[0], groups[1], groups[2])
+        };
+        Ok(())
+    }
+}
+
 impl Drop for RenderPass<'_> {
     fn drop(&mut self) {
         // SAFETY: rendering was begun by `begin` on this command buffer and not ended since.

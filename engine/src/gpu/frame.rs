@@ -225,6 +225,24 @@ impl FrameRing {
         Ok(())
     }
 
+    /// Declares the next compute pass's buffer reads and writes to the frame graph and records
+    /// the barriers it derives ([`FrameGraph::derive_compute`]); the passes after it that read
+    /// buffers get a barrier from its writes. Only while a frame records.
+    pub fn declare_compute(
+        &mut self,
+        reads: &[BufferAccess],
+        writes: &[BufferAccess],
+    ) -> GpuResult<()> {
+        if self.recording.is_none() {
+            return Err(GpuError::Invalid(
+                "a compute pass declared while no frame records".into(),
+            ));
+        }
+        let derived = self.graph.derive_compute(reads, writes)?;
+        graph::record(&self.device, self.command_buffer(), &derived);
+        Ok(())
+    }
+
     /// Records the barrier that hands `image` on at the end of the frame (to the presentation
     /// engine) from its last use in the frame.
     pub fn hand_on(

@@ -7,15 +7,21 @@
 //! ```text
 //!   FrameRing::begin          images: nothing known; buffers: what earlier submissions wrote
 //!   │                         (copies, compute) not yet seen by this frame
-//!   ├ terrain  colour, depth cleared; reads vertices, indices, indirect commands, storage
-//!   │          → image barriers Undefined → attachment; one memory barrier copies + compute →
-//!   │            those reads
+//!   ├ cull     compute: reads storage, writes storage (the terrain's visible draws)
+//!   │          → one memory barrier copies + compute → storage reads and writes; its writes
+//!   │            are now the frame's newest, seen by no read
+//!   ├ terrain  colour, depth cleared; reads vertices, indices, indirect commands
+//!   │          → image barriers Undefined → attachment; one memory barrier copies + compute
+//!   │            (the cull's writes among them) → those reads
 //!   ├ blocks   colour, depth kept; reads vertices, indices
 //!   │          → attachment → attachment (the earlier pass's writes first); no memory barrier:
 //!   │            the writes were made visible to these reads already
 //!   ├ …
 //!   └ end      colour attachment → Present (or → transfer source for a readback)
 //! ```
+//!
+//! A compute pass recorded inside the frame declares its reads and writes
+//! ([`FrameGraph::derive_compute`]); a draw pass declares images and reads only.
 //!
 //! Passes are recorded in the order they are declared (the game orders them); the graph does
 //! not reorder or cull, it only derives what must stand between them. The derivation
@@ -173,6 +179,33 @@ impl FrameGraph {
         images: &[ImageUse],
         reads: &[BufferAccess],
     ) -> GpuResult<Vec<Derived>> {
+        self.derive_pass(images, reads, &[])
+    }
+
+    /// The barriers before a compute pass that reads buffers as `reads` and writes them as
+    /// `writes` (`ComputeWrite`), and the frame's state after it: the buffer writes not yet
+    /// made visible to one of its reads made visible to its reads and writes (so that its
+    /// writes also come after earlier writes); its own writes are then the frame's newest, not
+    /// yet visible to any read, so the next pass that reads buffers (a draw pass reading the
+    /// commands the compute pass wrote as indirect commands, say) gets a barrier from them.
+    ///
+    /// What the graph does not track is a write after a read of the same buffer in the same
+    /// frame: a compute pass writes buffers that no earlier pass of its frame read (its frame
+    /// slot's own buffers, whose earlier frame the CPU waited for in `FrameRing::begin`).
+    pub fn derive_compute(
+        &mut self,
+        reads: &[BufferAccess],
+        writes: &[BufferAccess],
+    ) -> GpuResult<Vec<Derived>> {
+        self.derive_pass(&[], reads, writes)
+    }
+
+    fn derive_pass(
+        &mut self,
+        images: &[ImageUse],
+        reads: &[BufferAccess],
+        writes: &[BufferAccess],
+    ) -> GpuResult<Vec<Derived>> {
         let mut derived = Vec::new();
         for used in images {
             let from = match (self.last_use(used.image), used.keep) {
@@ -200,17 +233,29 @@ impl FrameGraph {
             }
             self.set(used.image, used.access);
         }
-        let unseen = reads.iter().any(|read| !self.seen_by.contains(read));
+        let unseen = reads.iter().any(|read| !self.seen_by.contains(read))
+            || writes.iter().any(|write| !self.seen_by.contains(write));
         if !self.written.is_empty() && unseen {
+            let mut to = reads.to_vec();
+            to.extend(writes.iter().filter(|write| !reads.contains(write)));
             derived.push(Derived::Memory {
                 from: self.written.clone(),
-                to: reads.to_vec(),
+                to: to.clone(),
             });
-            for read in reads {
-                if !self.seen_by.contains(read) {
-                    self.seen_by.push(*read);
+            for access in to {
+                if !self.seen_by.contains(&access) {
+                    self.seen_by.push(access);
                 }
             }
+        }
+        if !writes.is_empty() {
+            // The pass's writes are seen by no read yet.
+            for write in writes {
+                if !self.written.contains(write) {
+                    self.written.push(*write);
+                }
+            }
+            self.seen_by.clear();
         }
         Ok(derived)
     }
@@ -391,6 +436,54 @@ mod tests {
                 to: ImageAccess::ColorAttachment
             }]
         );
+    }
+
+    #[test]
+    fn a_compute_pass_writing_draws_orders_them_before_the_draw_pass_reading_them() {
+        let mut graph = FrameGraph::default();
+        let draw_reads = [
+            BufferAccess::IndirectRead,
+            BufferAccess::IndexRead,
+            BufferAccess::VertexAttributeRead,
+        ];
+        // A shadow pass first: the earlier submissions' writes made visible to its reads.
+        graph.derive(&[], &draw_reads).unwrap();
+        // The cull: its storage reads have not seen the earlier writes, and its writes come
+        // after them.
+        let cull = graph
+            .derive_compute(&[BufferAccess::ComputeRead], &[BufferAccess::ComputeWrite])
+            .unwrap();
+        assert_eq!(
+            cull,
+            vec![Derived::Memory {
+                from: EARLIER_WRITES.to_vec(),
+                to: vec![BufferAccess::ComputeRead, BufferAccess::ComputeWrite],
+            }]
+        );
+        // The draw pass reads what the cull wrote, though its reads saw the earlier writes.
+        let draw = graph.derive(&attachments(false), &draw_reads).unwrap();
+        assert_eq!(
+            draw.last(),
+            Some(&Derived::Memory {
+                from: EARLIER_WRITES.to_vec(),
+                to: draw_reads.to_vec(),
+            })
+        );
+        assert!(EARLIER_WRITES.contains(&BufferAccess::ComputeWrite));
+        // A pass after it reading the same way needs no second barrier.
+        let blocks = graph.derive(&attachments(true), &MESH_READS).unwrap();
+        assert!(!blocks
+            .iter()
+            .any(|barrier| matches!(barrier, Derived::Memory { .. })));
+        // A second compute pass reading the first's writes waits for them.
+        let mut graph = FrameGraph::default();
+        graph
+            .derive_compute(&[BufferAccess::ComputeRead], &[BufferAccess::ComputeWrite])
+            .unwrap();
+        let again = graph
+            .derive_compute(&[BufferAccess::ComputeRead], &[])
+            .unwrap();
+        assert_eq!(again.len(), 1, "{again:?}");
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub use debug::ValidationCanary;
 pub use depth_sampling::{DepthSampling, DepthSamplingLayout};
 pub use device::{Device, SemaphoreWait, Submission};
 pub use egui_pass::EguiRenderer;
-pub use encoder::{ColourAttachment, DepthAttachment, Load, RenderPass};
+pub use encoder::{ColourAttachment, ComputePass, DepthAttachment, Load, RenderPass};
 pub use error::{GpuError, GpuResult};
 pub use frame::{FrameRing, PassTiming, FRAMES_IN_FLIGHT};
 pub use graph::{FrameGraph, ImageUse};

@@ -59,7 +59,7 @@ pub use gpu::{GpuMeshError, GpuMesher};
 pub use marching_cubes::MarchingCubes;
 pub use mesher::Mesher;
 pub use surface_nets::SurfaceNets;
-pub use terrain_meshes::{TerrainMeshError, TerrainMeshes, TerrainMeshesDesc};
+pub use terrain_meshes::{SlotChanges, TerrainMeshError, TerrainMeshes, TerrainMeshesDesc};
 
 /// What can be wrong with a density grid or a region handed to the mesher.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -28,6 +28,22 @@ impl Frustum {
         }
     }
 
+    /// The six planes (`a·p + d ≥ 0` inside; not normalised): left, right, bottom, top, near,
+    /// far.
+    pub fn planes(&self) -> [Vec4; 6] {
+        self.planes
+    }
+
+    /// Where the view is from.
+    pub fn eye(&self) -> Vec3 {
+        self.eye
+    }
+
+    /// The distance at which the fog is complete.
+    pub fn fog_distance(&self) -> f32 {
+        self.fog_distance
+    }
+
     /// Whether any part of the box from `low` to `high` may be seen: inside every plane and
     /// nearer than the complete fog.
     pub fn may_see_box(&self, low: Vec3, high: Vec3) -> bool {

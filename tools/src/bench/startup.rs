@@ -1,6 +1,8 @@
 //! `bench -- startup`: from nothing to every chunk within the view radius of the spawn
 //! loaded, lit and meshed on the GPU — the world's first complete frame — and then the frame
-//! time of the world's view.
+//! time of the world's view, and what the terrain's culling and recording cost the CPU per
+//! frame (`TerrainRenderer::cpu_time_last_frame`): culled on the GPU (one draw call), and on
+//! the CPU (the fallback, one draw per chunk in view) for comparison.
 
 use std::time::Instant;
 
@@ -73,10 +75,14 @@ pub fn run(
     renderer.render(&mut gpu, 0.0, 0.0, false)?;
     let mut frame_times = Vec::with_capacity(frames as usize);
     let mut gpu_times = Vec::with_capacity(frames as usize);
+    let mut terrain_cpu = Vec::with_capacity(frames as usize);
     for frame in 0..frames {
         let start = Instant::now();
         renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         frame_times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if let Some((world, _)) = renderer.world_and_frames() {
+            terrain_cpu.push(world.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+        }
         if let Some(timing) = renderer
             .frames
             .last_timings()
@@ -88,7 +94,10 @@ pub fn run(
     }
     renderer.frames.wait_all()?;
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
-    let drawn = world.renderer().draws_last_frame();
+    // Where the GPU culls, its counts of the last frame (finished now).
+    world.renderer().refresh_counts();
+    let calls = world.renderer().draws_last_frame();
+    let drawn = world.renderer().chunks_drawn();
     let triangles = world.renderer().triangles_last_frame();
     let meshes = world.meshes();
     // The terrain's GPU memory: the arenas (vertices, light, indices) and the draw slots, as
@@ -101,7 +110,10 @@ pub fn run(
         + meshes.vertex_arena().used() * LIGHT_BYTES
         + meshes.index_arena().used() * INDEX_BYTES;
     let mib = |bytes: u64| bytes as f64 / f64::from(1u32 << 20);
-    println!("terrain draws per frame: {drawn}, {triangles} triangles, {resident} chunks resident");
+    println!(
+        "chunks drawn per frame: {drawn} of {resident} resident (the rest culled), {triangles} \
+         triangles, {calls} terrain draw calls"
+    );
     println!(
         "terrain GPU memory: {:.1} MiB allocated (arenas and draw slots), {:.1} MiB of the \
          arenas in use",
@@ -113,6 +125,32 @@ pub fn run(
          (median)",
         median(&mut frame_times),
         median(&mut gpu_times)
+    );
+    let gpu_culling = world.renderer().gpu_culling();
+    // The same frames with the CPU's culling, for comparison.
+    world.renderer().set_gpu_culling(false);
+    let mut fallback_cpu = Vec::with_capacity(frames as usize);
+    for frame in 0..frames {
+        renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
+        if let Some((world, _)) = renderer.world_and_frames() {
+            fallback_cpu.push(world.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+        }
+    }
+    renderer.frames.wait_all()?;
+    let (world, _) = renderer.world_and_frames().expect("the world is shown");
+    world.renderer().set_gpu_culling(gpu_culling);
+    let fallback_calls = world.renderer().draws_last_frame();
+    println!(
+        "terrain cull + record, CPU per frame ({resident} resident chunks): {} median {:.3} ms, \
+         max {:.3} ms; CPU culling (fallback, {fallback_calls} draw calls) median {:.3} ms",
+        if gpu_culling {
+            "GPU culling (1 draw call)"
+        } else {
+            "no GPU culling on this device, CPU culling"
+        },
+        median(&mut terrain_cpu),
+        terrain_cpu.iter().copied().fold(0.0, f64::max),
+        median(&mut fallback_cpu)
     );
     println!(
         "far view: near {near_seconds:.2} s, all {load_seconds:.2} s, {triangles} triangles, {:.0} MiB",

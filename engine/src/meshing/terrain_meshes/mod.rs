@@ -23,9 +23,12 @@
 //!   totals        [ vertices 0, quads 0 | vertices 1, quads 1 | … ]  mapped, 2 × K u32
 //! ```
 //!
-//! The renderer draws a resident chunk with one `vkCmdDrawIndexedIndirect` of its slot (one
-//! draw per chunk it has not culled, nearest first); the slots also allow one draw of the first
-//! [`TerrainMeshes::draw_count`] slots for everything, since empty slots draw nothing.
+//! The terrain renderer culls the first [`TerrainMeshes::draw_count`] slots on the GPU and
+//! copies the visible ones' commands into one list for a single indirect draw with a count
+//! (empty slots are all zero and skipped), or, without `drawIndirectCount`, draws each visible
+//! chunk from its ranges. What it keeps per slot (the chunk's origin and box) it brings up to
+//! date from a journal of the slots whose chunk changed ([`TerrainMeshes::slot_changes_since`],
+//! [`TerrainMeshes::slot_key`]): placed, replaced or unloaded, at the cost of the changes.
 //!
 //! The light arena is the vertex arena's twin: a chunk's vertex range indexes both, so the draw's
 //! vertex offset finds a vertex's light as it finds its position. Its light is a trilinear blend
@@ -363,6 +366,61 @@ pub struct TerrainMeshes {
     chunks: HashMap<ChunkKey, Resident>,
     /// Slots of unloaded chunks whose draws are still to be zeroed.
     pending_clears: Vec<u32>,
+    /// [`TerrainMeshes::id`].
+    id: u64,
+    /// Which chunk each draw slot holds, `max_chunks` long.
+    slot_keys: Vec<Option<ChunkKey>>,
+    /// The residency journal ([`TerrainMeshes::slot_changes_since`]).
+    journal: SlotJournal,
+}
+
+/// Draw slots whose chunk changed (placed, replaced or unloaded), in order, so that what a
+/// renderer keeps per slot (a chunk table) is brought up to date at the cost of the changes, not
+/// of the resident chunks. Entries are numbered from 0 since the meshes were made; the oldest
+/// are dropped once the journal is much longer than there are slots (a reader that far behind
+/// rebuilds everything).
+#[derive(Debug, Default)]
+pub(crate) struct SlotJournal {
+    /// The number of the first entry kept.
+    start: u64,
+    slots: Vec<u32>,
+}
+
+impl SlotJournal {
+    fn push(&mut self, slot: u32, max_chunks: u32) {
+        self.slots.push(slot);
+        let limit = 2 * max_chunks as usize + 64;
+        if self.slots.len() > limit {
+            let dropped = self.slots.len() / 2;
+            self.slots.drain(..dropped);
+            self.start += dropped as u64;
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.start + self.slots.len() as u64
+    }
+
+    fn since(&self, cursor: u64) -> Option<&[u32]> {
+        let skip = cursor.checked_sub(self.start)?;
+        self.slots.get(usize::try_from(skip).ok()?..)
+    }
+}
+
+/// The draw slots that changed since a reader's cursor ([`TerrainMeshes::slot_changes_since`]).
+#[derive(Debug, Clone, Copy)]
+pub enum SlotChanges<'a> {
+    /// These slots (perhaps repeated) changed; the rest did not.
+    Some(&'a [u32]),
+    /// The reader is too far behind, or reads other meshes: every slot may have changed.
+    All,
+}
+
+/// Tells every [`TerrainMeshes`] apart (their journals' cursors are not interchangeable).
+static NEXT_MESHES_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub(crate) fn next_meshes_id() -> u64 {
+    NEXT_MESHES_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl TerrainMeshes {
@@ -505,6 +563,7 @@ impl TerrainMeshes {
         let Some(Resident { chunk, .. }) = self.chunks.remove(&key) else {
             return false;
         };
+        self.note_slot(chunk.slot, None);
         self.free_ranges(chunk);
         self.release_slot(chunk.slot);
         self.pending_clears.push(chunk.slot);
@@ -539,6 +598,41 @@ impl TerrainMeshes {
         self.chunks
             .iter()
             .map(|(&key, resident)| (key, resident.chunk))
+    }
+
+    /// Which chunk draw slot `slot` holds, if any.
+    pub fn slot_key(&self, slot: u32) -> Option<ChunkKey> {
+        self.slot_keys.get(slot as usize).copied().flatten()
+    }
+
+    /// The journal's cursor after the newest change: pass it to
+    /// [`TerrainMeshes::slot_changes_since`] next time, with [`TerrainMeshes::id`].
+    pub fn slot_journal_end(&self) -> u64 {
+        self.journal.end()
+    }
+
+    /// The draw slots whose chunk changed (placed, replaced, unloaded) since `cursor` (a
+    /// [`TerrainMeshes::slot_journal_end`] of these meshes, `id`), cheaply: as many as the
+    /// changes. [`SlotChanges::All`] when `id` is not these meshes' or the cursor is older than
+    /// the journal keeps.
+    pub fn slot_changes_since(&self, id: u64, cursor: u64) -> SlotChanges<'_> {
+        match self.journal.since(cursor) {
+            Some(slots) if id == self.id => SlotChanges::Some(slots),
+            _ => SlotChanges::All,
+        }
+    }
+
+    /// What tells these meshes apart from any other [`TerrainMeshes`] of the process.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Draw slot `slot` now holds `key` (or nothing): noted in the journal.
+    pub(super) fn note_slot(&mut self, slot: u32, key: Option<ChunkKey>) {
+        if let Some(held) = self.slot_keys.get_mut(slot as usize) {
+            *held = key;
+        }
+        self.journal.push(slot, self.max_chunks);
     }
 
     /// How many chunks are resident.
@@ -652,5 +746,35 @@ mod tests {
         assert_eq!(LIGHT_STAGING_OFFSET, 34 * 34 * 34 * 4);
         assert_eq!(STAGING_SLOT_BYTES, 2 * 34 * 34 * 34 * 4);
         assert_eq!(LIGHT_BYTES, 4);
+    }
+}
+
+#[cfg(test)]
+mod journal_tests {
+    use super::SlotJournal;
+
+    #[test]
+    fn the_journal_gives_the_changes_after_a_cursor_until_it_drops_them() {
+        let mut journal = SlotJournal::default();
+        assert_eq!(journal.since(0), Some(&[][..]));
+        journal.push(3, 4);
+        journal.push(1, 4);
+        let cursor = journal.end();
+        journal.push(2, 4);
+        assert_eq!(journal.since(0), Some(&[3, 1, 2][..]));
+        assert_eq!(journal.since(cursor), Some(&[2][..]));
+        assert_eq!(journal.since(journal.end()), Some(&[][..]));
+        assert_eq!(
+            journal.since(journal.end() + 1),
+            None,
+            "a cursor from elsewhere"
+        );
+        // Far more changes than slots: the oldest go, and a reader that old must rebuild.
+        for slot in 0..200 {
+            journal.push(slot % 4, 4);
+        }
+        assert!(journal.slots.len() <= 2 * 4 + 64);
+        assert_eq!(journal.since(cursor), None);
+        assert_eq!(journal.since(journal.end() - 1), Some(&[199 % 4][..]));
     }
 }

@@ -47,6 +47,7 @@ impl TerrainMeshes {
                     Ok(ranges) => ranges,
                     Err((kind, count, source)) => {
                         self.chunks.remove(&key);
+                        self.note_slot(slot, None);
                         self.release_slot(slot);
                         self.pending_clears.push(slot);
                         return Err(TerrainMeshError::ArenaFull {
@@ -66,6 +67,7 @@ impl TerrainMeshes {
             indices: ranges.1,
         };
         self.chunks.insert(key, Resident { chunk, dims });
+        self.note_slot(slot, Some(key));
         Ok(chunk)
     }
 

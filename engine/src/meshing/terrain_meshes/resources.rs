@@ -256,6 +256,9 @@ impl TerrainMeshes {
             draw_count: 0,
             chunks: HashMap::new(),
             pending_clears: Vec::new(),
+            id: super::next_meshes_id(),
+            slot_keys: vec![None; desc.max_chunks as usize],
+            journal: super::SlotJournal::default(),
         })
     }
 }

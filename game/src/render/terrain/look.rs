@@ -1,11 +1,11 @@
 //! The terrain pass's push constants and look: the world's sky, where the layers go, and the
-//! push constants of each chunk's draw.
+//! push constants of the pass (the same for every chunk: each chunk's origin and spacing come
+//! from the chunk table, `super::table`).
 
 use blockfall_engine::gpu::TextureSlot;
 
 use crate::camera::{Camera, Marker};
 use crate::render::textures::linear_to_srgb;
-use crate::terrain::chunks::ChunkCoord;
 
 /// The world's sky, in linear light: the clear colour behind the terrain and the colour its fog
 /// fades into, for the blocks', pieces' and markers' passes too (`crate::render::structures`).
@@ -24,8 +24,8 @@ pub struct TerrainPush {
     pub sky: [f32; 4],
     /// xyz: the middle of the terrain tool's sphere; w: its radius, 0 for no marker.
     pub marker: [f32; 4],
-    /// xyz: the drawn chunk's padded origin; w: the bindless slot of the terrain array.
-    pub chunk: [i32; 4],
+    /// x: the bindless slot of the terrain array; y, z, w: 0.
+    pub material: [u32; 4],
 }
 
 /// Where the terrain's layers go: flat ground more than 14 m (give or take 2 m) below the
@@ -51,17 +51,10 @@ pub fn sky_colour() -> [u8; 3] {
     WORLD_SKY.map(linear_to_srgb)
 }
 
-/// The push constants for drawing chunk `key` (a chunk coordinate) in `view`.
-pub fn push_constants(
-    view: &Camera,
-    look: &TerrainLook,
-    slot: TextureSlot,
-    key: [i32; 4],
-) -> TerrainPush {
+/// The push constants for drawing the terrain in `view` with the texture array at `slot`.
+pub fn push_constants(view: &Camera, look: &TerrainLook, slot: TextureSlot) -> TerrainPush {
     let mut view_projection = [0.0; 16];
     view_projection.copy_from_slice(view.view_projection.as_slice());
-    let coord = ChunkCoord::from_key(key).unwrap_or(ChunkCoord::new(key[0], key[1], key[2]));
-    let [ox, oy, oz] = coord.padded_origin();
     let marker = view.marker.map_or([0.0; 4], |marker| {
         let Marker { centre, radius } = marker;
         [centre.x, centre.y, centre.z, radius.max(0.0)]
@@ -71,13 +64,7 @@ pub fn push_constants(
         camera: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
         sky: [WORLD_SKY[0], WORLD_SKY[1], WORLD_SKY[2], look.ground],
         marker,
-        // The texture slot in the low 16 bits, the chunk's level above them.
-        chunk: [
-            ox,
-            oy,
-            oz,
-            (slot.0 & 0xffff) as i32 | i32::from(coord.level) << 16,
-        ],
+        material: [slot.0, 0, 0, 0],
     }
 }
 
@@ -92,11 +79,12 @@ mod tests {
     }
 
     #[test]
-    fn chunk_origins_are_padded_origins() {
+    fn the_material_slot_and_the_fog_are_pushed() {
         let generator = Generator::new(Generator::DEFAULT_SEED);
         let view = Camera::at_spawn(&generator, 64, 64);
         let look = TerrainLook::around(0.0);
-        let push = push_constants(&view, &look, TextureSlot(3), [1, -2, 0, 0]);
-        assert_eq!(push.chunk, [31, -65, -1, 3]);
+        let push = push_constants(&view, &look, TextureSlot(3));
+        assert_eq!(push.material, [3, 0, 0, 0]);
+        assert_eq!(push.camera[3], view.fog_distance);
     }
 }

@@ -1,20 +1,51 @@
-//! The terrain on screen: every chunk of a [`TerrainMeshes`] drawn from its arenas through the
-//! draw commands the GPU wrote, with the terrain material of `shaders/terrain.frag`.
+//! The terrain on screen: every chunk of a [`TerrainMeshes`] drawn from its arenas with the
+//! terrain material of `shaders/terrain.frag`, culled on the GPU and drawn in one call.
+//!
+//! ```text
+//!   residency changes ──▶ chunk table (per frame in flight, host-visible: origin, spacing, box
+//!   (meshes' journal)      per draw slot; only the changed slots rewritten)      `table`
+//!   pass "terrain cull" ─▶ compute, one workgroup: every slot's box against the 6 planes and
+//!                          the fog; visible slots' commands (firstInstance = slot) compacted,
+//!                          nearest first, + count + indices drawn                `cull`
+//!   pass "terrain"      ─▶ ONE vkCmdDrawIndexedIndirectCount over the compacted commands
+//!   (fallback, no drawIndirectCount: the CPU culls and sorts, one vkCmdDrawIndexed per chunk)
+//! ```
 //!
 //! * **Geometry**: binding 0 is the vertex arena (position xyz, normal xyz, in the chunk's
-//!   padded-grid units), the index buffer the index arena (indices relative to the chunk's first
-//!   vertex, which the draw's `vertexOffset` adds). Each chunk's vertices are moved to the world
-//!   by its padded origin
-//!   ([`ChunkCoord::padded_origin`](crate::terrain::chunks::ChunkCoord::padded_origin)), which
-//!   the draw's push constants carry.
-//! * **Draws**: one `vkCmdDrawIndexedIndirect` per resident chunk in view, reading the command
-//!   the GPU wrote into the chunk's slot, nearest chunk first (so that early depth rejects most
-//!   hidden fragments). Chunks wholly outside the [`Camera`]'s frustum or wholly in the
-//!   complete fog are not drawn: about two thirds of the resident chunks at the start. A single
-//!   indirect draw over every slot (`multiDrawIndirect`, the origin looked up by
-//!   `gl_InstanceIndex`) would draw them all; culling on the GPU (a compute pass writing a
-//!   compacted command list and a count for `vkCmdDrawIndexedIndirectCount`) is the step that
-//!   would make one call pay.
+//!   padded-grid units), binding 1 the light arena, the index buffer the index arena (indices
+//!   relative to the chunk's first vertex, which the draw's `vertexOffset` adds). Binding 2 is
+//!   the frame's chunk table (`table`), one entry per instance: a draw's `firstInstance` is its
+//!   chunk's draw slot, so `terrain.vert` reads the chunk's padded origin and spacing
+//!   ([`ChunkCoord::padded_origin`](crate::terrain::chunks::ChunkCoord::padded_origin),
+//!   `spacing`) and moves the vertices to the world. The push constants are the same for every
+//!   chunk (view, fog, sky, marker, the texture array's slot).
+//! * **Culling and draws, on the GPU** (where the device has `drawIndirectCount`,
+//!   `multiDrawIndirect` and `drawIndirectFirstInstance`, unless
+//!   [`TerrainRenderer::set_gpu_culling`] turned it off): the compute pass "terrain cull"
+//!   (`cull`, `shaders/terrain_cull.comp`) tests each draw slot's chunk box against the view's
+//!   frustum and the complete fog (the rule of [`Frustum::may_see_box`], on normalised planes,
+//!   erring half a millimetre toward drawing) and writes the visible chunks' commands, copied
+//!   from the slots the meshing wrote, into a compacted per-frame list with its count; the pass
+//!   "terrain" draws it with ONE `vkCmdDrawIndexedIndirectCount`. **Nearest first** survives
+//!   (early depth rejects most hidden fragments; the material's 12 texture reads are the frame's
+//!   cost on a CPU rasteriser): the cull puts each visible chunk in one of 256 distance rings
+//!   (finer near the eye, under 2 m wide within 16 m) and lays the rings out in order; within
+//!   a ring the order is the atomics', which can only change which of two surfaces at exactly
+//!   the same depth wins a pixel. The frame graph orders the cull's writes before the draw's
+//!   indirect and vertex reads (`FrameRing::declare_compute`). The CPU's part is a few push
+//!   constants and the chunk table's changed entries: it does not grow with the resident
+//!   chunks.
+//! * **Fallback** (no `drawIndirectCount`, or forced): the CPU culls by the same rule
+//!   (`culling`), sorts the visible chunks nearest first and records one `vkCmdDrawIndexed` per
+//!   chunk from its ranges ([`ResidentChunk`](blockfall_engine::meshing::terrain_meshes::ResidentChunk)),
+//!   `firstInstance` = its slot: the same shaders, the same picture.
+//! * **Statistics**: [`TerrainRenderer::draws_last_frame`] is the draw calls recorded (1 on the
+//!   GPU path); [`TerrainRenderer::chunks_drawn`] and [`TerrainRenderer::triangles_last_frame`]
+//!   are counted by the cull on the GPU and read back when the frame slot comes round again —
+//!   they describe the frame recorded `FRAMES_IN_FLIGHT` (2) frames earlier
+//!   ([`TerrainRenderer::refresh_counts`] reads the last one's after a wait); on the fallback
+//!   path they are this frame's. [`TerrainRenderer::cpu_time_last_frame`] is what the terrain's
+//!   cull and recording cost the CPU (`bench frames`).
 //! * **Material**: triplanar (weights `|n|⁴`, one repeat per 4 m) from the terrain texture array
 //!   ([`terrain_array`](super::textures::terrain_array)) in the bindless table; rock on steep
 //!   faces, grass on flat high ground, sand on flat low ground, dirt in between, blended
@@ -29,13 +60,16 @@
 //!   chunks is never seen.
 //! * **Wireframe**: a second pipeline with `polygonMode = LINE`, only where the device has
 //!   `fillModeNonSolid` turned on; otherwise [`TerrainRenderer::set_wireframe`] logs why and
-//!   the terrain stays filled.
+//!   the terrain stays filled. It, the filled and the shadowed pipelines share the vertex input.
 
+mod cull;
 mod culling;
 mod look;
 mod setup;
+mod table;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 use blockfall_engine::gpu::{
@@ -49,9 +83,13 @@ use super::frustum::Frustum;
 use super::pass::ShadowedPipeline;
 use super::target::{DepthTarget, RenderTarget};
 use crate::camera::Camera;
+use cull::GpuCull;
 use culling::{distance_squared, may_see_chunk};
+use table::ChunkTable;
 
+pub use cull::{CullCounts, CULL_PASS_NAME};
 pub use look::{push_constants, sky_colour, TerrainLook, TerrainPush, WORLD_SKY};
+pub use table::{ChunkEntry, ENTRY_BYTES};
 
 /// The sky's clear colour that makes holes in the terrain stand out (`--debug-sky`): magenta,
 /// a colour neither the terrain nor its fog (the sky's colour) takes.
@@ -75,10 +113,18 @@ pub struct TerrainRenderer {
     depth: DepthTarget,
     bindless_set: vk::DescriptorSet,
     look: TerrainLook,
+    /// Each draw slot's chunk, per frame in flight.
+    table: ChunkTable,
+    /// The cull on the GPU and its outputs.
+    cull: GpuCull,
+    /// Whether the next frames cull on the GPU (only where the device can).
+    gpu_culling: bool,
     draws_last_frame: u32,
+    chunks_drawn: u32,
     triangles_last_frame: u64,
     /// What the pass clears the colour target to: the sky ([`WORLD_SKY`]), or [`DEBUG_SKY`].
     clear_colour: [f32; 3],
+    cpu_time_last_frame: Duration,
 }
 
 impl TerrainRenderer {
@@ -128,6 +174,25 @@ impl TerrainRenderer {
         self.wireframe_on
     }
 
+    /// Whether the device can cull on the GPU and draw the terrain in one indirect draw with a
+    /// count (`drawIndirectCount`, `multiDrawIndirect`, `drawIndirectFirstInstance`).
+    pub fn gpu_culling_supported(&self) -> bool {
+        setup::gpu_culling_available(&self.device)
+    }
+
+    /// Whether the next frames cull on the GPU.
+    pub fn gpu_culling(&self) -> bool {
+        self.gpu_culling
+    }
+
+    /// Culls on the GPU (one draw call) or on the CPU (the fallback: one draw per chunk in
+    /// view) from the next frame on; returns whether the GPU culls, which it cannot where the
+    /// device lacks [`TerrainRenderer::gpu_culling_supported`]. For tests and measurements.
+    pub fn set_gpu_culling(&mut self, on: bool) -> bool {
+        self.gpu_culling = on && self.gpu_culling_supported();
+        self.gpu_culling
+    }
+
     /// The depth image the last [`TerrainRenderer::record`] drew into and stored (`None` before
     /// the first frame): the passes after the terrain's test against it and write into it
     /// (`super::target::begin_loaded`). It is in depth-attachment layout after the pass.
@@ -135,22 +200,56 @@ impl TerrainRenderer {
         self.depth.current()
     }
 
-    /// Indirect draws recorded in the last frame: one per resident chunk in view.
+    /// Draw calls recorded in the last frame: 1 culling on the GPU (0 with no resident chunk),
+    /// else one per resident chunk in view.
     pub fn draws_last_frame(&self) -> u32 {
         self.draws_last_frame
     }
 
-    /// Triangles those draws held.
+    /// Chunks drawn: on the GPU path as the cull counted them in the frame recorded
+    /// `FRAMES_IN_FLIGHT` frames before the last (read back when its slot came round; see
+    /// [`TerrainRenderer::refresh_counts`]), on the fallback path in the last frame.
+    pub fn chunks_drawn(&self) -> u32 {
+        self.chunks_drawn
+    }
+
+    /// Triangles drawn, as [`TerrainRenderer::chunks_drawn`] counts chunks.
     pub fn triangles_last_frame(&self) -> u64 {
         self.triangles_last_frame
     }
 
-    /// Records the terrain pass ("terrain", labelled and timed) into the frame being recorded:
-    /// the target goes from undefined to colour attachment, cleared to the sky, and is left as
-    /// a colour attachment; the depth image ([`TerrainRenderer::depth`]) is cleared, written and
-    /// stored for the passes after this one. Also records `meshes`' pending draw-slot clears before drawing.
-    /// With `shadows` (the shadow maps' set of this frame, `render::shadows`) the filled
-    /// terrain is drawn with the sun's shadows.
+    /// The CPU time the last [`TerrainRenderer::record`] took: the terrain's culling (the
+    /// chunk table brought up to date and the cull recorded, or the CPU's culling and sorting)
+    /// and its recording.
+    pub fn cpu_time_last_frame(&self) -> Duration {
+        self.cpu_time_last_frame
+    }
+
+    /// Reads the GPU cull's counts of the last recorded frame into
+    /// [`TerrainRenderer::chunks_drawn`] and [`TerrainRenderer::triangles_last_frame`]; call
+    /// once that frame has finished (after `FrameRing::wait_all`). Returns them (`None` on the
+    /// fallback path or before any GPU cull).
+    pub fn refresh_counts(&mut self) -> Option<CullCounts> {
+        if !self.gpu_culling {
+            return None;
+        }
+        let counts = self.cull.last_counts()?;
+        self.take_counts(counts);
+        Some(counts)
+    }
+
+    fn take_counts(&mut self, counts: CullCounts) {
+        self.chunks_drawn = counts.chunks;
+        self.triangles_last_frame = u64::from(counts.indices) / 3;
+    }
+
+    /// Records the terrain's work into the frame being recorded: with GPU culling the pass
+    /// "terrain cull" (compute), then the pass "terrain" (both labelled and timed). The target
+    /// goes from undefined to colour attachment, cleared to the sky, and is left as a colour
+    /// attachment; the depth image ([`TerrainRenderer::depth`]) is cleared, written and stored
+    /// for the passes after this one. Also records `meshes`' pending draw-slot clears before
+    /// anything reads the slots. With `shadows` (the shadow maps' set of this frame,
+    /// `render::shadows`) the filled terrain is drawn with the sun's shadows.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
@@ -159,14 +258,30 @@ impl TerrainRenderer {
         view: &Camera,
         shadows: Option<vk::DescriptorSet>,
     ) -> GpuResult<()> {
+        let start = Instant::now();
         let device = self.device.clone();
-        let command_buffer = frames.command_buffer();
+        let slot = frames.slot();
+        // The chunk table of this frame slot: as many entries written as slots changed.
+        if self.table.update(slot, meshes)? {
+            self.cull.remake(&self.table, meshes)?;
+        }
+        let gpu_culling = self.gpu_culling;
+        if gpu_culling {
+            // This slot's last cull has finished: its counts are two frames old.
+            if let Some(counts) = self.cull.counts(slot) {
+                self.take_counts(counts);
+            }
+            self.cull.record(frames, meshes, view)?;
+        }
 
         frames.begin_pass(PASS_NAME);
-        meshes.record_pending_clears(command_buffer);
+        if !gpu_culling {
+            meshes.record_pending_clears(frames.command_buffer());
+        }
         let depth = self.depth.ensure(frames, target.width, target.height)?;
         // The meshes' arenas: written by the meshing's copies and compute in earlier
-        // submissions (and the clears just above), read as vertices, light, indices and draws.
+        // submissions (and the clears), read as vertices, light and indices; the cull's
+        // commands and count, written by the compute pass above, as indirect commands.
         let mut pass = super::target::begin_colour_and_depth(
             &device,
             frames,
@@ -187,47 +302,59 @@ impl TerrainRenderer {
                 }
                 _ => (&self.fill, &self.layout, None),
             };
-        // Nearest first: the depth test then rejects most hidden fragments before they are
-        // shaded (the material's 12 texture reads are the frame's cost on a CPU rasteriser).
-        // Chunks wholly outside the view, or wholly in the complete fog, are not drawn.
-        let frustum = Frustum::of(view);
-        let mut chunks: Vec<_> = meshes
-            .chunks()
-            .filter(|(key, _)| may_see_chunk(&frustum, *key))
-            .map(|(key, chunk)| (distance_squared(view.eye, key), key, chunk))
-            .collect();
-        chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.slot.cmp(&b.2.slot)));
-        // The arenas and draw slots live as long as `meshes` (which waits for its own
-        // submissions, and whose meshing frames made their writes visible to indirect, index
-        // and vertex reads); a replaced depth image is retired into the frame ring. Every draw
-        // reads one slot (drawCount 1).
+        // The arenas live as long as `meshes` (which waits for its own submissions, and whose
+        // meshing frames made their writes visible to indirect, index and vertex reads); the
+        // table and the cull's outputs are this frame slot's; a replaced depth image is
+        // retired into the frame ring.
         pass.bind_pipeline(pipeline);
         pass.bind_set(layout, self.bindless_set);
         if let Some(set) = shadow_set {
             pass.bind_set_at(layout, 1, set);
         }
+        pass.push(
+            layout,
+            &push_constants(view, &self.look, self.texture.slot()),
+        );
         pass.bind_vertices(0, meshes.vertex_buffer(), 0)?;
         pass.bind_vertices(1, meshes.light_buffer(), 0)?;
+        pass.bind_vertices(2, self.table.buffer(slot)?, 0)?;
         pass.bind_indices(meshes.index_buffer(), 0, vk::IndexType::UINT32)?;
-        for (_, key, chunk) in &chunks {
-            pass.push(
-                layout,
-                &push_constants(view, &self.look, self.texture.slot(), *key),
-            );
-            pass.draw_indexed_indirect(
-                meshes.draw_buffer(),
-                u64::from(chunk.slot) * DRAW_BYTES,
-                1,
+        if gpu_culling {
+            let (commands, counts) = self.cull.outputs(slot)?;
+            let max_draws = meshes.draw_count();
+            pass.draw_indexed_indirect_count(
+                (commands, 0),
+                (counts, 0),
+                max_draws,
                 DRAW_BYTES as u32,
             )?;
+            self.draws_last_frame = u32::from(max_draws > 0);
+        } else {
+            // Nearest first, as the GPU's rings order them; chunks wholly outside the view, or
+            // wholly in the complete fog, are not drawn.
+            let frustum = Frustum::of(view);
+            let mut chunks: Vec<_> = meshes
+                .chunks()
+                .filter(|(key, _)| may_see_chunk(&frustum, *key))
+                .map(|(key, chunk)| (distance_squared(view.eye, key), chunk))
+                .collect();
+            chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.slot.cmp(&b.1.slot)));
+            for (_, chunk) in &chunks {
+                let first = chunk.indices.offset as u32;
+                pass.draw_indexed(
+                    first..first + chunk.indices.size as u32,
+                    chunk.vertices.offset as i32,
+                    chunk.slot..chunk.slot + 1,
+                )?;
+            }
+            self.draws_last_frame = chunks.len() as u32;
+            self.chunks_drawn = chunks.len() as u32;
+            self.triangles_last_frame =
+                chunks.iter().map(|(_, chunk)| chunk.indices.size / 3).sum();
         }
         drop(pass);
-        self.draws_last_frame = chunks.len() as u32;
-        self.triangles_last_frame = chunks
-            .iter()
-            .map(|(_, _, chunk)| chunk.indices.size / 3)
-            .sum();
         frames.end_pass();
+        self.cpu_time_last_frame = start.elapsed();
         Ok(())
     }
 }

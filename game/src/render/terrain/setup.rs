@@ -9,6 +9,8 @@ use blockfall_engine::gpu::{
 };
 use blockfall_engine::meshing::terrain_meshes::{LIGHT_BYTES, VERTEX_BYTES};
 
+use super::cull::GpuCull;
+use super::table::{ChunkTable, ENTRY_BYTES};
 use super::{TerrainLook, TerrainPush, TerrainRenderer};
 use crate::render::pass::{bindless_pass, shadowed_pass, ShadowedPipeline};
 use crate::render::target::{DepthTarget, DEPTH_FORMAT};
@@ -30,14 +32,18 @@ impl TerrainRenderer {
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
         let pass = bindless_pass::<TerrainPush>(gpu, shaders, "terrain", "terrain")?;
+        // Binding 2: the chunk table, one entry per instance (the draw's firstInstance is the
+        // chunk's slot): its origin and spacing.
         let bindings = [
             vertex_binding(0, VERTEX_BYTES as usize, vk::VertexInputRate::VERTEX),
             vertex_binding(1, LIGHT_BYTES as usize, vk::VertexInputRate::VERTEX),
+            vertex_binding(2, ENTRY_BYTES as usize, vk::VertexInputRate::INSTANCE),
         ];
         let attributes = [
             vertex_attribute(0, 0, vk::Format::R32G32B32_SFLOAT, 0),
             vertex_attribute(1, 0, vk::Format::R32G32B32_SFLOAT, 12),
             vertex_attribute(2, 1, vk::Format::R32_SFLOAT, 0),
+            vertex_attribute(3, 2, vk::Format::R32G32B32A32_SFLOAT, 0),
         ];
         let colour_formats = [colour_format];
         let pipeline = |name: &str,
@@ -121,11 +127,26 @@ impl TerrainRenderer {
             depth: DepthTarget::new(&gpu.device, "terrain: depth"),
             bindless_set: gpu.bindless.set,
             look,
+            table: ChunkTable::new(&gpu.device),
+            cull: GpuCull::new(&gpu.device, shaders)?,
+            gpu_culling: gpu_culling_available(&gpu.device),
             draws_last_frame: 0,
+            chunks_drawn: 0,
             triangles_last_frame: 0,
             clear_colour: super::WORLD_SKY,
+            cpu_time_last_frame: std::time::Duration::ZERO,
         })
     }
+}
+
+/// Whether the terrain may be culled on the GPU and drawn in one indirect draw with a count:
+/// the device has `drawIndirectCount`, `multiDrawIndirect` and `drawIndirectFirstInstance`
+/// turned on (`engine::gpu::device` turns on what the adapter has).
+pub(super) fn gpu_culling_available(device: &gpu::Device) -> bool {
+    let adapter = &device.adapter;
+    adapter.draw_indirect_count
+        && adapter.multi_draw_indirect
+        && adapter.draw_indirect_first_instance
 }
 
 /// Whether a `polygonMode = LINE` pipeline may be used: the device turns `fillModeNonSolid` on

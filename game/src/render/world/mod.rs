@@ -185,9 +185,15 @@ impl WorldRenderer {
         self.world.eye().into()
     }
 
-    /// Terrain draws recorded in the last frame.
+    /// Terrain draw calls recorded in the last frame (1 where the GPU culls).
     pub fn terrain_draws(&self) -> u32 {
         self.renderer.draws_last_frame()
+    }
+
+    /// Terrain chunks drawn (`TerrainRenderer::chunks_drawn`: where the GPU culls, counted
+    /// there and read back two frames later).
+    pub fn terrain_chunks_drawn(&self) -> u32 {
+        self.renderer.chunks_drawn()
     }
 
     /// The blocks' renderer (draw counts, resident regions).
