@@ -76,10 +76,20 @@ pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
 /// to a coarse cell apart (ARCHITECTURE.md, "The far view").
 pub const SKIRT_CELLS: f32 = 2.0;
 
-/// The skirt a chunk is meshed with, in its grid's units: [`SKIRT_CELLS`] at every level, so
-/// that the seams between levels close whichever side lies higher.
-pub fn skirt(_coord: ChunkCoord) -> f32 {
-    SKIRT_CELLS
+/// A chunk of full detail's skirt, in its cells (1 m): the coarser neighbour's skirt (4 m deep)
+/// covers where the coarser mesh lies higher, this one where the finer does, by a fraction of a
+/// coarse cell; and at 1 m the skirt takes the sky light of the ground just under the surface
+/// (the light grid gives the ground at a surface the air's light), so that where it shows
+/// it is not a dark line.
+pub const FULL_DETAIL_SKIRT_CELLS: f32 = 1.0;
+
+/// The skirt a chunk is meshed with, in its grid's units.
+pub fn skirt(coord: ChunkCoord) -> f32 {
+    if coord.level == 0 {
+        FULL_DETAIL_SKIRT_CELLS
+    } else {
+        SKIRT_CELLS
+    }
 }
 
 /// The arenas, fed through the frame ring: the sink the world's chunks are meshed into.
