@@ -180,17 +180,26 @@ mod tests {
 
     #[test]
     fn a_view_radius_the_device_cannot_hold_is_lowered_from_settings_and_refused_from_the_flag() {
-        assert_eq!(fit_view_radius(10, true, LEAST_RANGE), Ok((10, None)));
+        // With levels of detail lavapipe's 128 MiB holds the whole range.
+        assert_eq!(fit_view_radius(32, true, LEAST_RANGE), Ok((32, None)));
         assert_eq!(fit_view_radius(4, false, LEAST_RANGE), Ok((4, None)));
-        let (radius, warning) = fit_view_radius(32, false, LEAST_RANGE).expect("lowered");
-        assert_eq!(radius, 10);
+        // A device whose storage buffers hold the arenas of a radius of 12 and no more.
+        let limit = arenas_for(12).vertex_arena_bytes;
+        let most = largest_view_radius(limit, 32);
+        assert!((12..32).contains(&most), "{most}");
+        assert_eq!(fit_view_radius(most, true, limit), Ok((most, None)));
+        let (radius, warning) = fit_view_radius(32, false, limit).expect("lowered");
+        assert_eq!(radius, most);
         let warning = warning.expect("a warning");
         assert!(warning.contains("view radius of 32"), "{warning}");
-        assert!(warning.contains("134217728 bytes"), "{warning}");
-        assert!(warning.contains("using 10"), "{warning}");
-        let refusal = fit_view_radius(11, true, LEAST_RANGE).expect_err("refused");
-        assert!(refusal.0.contains("--view-radius 11"), "{refusal}");
-        assert!(refusal.0.contains("at most 10"), "{refusal}");
+        assert!(warning.contains(&format!("{limit} bytes")), "{warning}");
+        assert!(warning.contains(&format!("using {most}")), "{warning}");
+        let refusal = fit_view_radius(most + 1, true, limit).expect_err("refused");
+        assert!(
+            refusal.0.contains(&format!("--view-radius {}", most + 1)),
+            "{refusal}"
+        );
+        assert!(refusal.0.contains(&format!("at most {most}")), "{refusal}");
         // A desktop GPU's 4 GiB buffers hold the flag's whole range.
         assert_eq!(
             fit_view_radius(32, true, u64::from(u32::MAX)),

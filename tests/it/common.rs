@@ -328,3 +328,21 @@ impl Png {
         self.pixel(x as u32, y as u32)
     }
 }
+
+/// The mesh of a resident chunk in a read-back of the terrain arenas: its vertices' bits (six
+/// floats each) and its indices, as the draw slot's command reads them.
+pub fn resident_mesh(
+    readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
+    chunk: blockfall_engine::meshing::terrain_meshes::ResidentChunk,
+) -> (Vec<u32>, Vec<u32>) {
+    let draw = readback.draws[chunk.slot as usize];
+    let first = chunk.vertices.offset as usize * 6;
+    let vertices = readback.vertices[first..first + chunk.vertices.size as usize * 6]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    let indices = readback.indices
+        [draw.first_index as usize..(draw.first_index + draw.index_count) as usize]
+        .to_vec();
+    (vertices, indices)
+}

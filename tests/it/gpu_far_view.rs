@@ -17,7 +17,6 @@ use std::process::Command;
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::FrameRing;
-use blockfall_engine::meshing::terrain_meshes::TerrainReadback;
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::render::terrain::sky_colour;
 use blockfall_game::render::world::WorldRenderer;
@@ -26,7 +25,9 @@ use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
 use serde_json::json;
 
-use crate::common::{assert_no_validation_errors, gpu, scratch, skip_gpu, text, Png};
+use crate::common::{
+    assert_no_validation_errors, gpu, resident_mesh, scratch, skip_gpu, text, Png,
+};
 use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
 use blockfall_game::render::chunk_meshes::skirt;
 
@@ -232,24 +233,6 @@ fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mu
     renderer
         .world_and_frames()
         .expect("a headless renderer of the world")
-}
-
-/// The mesh of a resident chunk in a read-back of the arenas: its vertices' bits and its
-/// indices.
-fn resident_mesh(
-    readback: &TerrainReadback,
-    chunk: blockfall_engine::meshing::terrain_meshes::ResidentChunk,
-) -> (Vec<u32>, Vec<u32>) {
-    let draw = readback.draws[chunk.slot as usize];
-    let first = chunk.vertices.offset as usize * 6;
-    let vertices = readback.vertices[first..first + chunk.vertices.size as usize * 6]
-        .iter()
-        .map(|v| v.to_bits())
-        .collect();
-    let indices = readback.indices
-        [draw.first_index as usize..(draw.first_index + draw.index_count) as usize]
-        .to_vec();
-    (vertices, indices)
 }
 
 #[test]

@@ -22,7 +22,7 @@ use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
 
-use common::assert_no_validation_errors;
+use common::{assert_no_validation_errors, resident_mesh};
 
 const WIDTH: u32 = 320;
 const HEIGHT: u32 = 180;
@@ -67,21 +67,6 @@ fn frame(gpu: &mut Gpu, renderer: &mut HeadlessRenderer) -> RgbaImage {
 }
 
 /// One chunk's mesh as the arenas hold it: vertex floats and indices, through its draw.
-fn resident_mesh(
-    readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
-    chunk: blockfall_engine::meshing::terrain_meshes::ResidentChunk,
-) -> (Vec<u32>, Vec<u32>) {
-    let draw = readback.draws[chunk.slot as usize];
-    let first = chunk.vertices.offset as usize * 6;
-    let vertices = readback.vertices[first..first + chunk.vertices.size as usize * 6]
-        .iter()
-        .map(|v| v.to_bits())
-        .collect();
-    let indices = readback.indices
-        [draw.first_index as usize..(draw.first_index + draw.index_count) as usize]
-        .to_vec();
-    (vertices, indices)
-}
 
 #[test]
 fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
