@@ -149,16 +149,18 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
             "chunk {key:?} was not meshed again"
         );
     }
-    // The touched chunks hold the CPU mesher's mesh of the edited ground, to the bit.
+    // The touched chunks hold the CPU mesher's mesh of the edited ground, with the skirt the
+    // game gives them, to the bit.
     let dims = [PADDED_SIZE; 3];
     for coord in &changed {
         let mut samples = Vec::new();
         fill_padded_grid(world.world.edits(), *coord, &mut samples);
         let mut cpu = SurfaceMesh::new();
         SurfaceNets::new()
-            .mesh(
+            .mesh_with_skirt(
                 DensityGrid::new(&samples, dims).unwrap(),
                 GridRegion::owned_edges_of_padded_grid(dims),
+                blockfall_game::render::chunk_meshes::skirt(*coord),
                 &mut cpu,
             )
             .unwrap();
