@@ -74,7 +74,7 @@ pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
 /// How deep, in cells of its own level, every chunk's mesh hangs a skirt from its open border
 /// into the ground: where a chunk meets one of the next level, the two meshes' borders lie up
 /// to a coarse cell apart (ARCHITECTURE.md, "The far view").
-pub const SKIRT_CELLS: f32 = 2.0;
+pub const SKIRT_CELLS: f32 = crate::terrain::chunks::SKIRT_REACH;
 
 /// A chunk of full detail's skirt, in its cells (1 m): the coarser neighbour's skirt (4 m deep)
 /// covers where the coarser mesh lies higher, this one where the finer does, by a fraction of a
@@ -170,6 +170,20 @@ mod tests {
 
     /// Vulkan's least `maxStorageBufferRange` (2²⁷ bytes), lavapipe's.
     const LEAST_RANGE: u64 = 1 << 27;
+
+    #[test]
+    fn no_skirt_hangs_outside_the_box_the_culling_takes_for_its_chunk() {
+        for level in 0..=crate::terrain::chunks::MAX_LEVEL {
+            let coord = ChunkCoord::at_level(3, -1, 2, level);
+            let depth = skirt(coord);
+            assert!(depth > 0.0 && depth <= crate::terrain::chunks::SKIRT_REACH);
+            // A border vertex at the padded grid's lowest corner, its skirt straight down.
+            let (low, _) = coord.vertex_box();
+            let origin = coord.padded_origin();
+            let lowest = origin[1] as f32 - depth * coord.spacing() as f32;
+            assert!(low[1] <= lowest, "level {level}: {low:?} against {lowest}");
+        }
+    }
 
     #[test]
     fn the_largest_view_radius_fits_lavapipe_with_levels_of_detail() {

@@ -28,6 +28,11 @@ pub const FARTHEST: f64 = 1.0e8;
 /// Samples in a chunk's padded grid.
 pub const PADDED_VOLUME: usize = PADDED_SIZE * PADDED_SIZE * PADDED_SIZE;
 
+/// The deepest skirt a chunk's mesh hangs from its border, in its cells
+/// (`render::chunk_meshes::skirt` gives each chunk's, never deeper): how far outside the padded
+/// grid a vertex may lie, so that culling by the box never drops a skirt in view.
+pub const SKIRT_REACH: f32 = 2.0;
+
 /// The coarsest level of detail: chunks of level `L` have cells `2^L` meters wide, so a chunk
 /// of the coarsest level spans 32 × 16 = 512 m (docs/terrain.md, "Levels of detail").
 pub const MAX_LEVEL: u8 = 4;
@@ -96,10 +101,14 @@ impl ChunkCoord {
         }
     }
 
-    /// The box the chunk's vertices lie in, in meters: its padded grid's.
+    /// The box the chunk's vertices lie in, in meters: its padded grid's, grown by the deepest
+    /// skirt ([`SKIRT_REACH`] cells), which hangs below the grid's border cells.
     pub fn vertex_box(&self) -> ([f32; 3], [f32; 3]) {
-        let low = self.padded_origin().map(|value| value as f32);
-        let reach = (CHUNK_SIZE as f32 + 1.0) * self.spacing() as f32;
+        let spacing = self.spacing() as f32;
+        let low = self
+            .padded_origin()
+            .map(|value| value as f32 - SKIRT_REACH * spacing);
+        let reach = (CHUNK_SIZE as f32 + 1.0 + 2.0 * SKIRT_REACH) * spacing;
         (low, low.map(|value| value + reach))
     }
 
