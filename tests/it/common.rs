@@ -346,3 +346,43 @@ pub fn resident_mesh(
         .to_vec();
     (vertices, indices)
 }
+
+/// Asserts that the arenas hold, for loaded chunk `coord`, the CPU mesher's mesh of its padded
+/// grid as the world's edits now give it, with the skirt the game meshes it with, to the bit
+/// (or no mesh, where the CPU finds no surface). `readback` is the arenas read back after the
+/// meshing.
+pub fn assert_chunk_meshed_as_the_cpu(
+    world: &mut blockfall_game::render::world::WorldRenderer,
+    readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
+    coord: blockfall_game::terrain::ChunkCoord,
+) {
+    use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
+    use blockfall_game::terrain::PADDED_SIZE;
+    let dims = [PADDED_SIZE; 3];
+    let mut samples = Vec::new();
+    blockfall_game::terrain::chunks::fill_padded_grid(world.world.edits(), coord, &mut samples);
+    let mut cpu = SurfaceMesh::new();
+    SurfaceNets::new()
+        .mesh_with_skirt(
+            DensityGrid::new(&samples, dims).unwrap(),
+            GridRegion::owned_edges_of_padded_grid(dims),
+            blockfall_game::render::chunk_meshes::skirt(coord),
+            &mut cpu,
+        )
+        .unwrap();
+    let key = coord.key();
+    match world.meshes_mut().chunk(key) {
+        None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
+        Some(chunk) => {
+            let (vertices, indices) = resident_mesh(readback, chunk);
+            let cpu_vertices: Vec<u32> = cpu
+                .positions
+                .iter()
+                .zip(&cpu.normals)
+                .flat_map(|(p, n)| p.iter().chain(n).map(|v| v.to_bits()).collect::<Vec<_>>())
+                .collect();
+            assert_eq!(vertices, cpu_vertices, "{key:?}: vertices");
+            assert_eq!(indices, cpu.indices, "{key:?}: indices");
+        }
+    }
+}

@@ -26,10 +26,8 @@ use blockfall_game::world::{ToolKind, World};
 use serde_json::json;
 
 use crate::common::{
-    assert_no_validation_errors, gpu, resident_mesh, scratch, skip_gpu, text, Png,
+    assert_chunk_meshed_as_the_cpu, assert_no_validation_errors, gpu, scratch, skip_gpu, text, Png,
 };
-use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
-use blockfall_game::render::chunk_meshes::skirt;
 
 /// Small pictures: lavapipe draws some 650,000 triangles a frame at a radius of 32.
 const WIDTH: u32 = 480;
@@ -213,21 +211,6 @@ fn a_flight_across_the_level_borders_never_shows_the_sky_through_the_ground() {
     }
 }
 
-/// The CPU mesher's mesh of a chunk's padded grid, with the skirt the game gives it.
-fn cpu_mesh(samples: &[f32], skirt: f32) -> SurfaceMesh {
-    let dims = [PADDED_SIZE; 3];
-    let mut mesh = SurfaceMesh::new();
-    SurfaceNets::new()
-        .mesh_with_skirt(
-            DensityGrid::new(samples, dims).unwrap(),
-            GridRegion::owned_edges_of_padded_grid(dims),
-            skirt,
-            &mut mesh,
-        )
-        .unwrap();
-    mesh
-}
-
 /// The world renderer of a headless run.
 fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mut FrameRing) {
     renderer
@@ -327,24 +310,7 @@ fn a_dig_at_a_level_border_meshes_every_level_it_touches_as_the_cpu_does() {
     // every level.
     let readback = world.meshes_mut().read_back().unwrap();
     for coord in &report.remeshed {
-        let mut samples = Vec::new();
-        fill_padded_grid(world.world.edits(), *coord, &mut samples);
-        let cpu = cpu_mesh(&samples, skirt(*coord));
-        let key = coord.key();
-        match world.meshes_mut().chunk(key) {
-            None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
-            Some(chunk) => {
-                let (vertices, indices) = resident_mesh(&readback, chunk);
-                let cpu_vertices: Vec<u32> = cpu
-                    .positions
-                    .iter()
-                    .zip(&cpu.normals)
-                    .flat_map(|(p, n)| p.iter().chain(n).map(|v| v.to_bits()).collect::<Vec<_>>())
-                    .collect();
-                assert_eq!(vertices, cpu_vertices, "{key:?}: vertices");
-                assert_eq!(indices, cpu.indices, "{key:?}: indices");
-            }
-        }
+        assert_chunk_meshed_as_the_cpu(world, &readback, *coord);
     }
     eprintln!(
         "a dig at a level border: {} chunks meshed again, levels {levels:?}",

@@ -14,7 +14,6 @@ use std::collections::BTreeSet;
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
-use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::player::{Controls, Mode};
 use blockfall_game::render::world::WorldRenderer;
@@ -22,7 +21,7 @@ use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
 
-use common::{assert_no_validation_errors, resident_mesh};
+use common::{assert_chunk_meshed_as_the_cpu, assert_no_validation_errors, resident_mesh};
 
 const WIDTH: u32 = 320;
 const HEIGHT: u32 = 180;
@@ -151,34 +150,8 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     }
     // The touched chunks hold the CPU mesher's mesh of the edited ground, with the skirt the
     // game gives them, to the bit.
-    let dims = [PADDED_SIZE; 3];
     for coord in &changed {
-        let mut samples = Vec::new();
-        fill_padded_grid(world.world.edits(), *coord, &mut samples);
-        let mut cpu = SurfaceMesh::new();
-        SurfaceNets::new()
-            .mesh_with_skirt(
-                DensityGrid::new(&samples, dims).unwrap(),
-                GridRegion::owned_edges_of_padded_grid(dims),
-                blockfall_game::render::chunk_meshes::skirt(*coord),
-                &mut cpu,
-            )
-            .unwrap();
-        let key = coord.key();
-        match world.meshes_mut().chunk(key) {
-            None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
-            Some(chunk) => {
-                let (vertices, indices) = resident_mesh(&after, chunk);
-                let cpu_vertices: Vec<u32> = cpu
-                    .positions
-                    .iter()
-                    .zip(&cpu.normals)
-                    .flat_map(|(p, n)| p.iter().chain(n).map(|v| v.to_bits()).collect::<Vec<_>>())
-                    .collect();
-                assert_eq!(vertices, cpu_vertices, "{key:?}: vertices");
-                assert_eq!(indices, cpu.indices, "{key:?}: indices");
-            }
-        }
+        assert_chunk_meshed_as_the_cpu(world, &after, *coord);
     }
     drop(renderer);
     assert_no_validation_errors(&gpu, before_errors);
