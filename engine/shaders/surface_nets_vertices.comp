@@ -2,8 +2,9 @@
 // Surface nets, pass 3: one invocation per cell. A used cell writes its vertex at prefix[cell]:
 // the mean of its edge crossings and the outward normal from the trilinear gradient, computed
 // operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs; a cell on the
-// region's border with a skirt (flag 2) its skirt vertex right after, vertex - normal * depth
-// (on the high sides out to the cell's far face) with the same normal. `precise`
+// region's border with a skirt (flag 2) its skirt vertex right after, vertex - (n.x, 1, n.z) *
+// depth (vertex - n * depth where n.y < 0; on the high sides out to the cell's far face, but
+// up) with the same normal: the rule in engine/src/meshing/mod.rs. `precise`
 // keeps the compiler from fusing or reordering, so on an IEEE device (lavapipe) the result is
 // the CPU's to the bit, and quads pick the same diagonals.
 
@@ -126,12 +127,17 @@ void main() {
     if (flags[cell] == 2u) {
         float depth = push.skirt.x;
         precise float sx = px - normal.x * depth;
-        precise float sy = py - normal.y * depth;
+        // Down a grid unit per unit of depth, and into the ground as far as the normal leans;
+        // under an overhang (the normal pointing down), straight into the rock.
+        precise float sy = py - (normal.y >= 0.0 ? 1.0 : normal.y) * depth;
         precise float sz = pz - normal.z * depth;
         // On the region's high sides the curtain reaches out to the cell's far face, where a
-        // neighbour's mesh begins.
+        // neighbour's mesh begins; but not upward (y) from a cell also on a side border (x or
+        // z), whose curtain must hang down.
+        bool side = c.x + 1 == push.start_min.x || c.x + 1 == push.region_max.x
+            || c.z + 1 == push.start_min.z || c.z + 1 == push.region_max.z;
         if (c.x + 1 == push.region_max.x) sx = float(c.x + 1);
-        if (c.y + 1 == push.region_max.y) sy = float(c.y + 1);
+        if (c.y + 1 == push.region_max.y && !side) sy = float(c.y + 1);
         if (c.z + 1 == push.region_max.z) sz = float(c.z + 1);
         uint skirt = vertex + 1u;
         vertices[6u * skirt + 0u] = sx;

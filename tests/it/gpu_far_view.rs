@@ -36,6 +36,10 @@ const HEIGHT: u32 = 270;
 const FAR: u32 = 32;
 /// How near (per channel, of 255) a pixel must be to magenta to count as the sky.
 const MAGENTA_TOLERANCE: u8 = 8;
+/// How near (per channel) a pixel must be to the fog's colour to count as wholly fogged.
+const FOG_TOLERANCE: i32 = 24;
+/// How near (in pixels) to a wholly fogged pixel the sky may show: the world's edge.
+const FOG_REACH: u32 = 3;
 
 /// Whether a pixel is the debug sky's magenta.
 fn magenta(pixel: [u8; 3]) -> bool {
@@ -44,11 +48,27 @@ fn magenta(pixel: [u8; 3]) -> bool {
         && pixel[2] >= 255 - MAGENTA_TOLERANCE
 }
 
+/// Whether a pixel is (nearly) the fog's colour, which is the sky's.
+fn fogged(pixel: [u8; 3]) -> bool {
+    let fog = sky_colour();
+    (0..3).all(|c| (i32::from(pixel[c]) - i32::from(fog[c])).abs() <= FOG_TOLERANCE)
+}
+
 /// The sky line of each column (the first row that is not magenta; the height when all is
-/// sky), and the holes: magenta pixels below it, as (column, row).
+/// sky), and the holes: magenta pixels below it, as (column, row), but those within
+/// [`FOG_REACH`] pixels of a pixel in the fog's colour. Those lie at the world's edge, past the
+/// view radius, where the ground is wholly in the fog: a hill top there may stand in front of
+/// nothing, but in a picture with the true sky the fog and the sky are one colour.
 fn sky_line_and_holes(picture: &Png) -> (Vec<u32>, Vec<(u32, u32)>) {
     let mut line = Vec::with_capacity(picture.width as usize);
     let mut holes = Vec::new();
+    let near_fog = |x: u32, y: u32| {
+        let xs = x.saturating_sub(FOG_REACH)..=(x + FOG_REACH).min(picture.width - 1);
+        xs.into_iter().any(|i| {
+            let ys = y.saturating_sub(FOG_REACH)..=(y + FOG_REACH).min(picture.height - 1);
+            ys.into_iter().any(|j| fogged(picture.pixel(i, j)))
+        })
+    };
     for x in 0..picture.width {
         let top = (0..picture.height)
             .find(|&y| !magenta(picture.pixel(x, y)))
@@ -56,11 +76,39 @@ fn sky_line_and_holes(picture: &Png) -> (Vec<u32>, Vec<(u32, u32)>) {
         line.push(top);
         holes.extend(
             (top..picture.height)
-                .filter(|&y| magenta(picture.pixel(x, y)))
+                .filter(|&y| magenta(picture.pixel(x, y)) && !near_fog(x, y))
                 .map(|y| (x, y)),
         );
     }
     (line, holes)
+}
+
+/// A flight: where the feet start, the look (yaw and pitch in degrees), when to take pictures.
+type Flight<'a> = ([f32; 3], (f32, f32), &'a [f64]);
+
+/// Runs flights across the level borders, pressing `KeyW` and `ShiftLeft` (60 m/s where the
+/// view looks), and fails on any hole in any picture.
+fn assert_no_hole_in_flights(name: &str, flights: &[Flight<'_>]) {
+    for (index, (feet, look, shots)) in flights.iter().enumerate() {
+        let dir = scratch(&format!("{name}-{index}"));
+        let (script, pictures) = flight_from(&dir, *feet, *look, &["KeyW", "ShiftLeft"], shots);
+        run_far(&script);
+        for path in &pictures {
+            let picture = Png::read(path, (WIDTH, HEIGHT));
+            let (line, holes) = sky_line_and_holes(&picture);
+            assert!(
+                holes.is_empty(),
+                "{}: sky below the sky line at {:?}",
+                path.display(),
+                &holes[..holes.len().min(20)]
+            );
+            assert!(
+                line.iter().any(|&y| y < HEIGHT),
+                "{}: no ground",
+                path.display()
+            );
+        }
+    }
 }
 
 /// A script flying `height` meters above the spawn point, looking along `yaw` and `pitch`
@@ -69,11 +117,28 @@ fn sky_line_and_holes(picture: &Png) -> (Vec<u32>, Vec<(u32, u32)>) {
 fn flight(
     dir: &Path,
     height: f32,
-    (yaw, pitch): (f32, f32),
+    look: (f32, f32),
     keys: &[&str],
     shots: &[f64],
 ) -> (PathBuf, Vec<PathBuf>) {
     let spawn = Generator::new(Generator::DEFAULT_SEED).spawn_point();
+    flight_from(
+        dir,
+        [spawn[0], spawn[1] + height, spawn[2]],
+        look,
+        keys,
+        shots,
+    )
+}
+
+/// [`flight`] from the feet at `feet`.
+fn flight_from(
+    dir: &Path,
+    feet: [f32; 3],
+    (yaw, pitch): (f32, f32),
+    keys: &[&str],
+    shots: &[f64],
+) -> (PathBuf, Vec<PathBuf>) {
     let pictures: Vec<PathBuf> = (0..shots.len())
         .map(|index| dir.join(format!("shot-{index}.png")))
         .collect();
@@ -88,7 +153,7 @@ fn flight(
     let script = json!({
         "terrain": {"world": {"seed": Generator::DEFAULT_SEED}},
         "player": {
-            "feet": [spawn[0], spawn[1] + height, spawn[2]],
+            "feet": feet,
             "yaw_degrees": yaw,
             "pitch_degrees": pitch,
             "mode": "fly",
@@ -163,21 +228,18 @@ fn the_far_view_shows_hills_into_the_fog_on_the_sky_line_and_no_hole() {
     // The terrain reaches into the fog: just below the sky line, the ground is nearly the
     // fog's colour (the sky's: fog of three quarters and more, some 800 m away at this radius)
     // in a good part of the columns (nearer hills hold the rest).
-    let fog = sky_colour().map(i32::from);
-    let fogged = line
+    let fogged_columns = line
         .iter()
         .enumerate()
-        .filter(|&(x, &y)| {
-            let pixel = picture.pixel(x as u32, (y + 1).min(HEIGHT - 1));
-            (0..3).all(|c| (i32::from(pixel[c]) - fog[c]).abs() <= 24)
-        })
+        .filter(|&(x, &y)| fogged(picture.pixel(x as u32, (y + 1).min(HEIGHT - 1))))
         .count();
     eprintln!(
-        "far view: sky line rows {low} to {high}, {fogged} of {WIDTH} columns fogged under it"
+        "far view: sky line rows {low} to {high}, {fogged_columns} of {WIDTH} columns fogged \
+         under it"
     );
     assert!(
-        fogged * 3 >= WIDTH as usize,
-        "{where_}: only {fogged} of {WIDTH} columns meet the fog at the sky line"
+        fogged_columns * 3 >= WIDTH as usize,
+        "{where_}: only {fogged_columns} of {WIDTH} columns meet the fog at the sky line"
     );
 }
 
@@ -188,27 +250,35 @@ fn a_flight_across_the_level_borders_never_shows_the_sky_through_the_ground() {
     }
     // Fast flight (60 m/s) for 3 s: the borders between levels (128, 256 and 512 m from the
     // player) move across the ground under the view, chunks split and join as the frames'
-    // streaming allows, and every picture is checked.
-    let dir = scratch("far-flight");
-    let shots = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0];
-    // Level flight 70 m up, the ground below the middle of the picture.
-    let (script, pictures) = flight(&dir, 70.0, (150.0, -2.0), &["KeyW", "ShiftLeft"], &shots);
-    run_far(&script);
-    for path in &pictures {
-        let picture = Png::read(path, (WIDTH, HEIGHT));
-        let (line, holes) = sky_line_and_holes(&picture);
-        assert!(
-            holes.is_empty(),
-            "{}: sky below the sky line at {:?}",
-            path.display(),
-            &holes[..holes.len().min(20)]
-        );
-        assert!(
-            line.iter().any(|&y| y < HEIGHT),
-            "{}: no ground",
-            path.display()
-        );
+    // streaming allows, and every picture is checked. Level flight 70 m up, the ground below
+    // the middle of the picture.
+    let spawn = Generator::new(Generator::DEFAULT_SEED).spawn_point();
+    let feet = [spawn[0], spawn[1] + 70.0, spawn[2]];
+    assert_no_hole_in_flights(
+        "far-flight",
+        &[(feet, (150.0, -2.0), &[0.5, 1.0, 1.5, 2.0, 2.5, 3.0])],
+    );
+}
+
+#[test]
+fn the_sky_shows_neither_where_a_side_skirt_meets_its_chunk_top_nor_under_a_steep_seam() {
+    if skip_gpu() {
+        return;
     }
+    assert_no_hole_in_flights(
+        "far-seams",
+        &[
+            // Diving 30° from 110 m: the ground crosses y = 0, a chunk's top, along level
+            // borders 260 to 560 m away. Side skirts there once rose to the chunk's top face
+            // instead of hanging down; and at 2.2 s a column half changed level (the chunks
+            // above the ground already of full detail, those below not yet) left a flat border
+            // between levels along the ground.
+            ([0.0, 110.0, 40.0], (300.0, -30.0), &[0.1, 0.7, 1.3, 2.2]),
+            // 80 m up, 10° down: the full-detail border 160 m ahead runs across a steep slope,
+            // where a skirt hung along the normal went down only 0.4 m.
+            ([-241.5, 80.0, 127.3], (300.0, -10.0), &[0.1]),
+        ],
+    );
 }
 
 /// The world renderer of a headless run.

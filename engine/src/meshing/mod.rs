@@ -28,14 +28,19 @@
 //! units deep. On its low sides a mesh reaches half a cell past the region's face (its border
 //! cells are the neighbour's), on its high sides it stops half a cell short: there the curtain
 //! reaches out to the face, so a neighbour of another level, whose mesh starts past the face,
-//! meets it from above.
+//! meets it from above. y is up: the curtain hangs `skirt` units down whatever the slope (along
+//! −normal, a steep slope's curtain would hardly go down at all, and the coarser neighbour's
+//! ground, which strays farthest from the finer one's on steep slopes, would show the sky under
+//! it), and leans into the ground as far as the normal does.
 //!
 //! ```text
 //!   boundary cell: a used cell whose index on some axis a is region.min[a] - 1 (low side) or
 //!                  region.max[a] - 1 (high side); it gets one skirt vertex right after its
-//!                  own, at vertex - normal * skirt, with the vertex's normal; on each axis a
-//!                  where it is on the high side, the skirt vertex's a is the cell's far face,
-//!                  cell[a] + 1
+//!                  own, with the vertex's normal n, at vertex - (n.x, 1, n.z) * skirt
+//!                  (vertex - n * skirt under an overhang, n.y < 0: into the rock); on each
+//!                  axis a where it is on the high side, the skirt vertex's a is the cell's far
+//!                  face, cell[a] + 1, except y for a cell also on an x or z border: a side's
+//!                  curtain hangs down even where the surface leaves the region's top
 //!   skirt quads:   per owned sign-changing edge p -> p + e_e and axis a != e (a = e + 1, then
 //!                  e + 2, mod 3), low side first: if p[a] == region.min[a] its two cells with
 //!                  a-index p[a] - 1, if p[a] == region.max[a] - 1 its two cells with a-index

@@ -90,6 +90,31 @@ impl Skirt {
     fn is_high(&self, cell: [usize; 3], axis: usize) -> bool {
         cell[axis] + 1 == self.max[axis]
     }
+
+    /// Whether cell `cell`'s skirt vertex lies on its far face along `axis` rather than below
+    /// its vertex: on the high border, except upward (y) for a cell also on a side border (x
+    /// or z), whose curtain must hang down.
+    #[inline]
+    fn reaches_face(&self, cell: [usize; 3], axis: usize) -> bool {
+        self.is_high(cell, axis)
+            && (axis != 1
+                || ![0, 2].into_iter().any(|side| {
+                    cell[side] + 1 == self.min[side] || cell[side] + 1 == self.max[side]
+                }))
+    }
+}
+
+/// How far a skirt vertex lies behind its vertex of normal `normal` along `axis`, per grid unit
+/// of depth: (n_x, 1, n_z), one unit down and into the ground as far as the normal leans, so
+/// that on a steep slope the curtain still reaches as far down as on flat ground; under an
+/// overhang (the normal pointing down) the normal itself, straight into the rock.
+#[inline]
+fn skirt_offset(normal: [f32; 3], axis: usize) -> f32 {
+    if axis == 1 && normal[1] >= 0.0 {
+        1.0
+    } else {
+        normal[axis]
+    }
 }
 
 impl SurfaceNets {
@@ -348,11 +373,11 @@ impl SurfaceNets {
                             let depth = skirt.depth;
                             let cell = [x, y, z];
                             mesh.positions.push(std::array::from_fn(|axis| {
-                                if skirt.is_high(cell, axis) {
+                                if skirt.reaches_face(cell, axis) {
                                     // Out to the face, where a neighbour's mesh begins.
                                     (cell[axis] + 1) as f32
                                 } else {
-                                    position[axis] - normal[axis] * depth
+                                    position[axis] - skirt_offset(normal, axis) * depth
                                 }
                             }));
                             mesh.normals.push(normal);
@@ -873,6 +898,99 @@ mod tests {
         assert_eq!(faces, [4 * 7, 4 * 7, 4 * 10, 4 * 10]);
     }
 
+    /// The skirt vertex of every boundary cell of `mesh` (meshed by `mesher` from a grid of
+    /// `dims` in `region`), with the cell and its own vertex's index.
+    fn skirt_vertices(
+        mesher: &SurfaceNets,
+        dims: [usize; 3],
+        region: GridRegion,
+    ) -> Vec<([usize; 3], usize)> {
+        let mut found = Vec::new();
+        for z in 0..dims[2] - 1 {
+            for y in 0..dims[1] - 1 {
+                for x in 0..dims[0] - 1 {
+                    let cell = [x, y, z];
+                    let border = (0..3)
+                        .any(|a| cell[a] + 1 == region.min[a] || cell[a] + 1 == region.max[a]);
+                    if let (true, Some(vertex)) = (border, mesher.vertex_of_cell(dims, cell)) {
+                        found.push((cell, vertex as usize));
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn a_skirt_on_a_steep_slope_hangs_its_whole_depth_down() {
+        // Ground rising 2 in 1 along x (63° steep): along its normal, a curtain 2 deep would
+        // go down only 0.9 and leave the sky under a coarser neighbour's ground showing.
+        let dims = [12, 26, 9];
+        let samples = sample_grid(dims, |[x, y, _]| 2.0 * x + 1.5 - y);
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        let depth = 2.0;
+        let (mesher, mesh) = meshed(&samples, dims, region, depth);
+        let skirts = skirt_vertices(&mesher, dims, region);
+        assert!(skirts.len() > 20, "{} border cells", skirts.len());
+        for (cell, vertex) in skirts {
+            let [p, n] = [mesh.positions[vertex], mesh.normals[vertex]];
+            assert!(
+                n[1] > 0.4 && n[1] < 0.5 && n[0] < -0.85,
+                "cell {cell:?}: normal {n:?}"
+            );
+            let skirt = mesh.positions[vertex + 1];
+            assert_eq!(skirt[1], p[1] - depth, "cell {cell:?}: {p:?} -> {skirt:?}");
+            // Into the slope as far as the normal leans, or out to a high side's face.
+            for axis in [0, 2] {
+                let high = cell[axis] + 1 == region.max[axis];
+                let expected = if high {
+                    (cell[axis] + 1) as f32
+                } else {
+                    p[axis] - n[axis] * depth
+                };
+                assert_eq!(skirt[axis], expected, "cell {cell:?}, axis {axis}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_side_skirt_hangs_down_where_the_ground_leaves_the_top_of_its_region() {
+        // Ground rising gently along z, leaving the region through its top (y) border: the
+        // cells on the top border and on a side (x) border hang their curtain down, not up to
+        // the top face, or the sky shows through the seam with a neighbour of another level.
+        let dims = [10, 10, 14];
+        let samples = sample_grid(dims, |[_, y, z]| 0.6 * z + 2.3 - y);
+        let region = GridRegion::owned_edges_of_padded_grid(dims);
+        let (mesher, mesh) = meshed(&samples, dims, region, 1.0);
+        let corners: Vec<_> = skirt_vertices(&mesher, dims, region)
+            .into_iter()
+            .filter(|(cell, _)| {
+                cell[1] + 1 == region.max[1]
+                    && (cell[0] + 1 == region.min[0] || cell[0] + 1 == region.max[0])
+            })
+            .collect();
+        assert!(
+            !corners.is_empty(),
+            "the ground crosses the top border at the sides"
+        );
+        for (cell, vertex) in corners {
+            let (p, skirt) = (mesh.positions[vertex], mesh.positions[vertex + 1]);
+            assert_eq!(skirt[1], p[1] - 1.0, "cell {cell:?}: {p:?} -> {skirt:?}");
+        }
+        // Inside the top border, away from the sides, the curtain reaches up to the top face,
+        // where the mesh above begins.
+        let top = skirt_vertices(&mesher, dims, region)
+            .into_iter()
+            .find(|(cell, _)| {
+                cell[1] + 1 == region.max[1]
+                    && [0, 2]
+                        .iter()
+                        .all(|&a| cell[a] + 1 != region.min[a] && cell[a] + 1 != region.max[a])
+            });
+        let (cell, vertex) = top.expect("a top border cell away from the sides");
+        assert_eq!(mesh.positions[vertex + 1][1], (cell[1] + 1) as f32);
+    }
+
     #[test]
     fn skirts_add_to_the_plain_mesh_and_change_nothing_of_it() {
         let sphere = |[x, y, z]: [f32; 3]| {
@@ -912,8 +1030,8 @@ mod tests {
 
                 let depth = 1.75;
                 let (_, skirted) = meshed(&samples, dims, region, depth);
-                // A skirt vertex follows its cell's, hangs `depth` along its normal and is
-                // no cell's own; the others are the plain mesh's, in order.
+                // A skirt vertex follows its cell's, hangs `depth` down and in along its
+                // normal and is no cell's own; the others are the plain mesh's, in order.
                 let mut own = Vec::new();
                 let mut remap = vec![u32::MAX; skirted.positions.len()];
                 let mut skirt_vertices = HashSet::new();
@@ -922,10 +1040,12 @@ mod tests {
                     remap[index] = own.len() as u32;
                     own.push(index);
                     let [p, n] = [skirted.positions[index], skirted.normals[index]];
-                    // Hung along the normal, or on a high side out to the cell's far face.
+                    // Hung down and along the normal, or on a high side out to the cell's far
+                    // face.
                     let hung = |next: [f32; 3]| {
                         (0..3).all(|a| {
-                            next[a] == p[a] - n[a] * depth || next[a] == p[a].floor() + 1.0
+                            next[a] == p[a] - skirt_offset(n, a) * depth
+                                || next[a] == p[a].floor() + 1.0
                         })
                     };
                     match skirted.positions.get(index + 1) {

@@ -22,9 +22,12 @@
 //!
 //! **No holes while levels change.** A chunk that is no longer wanted because its region is
 //! now wanted at another level stays loaded (and drawn) until every chunk replacing it is
-//! loaded; then it goes in the same plan. Loads come a budget at a time, nearest first (full
-//! detail around the viewer first, then the coarse levels outward), so the ground under the
-//! viewer is there in the first frames and a turn of the head never stalls a frame.
+//! loaded; then it goes in the same plan. The chunks of a column (one level's, the view's
+//! height) go together, once all of them are replaced: a column half replaced would put a flat
+//! border between two levels where the ground, lying flat, may run along it, a crack no skirt
+//! covers. Loads come a budget at a time, nearest first (full detail around the viewer first,
+//! then the coarse levels outward), so the ground under the viewer is there in the first
+//! frames and a turn of the head never stalls a frame.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashSet};
@@ -97,6 +100,23 @@ pub fn centre_distance(coord: ChunkCoord, viewer: [f64; 3]) -> f64 {
         .map(|axis| (centre[axis] - viewer[axis]).powi(2))
         .sum::<f64>()
         .sqrt()
+}
+
+/// How far the chunks replacing a chunk that is no longer wanted have come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replacement {
+    /// None is wanted: the chunk lies at the view's edge, kept by the hysteresis.
+    None,
+    /// Some are not loaded yet: the chunk stays, and is drawn, meanwhile.
+    Loading,
+    /// All are loaded.
+    Loaded,
+}
+
+/// The column of chunks of one level that `coord` stands in: one level of detail from the
+/// bottom of the view to its top ([`ground_distance`] decides the split).
+fn column(coord: ChunkCoord) -> (i32, i32, u8) {
+    (coord.x, coord.z, coord.level)
 }
 
 /// What to do this frame.
@@ -281,14 +301,29 @@ impl Streamer {
         self.split = split;
         self.loaded.extend(load.iter().copied());
         let unload: Vec<ChunkCoord> = self.with_wanted(viewer, REPLAN_STEP, |wanted| {
-            self.loaded
+            // The chunks no longer wanted, and how far their replacements have come. A
+            // column's chunks go together, once every one of them that is being replaced is:
+            // a column half replaced would leave a flat border between two levels, which the
+            // ground, lying flat, may cross along its length.
+            let leaving: Vec<(ChunkCoord, Replacement)> = self
+                .loaded
                 .iter()
                 .copied()
                 .filter(|coord| !wanted.set.contains(coord))
-                .filter(|&coord| {
+                .map(|coord| (coord, self.replacement(coord, wanted)))
+                .collect();
+            let waiting: HashSet<(i32, i32, u8)> = leaving
+                .iter()
+                .filter(|(_, replacement)| *replacement == Replacement::Loading)
+                .map(|(coord, _)| column(*coord))
+                .collect();
+            leaving
+                .into_iter()
+                .filter(|&(coord, replacement)| {
                     centre_distance(coord, position) > reach + coord.span()
-                        || self.replaced(coord, wanted)
+                        || (replacement == Replacement::Loaded && !waiting.contains(&column(coord)))
                 })
+                .map(|(coord, _)| coord)
                 .collect()
         });
         for coord in &unload {
@@ -299,15 +334,21 @@ impl Streamer {
         StreamPlan { load, unload }
     }
 
-    /// Whether the chunks wanted in place of `coord` (its region at another level) are all
-    /// loaded: a coarser chunk holding it, or the finer ones inside it. False when none is
-    /// wanted (it is at the edge of the view, kept by the hysteresis).
-    fn replaced(&self, coord: ChunkCoord, wanted: &Wanted) -> bool {
+    /// How far the chunks wanted in place of `coord` (its region at another level: a coarser
+    /// chunk holding it, or the finer ones inside it) have come.
+    fn replacement(&self, coord: ChunkCoord, wanted: &Wanted) -> Replacement {
+        let state = |loaded: bool| {
+            if loaded {
+                Replacement::Loaded
+            } else {
+                Replacement::Loading
+            }
+        };
         let mut ancestor = coord;
         while ancestor.level < MAX_LEVEL {
             ancestor = ancestor.parent();
             if wanted.set.contains(&ancestor) {
-                return self.loaded.contains(&ancestor);
+                return state(self.loaded.contains(&ancestor));
             }
         }
         let mut any = false;
@@ -315,14 +356,18 @@ impl Streamer {
         while let Some(inside) = stack.pop() {
             if wanted.set.contains(&inside) {
                 if !self.loaded.contains(&inside) {
-                    return false;
+                    return Replacement::Loading;
                 }
                 any = true;
             } else if wanted.split.contains(&inside) {
                 stack.extend(inside.children());
             }
         }
-        any
+        if any {
+            Replacement::Loaded
+        } else {
+            Replacement::None
+        }
     }
 
     /// How many chunks in view of `viewer` are not loaded yet (0 for a viewer at a position
@@ -612,6 +657,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_column_changes_level_in_one_plan_leaving_no_flat_border_between_levels() {
+        // Loads a few at a time while the viewer walks: a chunk replaced by another level's
+        // goes in the same plan as the chunks above and below it of its level that are being
+        // replaced too, so no flat border between two levels ever stands, not even for a
+        // frame: the ground, lying flat, would run along it.
+        let mut streamer = Streamer::new(16);
+        let mut viewer = [0.0f32, 10.0, 0.0];
+        while !streamer.plan(viewer, 1000).load.is_empty() {}
+        let mut replaced = 0;
+        for step in 0..16 {
+            viewer[0] += 20.0;
+            viewer[2] += 7.0;
+            for plans in 0.. {
+                let plan = streamer.plan(viewer, 6);
+                let wanted: HashSet<ChunkCoord> = streamer.in_view(viewer).into_iter().collect();
+                let position = viewer.map(f64::from);
+                for gone in &plan.unload {
+                    if centre_distance(*gone, position) > streamer.reach() + gone.span() {
+                        continue;
+                    }
+                    replaced += 1;
+                    for dy in [-1, 1] {
+                        let beside = ChunkCoord::at_level(gone.x, gone.y + dy, gone.z, gone.level);
+                        assert!(
+                            !streamer.is_loaded(beside) || wanted.contains(&beside),
+                            "step {step}, plan {plans}: {gone:?} went, {beside:?} stays"
+                        );
+                    }
+                }
+                if plan.load.is_empty() && plan.unload.is_empty() {
+                    break;
+                }
+            }
+        }
+        assert!(
+            replaced > 100,
+            "{replaced} chunks replaced by another level"
+        );
     }
 
     #[test]
