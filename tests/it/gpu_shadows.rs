@@ -1212,7 +1212,8 @@ fn no_light_leaks_under_a_resting_cube() {
 /// with shadows off. Until the levels of detail it was the picture `77243d4` drew, the last
 /// commit before shadows and occlusion existed, and this test held shadows off to it pixel
 /// for pixel; the levels of detail (the terrain beyond 128 m at half the detail, the
-/// meshes' skirts) changed the far ground, so the picture is now the one `522dda1` drew, with
+/// meshes' skirts) changed the far ground, so the picture is now the one `cdcdf70` drew (the
+/// skirts hung straight down: 814 pixels of the far ground differ from `522dda1`'s), with
 /// shadows off: the test holds that path to it.
 const SHADOWS_OFF_PICTURE: &str = "tests/it/pictures/showcase_shadows_off_320x180.png";
 
