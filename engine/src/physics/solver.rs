@@ -648,6 +648,9 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
                 mover_a.inverse_mass,
                 mover_b.inverse_mass,
             );
+            // Where each body's last contact was found in its warm list: a group's contacts
+            // come body by body in point order.
+            let mut from = [0usize; 2];
             for contact in plan.contacts(shared.jobs) {
                 let sign = if contact.body == first { 1.0 } else { -1.0 };
                 let key = ContactKey {
@@ -655,7 +658,9 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
                     other: (contact.other != NONE).then(|| bodies.handle(contact.other as usize)),
                     point: contact.feature,
                 };
-                let warm = shared.warm.get(&key);
+                let warm = shared
+                    .warm
+                    .get_from(&key, &mut from[usize::from(contact.body != first)]);
                 let rows = contact_rows(contact, sign, &mover_a, &mover_b, warm);
                 bundle.push_contact(lane, &rows, Some(key), sign);
             }

@@ -56,8 +56,9 @@ pub struct ContactPush {
 }
 
 /// The pushes of last step's touching contacts, kept per body: by the slot of the key's body,
-/// each list sorted by the other side and the point. A contact is found by a binary search in
-/// its body's list; the solver hands in the awake bodies' new lists after the solve (the lists
+/// each list sorted by the other side and the point. A contact is found in its body's list
+/// stepping on from where that body's last contact was (a group's contacts come in point
+/// order), with a binary search only past a few steps; the solver hands in the awake bodies' new lists after the solve (the lists
 /// are swapped, not copied), so keeping them costs no hashing and no copying on the serial
 /// path of a step.
 #[derive(Debug, Default)]
@@ -77,14 +78,48 @@ fn order(key: &ContactKey) -> u128 {
 }
 
 impl WarmStarts {
-    /// Last step's pushes of the contact `key` (normal, friction on `key.body`).
-    #[inline]
+    /// Last step's pushes of the contact `key` (normal, friction on `key.body`), by a binary
+    /// search: what [`WarmStarts::get_from`] must agree with.
+    #[cfg(test)]
     pub fn get(&self, key: &ContactKey) -> Option<(f64, Vector)> {
         let list = self.by_slot.get(key.body.index() as usize)?;
         let at = list
             .binary_search_by(|push| order(&push.key).cmp(&order(key)))
             .ok()?;
         let push = &list[at];
+        (push.key.body == key.body).then_some((push.normal, push.friction))
+    }
+
+    /// Last step's pushes of the contact `key` (normal, friction on `key.body`), for keys asked
+    /// in order: `from` is where in `key.body`'s list the
+    /// last key of that body was found, or would have been (0 to start), and becomes this
+    /// key's. A group's contacts come in point order, so the next key is nearly always at or
+    /// just past it: a few steps forward instead of a binary search over the list. The same
+    /// answer whatever `from` holds.
+    #[inline]
+    pub fn get_from(&self, key: &ContactKey, from: &mut usize) -> Option<(f64, Vector)> {
+        /// How far to step forward before searching the rest.
+        const STEPS: usize = 4;
+        let list = self.by_slot.get(key.body.index() as usize)?;
+        let target = order(key);
+        let start = if list
+            .get(*from)
+            .is_some_and(|push| order(&push.key) <= target)
+        {
+            *from
+        } else {
+            0
+        };
+        let mut at = start;
+        let end = list.len().min(start + STEPS);
+        while at < end && order(&list[at].key) < target {
+            at += 1;
+        }
+        if at == end && at < list.len() {
+            at += list[at..].partition_point(|push| order(&push.key) < target);
+        }
+        *from = at;
+        let push = list.get(at).filter(|push| order(&push.key) == target)?;
         (push.key.body == key.body).then_some((push.normal, push.friction))
     }
 
@@ -152,6 +187,59 @@ pub(crate) fn sort_list(list: &mut [ContactPush]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lookup_from_where_the_last_ended_finds_what_a_search_finds() {
+        let body = BodyHandle::new(2, 1);
+        let mut warm = WarmStarts::default();
+        let mut list: Vec<ContactPush> = (0..40u32)
+            .map(|i| ContactPush {
+                key: ContactKey {
+                    body,
+                    other: (i % 3 != 0).then(|| BodyHandle::new(i % 5, 0)),
+                    point: (i * 7 % 23) | if i % 4 == 0 { OTHER_POINT } else { 0 },
+                },
+                normal: f64::from(i),
+                friction: [f64::from(i), 0.0, 1.0],
+            })
+            .collect();
+        sort_list(&mut list);
+        list.dedup_by_key(|push| order(&push.key));
+        warm.put(body, &mut list);
+        // Keys in order, out of order, present and missing, from every starting place.
+        let mut asked: Vec<ContactKey> = Vec::new();
+        for other in [
+            None,
+            Some(BodyHandle::new(1, 0)),
+            Some(BodyHandle::new(4, 0)),
+        ] {
+            for point in [0, 3, 7, 14, 21, 22, 40, OTHER_POINT, OTHER_POINT | 7] {
+                asked.push(ContactKey { body, other, point });
+            }
+        }
+        asked.sort();
+        let scrambled: Vec<ContactKey> = asked.iter().rev().step_by(2).copied().collect();
+        for keys in [&asked, &scrambled] {
+            for start in [0, 5, 17, 1000] {
+                let mut from = start;
+                for key in keys.iter() {
+                    assert_eq!(warm.get_from(key, &mut from), warm.get(key), "{key:?}");
+                }
+            }
+        }
+        let found = asked.iter().filter(|key| warm.get(key).is_some()).count();
+        assert!(
+            found > 5 && found < asked.len(),
+            "{found} of {}",
+            asked.len()
+        );
+        // Another body's keys are never found in this body's list.
+        let stranger = ContactKey {
+            body: BodyHandle::new(2, 2),
+            ..asked[0]
+        };
+        assert_eq!(warm.get_from(&stranger, &mut 0), None);
+    }
 
     #[test]
     fn the_one_number_order_is_the_order_of_other_side_then_point() {
