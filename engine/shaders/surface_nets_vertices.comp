@@ -4,7 +4,8 @@
 // operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs; a cell on the
 // region's border with a skirt (flag 2) its skirt vertex right after, vertex - (n.x, 1, n.z) *
 // depth (vertex - n * depth where n.y < 0; on the high sides out to the cell's far face, but
-// up) with the same normal: the rule in engine/src/meshing/mod.rs. `precise`
+// never up to the top face from a cell on a side border) with the same normal: the rule in
+// engine/src/meshing/mod.rs. `precise`
 // keeps the compiler from fusing or reordering, so on an IEEE device (lavapipe) the result is
 // the CPU's to the bit, and quads pick the same diagonals.
 

@@ -56,11 +56,11 @@ pub struct ContactPush {
 }
 
 /// The pushes of last step's touching contacts, kept per body: by the slot of the key's body,
-/// each list sorted by the other side and the point. A contact is found in its body's list
+/// each list sorted by the other side and the point. A contact is found in its body's list by
 /// stepping on from where that body's last contact was (a group's contacts come in point
-/// order), with a binary search only past a few steps; the solver hands in the awake bodies' new lists after the solve (the lists
-/// are swapped, not copied), so keeping them costs no hashing and no copying on the serial
-/// path of a step.
+/// order), with a binary search only past a few steps; the solver hands in the awake bodies'
+/// new lists after the solve (the lists are swapped, not copied), so keeping them costs no
+/// hashing and no copying on the serial path of a step.
 #[derive(Debug, Default)]
 pub(crate) struct WarmStarts {
     by_slot: Vec<Vec<ContactPush>>,
@@ -91,11 +91,10 @@ impl WarmStarts {
     }
 
     /// Last step's pushes of the contact `key` (normal, friction on `key.body`), for keys asked
-    /// in order: `from` is where in `key.body`'s list the
-    /// last key of that body was found, or would have been (0 to start), and becomes this
-    /// key's. A group's contacts come in point order, so the next key is nearly always at or
-    /// just past it: a few steps forward instead of a binary search over the list. The same
-    /// answer whatever `from` holds.
+    /// in order: `from` is where in `key.body`'s list the last key of that body was found, or
+    /// would have been (0 to start), and becomes this key's. A group's contacts come in point
+    /// order, so the next key is nearly always at or just past it: a few steps forward instead
+    /// of a binary search over the list. The same answer whatever `from` holds.
     #[inline]
     pub fn get_from(&self, key: &ContactKey, from: &mut usize) -> Option<(f64, Vector)> {
         /// How far to step forward before searching the rest.
