@@ -6,6 +6,7 @@
 // so on an IEEE device (lavapipe) the result is the CPU's to the bit.
 
 #include "marching_cubes.glsl"
+#include "crossing.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -47,7 +48,7 @@ void main() {
     int end = start + strides[axis];
     float first = samples[start];
     float second = samples[end];
-    precise float t = first / (first - second);
+    precise float t = crossing(first, second);
 
     precise float along_position = float(place[axis]) + t;
     vec3 position = vec3(place);

@@ -10,6 +10,7 @@
 // the CPU's to the bit, and quads pick the same diagonals.
 
 #include "surface_nets.glsl"
+#include "crossing.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -80,7 +81,7 @@ void main() {
         for (int lane = 0; lane < 4; lane++) {
             float first = firsts[axis][lane];
             float second = seconds[axis][lane];
-            precise float at = first / (first - second);
+            precise float at = crossing(first, second);
             bool changed = (first > 0.0) != (second > 0.0);
             changes[axis][lane] = changed ? 1.0 : 0.0;
             crossings[axis][lane] = changed ? at : 0.0;

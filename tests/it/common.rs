@@ -348,9 +348,9 @@ pub fn resident_mesh(
 }
 
 /// Asserts that the arenas hold, for loaded chunk `coord`, the CPU mesher's mesh of its padded
-/// grid as the world's edits now give it, with the skirt the game meshes it with, to the bit
-/// (or no mesh, where the CPU finds no surface). `readback` is the arenas read back after the
-/// meshing.
+/// grid as the world's edits now give it, with the skirt the game meshes it with, in its order
+/// and to the bit on an IEEE device (`meshes::assert_same`), or no mesh, where the CPU finds no
+/// surface. `readback` is the arenas read back after the meshing.
 pub fn assert_chunk_meshed_as_the_cpu(
     world: &mut blockfall_game::render::world::WorldRenderer,
     readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
@@ -375,14 +375,18 @@ pub fn assert_chunk_meshed_as_the_cpu(
         None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
         Some(chunk) => {
             let (vertices, indices) = resident_mesh(readback, chunk);
-            let cpu_vertices: Vec<u32> = cpu
-                .positions
-                .iter()
-                .zip(&cpu.normals)
-                .flat_map(|(p, n)| p.iter().chain(n).map(|v| v.to_bits()).collect::<Vec<_>>())
-                .collect();
-            assert_eq!(vertices, cpu_vertices, "{key:?}: vertices");
-            assert_eq!(indices, cpu.indices, "{key:?}: indices");
+            let float = |at: usize| f32::from_bits(vertices[at]);
+            let vertex_count = vertices.len() / 6;
+            let gpu = SurfaceMesh {
+                positions: (0..vertex_count)
+                    .map(|v| [float(6 * v), float(6 * v + 1), float(6 * v + 2)])
+                    .collect(),
+                normals: (0..vertex_count)
+                    .map(|v| [float(6 * v + 3), float(6 * v + 4), float(6 * v + 5)])
+                    .collect(),
+                indices,
+            };
+            blockfall_test_support::meshes::assert_same(&cpu, &gpu, &format!("{key:?}"));
         }
     }
 }

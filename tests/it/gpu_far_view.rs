@@ -2,7 +2,7 @@
 //! scripted headless runs (`blockfall --script`, validated) with the sky cleared to magenta
 //! (`--debug-sky`: the fog keeps the sky's colour), so that any hole in the terrain, a crack
 //! between two levels say, is a magenta pixel below the sky line; and an edit at a level
-//! border meshed again at every level it touches, to the bit of the CPU's meshes.
+//! border meshed again at every level it touches as the CPU meshes it (to the bit on lavapipe).
 //!
 //! * **The sky line** of a picture is, in each column, the first pixel from the top that is
 //!   not magenta. Below it nothing may be magenta: that would be the sky seen through the
@@ -376,8 +376,8 @@ fn a_dig_at_a_level_border_meshes_every_level_it_touches_as_the_cpu_does() {
             "{coord:?} changed and was not meshed again"
         );
     }
-    // The chunks meshed again hold the CPU mesher's mesh of the edited ground, to the bit, at
-    // every level.
+    // The chunks meshed again hold the CPU mesher's mesh of the edited ground at every level
+    // (to the bit on an IEEE device).
     let readback = world.meshes_mut().read_back().unwrap();
     for coord in &report.remeshed {
         assert_chunk_meshed_as_the_cpu(world, &readback, *coord);

@@ -1214,8 +1214,13 @@ fn no_light_leaks_under_a_resting_cube() {
 /// for pixel; the levels of detail (the terrain beyond 128 m at half the detail, the
 /// meshes' skirts) changed the far ground, so the picture is now the one `cdcdf70` drew (the
 /// skirts hung straight down: 814 pixels of the far ground differ from `522dda1`'s), with
-/// shadows off: the test holds that path to it.
+/// shadows off: the test holds that path to it, pixel for pixel on lavapipe (which drew it);
+/// on any other device within what its rasterising and rounding may change.
 const SHADOWS_OFF_PICTURE: &str = "tests/it/pictures/showcase_shadows_off_320x180.png";
+
+/// A channel difference past which a pixel counts as changed outright rather than rounded or
+/// filtered differently, on a device other than the reference's (lavapipe).
+const FAR_OFF: u8 = 48;
 
 #[test]
 fn shadows_off_draws_its_reference_picture_pixel_for_pixel() {
@@ -1237,18 +1242,35 @@ fn shadows_off_draws_its_reference_picture_pixel_for_pixel() {
         (320, 180),
     );
     let off = Png::read(&picture, (320, 180));
-    let differing = before
+    // Each pixel's largest difference in a colour channel.
+    let differences: Vec<u8> = before
         .bytes
         .chunks_exact(4)
         .zip(off.bytes.chunks_exact(4))
-        .filter(|(a, b)| a != b)
-        .count();
-    assert_eq!(
-        differing,
-        0,
-        "{differing} of {} pixels differ from the reference picture with shadows off ({})",
+        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
+        .collect();
+    let differing = differences.iter().filter(|&&d| d > 0).count();
+    let far_off = differences.iter().filter(|&&d| d > FAR_OFF).count();
+    let mean = differences.iter().map(|&d| f64::from(d)).sum::<f64>() / differences.len() as f64;
+    let ran = format!("{}{}", text(&output.stdout), text(&output.stderr));
+    let summary = format!(
+        "{differing} of {} pixels differ from the reference picture with shadows off, {far_off} \
+         by more than {FAR_OFF} in a channel, by {mean:.2} on average ({})",
         320 * 180,
         picture.display()
     );
+    eprintln!("{summary}");
+    if ran.contains(" frames on llvmpipe") {
+        // The device that drew the reference: the same picture, pixel for pixel.
+        assert_eq!(differing, 0, "{summary}");
+    } else {
+        // Another device rasterises, filters textures and rounds in its own way, as Vulkan lets
+        // it: the picture within a few levels, and no more than an edge's worth of pixels
+        // changed outright.
+        assert!(
+            far_off <= differences.len() / 50 && mean <= 3.0,
+            "{summary}: more than another device's rasterising and rounding explain"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -149,7 +149,7 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
         );
     }
     // The touched chunks hold the CPU mesher's mesh of the edited ground, with the skirt the
-    // game gives them, to the bit.
+    // game gives them (to the bit on an IEEE device).
     for coord in &changed {
         assert_chunk_meshed_as_the_cpu(world, &after, *coord);
     }

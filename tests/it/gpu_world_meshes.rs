@@ -150,7 +150,7 @@ fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
         let what = format!("chunk {coord:?}");
         // The GPU's vertices in the CPU's order: vertex i's light is that at the CPU's vertex i.
         let comparison = compare(&cpu, &chunk_mesh(&readback, chunk), &what);
-        assert!(comparison.identical, "{what}: the CPU's vertices in order");
+        assert!(comparison.same(), "{what}: the CPU's vertices in order");
         let expected: Vec<f32> = cpu
             .positions
             .iter()

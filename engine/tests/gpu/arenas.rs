@@ -81,8 +81,8 @@ fn chunks_meshed_into_the_arenas_equal_the_cpu_meshes() {
     expected.remove(&[3, -3, 7, 0]);
     let identical_after = check_resident(&mut meshes, &expected, "remeshed");
     eprintln!(
-        "{} chunks equal the CPU's ({identical} to the bit), after remeshing and unloading {} \
-         ({identical_after} to the bit); vertex arena {} of {} vertices, index arena {} of {} \
+        "{} chunks equal the CPU's ({identical} in its order), after remeshing and unloading {} \
+         ({identical_after} in its order); vertex arena {} of {} vertices, index arena {} of {} \
          indices",
         grids.len(),
         expected.len(),

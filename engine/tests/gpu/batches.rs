@@ -160,8 +160,8 @@ fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
     ];
     // A labelled, timed pass around each pass of every chunk.
     assert_timed_passes(&gpu, &mut frames, &passes, "a batch's write frame");
-    let identical = check_resident(&mut batched, &expected, "a batch of 8");
-    assert_eq!(identical, expected.len(), "the CPU's meshes to the bit");
+    let same = check_resident(&mut batched, &expected, "a batch of 8");
+    assert_eq!(same, expected.len(), "the CPU's meshes in its order");
     check_resident(&mut single, &expected, "one by one");
     assert_same_readback(
         &batched.read_back().unwrap(),
@@ -188,8 +188,8 @@ fn a_batch_is_the_same_bytes_as_its_chunks_meshed_one_by_one() {
     for (key, grid) in keys.iter().zip(&grids) {
         expected.insert(*key, grid);
     }
-    let identical = check_resident(&mut batched, &expected, "a batch of 20");
-    assert_eq!(identical, expected.len(), "the CPU's meshes to the bit");
+    let same = check_resident(&mut batched, &expected, "a batch of 20");
+    assert_eq!(same, expected.len(), "the CPU's meshes in its order");
     assert_same_readback(
         &batched.read_back().unwrap(),
         &single.read_back().unwrap(),

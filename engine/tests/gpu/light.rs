@@ -60,7 +60,7 @@ fn each_vertex_is_lit_by_the_cpus_blend_of_its_light_grid() {
         // CPU's vertex i.
         let comparison = compare(&cpu, &chunk_mesh(&readback, chunk), "lit");
         assert!(
-            comparison.identical,
+            comparison.same(),
             "chunk {key:?}: the CPU's vertices in its order"
         );
         let light = chunk_light(&readback, chunk);

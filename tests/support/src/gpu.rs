@@ -10,9 +10,10 @@
 //! turns that into a skip; CI never sets it.
 
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use blockfall_engine::gpu::{Gpu, GpuDesc};
+use blockfall_engine::gpu::{vk, Adapter, Gpu, GpuDesc};
 
 /// The process's GPUs, each made the first time a test asks for it (an error kept as text, so
 /// that every later test reports the same one).
@@ -68,6 +69,25 @@ impl DerefMut for GpuTurn {
     }
 }
 
+/// Whether a device's shader arithmetic is IEEE 754's to the bit: lavapipe (Mesa's llvmpipe on
+/// the CPU) rounds every operation as the CPU does and fuses none that a shader marks `precise`.
+/// The meshing shaders are written operation for operation as the CPU meshers, so there their
+/// results are the CPU's bits. Vulkan lets other devices differ: a division to 2.5 ULP, a square
+/// root through an approximate reciprocal, denormals flushed (an H200 gives normals 1 ULP off
+/// the CPU's). There the tests hold the GPU's floats to the CPU's within the tolerances of
+/// [`crate::meshes`] and everything else (counts, order, indices) exactly.
+pub fn ieee_arithmetic(adapter: &Adapter) -> bool {
+    adapter.device_type == vk::PhysicalDeviceType::CPU && adapter.name.starts_with("llvmpipe")
+}
+
+/// Whether the GPU the tests run on computes IEEE's bits ([`ieee_arithmetic`]); true until the
+/// process's GPU is made. What [`crate::meshes::Comparison::same`] holds a mesh to.
+pub fn exact_arithmetic() -> bool {
+    EXACT.load(Ordering::Relaxed)
+}
+
+static EXACT: AtomicBool = AtomicBool::new(true);
+
 /// Whether GPU tests were told to skip (never in CI).
 pub fn skip_gpu() -> bool {
     std::env::var("BLOCKFALL_SKIP_GPU").is_ok_and(|v| v == "1")
@@ -105,10 +125,15 @@ fn shared(vulkan_1_2_path: bool) -> Option<GpuTurn> {
         .map_err(|error| error.to_string())
     });
     match made {
-        Ok(_) => Some(GpuTurn {
-            gpus,
-            vulkan_1_2: vulkan_1_2_path,
-        }),
+        Ok(gpu) => {
+            if !ieee_arithmetic(&gpu.device.adapter) {
+                EXACT.store(false, Ordering::Relaxed);
+            }
+            Some(GpuTurn {
+                gpus,
+                vulkan_1_2: vulkan_1_2_path,
+            })
+        }
         Err(error) if skip_gpu() => {
             eprintln!("BLOCKFALL_SKIP_GPU=1: skipping a GPU test ({error})");
             None

@@ -16,6 +16,75 @@ pub struct Comparison {
     pub max_normal_deviation: f32,
     /// The same vertices and indices in the same order, to the bit.
     pub identical: bool,
+    /// Vertex i of each mesh is the other's vertex i (within the tolerances), and the indices
+    /// are the same: the CPU's mesh in the CPU's order.
+    pub in_order: bool,
+}
+
+impl Comparison {
+    /// Whether the GPU's mesh is the CPU's, vertex for vertex in its order, as closely as the
+    /// test GPU's arithmetic allows ([`crate::gpu::exact_arithmetic`]): to the bit on an IEEE
+    /// device (lavapipe), within [`POSITION_TOLERANCE`] and [`NORMAL_TOLERANCE`] on any other.
+    pub fn same(&self) -> bool {
+        if crate::gpu::exact_arithmetic() {
+            self.identical
+        } else {
+            self.in_order
+        }
+    }
+}
+
+/// Asserts that the GPU's mesh is the CPU's vertex for vertex in its order, with the same
+/// indices: to the bit where the test GPU's arithmetic is IEEE's
+/// ([`crate::gpu::exact_arithmetic`]), else each position within [`POSITION_TOLERANCE`] and
+/// normal within [`NORMAL_TOLERANCE`] of the CPU's at the same place. Names the first
+/// difference. No vertex is matched by where it lies, so meshes with vertices in one place (a
+/// marching-cubes crossing at a sample) compare too.
+pub fn assert_same(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) {
+    assert_eq!(
+        gpu.positions.len(),
+        cpu.positions.len(),
+        "{what}: vertex count"
+    );
+    assert_eq!(gpu.normals.len(), gpu.positions.len(), "{what}: normals");
+    assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
+    let exact = crate::gpu::exact_arithmetic();
+    let same = |a: [f32; 3], b: [f32; 3], tolerance: f32| {
+        if exact {
+            a.map(f32::to_bits) == b.map(f32::to_bits)
+        } else {
+            (0..3).all(|axis| (a[axis] - b[axis]).abs() <= tolerance)
+        }
+    };
+    let how = if exact {
+        "to the bit"
+    } else {
+        "within the tolerances"
+    };
+    for vertex in 0..cpu.positions.len() {
+        let (cpu_position, gpu_position) = (cpu.positions[vertex], gpu.positions[vertex]);
+        assert!(
+            same(gpu_position, cpu_position, POSITION_TOLERANCE),
+            "{what}: vertex {vertex} at {gpu_position:?} ({:?}), the CPU's at {cpu_position:?} \
+             ({:?}): not the same {how}",
+            gpu_position.map(f32::to_bits),
+            cpu_position.map(f32::to_bits)
+        );
+        let (cpu_normal, gpu_normal) = (cpu.normals[vertex], gpu.normals[vertex]);
+        assert!(
+            same(gpu_normal, cpu_normal, NORMAL_TOLERANCE),
+            "{what}: vertex {vertex} at {cpu_position:?} has normal {gpu_normal:?} ({:?}), the \
+             CPU's {cpu_normal:?} ({:?}): not the same {how}",
+            gpu_normal.map(f32::to_bits),
+            cpu_normal.map(f32::to_bits)
+        );
+    }
+    if let Some(index) = (0..cpu.indices.len()).find(|&i| gpu.indices[i] != cpu.indices[i]) {
+        panic!(
+            "{what}: index {index} is {} on the GPU, {} on the CPU",
+            gpu.indices[index], cpu.indices[index]
+        );
+    }
 }
 
 /// Matches every GPU vertex to the nearest CPU vertex (one to one, within
@@ -30,6 +99,17 @@ pub fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
     assert_eq!(gpu.normals.len(), gpu.positions.len(), "{what}: normals");
     assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
     let identical = gpu == cpu;
+    let near = |a: [f32; 3], b: [f32; 3], tolerance: f32| {
+        (0..3).all(|axis| (a[axis] - b[axis]).abs() <= tolerance)
+    };
+    let in_order = gpu.indices == cpu.indices
+        && (0..cpu.positions.len()).all(|vertex| {
+            near(
+                gpu.positions[vertex],
+                cpu.positions[vertex],
+                POSITION_TOLERANCE,
+            ) && near(gpu.normals[vertex], cpu.normals[vertex], NORMAL_TOLERANCE)
+        });
 
     // CPU vertices bucketed by the unit cube they lie in; a match lies in a neighbouring one.
     let bucket = |p: [f32; 3]| p.map(|v| v.floor() as i32);
@@ -110,6 +190,7 @@ pub fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
         max_position_deviation,
         max_normal_deviation,
         identical,
+        in_order,
     }
 }
 

@@ -83,6 +83,7 @@ pub fn compare_padded_grids(
     let region = GridRegion::owned_edges_of_padded_grid(dims);
     let mut totals = Comparison {
         identical: true,
+        in_order: true,
         ..Default::default()
     };
     let mut gpu_milliseconds = Vec::new();
@@ -103,6 +104,7 @@ pub fn compare_padded_grids(
             .max_normal_deviation
             .max(comparison.max_normal_deviation);
         totals.identical &= comparison.identical;
+        totals.in_order &= comparison.in_order;
         if !milliseconds.is_empty() {
             gpu_milliseconds.push(milliseconds);
         }
