@@ -84,8 +84,9 @@ impl std::fmt::Debug for WorkerPool {
 }
 
 /// A job handed to the worker threads: the caller's closure with its lifetime erased (see
-/// [`WorkerPool::run`] for why that is sound).
-struct Job(*const (dyn Fn() + Sync + 'static));
+/// [`WorkerPool::run`] for why that is sound). It is called with the thread's number: 0 for
+/// the calling thread, the worker's own (1, 2, …) for a worker.
+struct Job(*const (dyn Fn(usize) + Sync + 'static));
 
 // SAFETY: the closure behind the pointer is `Sync`, so calling it from another thread through a
 // shared reference is allowed; the pointer only travels to the workers while `run` keeps the
@@ -119,7 +120,7 @@ impl Workers {
                         // SAFETY: `run` keeps the closure alive until this thread has sent its
                         // report below.
                         let job = unsafe { &*job };
-                        let outcome = panic::catch_unwind(AssertUnwindSafe(job));
+                        let outcome = panic::catch_unwind(AssertUnwindSafe(|| job(number)));
                         if done_sender.send(outcome.err()).is_err() {
                             break;
                         }
@@ -250,7 +251,7 @@ impl WorkerPool {
         }
         drop(batch_sender);
         let results = Mutex::new(Vec::with_capacity(batch_count));
-        let work = || {
+        let work = |_thread: usize| {
             while let Ok((index, slice)) = batch_receiver.recv() {
                 let done: Vec<R> = slice.iter().map(&job).collect();
                 lock(&results).push((index, done));
@@ -281,6 +282,68 @@ impl WorkerPool {
     {
         let all = 0..items.len();
         self.for_each_in_stages(items, std::slice::from_ref(&all), job);
+    }
+
+    /// `job` applied to every item in place, each thread first the items whose `owner` is its
+    /// own number modulo the threads (in order), then helping with the others'. For work whose
+    /// data a thread already holds: the physics step gives each awake body's contact search to
+    /// the thread that solved its region the step before, which then builds the rows of those
+    /// contacts from its own cache. Which thread runs an item changes nothing else: the result
+    /// is the same for any owners and any number of threads, as [`WorkerPool::for_each_mut`]'s.
+    ///
+    /// Panics if `job` panicked on any item (with that panic's payload).
+    pub fn for_each_mut_owned<T, F>(&self, items: &mut [T], owner: impl Fn(usize) -> usize, job: F)
+    where
+        T: Send,
+        F: Fn(&mut T) + Sync,
+    {
+        let threads = self.threads;
+        if threads == 1 || items.len() <= 1 {
+            items.iter_mut().for_each(&job);
+            return;
+        }
+        // The items by owner (a counting sort, each owner's in order), and where each owner's
+        // run starts.
+        let mut starts = vec![0usize; threads + 1];
+        for at in 0..items.len() {
+            starts[owner(at) % threads + 1] += 1;
+        }
+        for share in 0..threads {
+            starts[share + 1] += starts[share];
+        }
+        let mut fill = starts.clone();
+        let mut order = vec![0u32; items.len()];
+        for at in 0..items.len() {
+            let share = owner(at) % threads;
+            order[fill[share]] = at as u32;
+            fill[share] += 1;
+        }
+        let items = Handout::new(items);
+        let cursors: Vec<CachePadded<AtomicUsize>> = (0..threads)
+            .map(|_| CachePadded::new(AtomicUsize::new(0)))
+            .collect();
+        let work = |thread: usize| {
+            for turn in 0..threads {
+                let share = (thread + turn) % threads;
+                let run = &order[starts[share]..starts[share + 1]];
+                let cursor = &cursors[share];
+                // Another's run is looked at before it is taken from (as the stages do).
+                if turn > 0 && cursor.load(Ordering::Relaxed) >= run.len() {
+                    continue;
+                }
+                loop {
+                    let at = cursor.fetch_add(1, Ordering::Relaxed);
+                    let Some(&item) = run.get(at) else {
+                        break;
+                    };
+                    // SAFETY: `order` names each item once, and each place of a run is handed
+                    // out once by its cursor, so no other thread holds this item.
+                    job(unsafe { items.take(item as usize) });
+                }
+            }
+        };
+        // Every item was taken once the threads return, and `run` waits for all of them.
+        self.run(work);
     }
 
     /// `job` applied to items stage after stage. Each stage is a range of `items` (a range may
@@ -338,9 +401,11 @@ impl WorkerPool {
             .map(|_| CachePadded::new(AtomicUsize::new(0)))
             .collect();
         let failed = AtomicBool::new(false);
-        let arrived = AtomicUsize::new(0);
-        let work = || {
-            let me = arrived.fetch_add(1, Ordering::Relaxed) % threads;
+        // Each thread starts with the share of its own number, so a share goes to the same
+        // thread from call to call (its items' data in that core's cache), whichever thread
+        // arrives first.
+        let work = |thread: usize| {
+            let me = thread % threads;
             for (index, (stage, finished)) in stages.iter().zip(&finished).enumerate() {
                 let count = stage.len();
                 let mut complete = false;
@@ -404,11 +469,13 @@ impl WorkerPool {
         self.run(work);
     }
 
-    /// Runs `work` on every thread of the pool (the caller's included) until all return, then
-    /// resumes the first panic, if there was one.
-    fn run<W: Fn() + Sync>(&self, work: W) {
+    /// Runs `work` on every thread of the pool (the caller's included), each with its number
+    /// (the caller 0, worker k k), until all return, then resumes the first panic, if there was
+    /// one. A call that runs alone calls `work(0)`: a job must get through every share from any
+    /// thread.
+    fn run<W: Fn(usize) + Sync>(&self, work: W) {
         let Some(workers) = &self.workers else {
-            work();
+            work(0);
             return;
         };
         let _busy = match workers.busy.try_lock() {
@@ -418,27 +485,28 @@ impl WorkerPool {
             Err(std::sync::TryLockError::WouldBlock) => {
                 // Another call has the threads (perhaps this is one of its jobs): alone gives
                 // the same result.
-                work();
+                work(0);
                 return;
             }
         };
-        let job: &(dyn Fn() + Sync) = &work;
+        let job: &(dyn Fn(usize) + Sync) = &work;
         // SAFETY: the lifetime is erased only to hand `work` to the workers. Every worker that
         // gets the job sends exactly one report after it has finished with it (a panic is
         // caught first), and this function receives one report per job sent before it returns
         // or unwinds: the caller's own share of the work runs under `catch_unwind` too. So no
         // worker touches `work` after this call ends.
         let job = unsafe {
-            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(
-                job,
-            )
+            std::mem::transmute::<
+                *const (dyn Fn(usize) + Sync + '_),
+                *const (dyn Fn(usize) + Sync + 'static),
+            >(job)
         };
         let sent = workers
             .senders
             .iter()
             .filter(|sender| sender.send(Job(job)).is_ok())
             .count();
-        let mine = panic::catch_unwind(AssertUnwindSafe(&work));
+        let mine = panic::catch_unwind(AssertUnwindSafe(|| work(0)));
         let mut first_panic = mine.err();
         for _ in 0..sent {
             match receive(&workers.done) {
@@ -674,6 +742,36 @@ mod tests {
             let expected: Vec<u32> = (0..500).map(|item| item * 2 + 1).collect();
             assert_eq!(items, expected);
         }
+    }
+
+    #[test]
+    fn owned_items_are_each_worked_once_whoever_owns_them() {
+        // Owners past the thread count, all on one thread, and spread: the same result.
+        let owners: [fn(usize) -> usize; 3] = [|at| at * 7 + 3, |_| 0, |at| at % 5];
+        for threads in [1, 2, 3] {
+            let pool = WorkerPool::new(threads).expect("a valid thread count");
+            for owner in owners {
+                let mut items: Vec<(u32, u32)> = (0..500).map(|item| (item, 0)).collect();
+                pool.for_each_mut_owned(&mut items, owner, |(item, times)| {
+                    *item = *item * 2 + 1;
+                    *times += 1;
+                });
+                let expected: Vec<(u32, u32)> = (0..500).map(|item| (item * 2 + 1, 1)).collect();
+                assert_eq!(items, expected, "{threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_an_owned_job_panics_the_caller_and_the_pool_works_on() {
+        let pool = WorkerPool::new(3).expect("three threads");
+        let mut items: Vec<u32> = (0..64).collect();
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.for_each_mut_owned(&mut items, |at| at, |item| assert_ne!(*item, 40, "item 40"));
+        }));
+        assert!(outcome.is_err(), "the job's panic reaches the caller");
+        pool.for_each_mut_owned(&mut items, |at| at, |item| *item += 1);
+        assert_eq!(items, (1..65).collect::<Vec<u32>>());
     }
 
     #[test]

@@ -356,6 +356,19 @@ impl Solver {
         }
     }
 
+    /// The thread of a pool of `threads` that solves awake body `index`'s region first in each
+    /// stage: a staged call gives item i to the thread of number i modulo the threads
+    /// ([`WorkerPool::for_each_in_stages`]).
+    pub fn thread_of(&self, index: usize, threads: usize) -> usize {
+        let region = self
+            .region_of
+            .get(index)
+            .map_or(0, |&region| region as usize);
+        self.region_item
+            .get(region)
+            .map_or(0, |&item| item % threads.max(1))
+    }
+
     /// Gives each awake body its region: the bodies in order along the axis they spread most
     /// along (ties by place), a body's region the share of all contacts that lies before it.
     fn cut(&mut self, middle: &impl Fn(usize) -> Vector) {

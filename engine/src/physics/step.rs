@@ -113,7 +113,16 @@ impl PhysicsWorld {
             epoch: *epoch,
             awake: &scratch.job_of,
         };
-        pool.for_each_mut(&mut scratch.jobs[..moving], |job| job.find(&scene));
+        let (owner, awake_bodies) = (&scratch.owner, &scratch.moving);
+        pool.for_each_mut_owned(
+            &mut scratch.jobs[..moving],
+            |job| {
+                owner
+                    .get(awake_bodies[job] as usize)
+                    .map_or(job, |&o| o as usize)
+            },
+            |job| job.find(&scene),
+        );
         for job in &mut scratch.jobs[..moving] {
             std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
         }
@@ -125,6 +134,10 @@ impl PhysicsWorld {
         solver.plan(&scratch.jobs[..moving], &scratch.job_of);
         let awake_bodies = &scratch.moving;
         solver.lay_out(|index| bodies.position[awake_bodies[index] as usize]);
+        scratch.owner.resize(bodies.len(), 0);
+        for (index, &body) in awake_bodies.iter().enumerate() {
+            scratch.owner[body as usize] = solver.thread_of(index, pool.threads()) as u32;
+        }
         times.plan = clock.lap();
         let shared = Shared {
             bodies,

@@ -59,6 +59,13 @@ pub(super) struct Scratch {
     pub job_of: Vec<u32>,
     /// Each job's fill cursor while the partner lists are made.
     pub local: Vec<u32>,
+    /// Per dense index: the worker thread that solved the body's region last step
+    /// ([`Solver::thread_of`]), which then finds its contacts this step and builds their rows
+    /// from its own cache. Only where work runs: stale or missing for a body just woken, which
+    /// changes nothing but speed.
+    ///
+    /// [`Solver::thread_of`]: super::solver::Solver::thread_of
+    pub owner: Vec<u32>,
     pub sweep: Sweep,
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
