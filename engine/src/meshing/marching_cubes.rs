@@ -413,6 +413,47 @@ mod tests {
     use blockfall_test_support::marching_cubes::{self as reference, area_of};
     use std::collections::HashMap;
 
+    /// What `engine/shaders/crossing.glsl` relies on: where the difference of two samples of
+    /// opposite signs is past 2^126 (beyond Vulkan's range for an exact-enough division), a
+    /// quarter of each gives the crossing the CPU computes from the whole samples, to the bit,
+    /// tiny and huge samples and every sign included.
+    #[test]
+    fn a_quarter_of_each_sample_crosses_where_the_whole_samples_do() {
+        let mut rng = crate::random::Rng::new(0x5eed_c405);
+        let limit = 2f32.powi(126);
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            // Magnitudes across the whole range, from denormals to f32::MAX, half of them
+            // from 2^125 up (where the differences pass 2^126).
+            let mut sample = || {
+                let low = if rng.one_in(2) { 0 } else { 0x7e00_0000 };
+                let magnitude = f32::from_bits((low + rng.below(0x7f80_0000 - low)) as u32);
+                if rng.one_in(2) {
+                    magnitude
+                } else {
+                    -magnitude
+                }
+            };
+            let (first, second) = (sample(), sample());
+            if (first > 0.0) == (second > 0.0) {
+                continue;
+            }
+            let difference = first - second;
+            if difference.abs() <= limit {
+                continue;
+            }
+            let whole = first / difference;
+            let quarter = (first * 0.25) / (difference * 0.25);
+            assert_eq!(
+                quarter.to_bits(),
+                whole.to_bits(),
+                "{first:e} to {second:e}: {quarter:e}, the whole samples' {whole:e}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{checked} crossings past 2^126");
+    }
+
     fn mesh_of(samples: &[f32], dims: [usize; 3], region: GridRegion) -> (SurfaceMesh, Vec<u32>) {
         let mut mesher = MarchingCubes::new();
         let mut mesh = SurfaceMesh::new();

@@ -147,6 +147,24 @@ fn compare_all(
     triangles
 }
 
+/// The comparisons are to the bit exactly where the device is lavapipe (IEEE arithmetic, as
+/// CI runs the tests), and within Vulkan's precision on any other device.
+#[test]
+fn meshes_are_held_to_the_bit_on_lavapipe_and_to_the_tolerances_elsewhere() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let adapter = &gpu.device.adapter;
+    let lavapipe = adapter.name.starts_with("llvmpipe");
+    assert_eq!(
+        common::ieee_arithmetic(adapter),
+        lavapipe,
+        "{}",
+        adapter.name
+    );
+    assert_eq!(common::exact_arithmetic(), lavapipe, "{}", adapter.name);
+}
+
 #[test]
 fn a_ball_meshes_on_the_gpu_to_the_bit_as_on_the_cpu() {
     let Some(mut gpu) = common::gpu() else {

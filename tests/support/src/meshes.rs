@@ -41,19 +41,13 @@ impl Comparison {
 /// difference. No vertex is matched by where it lies, so meshes with vertices in one place (a
 /// marching-cubes crossing at a sample) compare too.
 pub fn assert_same(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) {
-    assert_eq!(
-        gpu.positions.len(),
-        cpu.positions.len(),
-        "{what}: vertex count"
-    );
-    assert_eq!(gpu.normals.len(), gpu.positions.len(), "{what}: normals");
-    assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
+    assert_counts(cpu, gpu, what);
     let exact = crate::gpu::exact_arithmetic();
     let same = |a: [f32; 3], b: [f32; 3], tolerance: f32| {
         if exact {
             a.map(f32::to_bits) == b.map(f32::to_bits)
         } else {
-            (0..3).all(|axis| (a[axis] - b[axis]).abs() <= tolerance)
+            near(a, b, tolerance)
         }
     };
     let how = if exact {
@@ -87,10 +81,8 @@ pub fn assert_same(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) {
     }
 }
 
-/// Matches every GPU vertex to the nearest CPU vertex (one to one, within
-/// [`POSITION_TOLERANCE`], normals within [`NORMAL_TOLERANCE`]), then compares the triangles
-/// through that matching as rotation-normalised triples, winding kept; panics on a difference.
-pub fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
+/// Panics unless the two meshes have as many vertices, normals and indices.
+fn assert_counts(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) {
     assert_eq!(
         gpu.positions.len(),
         cpu.positions.len(),
@@ -98,10 +90,19 @@ pub fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
     );
     assert_eq!(gpu.normals.len(), gpu.positions.len(), "{what}: normals");
     assert_eq!(gpu.indices.len(), cpu.indices.len(), "{what}: index count");
+}
+
+/// Whether each coordinate of `a` is within `tolerance` of `b`'s.
+fn near(a: [f32; 3], b: [f32; 3], tolerance: f32) -> bool {
+    (0..3).all(|axis| (a[axis] - b[axis]).abs() <= tolerance)
+}
+
+/// Matches every GPU vertex to the nearest CPU vertex (one to one, within
+/// [`POSITION_TOLERANCE`], normals within [`NORMAL_TOLERANCE`]), then compares the triangles
+/// through that matching as rotation-normalised triples, winding kept; panics on a difference.
+pub fn compare(cpu: &SurfaceMesh, gpu: &SurfaceMesh, what: &str) -> Comparison {
+    assert_counts(cpu, gpu, what);
     let identical = gpu == cpu;
-    let near = |a: [f32; 3], b: [f32; 3], tolerance: f32| {
-        (0..3).all(|axis| (a[axis] - b[axis]).abs() <= tolerance)
-    };
     let in_order = gpu.indices == cpu.indices
         && (0..cpu.positions.len()).all(|vertex| {
             near(
