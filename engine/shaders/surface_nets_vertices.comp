@@ -3,9 +3,9 @@
 // the mean of its edge crossings and the outward normal from the trilinear gradient, computed
 // operation for operation as `cell_vertex` in engine/src/meshing/surface_nets.rs; a cell on the
 // region's border with a skirt (flag 2) its skirt vertex right after, vertex - (n.x, 1, n.z) *
-// depth (vertex - n * depth where n.y < 0; on the high sides out to the cell's far face, but
-// never up to the top face from a cell on a side border) with the same normal: the rule in
-// engine/src/meshing/mod.rs. `precise`
+// depth (vertex - n * depth where n.y < 0; on the high x and z sides out to the cell's far
+// face, down the ground's tangent plane where it falls towards the face; never up) with the
+// same normal: the rule in engine/src/meshing/mod.rs. `precise`
 // keeps the compiler from fusing or reordering, so on an IEEE device (lavapipe) the result is
 // the CPU's to the bit, and quads pick the same diagonals.
 
@@ -52,6 +52,43 @@ vec3 crossing_direction_normal(float d[8]) {
         return normal;
     }
     return vec3(0.0, 1.0, 0.0);
+}
+
+// How far, in grid units, a curtain reaching out to a high side's face drops below its depth
+// where the ground falls towards that face (MAX_REACH_DROP in surface_nets.rs).
+const float MAX_REACH_DROP = 2.0;
+
+// A skirt vertex's coordinate `s` along a high side's axis and its height `sy`, for a vertex at
+// `p` on that axis with normal component `n` (and `ny` up): `Skirt::vertex` in
+// engine/src/meshing/surface_nets.rs, operation for operation.
+void reach_face(float face, float p, float n, float ny, float depth, inout float s,
+                inout float sy) {
+    if (ny < 0.0) {
+        // Under an overhang the curtain stays in the rock.
+        return;
+    }
+    if (n <= 0.0) {
+        // The ground rises or lies level towards the face: out to it is into the ground.
+        s = face;
+    } else if (ny > 0.0) {
+        // The ground falls towards the face: out along its tangent plane, as far as a drop of
+        // MAX_REACH_DROP takes the curtain.
+        precise float gap = face - p;
+        precise float reach = MAX_REACH_DROP * ny / n;
+        if (gap <= reach) {
+            s = face;
+            precise float drop = gap * n / ny;
+            precise float lowered = sy - drop;
+            sy = lowered;
+        } else {
+            precise float lean = n * depth;
+            precise float out_to = p + reach;
+            precise float leaned = out_to - lean;
+            s = leaned;
+            precise float lowered = sy - MAX_REACH_DROP;
+            sy = lowered;
+        }
+    }
 }
 
 void main() {
@@ -133,14 +170,16 @@ void main() {
         // under an overhang (the normal pointing down), straight into the rock.
         precise float sy = py - (normal.y >= 0.0 ? 1.0 : normal.y) * depth;
         precise float sz = pz - normal.z * depth;
-        // On the region's high sides the curtain reaches out to the cell's far face, where a
-        // neighbour's mesh begins; but not upward (y) from a cell also on a side border (x or
-        // z), whose curtain must hang down.
-        bool side = c.x + 1 == push.start_min.x || c.x + 1 == push.region_max.x
-            || c.z + 1 == push.start_min.z || c.z + 1 == push.region_max.z;
-        if (c.x + 1 == push.region_max.x) sx = float(c.x + 1);
-        if (c.y + 1 == push.region_max.y && !side) sy = float(c.y + 1);
-        if (c.z + 1 == push.region_max.z) sz = float(c.z + 1);
+        // On the region's high sides along x and z (x first) the curtain reaches out to the
+        // cell's far face, where a neighbour's mesh begins, dropping down the ground's tangent
+        // plane where the ground falls towards the face. It never rises (the top border's hangs
+        // down too).
+        if (c.x + 1 == push.region_max.x) {
+            reach_face(float(c.x + 1), px, normal.x, normal.y, depth, sx, sy);
+        }
+        if (c.z + 1 == push.region_max.z) {
+            reach_face(float(c.z + 1), pz, normal.z, normal.y, depth, sz, sy);
+        }
         uint skirt = vertex + 1u;
         vertices[6u * skirt + 0u] = sx;
         vertices[6u * skirt + 1u] = sy;

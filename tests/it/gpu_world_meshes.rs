@@ -180,3 +180,65 @@ fn world_chunks_in_the_arenas_are_lit_as_the_games_light_at() {
     drop(frames);
     assert_no_validation_errors(&gpu, before);
 }
+
+#[test]
+fn no_shelves_in_the_arenas_where_the_ground_lies_under_a_layer_border() {
+    // The chunks around the spawn's hills, meshed by the compute shaders into the terrain
+    // arenas with the game's skirts, read back: seen from above, no skirt raises the ground
+    // (a skirt up to its chunk's top face drew shelves at y = 0 and y = 32).
+    use crate::drawn_ground::{assert_no_shelf, chunks_around, edits, DrawnGround};
+    let Some(gpu) = crate::common::gpu() else {
+        return;
+    };
+    let before = gpu.validation_errors();
+    let edits = edits(Generator::DEFAULT_SEED);
+    let column = (-1, 1);
+    let chunks = chunks_around(&edits, column, (-3, 3));
+    let mut meshes = TerrainMeshes::new(
+        &gpu.device,
+        &TerrainMeshesDesc {
+            vertex_arena_bytes: 32 << 20,
+            index_arena_bytes: 32 << 20,
+            max_chunks: chunks.len() as u32,
+            ..TerrainMeshesDesc::default()
+        },
+    )
+    .unwrap();
+    let mut frames = FrameRing::new(&gpu.device).unwrap();
+    let dims = [PADDED_SIZE; 3];
+    let region = GridRegion::owned_edges_of_padded_grid(dims);
+    for (coord, samples) in &chunks {
+        let grid = DensityGrid::new(samples, dims).unwrap();
+        meshes
+            .mesh_chunk(
+                &mut frames,
+                coord.key(),
+                grid,
+                region,
+                blockfall_game::render::chunk_meshes::skirt(*coord),
+                None,
+            )
+            .unwrap();
+    }
+    let readback = meshes.read_back().unwrap();
+    let mut drawn = DrawnGround::default();
+    let mut resident = 0;
+    for (coord, _) in &chunks {
+        if let Some(chunk) = meshes.chunk(coord.key()) {
+            drawn.add_chunk(*coord, &chunk_mesh(&readback, chunk));
+            resident += 1;
+        }
+    }
+    assert!(resident >= 9, "{resident} chunks with a surface");
+    assert_no_shelf(
+        "the arenas, column (-1, 1)",
+        &edits,
+        column,
+        &chunks,
+        &drawn,
+        0.25,
+    );
+    drop(meshes);
+    drop(frames);
+    assert_no_validation_errors(&gpu, before);
+}

@@ -14,6 +14,7 @@ mod common;
 mod cli;
 mod contacts;
 mod determinism;
+mod drawn_ground;
 mod gpu_backend;
 mod gpu_blocks;
 mod gpu_compute;

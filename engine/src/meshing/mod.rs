@@ -25,22 +25,29 @@
 //!
 //! Skirts ([`SurfaceNets::mesh_with_skirt`]) cover the cracks where meshes of different levels
 //! of detail meet: a curtain hangs from the mesh's open border into the ground, `skirt` grid
-//! units deep. On its low sides a mesh reaches half a cell past the region's face (its border
-//! cells are the neighbour's), on its high sides it stops half a cell short: there the curtain
-//! reaches out to the face, so a neighbour of another level, whose mesh starts past the face,
-//! meets it from above. y is up: the curtain hangs `skirt` units down whatever the slope (along
-//! −normal, a steep slope's curtain would hardly go down at all, and the coarser neighbour's
-//! ground, which strays farthest from the finer one's on steep slopes, would show the sky under
-//! it), and leans into the ground as far as the normal does.
+//! units deep, and never rises above the surface it borders (a curtain up to the top face drew
+//! the ground lying just under a chunk's top as a shelf). On its low sides a mesh reaches half a
+//! cell past the region's face (its border cells are the neighbour's), on its high sides it
+//! stops half a cell short: there, along x and z, the curtain reaches out to the face, so a
+//! neighbour of another level, whose mesh starts past the face, meets it from above. y is up:
+//! the curtain hangs `skirt` units down whatever the slope (along −normal, a steep slope's
+//! curtain would hardly go down at all, and the coarser neighbour's ground, which strays
+//! farthest from the finer one's on steep slopes, would show the sky under it), and leans into
+//! the ground as far as the normal does.
 //!
 //! ```text
 //!   boundary cell: a used cell whose index on some axis a is region.min[a] - 1 (low side) or
 //!                  region.max[a] - 1 (high side); it gets one skirt vertex right after its
-//!                  own, with the vertex's normal n, at vertex - (n.x, 1, n.z) * skirt
-//!                  (vertex - n * skirt under an overhang, n.y < 0: into the rock); on each
-//!                  axis a where it is on the high side, the skirt vertex's a is the cell's far
-//!                  face, cell[a] + 1, except y for a cell also on an x or z border: a side's
-//!                  curtain hangs down even where the surface leaves the region's top
+//!                  own, with the vertex's normal n: s = vertex - (n.x, 1, n.z) * skirt
+//!                  (vertex - n * skirt under an overhang, n.y < 0: into the rock, and no
+//!                  more); then, where n.y >= 0, on each of x, z (in that order) where it is
+//!                  on the high side, with face = cell[a] + 1 and gap = face - vertex[a]:
+//!                    n[a] <= 0 (the ground rises towards the face): s[a] = face
+//!                    n[a] > 0, n.y > 0 (it falls towards the face), reach = 2 n.y / n[a]:
+//!                      gap <= reach: s[a] = face, s.y -= gap n[a] / n.y (down the tangent plane)
+//!                      else:         s[a] = vertex[a] + reach - n[a] skirt, s.y -= 2
+//!                    n[a] > 0, n.y = 0 (a wall facing the face): s as it is
+//!                  the top (y) border's curtain hangs down like the others
 //!   skirt quads:   per owned sign-changing edge p -> p + e_e and axis a != e (a = e + 1, then
 //!                  e + 2, mod 3), low side first: if p[a] == region.min[a] its two cells with
 //!                  a-index p[a] - 1, if p[a] == region.max[a] - 1 its two cells with a-index

@@ -85,24 +85,50 @@ impl Skirt {
         (0..3).any(|axis| cell[axis] + 1 == self.min[axis] || cell[axis] + 1 == self.max[axis])
     }
 
-    /// Whether cell `cell` lies on the region's high border along `axis`.
+    /// The skirt vertex of border cell `cell`, whose own vertex lies at `position` with normal
+    /// `normal`: the rule in the module docs of [`super`]. It hangs `depth` down and into the
+    /// ground as far as the normal leans ([`skirt_offset`]); on a high side along x or z it
+    /// reaches out to the cell's far face, where a neighbour's mesh begins, dropping as far as
+    /// the ground's tangent plane falls on the way ([`MAX_REACH_DROP`] at most), so that it stays
+    /// under the ground it borders. It never rises: the top border's curtain hangs down too.
     #[inline]
-    fn is_high(&self, cell: [usize; 3], axis: usize) -> bool {
-        cell[axis] + 1 == self.max[axis]
-    }
-
-    /// Whether cell `cell`'s skirt vertex lies on its far face along `axis` rather than below
-    /// its vertex: on the high border, except upward (y) for a cell also on a side border (x
-    /// or z), whose curtain must hang down.
-    #[inline]
-    fn reaches_face(&self, cell: [usize; 3], axis: usize) -> bool {
-        self.is_high(cell, axis)
-            && (axis != 1
-                || ![0, 2].into_iter().any(|side| {
-                    cell[side] + 1 == self.min[side] || cell[side] + 1 == self.max[side]
-                }))
+    fn vertex(&self, cell: [usize; 3], position: [f32; 3], normal: [f32; 3]) -> [f32; 3] {
+        let depth = self.depth;
+        let mut skirt: [f32; 3] =
+            std::array::from_fn(|axis| position[axis] - skirt_offset(normal, axis) * depth);
+        for axis in [0, 2] {
+            // Under an overhang (the normal pointing down) the curtain stays in the rock:
+            // reaching out to the face could leave a thin ceiling sideways.
+            if cell[axis] + 1 != self.max[axis] || normal[1] < 0.0 {
+                continue;
+            }
+            let face = (cell[axis] + 1) as f32;
+            if normal[axis] <= 0.0 {
+                // The ground rises or lies level towards the face: out to it is into the ground.
+                skirt[axis] = face;
+            } else if normal[1] > 0.0 {
+                // The ground falls towards the face: out along its tangent plane, as far as a
+                // drop of MAX_REACH_DROP takes the curtain (a wall facing the face, n.y = 0,
+                // keeps its curtain in the rock).
+                let gap = face - position[axis];
+                let reach = MAX_REACH_DROP * normal[1] / normal[axis];
+                if gap <= reach {
+                    skirt[axis] = face;
+                    skirt[1] -= gap * normal[axis] / normal[1];
+                } else {
+                    skirt[axis] = position[axis] + reach - normal[axis] * depth;
+                    skirt[1] -= MAX_REACH_DROP;
+                }
+            }
+        }
+        skirt
     }
 }
+
+/// How far, in grid units, a skirt reaching out to a high side's face drops below its depth
+/// where the ground falls towards that face: on slopes up to atan(2) = 63° over a whole cell
+/// the curtain reaches the face, on steeper ones only as far as this drop allows.
+const MAX_REACH_DROP: f32 = 2.0;
 
 /// How far a skirt vertex lies behind its vertex of normal `normal` along `axis`, per grid unit
 /// of depth: (n_x, 1, n_z), one unit down and into the ground as far as the normal leans, so
@@ -370,16 +396,8 @@ impl SurfaceNets {
                         if let Some(skirt) = skirt.filter(|skirt| skirt.is_boundary([x, y, z])) {
                             // The skirt vertex, right after its cell's: the offset entry keeps
                             // `cell_offsets` indexed by vertex (quads never read it).
-                            let depth = skirt.depth;
-                            let cell = [x, y, z];
-                            mesh.positions.push(std::array::from_fn(|axis| {
-                                if skirt.reaches_face(cell, axis) {
-                                    // Out to the face, where a neighbour's mesh begins.
-                                    (cell[axis] + 1) as f32
-                                } else {
-                                    position[axis] - skirt_offset(normal, axis) * depth
-                                }
-                            }));
+                            mesh.positions
+                                .push(skirt.vertex([x, y, z], position, normal));
                             mesh.normals.push(normal);
                             self.cell_offsets.push(offset);
                         }
@@ -953,42 +971,102 @@ mod tests {
         }
     }
 
+    /// The height of the density's surface (trilinear between samples) on the vertical line
+    /// through `(x, z)`: the highest crossing from air above to ground below.
+    fn surface_height(samples: &[f32], dims: [usize; 3], x: f32, z: f32) -> Option<f32> {
+        let column = |y: usize| {
+            let at = |xi: usize, zi: usize| samples[xi + dims[0] * (y + dims[1] * zi)];
+            let (x0, z0) = (
+                (x.floor() as usize).min(dims[0] - 2),
+                (z.floor() as usize).min(dims[2] - 2),
+            );
+            let (fx, fz) = (x - x0 as f32, z - z0 as f32);
+            let low = at(x0, z0) + (at(x0 + 1, z0) - at(x0, z0)) * fx;
+            let high = at(x0, z0 + 1) + (at(x0 + 1, z0 + 1) - at(x0, z0 + 1)) * fx;
+            low + (high - low) * fz
+        };
+        (0..dims[1] - 1).rev().find_map(|y| {
+            let (below, above) = (column(y), column(y + 1));
+            (below > 0.0 && above <= 0.0).then(|| y as f32 + below / (below - above))
+        })
+    }
+
     #[test]
-    fn a_side_skirt_hangs_down_where_the_ground_leaves_the_top_of_its_region() {
-        // Ground rising gently along z, leaving the region through its top (y) border: the
-        // cells on the top border and on a side (x) border hang their curtain down, not up to
-        // the top face, or the sky shows through the seam with a neighbour of another level.
-        let dims = [10, 10, 14];
-        let samples = sample_grid(dims, |[_, y, z]| 0.6 * z + 2.3 - y);
+    fn no_skirt_rises_above_the_ground_at_the_top_border() {
+        // Ground lying just under the region's top (y) border, gently rolling, and leaving it
+        // here and there: every border cell's curtain hangs down from its vertex. A curtain up
+        // to the top face drew the ground just under a chunk's top as a raised shelf.
+        let dims = [14, 10, 14];
+        let ground = |[x, y, z]: [f32; 3]| 7.6 + 0.5 * (x * 0.7).sin() + 0.4 * (z * 0.5).cos() - y;
+        let samples = sample_grid(dims, ground);
         let region = GridRegion::owned_edges_of_padded_grid(dims);
-        let (mesher, mesh) = meshed(&samples, dims, region, 1.0);
-        let corners: Vec<_> = skirt_vertices(&mesher, dims, region)
-            .into_iter()
-            .filter(|(cell, _)| {
-                cell[1] + 1 == region.max[1]
-                    && (cell[0] + 1 == region.min[0] || cell[0] + 1 == region.max[0])
-            })
-            .collect();
-        assert!(
-            !corners.is_empty(),
-            "the ground crosses the top border at the sides"
-        );
-        for (cell, vertex) in corners {
-            let (p, skirt) = (mesh.positions[vertex], mesh.positions[vertex + 1]);
-            assert_eq!(skirt[1], p[1] - 1.0, "cell {cell:?}: {p:?} -> {skirt:?}");
+        for depth in [1.0, 2.0] {
+            let (mesher, mesh) = meshed(&samples, dims, region, depth);
+            let top: Vec<_> = skirt_vertices(&mesher, dims, region)
+                .into_iter()
+                .filter(|(cell, _)| cell[1] + 1 == region.max[1])
+                .collect();
+            assert!(top.len() > 10, "the ground reaches the top border");
+            for (cell, vertex) in top {
+                let (p, skirt) = (mesh.positions[vertex], mesh.positions[vertex + 1]);
+                assert!(
+                    skirt[1] <= p[1] - depth,
+                    "cell {cell:?}: {p:?} -> {skirt:?} does not hang {depth} down"
+                );
+            }
         }
-        // Inside the top border, away from the sides, the curtain reaches up to the top face,
-        // where the mesh above begins.
-        let top = skirt_vertices(&mesher, dims, region)
-            .into_iter()
-            .find(|(cell, _)| {
-                cell[1] + 1 == region.max[1]
-                    && [0, 2]
-                        .iter()
-                        .all(|&a| cell[a] + 1 != region.min[a] && cell[a] + 1 != region.max[a])
-            });
-        let (cell, vertex) = top.expect("a top border cell away from the sides");
-        assert_eq!(mesh.positions[vertex + 1][1], (cell[1] + 1) as f32);
+    }
+
+    #[test]
+    fn a_curtain_reaching_out_to_a_high_face_stays_under_ground_falling_towards_it() {
+        // Slopes falling towards the high x and z faces, gentle to steep: the curtain from the
+        // last cells reaches out to the face (or as far as a drop of MAX_REACH_DROP allows) and
+        // stays under the ground all the way, where one reaching out level with its vertex
+        // stood above the falling ground.
+        let dims = [12, 90, 12];
+        for degrees in [10.0f32, 30.0, 45.0, 60.0, 70.0, 80.0] {
+            let fall = degrees.to_radians().tan() * 0.7;
+            // Falling along x and z alike, and curving a little; at the middle height where
+            // the high x face meets the middle of the z range.
+            let base = 45.0 + fall * (10.5 + 5.5);
+            let ground =
+                move |[x, y, z]: [f32; 3]| base - fall * (x + z) + 0.3 * (x * 0.9).sin() - y;
+            let samples = sample_grid(dims, ground);
+            let region = GridRegion::owned_edges_of_padded_grid(dims);
+            let depth = 1.0;
+            let (mesher, mesh) = meshed(&samples, dims, region, depth);
+            let high: Vec<_> = skirt_vertices(&mesher, dims, region)
+                .into_iter()
+                .filter(|(cell, _)| [0, 2].iter().any(|&a| cell[a] + 1 == region.max[a]))
+                .collect();
+            assert!(
+                high.len() > 4,
+                "{degrees}°: the ground reaches the high sides"
+            );
+            for (cell, vertex) in high {
+                let [p, n] = [mesh.positions[vertex], mesh.normals[vertex]];
+                let skirt = mesh.positions[vertex + 1];
+                // Below the ground's tangent plane at the vertex, and below the ground itself.
+                let along: f32 = (0..3).map(|a| n[a] * (skirt[a] - p[a])).sum();
+                assert!(along < 0.0, "{degrees}°, cell {cell:?}: {p:?} -> {skirt:?}");
+                if let Some(height) = surface_height(&samples, dims, skirt[0], skirt[2]) {
+                    assert!(
+                        skirt[1] < height - 0.25 * depth,
+                        "{degrees}°, cell {cell:?}: the skirt vertex {skirt:?} lies above the \
+                         ground at {height}"
+                    );
+                }
+                for axis in [0, 2] {
+                    if cell[axis] + 1 == region.max[axis] && degrees <= 60.0 {
+                        assert_eq!(
+                            skirt[axis],
+                            (cell[axis] + 1) as f32,
+                            "{degrees}°: to the face"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -1040,13 +1118,21 @@ mod tests {
                     remap[index] = own.len() as u32;
                     own.push(index);
                     let [p, n] = [skirted.positions[index], skirted.normals[index]];
-                    // Hung down and along the normal, or on a high side out to the cell's far
-                    // face.
+                    // The skirt vertex of the cell holding `p` (the rule is checked by the
+                    // tests above).
+                    let rule = Skirt {
+                        depth,
+                        min: region.min,
+                        max: region.max,
+                    };
                     let hung = |next: [f32; 3]| {
-                        (0..3).all(|a| {
-                            next[a] == p[a] - skirt_offset(n, a) * depth
-                                || next[a] == p[a].floor() + 1.0
-                        })
+                        next == rule.vertex(p.map(|c| c.floor() as usize), p, n)
+                            || next
+                                == rule.vertex(
+                                    p.map(|c| (c.ceil() as usize).saturating_sub(1)),
+                                    p,
+                                    n,
+                                )
                     };
                     match skirted.positions.get(index + 1) {
                         Some(&next) if hung(next) && skirted.normals[index + 1] == n => {
