@@ -1210,20 +1210,74 @@ fn no_light_leaks_under_a_resting_cube() {
 
 /// The default world's first picture (the showcase at the spawn, 20 frames, 320×180, no HUD)
 /// with shadows off. Until the levels of detail it was the picture `77243d4` drew, the last
-/// commit before shadows and occlusion existed, and this test held shadows off to it pixel
-/// for pixel; the levels of detail (the terrain beyond 128 m at half the detail, the
-/// meshes' skirts) changed the far ground, so the picture is now the one `cdcdf70` drew (the
-/// skirts hung straight down: 814 pixels of the far ground differ from `522dda1`'s), with
-/// shadows off: the test holds that path to it, pixel for pixel on lavapipe (which drew it);
-/// on any other device within what its rasterising and rounding may change.
+/// commit before shadows and occlusion existed; the levels of detail changed the far ground
+/// (`cdcdf70`), and skirts that no longer rise to their chunk's top face took the shelves off
+/// the hills at the left ([`WITH_SHELVES_PICTURE`] is the picture before). The test holds that
+/// path to it.
 const SHADOWS_OFF_PICTURE: &str = "tests/it/pictures/showcase_shadows_off_320x180.png";
+
+/// The same picture while the surface nets' skirts drew shelves on the hills (`a80e9f8`).
+const WITH_SHELVES_PICTURE: &str =
+    "tests/it/pictures/showcase_shadows_off_with_shelves_320x180.png";
 
 /// A channel difference past which a pixel counts as changed outright rather than rounded or
 /// filtered differently, on a device other than the reference's (lavapipe).
 const FAR_OFF: u8 = 48;
 
+/// A channel difference past which a pixel counts as drawn differently rather than rounded
+/// differently, on lavapipe.
+const ROUNDED: u8 = 8;
+
+/// Whether the picture `differences` (each pixel's largest channel difference from the
+/// reference) describe lies within what another CPU explains, on lavapipe: llvmpipe compiles
+/// its shaders for the CPU it runs on (its vector width, whether it fuses multiply-adds, the
+/// instructions LLVM picks), so another CPU rounds a colour here and there differently by a
+/// level or two and moves an edge by a pixel. The reference was drawn on an AVX-512 machine; a
+/// 2-core AMD EPYC with AVX2 differed at 1,506 of 57,600 pixels, by 0.03 on average, none by
+/// more than 48; forcing 128-bit vectors or SSE 4.1 here changes 23 pixels by up to 3 levels,
+/// no SSE at all 838 by 1. Shelves on the hills changed 5,048 pixels, 265 of them by more than
+/// 48, by 0.94 on average.
+fn within_another_cpus_rounding(differences: &[u8]) -> bool {
+    let drawn_differently = differences.iter().filter(|&&d| d > ROUNDED).count();
+    let mean = differences.iter().map(|&d| f64::from(d)).sum::<f64>() / differences.len() as f64;
+    drawn_differently * 200 <= differences.len() && mean <= 0.25
+}
+
+/// Each pixel's largest difference in a colour channel between two pictures of one size.
+fn largest_channel_differences(a: &Png, b: &Png) -> Vec<u8> {
+    a.bytes
+        .chunks_exact(4)
+        .zip(b.bytes.chunks_exact(4))
+        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
+        .collect()
+}
+
 #[test]
-fn shadows_off_draws_its_reference_picture_pixel_for_pixel() {
+fn another_cpus_rounding_is_told_apart_from_shelves_on_the_hills() {
+    let read = |path: &str| {
+        Png::read(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(path),
+            (320, 180),
+        )
+    };
+    let (now, shelves) = (read(SHADOWS_OFF_PICTURE), read(WITH_SHELVES_PICTURE));
+    assert!(!within_another_cpus_rounding(&largest_channel_differences(
+        &now, &shelves
+    )));
+    // What an AVX2 CPU did to the picture an AVX-512 one drew: 1,506 pixels a level or two off
+    // (0.03 on average), a few edge pixels more.
+    let mut rounded = vec![0u8; 320 * 180];
+    for (i, difference) in rounded.iter_mut().enumerate().step_by(37).take(1_506) {
+        *difference = if i % 5 == 0 { 2 } else { 1 };
+    }
+    for difference in rounded.iter_mut().skip(1_000).step_by(900).take(40) {
+        *difference = 60;
+    }
+    assert!(within_another_cpus_rounding(&rounded));
+}
+
+#[test]
+fn shadows_off_draws_its_reference_picture() {
     if skip_gpu() {
         return;
     }
@@ -1242,27 +1296,26 @@ fn shadows_off_draws_its_reference_picture_pixel_for_pixel() {
         (320, 180),
     );
     let off = Png::read(&picture, (320, 180));
-    // Each pixel's largest difference in a colour channel.
-    let differences: Vec<u8> = before
-        .bytes
-        .chunks_exact(4)
-        .zip(off.bytes.chunks_exact(4))
-        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
-        .collect();
+    let differences = largest_channel_differences(&before, &off);
     let differing = differences.iter().filter(|&&d| d > 0).count();
     let far_off = differences.iter().filter(|&&d| d > FAR_OFF).count();
     let mean = differences.iter().map(|&d| f64::from(d)).sum::<f64>() / differences.len() as f64;
     let ran = format!("{}{}", text(&output.stdout), text(&output.stderr));
     let summary = format!(
         "{differing} of {} pixels differ from the reference picture with shadows off, {far_off} \
-         by more than {FAR_OFF} in a channel, by {mean:.2} on average ({})",
+         by more than {FAR_OFF} in a channel, {} by more than {ROUNDED}, by {mean:.2} on \
+         average ({})",
         320 * 180,
+        differences.iter().filter(|&&d| d > ROUNDED).count(),
         picture.display()
     );
     eprintln!("{summary}");
     if ran.contains(" frames on llvmpipe") {
-        // The device that drew the reference: the same picture, pixel for pixel.
-        assert_eq!(differing, 0, "{summary}");
+        // The driver that drew the reference, on this machine's CPU.
+        assert!(
+            within_another_cpus_rounding(&differences),
+            "{summary}: more than another CPU's rounding explains"
+        );
     } else {
         // Another device rasterises, filters textures and rounds in its own way, as Vulkan lets
         // it: the picture within a few levels, and no more than an edge's worth of pixels
