@@ -152,8 +152,8 @@ fn main() -> ExitCode {
         return ExitCode::from(refusal::EXIT_CODE);
     }
     if let Some(path) = settings {
-        if let Some(problem) = options.load_settings(&path) {
-            eprintln!("warning: {problem}");
+        for warning in options.load_settings(&path, cli.headless) {
+            eprintln!("warning: {warning}");
         }
     }
     options.apply_overrides(&Overrides {

@@ -60,11 +60,11 @@ pub struct RunOptions {
     pub fullscreen: bool,
     /// The view's vertical field of view, in degrees (70 by default).
     pub fov_degrees: f32,
-    /// The terrain's mesher at the start (a script's world starts with the default, as its
-    /// view does).
+    /// The terrain's mesher at the start (a script's world starts with the default unless
+    /// `--settings` names a file, as its view does).
     pub mesher: Mesher,
     /// The sun's shadows and the blocks' occlusion (a script's world draws the default unless
-    /// `--shadows` is given, as its view keeps the default).
+    /// `--shadows` is given or `--settings` names a file).
     pub shadows: Shadows,
     /// Whether `--shadows` set them: a script then draws them too.
     pub shadows_given: bool,
@@ -171,8 +171,10 @@ impl RunOptions {
     }
 
     /// Loads the settings at `path` (never fails: see [`settings::load`]), takes them, and
-    /// remembers the file and its problem; returns the problem to report.
-    pub fn load_settings(&mut self, path: &Path) -> Option<String> {
+    /// remembers the file and its problem; returns the warnings to report: the file's
+    /// problem, and for a scripted or headless run (`headless`) one line naming the settings
+    /// it set that such a run cannot honour ([`unhonoured_settings`]).
+    pub fn load_settings(&mut self, path: &Path, headless: bool) -> Vec<String> {
         let loaded = settings::load(path);
         if loaded.wrote_defaults && loaded.problem.is_none() {
             log::info!("wrote the default settings to {}", path.display());
@@ -180,8 +182,58 @@ impl RunOptions {
         self.apply_settings(&loaded.settings);
         self.settings_file = Some(loaded.path);
         self.settings_problem = loaded.problem.clone();
-        loaded.problem
+        let mut warnings: Vec<String> = loaded.problem.into_iter().collect();
+        let scripted = self.script.is_some();
+        let unhonoured = unhonoured_settings(&loaded.settings, scripted, headless);
+        if !unhonoured.is_empty() {
+            let run = match (scripted, headless) {
+                (true, true) => "a headless scripted run",
+                (true, false) => "a scripted run",
+                _ => "a headless run",
+            };
+            warnings.push(format!(
+                "{}: {run} cannot honour {} (a script plays with the default keys and mouse; \
+                 a headless run has no window)",
+                path.display(),
+                unhonoured.join(", ")
+            ));
+        }
+        warnings
     }
+}
+
+/// The keys of `settings` that differ from the defaults and that a run cannot honour: a
+/// scripted run (`scripted`) plays its input with the default bindings and mouse, a headless
+/// one (`headless`) has no window to make fullscreen or present in step with a display. The
+/// rest a script honours: the size, the view radius, the field of view, the mesher, the
+/// shadows, the HUD and its crosshair.
+pub fn unhonoured_settings(
+    settings: &Settings,
+    scripted: bool,
+    headless: bool,
+) -> Vec<&'static str> {
+    let defaults = Settings::default();
+    let mut keys = Vec::new();
+    if scripted {
+        if settings.bindings != defaults.bindings {
+            keys.push("bindings");
+        }
+        if settings.mouse_sensitivity != defaults.mouse_sensitivity {
+            keys.push("mouse_sensitivity");
+        }
+        if settings.invert_mouse_y != defaults.invert_mouse_y {
+            keys.push("invert_mouse_y");
+        }
+    }
+    if headless {
+        if settings.fullscreen != defaults.fullscreen {
+            keys.push("fullscreen");
+        }
+        if settings.vsync != defaults.vsync {
+            keys.push("vsync");
+        }
+    }
+    keys
 }
 
 /// Which settings file a run reads: the one `--settings` names; else, for the player's windowed
@@ -277,7 +329,7 @@ mod tests {
         mine.write(&path).unwrap();
 
         let mut options = RunOptions::default();
-        assert_eq!(options.load_settings(&path), None);
+        assert_eq!(options.load_settings(&path, false), Vec::<String>::new());
         options.apply_overrides(&Overrides::default());
         assert_eq!((options.width, options.height), (800, 600));
         assert!(options.fullscreen && options.vsync && options.hud);
@@ -305,10 +357,40 @@ mod tests {
         assert_eq!(options.shadows, Shadows::Off);
         assert!(options.shadows_given);
 
+        // A scripted headless run honours the size, the view, the mesher and the shadows, and
+        // names in one line what it cannot: the keys, the mouse, fullscreen.
+        let mut scripted = RunOptions {
+            script: Some(blockfall_game::scene::parse(r#"{"duration": 1.0}"#).unwrap()),
+            ..RunOptions::default()
+        };
+        let warnings = scripted.load_settings(&path, true);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        for key in [
+            "bindings",
+            "mouse_sensitivity",
+            "invert_mouse_y",
+            "fullscreen",
+        ] {
+            assert!(warnings[0].contains(key), "{key}: {warnings:?}");
+        }
+        for key in ["fov_degrees", "view_radius", "shadows", "vsync", "width"] {
+            assert!(!warnings[0].contains(key), "{key}: {warnings:?}");
+        }
+        assert_eq!(scripted.fov_degrees, 90.0);
+        assert_eq!(
+            unhonoured_settings(&Settings::default(), true, true),
+            Vec::<&str>::new(),
+            "the defaults lose nothing"
+        );
+
         // A broken file: the defaults, and the problem to report.
         std::fs::write(&path, "(\n    width: 90000,\n)\n").unwrap();
         let mut options = RunOptions::default();
-        let problem = options.load_settings(&path).expect("a problem");
+        let problem = options
+            .load_settings(&path, false)
+            .into_iter()
+            .next()
+            .expect("a problem");
         assert!(problem.contains("line 2"), "{problem}");
         assert_eq!(options.settings_problem.as_deref(), Some(problem.as_str()));
         assert_eq!(options.width, 1280);

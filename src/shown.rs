@@ -48,16 +48,17 @@ impl Shown {
                 let (world, start) = world_for(options)?;
                 let mut renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
                     .context("setting up the world's renderer")?;
-                // The player's field of view and mesher; a script's world keeps the default
-                // view and mesher, as `sim`'s does. They are the renderer's, so a world loaded
-                // later keeps them.
-                if options.script.is_none() {
+                // The player's field of view, mesher and shadows; a script's world keeps the
+                // default view, as `sim`'s does, unless `--settings` names a file (then it
+                // draws as the file says) or `--shadows` is given. They are the renderer's, so
+                // a world loaded later keeps them.
+                let settings_read = options.settings_file.is_some();
+                if options.script.is_none() || settings_read {
                     renderer.fov_degrees = options.fov_degrees;
                     renderer.set_mesher(options.mesher);
                 }
                 renderer.set_debug_sky(options.debug_sky);
-                // The shadows likewise: the player's, or a script's when `--shadows` asks.
-                if options.script.is_none() || options.shadows_given {
+                if options.script.is_none() || settings_read || options.shadows_given {
                     renderer.shadows = options.shadows;
                 }
                 (Self::World(Box::new(renderer)), start)
@@ -100,9 +101,10 @@ impl Shown {
 
 /// The view radius the run gets on this device: the terrain's arenas grow with the radius
 /// (`arenas_for`), and each must fit one storage buffer (`maxStorageBufferRange`, 128 MiB on
-/// lavapipe, which holds a radius of 10). A radius from the settings or the default that does
-/// not fit is lowered to the largest that does, with a warning naming both; one given with
-/// `--view-radius` is refused (bad input, exit 2), naming the flag and the device's limit.
+/// lavapipe, which holds every radius up to 32). A radius from the settings or the default
+/// that does not fit is lowered to the largest that does, with a warning naming both; one
+/// given with `--view-radius` is refused (bad input, exit 2), naming the flag and the
+/// device's limit.
 fn fitted_view_radius(gpu: &Gpu, options: &RunOptions) -> anyhow::Result<u32> {
     let limit = u64::from(gpu.device.adapter.limits.max_storage_buffer_range);
     let (radius, warning) = fit_view_radius(options.view_radius, options.view_radius_given, limit)?;

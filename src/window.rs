@@ -134,6 +134,21 @@ impl FrameEnd for Presenting<'_> {
 #[error("no display to open a window on ({0})")]
 pub struct NoDisplay(pub String);
 
+/// The message of a winit error without the place in winit's source it names (`os error at
+/// /home/…/.cargo/registry/…/winit-0.30.13/src/…/mod.rs:763: neither WAYLAND_DISPLAY nor …`):
+/// a player is told what is missing, not a path inside the build's dependencies.
+fn without_source_location(message: &str) -> &str {
+    message
+        .strip_prefix("os error at ")
+        .and_then(|rest| {
+            let after_file = &rest[rest.find(".rs:")? + ".rs:".len()..];
+            after_file
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .strip_prefix(": ")
+        })
+        .unwrap_or(message)
+}
+
 /// Opens the window and runs until it is closed (or `options.frames` frames were presented).
 /// Returns [`NoDisplay`] (inside the error) when there is no display to open a window on.
 pub fn run_windowed(options: &RunOptions) -> anyhow::Result<RunReport> {
@@ -144,9 +159,11 @@ pub fn run_windowed(options: &RunOptions) -> anyhow::Result<RunReport> {
         use winit::platform::x11::EventLoopBuilderExtX11;
         builder.with_any_thread(true);
     }
-    let event_loop = builder
-        .build()
-        .map_err(|error| anyhow::Error::new(NoDisplay(error.to_string())))?;
+    let event_loop = builder.build().map_err(|error| {
+        anyhow::Error::new(NoDisplay(
+            without_source_location(&error.to_string()).to_owned(),
+        ))
+    })?;
     let mut app = App {
         options: options.clone(),
         state: None,
@@ -672,5 +689,29 @@ impl WindowState {
         self.window
             .set_title(&format!("blockfall — {frame_ms:.2} ms per frame{passes}"));
         self.title_updated = (now, self.frames.frame_number());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_source_location;
+
+    #[test]
+    fn the_no_display_message_names_no_path_inside_the_dependencies() {
+        let winit = "os error at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/\
+                     winit-0.30.13/src/platform_impl/linux/mod.rs:763: neither WAYLAND_DISPLAY \
+                     nor WAYLAND_SOCKET nor DISPLAY is set.";
+        assert_eq!(
+            without_source_location(winit),
+            "neither WAYLAND_DISPLAY nor WAYLAND_SOCKET nor DISPLAY is set."
+        );
+        // Anything else is kept whole.
+        for other in [
+            "the event loop can't be recreated",
+            "os error at nowhere",
+            "",
+        ] {
+            assert_eq!(without_source_location(other), other);
+        }
     }
 }

@@ -462,3 +462,209 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Each pixel's largest difference in a colour channel between two pictures of one size.
+fn channel_differences(a: &Png, b: &Png) -> Vec<u8> {
+    a.bytes
+        .chunks_exact(4)
+        .zip(b.bytes.chunks_exact(4))
+        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
+        .collect()
+}
+
+/// A headless scripted run of `script` at 320×180 with the HUD off, a view radius of 2 and
+/// `extra` flags; its output, checked to have succeeded.
+fn small_run(script: &Path, extra: &[&str]) -> Output {
+    let output = run_script(script, 320, 180, &[&["--no-hud"], extra].concat());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    output
+}
+
+#[test]
+fn surface_nets_and_marching_cubes_draw_the_same_hills_where_shelves_stood() {
+    if skip_gpu() {
+        return;
+    }
+    // Where a newcomer first saw the shelves: feet at (-5, 2.3, 39.5) m, looking south and
+    // down 34°, onto hills that cross y = 0 (a layer border). Surface nets drew flat terraces
+    // with upright walls there (their skirts rose to the chunk's top face); marching cubes,
+    // which hang no skirt, drew the hills smooth. The same hills now, in both.
+    let dir = scratch("shelves");
+    let (nets, cubes) = (dir.join("nets.png"), dir.join("cubes.png"));
+    let script = dir.join("shelves.json");
+    for (feet, yaw, pitch) in [
+        ([-5.0f32, 2.3, 39.5], 180.0f32, -34.0f32),
+        // Hills just under y = 32, 300 m south-west of the spawn.
+        ([-294.0, 35.0, -204.0], 180.0, -30.0),
+    ] {
+        std::fs::write(
+            &script,
+            format!(
+                r#"{{"duration": 3.5, "frame_dt": 0.05,
+                    "player": {{"feet": {feet:?}, "yaw_degrees": {yaw}, "pitch_degrees": {pitch},
+                                "mode": "fly"}},
+                    "events": [{{"t": 0.1, "screenshot": {:?}}},
+                               {{"t": 0.15, "press": "KeyM"}}, {{"t": 0.2, "release": "KeyM"}},
+                               {{"t": 3.5, "state": true}}, {{"t": 3.5, "screenshot": {:?}}}]}}"#,
+                nets.to_str().unwrap(),
+                cubes.to_str().unwrap()
+            ),
+        )
+        .unwrap();
+        let output = small_run(&script, &[]);
+        let states = chunk_states(&text(&output.stdout));
+        let last = states.last().expect("a state line");
+        assert_eq!(
+            (last.1.as_str(), last.3),
+            ("marching-cubes", 0),
+            "{states:?}"
+        );
+        let (a, b) = (Png::read(&nets, (320, 180)), Png::read(&cubes, (320, 180)));
+        let differences = channel_differences(&a, &b);
+        // Each mesher's own triangles light the ground a little differently; a shelf's wall
+        // and its shadow change a whole patch.
+        let changed = differences.iter().filter(|&&d| d > 40).count();
+        eprintln!(
+            "feet {feet:?}: {changed} of {} pixels differ by more than 40 between the meshers",
+            differences.len()
+        );
+        assert!(
+            changed <= differences.len() / 100,
+            "feet {feet:?}: {changed} of {} pixels differ by more than 40 between surface nets \
+             and marching cubes ({} and {})",
+            differences.len(),
+            nets.display(),
+            cubes.display()
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_scripts_dig_and_build_are_drawn_as_the_terrain_tools_are() {
+    if skip_gpu() {
+        return;
+    }
+    // Looking down at open ground away from the showcase: a scene's `dig` event, then a
+    // `build`, each meshed at once (the world notes every edit, and the renderer meshes what
+    // the frame reports, as for the terrain tool). A dig once changed the world and not the
+    // picture.
+    use blockfall_game::terrain::Generator;
+    let generator = Generator::new(Generator::DEFAULT_SEED);
+    let (x, z) = (-30.0f32, 20.0f32);
+    let ground = generator.surface_height(x, z + 6.0);
+    let feet = [x, generator.surface_height(x, z) + 3.0, z];
+    let dir = scratch("scripted-edits");
+    let shots: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("shot{i}.png"))).collect();
+    let script = dir.join("edits.json");
+    std::fs::write(
+        &script,
+        format!(
+            r#"{{"duration": 0.5, "frame_dt": 0.05,
+                "player": {{"feet": {feet:?}, "yaw_degrees": 0, "pitch_degrees": -30,
+                            "mode": "fly"}},
+                "events": [{{"t": 0.1, "screenshot": {:?}}},
+                           {{"t": 0.15, "dig": {{"center": [{x}, {ground}, {}], "radius": 3}}}},
+                           {{"t": 0.15, "screenshot": {:?}}},
+                           {{"t": 0.3, "build": {{"center": [{}, {ground}, {}], "radius": 2}}}},
+                           {{"t": 0.3, "screenshot": {:?}}}]}}"#,
+            shots[0].to_str().unwrap(),
+            z + 6.0,
+            shots[1].to_str().unwrap(),
+            x + 4.0,
+            z + 4.0,
+            shots[2].to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let output = small_run(&script, &[]);
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(r#""event":"dig""#) && stdout.contains(r#""changed":true"#),
+        "{stdout}"
+    );
+    let pictures: Vec<Png> = shots.iter().map(|s| Png::read(s, (320, 180))).collect();
+    for (i, what) in [(1, "the dig"), (2, "the mound")] {
+        let differences = channel_differences(&pictures[i - 1], &pictures[i]);
+        let changed = differences.iter().filter(|&&d| d > 24).count();
+        eprintln!("{what}: {changed} pixels changed");
+        assert!(
+            changed > differences.len() / 50,
+            "{what} was not drawn in the frame it was made in: {changed} of {} pixels changed \
+             ({})",
+            differences.len(),
+            shots[i].display()
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_scripted_run_draws_as_its_settings_file_says_and_names_what_it_cannot_honour() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("script-settings");
+    let script = dir.join("settings.json");
+    let picture = |name: &str| dir.join(format!("{name}.png"));
+    let run = |name: &str, settings: Option<&str>| -> (Png, String, String) {
+        let shot = picture(name);
+        std::fs::write(
+            &script,
+            format!(
+                r#"{{"duration": 0.2, "frame_dt": 0.05,
+                    "events": [{{"t": 0.2, "state": true}}, {{"t": 0.2, "screenshot": {:?}}}]}}"#,
+                shot.to_str().unwrap()
+            ),
+        )
+        .unwrap();
+        let settings_path = dir.join(format!("{name}.ron"));
+        let mut extra = Vec::new();
+        if let Some(settings) = settings {
+            std::fs::write(&settings_path, settings).unwrap();
+            extra = vec!["--settings", settings_path.to_str().unwrap()];
+        }
+        let output = small_run(&script, &extra);
+        (
+            Png::read(&shot, (320, 180)),
+            text(&output.stdout),
+            text(&output.stderr),
+        )
+    };
+    let (default, _, _) = run("default", None);
+    let (written_defaults, _, stderr) = run("defaults", Some("()"));
+    assert_eq!(
+        default.bytes, written_defaults.bytes,
+        "a settings file of defaults draws the default picture"
+    );
+    assert!(!stderr.contains("cannot honour"), "{stderr}");
+    let changed = |png: &Png| {
+        channel_differences(&default, png)
+            .iter()
+            .filter(|&&d| d > 24)
+            .count()
+    };
+    let (narrow, _, _) = run("fov", Some("(fov_degrees: 30.0)"));
+    assert!(changed(&narrow) > 320 * 180 / 10, "a field of view of 30°");
+    let (flat, _, _) = run("shadows", Some("(shadows: Off)"));
+    assert!(changed(&flat) > 320 * 180 / 200, "shadows off");
+    let (_, stdout, _) = run("mesher", Some("(mesher: MarchingCubes)"));
+    assert!(stdout.contains("marching-cubes"), "{stdout}");
+    // Keys and the mouse are not a script's: one warning line names them, and the run goes on.
+    let (keys, _, stderr) = run(
+        "keys",
+        Some("(bindings: {fly: [KeyG]}, mouse_sensitivity: 2.0, fov_degrees: 30.0)"),
+    );
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("cannot honour"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("bindings") && warnings[0].contains("mouse_sensitivity"),
+        "{stderr}"
+    );
+    assert!(!warnings[0].contains("fov_degrees"), "{stderr}");
+    assert_eq!(keys.bytes, narrow.bytes, "the rest of the file is honoured");
+    std::fs::remove_dir_all(dir).ok();
+}

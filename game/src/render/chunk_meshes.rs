@@ -63,7 +63,8 @@ pub fn arenas_for(radius: u32) -> TerrainMeshesDesc {
 
 /// The largest view radius, up to `most`, whose arenas ([`arenas_for`]) fit a device whose
 /// storage buffers may be at most `storage_limit` bytes (`maxStorageBufferRange`); at least 1.
-/// Vulkan's least `maxStorageBufferRange`, 128 MiB (lavapipe's), holds a radius of 10.
+/// Vulkan's least `maxStorageBufferRange`, 128 MiB (lavapipe's), holds every radius up to 32
+/// with the levels of detail.
 pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
     (1..=most.max(1))
         .rev()

@@ -17,7 +17,8 @@
 //!
 //! ```text
 //!   frame(dt, input) ─▶ FrameReport  the view turns, the tool acts, the pieces fall, the
-//!                                    player moves; the ground's changed samples reported
+//!                                    player moves; the ground's samples changed since the
+//!                                    last report (the tool's, a scene's events) reported
 //!   stream_edit(changed, sink)       the chunks an edit changed meshed again, those near lit again
 //!   stream(budget, sink)             far chunks out, the nearest missing ones in
 //!   take_changed_regions()           the block regions to mesh again
@@ -75,8 +76,10 @@ pub type WorldField = Field<EditStore<dyn Ground>>;
 /// What a frame did that the renderer must hear of.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct FrameReport {
-    /// The ground's samples the terrain tool changed (for [`World::stream_edit`]).
-    pub ground_changed: Option<SampleBox>,
+    /// The ground's samples changed since the last report (for [`World::stream_edit`]): the
+    /// terrain tool's edits this frame and any edit made between frames (a scene's `dig` and
+    /// `build` events), so that whoever draws the world meshes them all the same way.
+    pub ground_changed: Vec<SampleBox>,
     /// Commands the world does not handle itself (screenshot, wireframe, HUD, window).
     pub commands: Vec<Command>,
     /// What an edit (break, place, dig) set falling this frame.
@@ -122,6 +125,9 @@ pub struct World {
     aim: Option<Aim>,
     /// Block regions whose meshes are out of date, for the renderer.
     changed_regions: BTreeSet<[i32; 3]>,
+    /// The ground's samples changed since the renderer last heard ([`World::frame`]'s report
+    /// or [`World::take_changed_ground`]): every edit's, the terrain tool's and a scene's.
+    changed_ground: Vec<SampleBox>,
     /// The pieces that broke where they were struck in the last [`World::step`].
     splits: Vec<crate::pieces::Split>,
 }
@@ -178,6 +184,7 @@ impl World {
             tool: Tool::default(),
             aim: None,
             changed_regions: BTreeSet::new(),
+            changed_ground: Vec::new(),
             splits: Vec::new(),
         }
     }
@@ -461,13 +468,42 @@ impl World {
             }
         }
         if let Some((button, pressed)) = input.take_tool() {
-            let (changed, fell) = self.hold_tool(button, dt, pressed);
-            report.ground_changed = changed;
+            let (_, fell) = self.hold_tool(button, dt, pressed);
             report.fell += fell;
         }
         self.step(dt, &input.controls);
         self.update_aim();
+        report.ground_changed = self.take_changed_ground();
         report
+    }
+
+    /// The boxes of the ground's samples changed since the last call or [`World::frame`]
+    /// (boxes that overlap united into one), for whoever meshes the terrain: the same for the
+    /// terrain tool and a scene's events. A renderer that meshes every chunk from scratch anyway
+    /// (a new world, a load) takes them to forget them.
+    pub fn take_changed_ground(&mut self) -> Vec<SampleBox> {
+        std::mem::take(&mut self.changed_ground)
+    }
+
+    /// Notes that the samples in `changed` changed, for [`World::take_changed_ground`]: united
+    /// with every noted box it overlaps, so that digs far apart do not mesh everything between
+    /// them, and many digs in one place mesh each chunk once.
+    fn note_changed_ground(&mut self, changed: SampleBox) {
+        let mut united = changed;
+        loop {
+            let before = self.changed_ground.len();
+            self.changed_ground.retain(|noted| {
+                let overlaps = noted.intersects(&united);
+                if overlaps {
+                    united = united.union(noted);
+                }
+                !overlaps
+            });
+            if self.changed_ground.len() == before {
+                break;
+            }
+        }
+        self.changed_ground.push(united);
     }
 
     /// A command the world handles (fly, the tools); returns false for those it leaves to the

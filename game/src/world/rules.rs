@@ -111,6 +111,7 @@ impl World {
             self.field.build(centre, radius)
         }?;
         if let Some(changed) = &changed {
+            self.note_changed_ground(*changed);
             self.support.ground_changed(&self.blocks, changed);
             // Rubble whose points may lie on the changed ground wakes (the blend reaches a
             // meter from a changed sample).

@@ -103,6 +103,7 @@ impl World {
             tool,
             aim: None,
             changed_regions: BTreeSet::new(),
+            changed_ground: Vec::new(),
             splits: Vec::new(),
         };
         world.changed_regions = world

@@ -84,8 +84,10 @@ impl WorldRenderer {
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
-        world: World,
+        mut world: World,
     ) -> Result<Self, WorldRenderError> {
+        // No chunk is loaded yet: each is meshed from the ground as edited so far.
+        world.take_changed_ground();
         let shadow_maps = ShadowMaps::new(gpu, shaders)?;
         let shadow_layout = Some(shadow_maps.set_layout());
         let renderer =
@@ -132,6 +134,8 @@ impl WorldRenderer {
         // nothing to mesh again).
         let mesher = self.meshes.mesher();
         self.world.set_terrain_mesher(mesher);
+        // Every chunk is meshed anew from the new world's ground as edited so far.
+        self.world.take_changed_ground();
         self.renderer.set_look(look_of(&self.world));
         self.blocks.forget_all();
         self.pieces.forget_all();

@@ -24,7 +24,9 @@ impl WorldRenderer {
         commands: &[Command],
     ) -> Result<FrameReport, WorldRenderError> {
         let report = self.world.frame(dt, input, commands);
-        self.after_edit(frames, report.ground_changed.as_ref())?;
+        for changed in &report.ground_changed {
+            self.after_edit(frames, Some(changed))?;
+        }
         Ok(report)
     }
 
@@ -108,7 +110,16 @@ impl WorldRenderer {
         radius: f32,
     ) -> Result<EditReport, WorldRenderError> {
         match self.world.edit_at(dig, centre, radius) {
-            Ok((changed, _)) => self.after_edit(frames, changed.as_ref()),
+            Ok(_) => {
+                // This edit's box, and any the world noted before it and nobody meshed yet.
+                let mut report = EditReport::default();
+                for changed in self.world.take_changed_ground() {
+                    let edit = self.after_edit(frames, Some(&changed))?;
+                    report.remeshed.extend(edit.remeshed);
+                    report.relit.extend(edit.relit);
+                }
+                Ok(report)
+            }
             Err(error) => {
                 log::warn!("the terrain tool: {error}");
                 Ok(EditReport::default())
