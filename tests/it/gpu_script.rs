@@ -521,15 +521,16 @@ fn surface_nets_and_marching_cubes_draw_the_same_hills_where_shelves_stood() {
         );
         let (a, b) = (Png::read(&nets, (320, 180)), Png::read(&cubes, (320, 180)));
         let differences = channel_differences(&a, &b);
-        // Each mesher's own triangles light the ground a little differently; a shelf's wall
-        // and its shadow change a whole patch.
+        // Each mesher's own triangles light the ground a little differently (91 and 55 pixels
+        // past 40 levels here); a shelf's wall and its shadow change a whole strip (372 and
+        // 623 pixels).
         let changed = differences.iter().filter(|&&d| d > 40).count();
         eprintln!(
             "feet {feet:?}: {changed} of {} pixels differ by more than 40 between the meshers",
             differences.len()
         );
         assert!(
-            changed <= differences.len() / 100,
+            changed <= differences.len() / 250,
             "feet {feet:?}: {changed} of {} pixels differ by more than 40 between surface nets \
              and marching cubes ({} and {})",
             differences.len(),
