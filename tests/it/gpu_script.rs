@@ -85,7 +85,9 @@ fn a_broken_tower_block_drops_the_two_above_onto_the_lowest_and_they_are_drawn_t
         ),
     )
     .unwrap();
-    let output = run(&script);
+    // Without shadows: the tint, the blocks and where they fall are the subject (4 s of frames,
+    // each cascade drawn again every frame, took most of the run).
+    let output = run_script(&script, WIDTH, HEIGHT, &["--shadows", "off"]);
     assert!(output.status.success(), "stderr: {}", text(&output.stderr));
     let lines: Vec<Value> = text(&output.stdout)
         .lines()
@@ -395,7 +397,9 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
         ),
     )
     .unwrap();
-    let output = run(&script);
+    // Without shadows: the meshers' ground is the subject, and 7 s of frames with every
+    // cascade drawn again took most of the run.
+    let output = run_script(&script, WIDTH, HEIGHT, &["--shadows", "off"]);
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let states = chunk_states(&stdout);
