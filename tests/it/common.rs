@@ -293,6 +293,16 @@ pub struct Png {
 }
 
 impl Png {
+    /// Each pixel's largest difference in a colour channel from `other`, of the same size.
+    pub fn channel_differences(&self, other: &Png) -> Vec<u8> {
+        assert_eq!((self.width, self.height), (other.width, other.height));
+        self.bytes
+            .chunks_exact(4)
+            .zip(other.bytes.chunks_exact(4))
+            .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
+            .collect()
+    }
+
     /// Reads the PNG at `path`, which must be `width`×`height`.
     pub fn read(path: &Path, (width, height): (u32, u32)) -> Png {
         let decoder =

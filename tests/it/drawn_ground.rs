@@ -222,19 +222,24 @@ pub fn chunks_around<G: Ground + ?Sized>(
     chunks
 }
 
-/// The CPU mesher's mesh of a chunk's padded grid, with the skirt the game meshes it with.
-pub fn cpu_chunk_mesh(coord: ChunkCoord, samples: &[f32]) -> SurfaceMesh {
+/// The CPU mesher's mesh of a chunk's padded grid with a skirt `skirt` deep (0: none).
+fn cpu_mesh(samples: &[f32], skirt: f32) -> SurfaceMesh {
     let dims = [PADDED_SIZE; 3];
     let mut mesh = SurfaceMesh::new();
     SurfaceNets::new()
         .mesh_with_skirt(
             DensityGrid::new(samples, dims).unwrap(),
             GridRegion::owned_edges_of_padded_grid(dims),
-            skirt(coord),
+            skirt,
             &mut mesh,
         )
         .unwrap();
     mesh
+}
+
+/// The CPU mesher's mesh of chunk `coord`'s padded grid, with the skirt the game meshes it with.
+pub fn cpu_chunk_mesh(coord: ChunkCoord, samples: &[f32]) -> SurfaceMesh {
+    cpu_mesh(samples, skirt(coord))
 }
 
 /// Checks the drawn ground of column `(cx, cz)` and 8 m into each neighbour (so that all four
@@ -254,7 +259,7 @@ pub fn assert_no_shelf<G: Ground + ?Sized>(
     let size = CHUNK_SIZE;
     let mut plain = DrawnGround::default();
     for (coord, samples) in chunks {
-        plain.add_chunk(*coord, &cpu_plain_mesh(samples));
+        plain.add_chunk(*coord, &cpu_mesh(samples, 0.0));
     }
     let coords = chunks.iter().map(|(c, _)| c);
     let low_y = coords
@@ -311,20 +316,6 @@ pub fn assert_no_shelf<G: Ground + ?Sized>(
         at[0],
         at[1]
     );
-}
-
-/// The CPU mesher's mesh of a chunk's padded grid without a skirt.
-fn cpu_plain_mesh(samples: &[f32]) -> SurfaceMesh {
-    let dims = [PADDED_SIZE; 3];
-    let mut mesh = SurfaceMesh::new();
-    SurfaceNets::new()
-        .mesh(
-            DensityGrid::new(samples, dims).unwrap(),
-            GridRegion::owned_edges_of_padded_grid(dims),
-            &mut mesh,
-        )
-        .unwrap();
-    mesh
 }
 
 /// Chunk columns of the world of `seed` where the ground crosses a layer border (a multiple of

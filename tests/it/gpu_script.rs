@@ -467,15 +467,6 @@ fn pressing_m_meshes_the_terrain_again_with_marching_cubes_and_back() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// Each pixel's largest difference in a colour channel between two pictures of one size.
-fn channel_differences(a: &Png, b: &Png) -> Vec<u8> {
-    a.bytes
-        .chunks_exact(4)
-        .zip(b.bytes.chunks_exact(4))
-        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
-        .collect()
-}
-
 /// A headless scripted run of `script` at 320×180 with the HUD off, a view radius of 2 and
 /// `extra` flags; its output, checked to have succeeded.
 fn small_run(script: &Path, extra: &[&str]) -> Output {
@@ -524,7 +515,7 @@ fn surface_nets_and_marching_cubes_draw_the_same_hills_where_shelves_stood() {
             "{states:?}"
         );
         let (a, b) = (Png::read(&nets, (320, 180)), Png::read(&cubes, (320, 180)));
-        let differences = channel_differences(&a, &b);
+        let differences = a.channel_differences(&b);
         // Each mesher's own triangles light the ground a little differently (91 and 15 pixels
         // past 40 levels here); a shelf's wall and its shadow change a whole strip (372 and
         // 623 pixels).
@@ -590,7 +581,7 @@ fn a_scripts_dig_and_build_are_drawn_as_the_terrain_tools_are() {
     );
     let pictures: Vec<Png> = shots.iter().map(|s| Png::read(s, (320, 180))).collect();
     for (i, what) in [(1, "the dig"), (2, "the mound")] {
-        let differences = channel_differences(&pictures[i - 1], &pictures[i]);
+        let differences = pictures[i - 1].channel_differences(&pictures[i]);
         let changed = differences.iter().filter(|&&d| d > 24).count();
         eprintln!("{what}: {changed} pixels changed");
         assert!(
@@ -644,7 +635,8 @@ fn a_scripted_run_draws_as_its_settings_file_says_and_names_what_it_cannot_honou
     );
     assert!(!stderr.contains("cannot honour"), "{stderr}");
     let changed = |png: &Png| {
-        channel_differences(&default, png)
+        default
+            .channel_differences(png)
             .iter()
             .filter(|&&d| d > 24)
             .count()

@@ -1243,15 +1243,6 @@ fn within_another_cpus_rounding(differences: &[u8]) -> bool {
     drawn_differently * 200 <= differences.len() && mean <= 0.25
 }
 
-/// Each pixel's largest difference in a colour channel between two pictures of one size.
-fn largest_channel_differences(a: &Png, b: &Png) -> Vec<u8> {
-    a.bytes
-        .chunks_exact(4)
-        .zip(b.bytes.chunks_exact(4))
-        .map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0))
-        .collect()
-}
-
 #[test]
 fn another_cpus_rounding_is_told_apart_from_shelves_on_the_hills() {
     let read = |path: &str| {
@@ -1261,9 +1252,9 @@ fn another_cpus_rounding_is_told_apart_from_shelves_on_the_hills() {
         )
     };
     let (now, shelves) = (read(SHADOWS_OFF_PICTURE), read(WITH_SHELVES_PICTURE));
-    assert!(!within_another_cpus_rounding(&largest_channel_differences(
-        &now, &shelves
-    )));
+    assert!(!within_another_cpus_rounding(
+        &now.channel_differences(&shelves)
+    ));
     // What an AVX2 CPU did to the picture an AVX-512 one drew: 1,506 pixels a level or two off
     // (0.03 on average), a few edge pixels more.
     let mut rounded = vec![0u8; 320 * 180];
@@ -1296,7 +1287,7 @@ fn shadows_off_draws_its_reference_picture() {
         (320, 180),
     );
     let off = Png::read(&picture, (320, 180));
-    let differences = largest_channel_differences(&before, &off);
+    let differences = before.channel_differences(&off);
     let differing = differences.iter().filter(|&&d| d > 0).count();
     let far_off = differences.iter().filter(|&&d| d > FAR_OFF).count();
     let mean = differences.iter().map(|&d| f64::from(d)).sum::<f64>() / differences.len() as f64;
