@@ -29,6 +29,7 @@
 pub mod blocks;
 pub mod camera;
 pub mod cell_hash;
+pub mod dvec3;
 pub mod files;
 pub mod input;
 pub mod pieces;

@@ -1,40 +1,9 @@
-//! The small 3-vector and 3 × 3-matrix algebra of strength, in double precision.
+//! The small 3 × 3-matrix algebra of strength, in double precision (its vectors:
+//! [`crate::dvec3`]).
+
+use crate::dvec3::dot;
 
 pub(super) type Matrix = [[f64; 3]; 3];
-
-#[inline]
-pub(super) fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-#[inline]
-pub(super) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-#[inline]
-pub(super) fn scale(a: [f64; 3], factor: f64) -> [f64; 3] {
-    [a[0] * factor, a[1] * factor, a[2] * factor]
-}
-
-#[inline]
-pub(super) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-#[inline]
-pub(super) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-#[inline]
-pub(super) fn length(a: [f64; 3]) -> f64 {
-    dot(a, a).sqrt()
-}
 
 /// The inertia of a mass at a lever about the point it is measured from:
 /// `m (|d|² 1 − d dᵀ)`.

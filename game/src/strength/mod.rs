@@ -85,10 +85,8 @@ use crate::blocks::materials::{part_of, MATERIALS};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::support::for_each_touching;
 
-use algebra::{
-    add, at_lever, cross, cross_matrix, dot, inverse, length, norm, product, scale, sub, times,
-    Matrix,
-};
+use crate::dvec3::{add, cross, dot, length, scale, sub};
+use algebra::{at_lever, cross_matrix, inverse, norm, product, times, Matrix};
 use grid::{Grid, Place};
 
 /// What an edge joint holds against a side joint of the same length: as if the blocks were

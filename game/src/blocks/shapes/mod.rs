@@ -40,6 +40,8 @@ mod hull;
 use std::sync::OnceLock;
 
 use super::store::ALL_CUTS;
+// Points and directions in a block's frame are in double precision.
+use crate::dvec3::{cross, dot, length, sub, DVec3};
 
 pub use distance::block_distance;
 pub use hull::QUARTER_SEGMENTS;
@@ -147,30 +149,6 @@ pub fn shape_of(cuts: u16, slope: bool) -> &'static Shape {
     });
     let index = usize::from(cuts) | (usize::from(slope) << 12);
     table[index].get_or_init(|| Shape::new(cuts, slope))
-}
-
-/// A point or direction in a block's frame, in double precision (`DVec3`, as glam names it:
-/// not ultraviolet's `f32` `Vec3` that the rest of the game draws with).
-type DVec3 = [f64; 3];
-
-fn sub(a: DVec3, b: DVec3) -> DVec3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: DVec3, b: DVec3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: DVec3, b: DVec3) -> DVec3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn length(a: DVec3) -> f64 {
-    dot(a, a).sqrt()
 }
 
 fn to_f32(a: DVec3) -> [f32; 3] {
