@@ -35,6 +35,7 @@ mod meshers;
 mod physics_properties;
 mod pieces;
 mod player;
+mod rigid_bodies;
 mod rubble;
 mod saves;
 mod sim;

@@ -78,8 +78,6 @@ pub(crate) struct LaneGroup {
     pub first: u32,
     /// The dense index of the second awake body, or [`NONE`].
     pub second: u32,
-    /// The dense index of the resting body the rows push against, or [`NONE`].
-    pub struck: u32,
     /// How many of its contacts touch, not only speculative.
     pub touching: u32,
     /// How many contacts it has.
@@ -210,7 +208,6 @@ impl Bundle {
         for lane in &mut self.lanes {
             lane.first = NONE;
             lane.second = NONE;
-            lane.struck = NONE;
             lane.touching = 0;
             lane.contacts = 0;
             lane.normal_push = 0.0;
@@ -219,13 +216,13 @@ impl Bundle {
     }
 
     /// Lane `lane`'s group: its bodies (`a`, `b` by awake index, `b` [`NONE`] when fixed;
-    /// `first`, `second`, `struck` dense) and inverse masses.
+    /// `first`, `second` dense) and inverse masses.
     #[allow(clippy::too_many_arguments)]
     pub fn set_group(
         &mut self,
         lane: usize,
         (a, b): (u32, u32),
-        (first, second, struck): (u32, u32, u32),
+        (first, second): (u32, u32),
         inverse_mass_a: f64,
         inverse_mass_b: f64,
     ) {
@@ -236,7 +233,6 @@ impl Bundle {
         let group = &mut self.lanes[lane];
         group.first = first;
         group.second = second;
-        group.struck = struck;
     }
 
     /// The next contact of lane `lane`'s group; `key` names it for the next step if it
@@ -728,7 +724,7 @@ mod tests {
         for lane in 0..LANES {
             // Lane 3 pushes against something fixed.
             let b = if lane == 3 { NONE } else { lane as u32 + 4 };
-            bundle.set_group(lane, (lane as u32, b), (0, NONE, NONE), 0.5, 0.25);
+            bundle.set_group(lane, (lane as u32, b), (0, NONE), 0.5, 0.25);
             for _ in 0..(most - lane % 2) {
                 let mut row = || Row {
                     direction: vector(&mut rng),

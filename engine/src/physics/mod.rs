@@ -95,6 +95,7 @@ mod broad;
 mod clearance;
 mod contacts;
 mod error;
+mod islands;
 pub mod lanes;
 mod math;
 mod patches;
@@ -236,10 +237,9 @@ pub struct StepReport {
     pub fell_out: Vec<BodyHandle>,
     /// Bodies that came to rest.
     pub came_to_rest: Vec<BodyHandle>,
-    /// `(resting body, moving body, push)`: a moving body pushed against a resting one, with
-    /// the sum of the normal pushes of that step in newton seconds. The physics does not wake the
-    /// resting body; the caller may.
-    pub hits: Vec<(BodyHandle, BodyHandle, f64)>,
+    /// Sleeping bodies that an awake body's contacts reached, woken before the step's solve,
+    /// with where their middle lay.
+    pub woke: Vec<(BodyHandle, [f64; 3])>,
     /// Each push on a body that took at least its impact limit in one step
     /// ([`PhysicsWorld::set_impact_limit`]), in an order that is a function of the scene.
     pub impacts: Vec<Impact>,

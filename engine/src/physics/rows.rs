@@ -274,7 +274,7 @@ mod tests {
         bundle.set_group(
             0,
             (0, b_index),
-            (0, NONE, NONE),
+            (0, NONE),
             a.inverse_mass,
             b_mover.inverse_mass,
         );

@@ -209,7 +209,7 @@ fn stack(
     for _ in 0..600 {
         let report = physics.step(&ground, &shapes);
         all.came_to_rest.extend(report.came_to_rest);
-        all.hits.extend(report.hits);
+        all.woke.extend(report.woke);
         let (a, b) = (view(&physics, lower), view(&physics, upper));
         closest = closest.min(b.position[1] - a.position[1]);
     }
@@ -235,20 +235,23 @@ fn two_falling_cubes_land_on_each_other_without_passing_through() {
 }
 
 #[test]
-fn a_resting_body_is_an_obstacle_that_reports_its_hits() {
-    // The lower cube starts on the ground and rests before the upper one arrives.
+fn a_body_landing_on_a_sleeping_one_wakes_it_before_the_solve() {
+    // The lower cube starts on the ground and sleeps before the upper one arrives.
     let (physics, lower, upper, report) = stack(1, 0.001, 3.0);
     let (a, b) = (view(&physics, lower), view(&physics, upper));
     assert!(a.resting && b.resting);
     assert!((b.position[1] - 1.5).abs() < 0.05, "{b:?}");
     assert_eq!(report.came_to_rest.first(), Some(&lower));
-    assert!(!report.hits.is_empty());
-    assert!(report
-        .hits
-        .iter()
-        .all(|&(struck, mover, push)| struck == lower && mover == upper && push > 0.0));
-    // Not woken, not moved.
-    assert!((a.position[1] - 0.501).abs() < 0.011, "{a:?}");
+    // Woken where it lay, by the upper cube's contacts, and asleep again with it: the two
+    // are one island.
+    assert_eq!(
+        report.woke.iter().map(|&(body, _)| body).collect::<Vec<_>>(),
+        vec![lower]
+    );
+    assert!((report.woke[0].1[1] - 0.5).abs() < 0.011, "{report:?}");
+    assert_eq!(report.came_to_rest.iter().filter(|&&h| h == lower).count(), 2);
+    assert!(report.came_to_rest.ends_with(&[lower, upper]) || report.came_to_rest.ends_with(&[upper, lower]));
+    assert!((a.position[1] - 0.5).abs() < 0.011, "{a:?}");
 }
 
 /// 50 cubes in 25 columns of two, dropped from different heights with different offsets and

@@ -644,20 +644,22 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
             let first = (plan.key >> 32) as u32;
             let other = (plan.key & 0xffff_ffff) as u32;
             let mover_a = mover(first as usize);
-            let (b, second, struck, mover_b) = if other == 0 {
-                (NONE, NONE, NONE, Mover::FIXED)
+            // The other side: the world, or another awake body (the step wakes every
+            // sleeping body a contact reaches before it solves).
+            let (b, second, mover_b) = if other == 0 {
+                (NONE, NONE, Mover::FIXED)
             } else {
                 let other = other - 1;
                 match shared.awake[other as usize] {
-                    NONE => (NONE, NONE, other, Mover::FIXED),
-                    b => (b, other, NONE, mover(other as usize)),
+                    NONE => (NONE, NONE, Mover::FIXED),
+                    b => (b, other, mover(other as usize)),
                 }
             };
             let a = shared.awake[first as usize];
             bundle.set_group(
                 lane,
                 (a, b),
-                (first, second, struck),
+                (first, second),
                 mover_a.inverse_mass,
                 mover_b.inverse_mass,
             );

@@ -77,7 +77,7 @@ impl PhysicsWorld {
             *epoch += 1;
             *world_stamp = stamp;
         }
-        prepare(pool, bodies, scratch);
+        prepare(pool, bodies, scratch, true);
         *counts = StepCounts::default();
         *times = StepTimes::default();
         times.prepare = clock.lap();
@@ -85,48 +85,23 @@ impl PhysicsWorld {
             warm.clear_all();
             return;
         }
-        scratch
-            .sweep
-            .find(pool, &bodies.position, &scratch.sphere, &scratch.awake);
-        partners(scratch);
-        times.broad = clock.lap();
-
+        // The contacts, found again as long as they reach sleeping bodies: those wake, before
+        // the solve, and so does what touches them in turn (`islands`).
+        loop {
+            scratch
+                .sweep
+                .find(pool, &bodies.position, &scratch.sphere, &scratch.awake);
+            partners(scratch);
+            times.broad += clock.lap();
+            find_contacts(pool, bodies, scratch, world, shapes, *epoch);
+            times.contacts += clock.lap();
+            if !wake_reached(bodies, scratch, report) {
+                break;
+            }
+            prepare(pool, bodies, scratch, false);
+            times.prepare += clock.lap();
+        }
         let moving = scratch.moving.len();
-        while scratch.jobs.len() < moving {
-            scratch.jobs.push(Default::default());
-        }
-        for (job, (slot, &body)) in scratch.jobs.iter_mut().zip(&scratch.moving).enumerate() {
-            slot.body = body;
-            slot.job = job as u32;
-            // Lent for the contacts, given back after them.
-            std::mem::swap(&mut slot.clearance, &mut bodies.clearance[body as usize]);
-        }
-        let scene = Scene {
-            bodies,
-            rotation: &scratch.rotation,
-            bound: &scratch.bound,
-            partner_start: &scratch.partner_start,
-            partners: &scratch.partners,
-            world,
-            true_distances: world.true_distances(),
-            shapes,
-            epoch: *epoch,
-            awake: &scratch.job_of,
-        };
-        let (owner, awake_bodies) = (&scratch.owner, &scratch.moving);
-        pool.for_each_mut_owned(
-            &mut scratch.jobs[..moving],
-            |job| {
-                owner
-                    .get(awake_bodies[job] as usize)
-                    .map_or(job, |&o| o as usize)
-            },
-            |job| job.find(&scene),
-        );
-        for job in &mut scratch.jobs[..moving] {
-            std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
-        }
-        times.contacts = clock.lap();
 
         // The solver set: the awake bodies' contacts grouped, cut into regions, bundled,
         // built into rows and solved (see `solver`).
@@ -169,7 +144,7 @@ impl PhysicsWorld {
 
         // What touched what and how hard (the solved velocities go back into the bodies as
         // they move), in one pass over the groups.
-        let tally = tally(bodies, scratch, report);
+        let tally = tally(bodies, scratch);
         impacts(bodies, scratch, moving, report);
         *counts = count(scratch, &tally);
         times.keep = clock.lap();
@@ -180,6 +155,84 @@ impl PhysicsWorld {
             warm.forget(handle);
         }
     }
+}
+
+/// Each awake body's contacts, one job per body on the workers (`contacts`): with the world,
+/// and with the partners the broad phase paired it with.
+fn find_contacts(
+    pool: &WorkerPool,
+    bodies: &mut Bodies,
+    scratch: &mut Scratch,
+    world: &dyn Solid,
+    shapes: &dyn BodyShape,
+    epoch: u64,
+) {
+    let moving = scratch.moving.len();
+    while scratch.jobs.len() < moving {
+        scratch.jobs.push(Default::default());
+    }
+    for (job, (slot, &body)) in scratch.jobs.iter_mut().zip(&scratch.moving).enumerate() {
+        slot.body = body;
+        slot.job = job as u32;
+        // Lent for the contacts, given back after them.
+        std::mem::swap(&mut slot.clearance, &mut bodies.clearance[body as usize]);
+    }
+    let scene = Scene {
+        bodies,
+        rotation: &scratch.rotation,
+        bound: &scratch.bound,
+        partner_start: &scratch.partner_start,
+        partners: &scratch.partners,
+        world,
+        true_distances: world.true_distances(),
+        shapes,
+        epoch,
+        awake: &scratch.job_of,
+    };
+    let (owner, awake_bodies) = (&scratch.owner, &scratch.moving);
+    pool.for_each_mut_owned(
+        &mut scratch.jobs[..moving],
+        |job| {
+            owner
+                .get(awake_bodies[job] as usize)
+                .map_or(job, |&o| o as usize)
+        },
+        |job| job.find(&scene),
+    );
+    for job in &mut scratch.jobs[..moving] {
+        std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
+    }
+}
+
+/// Wakes every sleeping body that an awake body's contacts reach (touching, or within what
+/// the awake body may travel this step): before the solve, so that the blow moves it instead
+/// of going into a wall. A woken body starts still, takes this step's gravity, and is
+/// reported with where it lay. True if any woke (the step then finds its contacts again).
+fn wake_reached(bodies: &mut Bodies, scratch: &Scratch, report: &mut StepReport) -> bool {
+    let mut woke = false;
+    for job in &scratch.jobs[..scratch.moving.len()] {
+        for group in &job.groups {
+            // The group's other side: 0 for the world, else a dense index plus one.
+            let other = (group.key & u64::from(u32::MAX)) as usize;
+            if other == 0 || group.start == group.end {
+                continue;
+            }
+            let body = other - 1;
+            if !bodies.resting[body] {
+                continue;
+            }
+            bodies.resting[body] = false;
+            bodies.still[body] = 0.0;
+            bodies.age[body] = 0.0;
+            bodies.velocity[body] = [0.0, -GRAVITY * STEP, 0.0];
+            bodies.spin[body] = ZERO;
+            report
+                .woke
+                .push((bodies.handle(body), bodies.position[body]));
+            woke = true;
+        }
+    }
+    woke
 }
 
 /// The time between a step's phases.
@@ -208,9 +261,9 @@ struct Tally {
 }
 
 /// One pass over the solved groups: each awake body's touching contacts
-/// ([`Bodies::touching`]) and the normal push it took ([`Scratch::taken`], for [`impacts`]), a
-/// resting body's hits, and the counts for [`count`].
-fn tally(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) -> Tally {
+/// ([`Bodies::touching`]) and the normal push it took ([`Scratch::taken`], for [`impacts`]),
+/// and the counts for [`count`].
+fn tally(bodies: &mut Bodies, scratch: &mut Scratch) -> Tally {
     for &body in &scratch.moving {
         bodies.touching[body as usize] = 0;
     }
@@ -237,13 +290,6 @@ fn tally(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) ->
             if group.second != NONE {
                 bodies.touching[group.second as usize] += group.touching;
                 taken[group.second as usize] += push;
-            }
-            if group.struck != NONE && push > 0.0 {
-                report.hits.push((
-                    bodies.handle(group.struck as usize),
-                    bodies.handle(first),
-                    push,
-                ));
             }
         }
     }
@@ -332,10 +378,10 @@ struct PrepareRun<'a> {
     sphere: &'a mut [f64],
 }
 
-/// Gravity, and what the rest of the step needs to know of each body: on the workers, a run
-/// of bodies each (it was a serial part of the step; its cost: `bench physics --equal-work
+/// Gravity (if `gravity`: a step's second call, after bodies woke, adds none), and what the
+/// rest of the step needs to know of each body: on the workers, a run of bodies each (it was a serial part of the step; its cost: `bench physics --equal-work
 /// --only-heap`, docs/performance-history.md "Physics"); then, in dense order, which are awake.
-fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
+fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch, gravity: bool) {
     let count = bodies.len();
     scratch.rotation.resize(count, ZERO_MATRIX);
     scratch.inverse_inertia.resize(count, ZERO_MATRIX);
@@ -386,7 +432,9 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
                 run.bound[at] = 0.0;
                 run.sphere[at] = radius + MARGIN + SPHERE_SLACK;
             } else {
-                run.velocity[at][1] -= GRAVITY * STEP;
+                if gravity {
+                    run.velocity[at][1] -= GRAVITY * STEP;
+                }
                 run.clearance[at].follow(position[body], orientation[body], radius);
                 run.inverse_inertia[at] = math::turned(&rotation, &inverse_inertia[body]);
                 // No point of the body moves faster than its middle plus its spin at its
@@ -409,6 +457,33 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch) {
         } else {
             scratch.job_of.push(scratch.moving.len() as u32);
             scratch.moving.push(body as u32);
+        }
+    }
+}
+
+/// Puts to sleep the islands (`islands`) whose bodies are all ready: the awake bodies joined
+/// by the step's touching contacts between two of them. A body that falls out counts as ready:
+/// it leaves the island.
+fn sleep_islands(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) {
+    let islands = &mut scratch.islands;
+    islands.start(bodies.len());
+    for bundle in scratch.solver.bundles() {
+        for group in &bundle.lanes {
+            if group.first != NONE && group.second != NONE && group.touching > 0 {
+                islands.join(group.first, group.second);
+            }
+        }
+    }
+    for &body in &scratch.moving {
+        islands.hold_awake(body, scratch.moved[body as usize] != Moved::On);
+    }
+    for &body in &scratch.moving {
+        let dense = body as usize;
+        if scratch.moved[dense] == Moved::Ready && islands.sleeps(body) {
+            bodies.resting[dense] = true;
+            bodies.velocity[dense] = ZERO;
+            bodies.spin[dense] = ZERO;
+            report.came_to_rest.push(bodies.handle(dense));
         }
     }
 }
@@ -469,8 +544,9 @@ pub(super) enum Moved {
     On,
     /// Below the world or no longer finite: to be removed.
     Fell,
-    /// Came to rest.
-    Rested,
+    /// Ready to sleep: still long enough, or touching long enough; it sleeps if its whole
+    /// island is ready (`islands`).
+    Ready,
 }
 
 /// One run of bodies for [`integrate`]: from dense index `first`, the parts of the per-body
@@ -483,12 +559,12 @@ struct MoveRun<'a> {
     spin: &'a mut [Vector],
     still: &'a mut [f64],
     age: &'a mut [f64],
-    resting: &'a mut [bool],
     moved: &'a mut [Moved],
 }
 
 /// Moves and turns the awake bodies with their solved velocities, lets touching ones lose
-/// spin and (if `resting`) come to rest, and removes those that fell out of the world. On
+/// spin and (if `resting`) islands whose bodies are all still come to rest
+/// ([`sleep_islands`]), and removes those that fell out of the world. On
 /// the workers, a run of bodies each (as [`prepare`]); what became of each is reported in
 /// dense order.
 fn integrate(
@@ -510,7 +586,6 @@ fn integrate(
         spin,
         still,
         age,
-        resting: rests,
         touching,
         ..
     } = bodies;
@@ -522,14 +597,10 @@ fn integrate(
         .zip(spin.chunks_mut(BODY_RUN))
         .zip(still.chunks_mut(BODY_RUN))
         .zip(age.chunks_mut(BODY_RUN))
-        .zip(rests.chunks_mut(BODY_RUN))
         .zip(scratch.moved.chunks_mut(BODY_RUN))
         .enumerate()
         .map(
-            |(
-                index,
-                (((((((position, orientation), velocity), spin), still), age), resting), moved),
-            )| {
+            |(index, ((((((position, orientation), velocity), spin), still), age), moved))| {
                 MoveRun {
                     first: index * BODY_RUN,
                     position,
@@ -538,7 +609,6 @@ fn integrate(
                     spin,
                     still,
                     age,
-                    resting,
                     moved,
                 }
             },
@@ -582,21 +652,19 @@ fn integrate(
                 continue;
             }
             if resting && (run.still[at] >= STILL_TIME || run.age[at] >= LONGEST_FALL) {
-                run.resting[at] = true;
-                run.velocity[at] = ZERO;
-                run.spin[at] = ZERO;
-                run.moved[at] = Moved::Rested;
+                run.moved[at] = Moved::Ready;
             }
         }
     };
     pool.for_each_mut(&mut runs, move_run);
+    if resting {
+        sleep_islands(bodies, scratch, report);
+    }
     scratch.fallen.clear();
     for &body in &scratch.moving {
         let body = body as usize;
-        match scratch.moved[body] {
-            Moved::On => {}
-            Moved::Fell => scratch.fallen.push(bodies.handle(body)),
-            Moved::Rested => report.came_to_rest.push(bodies.handle(body)),
+        if scratch.moved[body] == Moved::Fell {
+            scratch.fallen.push(bodies.handle(body));
         }
     }
     for &handle in &scratch.fallen {

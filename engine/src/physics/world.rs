@@ -77,6 +77,8 @@ pub(super) struct Scratch {
     pub moved: Vec<super::step::Moved>,
     /// Per dense index: the normal push it took this step, newton seconds.
     pub taken: Vec<f64>,
+    /// The awake bodies joined by touching contacts, which sleep together.
+    pub islands: super::islands::Islands,
 }
 
 impl PhysicsWorld {

@@ -141,15 +141,6 @@ pub fn contact_points(blocks: &[Block], own: &BlockStore) -> ContactPoints {
     ContactPoints { points, around }
 }
 
-/// A moving piece that pushes a resting one so hard that, were it free, the resting one would
-/// change its speed by more than this (m/s: the push over its mass), wakes it. Half a meter per
-/// second: a block dropped from a few centimeters, or a piece sliding into it at walking pace,
-/// leaves it lying; one falling onto it from a meter or more knocks it loose.
-pub const WAKE_SPEED: f64 = 0.5;
-
-/// How close (m) a resting piece must come to a woken one to be lying on it.
-const LYING_ON: f64 = 0.1;
-
 /// A piece with the box it lies in: low and high corners, meters.
 pub type PieceBox = (BodyHandle, [f32; 3], [f32; 3]);
 
@@ -158,7 +149,8 @@ pub type PieceBox = (BodyHandle, [f32; 3], [f32; 3]);
 pub struct PiecesReport {
     /// Pieces that came to rest (became rubble), with their box in the world (low, high).
     pub came_to_rest: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
-    /// Rubble that woke (hit hard enough), with the box it lay in.
+    /// Rubble that woke (a moving piece reached it, or what it lay on woke), with the box it
+    /// lay in.
     pub woke: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
     /// Pieces that fell out of the world.
     pub fell_out: Vec<BodyHandle>,
@@ -383,7 +375,9 @@ impl Pieces {
     }
 
     /// Moves the falling pieces on by `dt` seconds against `world`, in fixed steps; pieces that
-    /// fell out of the world are gone, and rubble struck hard enough ([`WAKE_SPEED`]) wakes.
+    /// fell out of the world are gone, and rubble that a moving piece reached woke (the
+    /// physics wakes it before the solve, so the blow moves it: docs/physics.md, "Sleeping and
+    /// islands").
     pub fn update(&mut self, dt: f64, world: &dyn Solid) -> PiecesReport {
         let shapes = Shapes {
             pieces: &self.pieces,
@@ -391,7 +385,7 @@ impl Pieces {
         let StepReport {
             fell_out,
             came_to_rest,
-            hits,
+            woke,
             impacts,
             ..
         } = self.physics.advance(dt, world, &shapes);
@@ -400,16 +394,16 @@ impl Pieces {
             self.pieces.remove(handle);
         }
         report.fell_out = fell_out;
-        report.split = self.break_struck(&impacts);
-        for (struck, _, impulse) in hits {
-            let hard = self
-                .physics
-                .body(struck)
-                .is_some_and(|body| body.resting && impulse / body.mass > WAKE_SPEED);
-            if hard {
-                report.woke.extend(self.wake(struck));
+        // Where each woken piece lay (its points' sphere about its middle then), for the
+        // support to search the blocks it held again.
+        for (handle, lay) in woke {
+            if let Some(body) = self.physics.body(handle) {
+                let low = lay.map(|c| (c - body.radius) as f32);
+                let high = lay.map(|c| (c + body.radius) as f32);
+                report.woke.push((handle, low, high));
             }
         }
+        report.split = self.break_struck(&impacts);
         for handle in came_to_rest {
             if !self.is_resting(handle) {
                 continue;
@@ -467,41 +461,22 @@ impl Pieces {
         Some((low, high))
     }
 
-    /// Wakes a resting piece and what lies on it (resting pieces within a few centimeters of it
-    /// whose middle is higher, and what lies on those); returns the pieces woken, each with
-    /// the box it lay in.
+    /// Wakes a resting piece; returns it with the box it lay in, or nothing if it was not
+    /// resting. What touches it wakes in the next step, when its contacts reach it (the
+    /// physics wakes islands whole), and is reported then ([`PiecesReport::woke`]).
     pub fn wake(&mut self, handle: BodyHandle) -> Vec<(BodyHandle, [f32; 3], [f32; 3])> {
-        let mut woken = Vec::new();
-        let mut waiting = vec![handle];
-        while let Some(next) = waiting.pop() {
-            if !self.is_resting(next) {
-                continue;
-            }
-            let Some((low, high)) = self.bounds(next) else {
-                continue;
-            };
-            if self.physics.wake(next).is_err() {
-                continue;
-            }
-            woken.push((next, low, high));
-            let Some(below) = self.physics.body(next) else {
-                continue;
-            };
-            for &other in self.pieces.keys() {
-                if other == next || !self.is_resting(other) {
-                    continue;
-                }
-                if self.lies_on(other, next, below.position[1]) {
-                    waiting.push(other);
-                }
-            }
+        if !self.is_resting(handle) {
+            return Vec::new();
         }
-        woken
+        match (self.bounds(handle), self.physics.wake(handle)) {
+            (Some((low, high)), Ok(())) => vec![(handle, low, high)],
+            _ => Vec::new(),
+        }
     }
 
     /// Sets a piece moving at `velocity` (m/s) with `spin` (rad/s, about an axis of the
-    /// world), as a throw or a blast would. Rubble wakes first, and what lies on it with it
-    /// ([`Pieces::wake`]); the pieces woken are returned with the boxes they lay in, for the
+    /// world), as a throw or a blast would. Rubble wakes first ([`Pieces::wake`]; what lies on
+    /// it wakes in the next step); the pieces woken are returned with the boxes they lay in, for the
     /// support to hear of ([`World::launch_piece`](crate::world::World::launch_piece) tells
     /// it). A stale handle or a value that is not finite is an error and changes nothing.
     pub fn launch(
@@ -527,46 +502,8 @@ impl Pieces {
         Ok(woken)
     }
 
-    /// Whether resting piece `upper` lies on piece `lower` (whose middle is at `lower_y`): its
-    /// middle is higher by more than [`LYING_ON`] and one of its points is within `LYING_ON`
-    /// of `lower`'s blocks. (Pieces side by side on one floor rest at the same height, to the
-    /// millimeter: neither lies on the other.)
-    fn lies_on(&self, upper: BodyHandle, lower: BodyHandle, lower_y: f64) -> bool {
-        let (Some(top), Some(bottom)) = (self.physics.body(upper), self.physics.body(lower)) else {
-            return false;
-        };
-        if top.position[1] <= lower_y + LYING_ON {
-            return false;
-        }
-        let apart = (0..3)
-            .map(|axis| (top.position[axis] - bottom.position[axis]).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        if apart > top.radius + bottom.radius + LYING_ON {
-            return false;
-        }
-        let Some(piece) = self.pieces.get(&upper) else {
-            return false;
-        };
-        piece.blocks.iter().any(|block| {
-            let size = i32::from(block.size);
-            (0..8).any(|corner| {
-                let cell = [
-                    block.x + size * (corner & 1),
-                    block.y + size * ((corner >> 1) & 1),
-                    block.z + size * (corner >> 2),
-                ];
-                let local = cell.map(|c| f64::from(c) * f64::from(CELL));
-                self.physics
-                    .to_world(upper, local)
-                    .and_then(|world| self.distance_to(lower, world))
-                    .is_some_and(|distance| f64::from(distance) < LYING_ON)
-            })
-        })
-    }
-
-    /// Wakes the rubble whose box meets `low..high` (meters), and what lies on it: the ground
-    /// or a block under it changed.
+    /// Wakes the rubble whose box meets `low..high` (meters): the ground or a block under it
+    /// changed. What lies on it wakes in the next step.
     pub fn wake_in(
         &mut self,
         low: [f32; 3],
@@ -991,28 +928,40 @@ mod tests {
     }
 
     #[test]
-    fn a_wake_spreads_to_what_lies_on_the_piece_and_no_further() {
+    fn a_wake_spreads_through_the_pieces_that_touch_and_no_further() {
         let field = flat();
         let mut pieces = Pieces::new(WorkerPool::new(1).unwrap());
         let below = pieces.add(vec![cube(0, 0, 0)]).unwrap();
         let on_top = pieces.add(vec![cube(0, 2, 0)]).unwrap();
         let beside = pieces.add(vec![cube(2, 0, 0)]).unwrap();
+        let apart = pieces.add(vec![cube(6, 0, 0)]).unwrap();
         settle(&mut pieces, &field);
-        assert!([below, on_top, beside]
+        assert!([below, on_top, beside, apart]
             .iter()
             .all(|&h| pieces.is_resting(h)));
         let woken: Vec<BodyHandle> = pieces.wake(below).into_iter().map(|(h, _, _)| h).collect();
-        assert_eq!(woken, vec![below, on_top]);
-        assert!(pieces.is_resting(beside), "what lies beside it stays");
+        assert_eq!(woken, vec![below]);
+        let report = pieces.update(blockfall_engine::physics::STEP, &TerrainSolid { field: &field });
+        let mut woke: Vec<BodyHandle> = report.woke.iter().map(|&(h, _, _)| h).collect();
+        woke.sort();
+        let mut touching = vec![on_top, beside];
+        touching.sort();
+        assert_eq!(woke, touching, "what touches it wakes with it, in the next step");
+        assert!(pieces.is_resting(apart), "what lies apart stays");
+        let report = settle(&mut pieces, &field);
+        assert!(report.woke.is_empty(), "nothing more: {report:?}");
+        assert_eq!(report.came_to_rest.len(), 3, "the three sleep again: {report:?}");
     }
 
     #[test]
-    fn rubble_wakes_when_struck_hard_not_when_touched() {
+    fn rubble_that_a_moving_piece_reaches_wakes_and_sleeps_again_with_it() {
         let field = flat();
         let mut pieces = Pieces::new(WorkerPool::new(2).unwrap());
-        pieces.add(vec![cube(0, 0, 0)]).unwrap();
+        let rubble = pieces.add(vec![cube(0, 0, 0)]).unwrap();
         settle(&mut pieces, &field);
-        // A plank laid on it from 2 cm: it lands, the rubble lies still.
+        let lay = pieces.physics().body(rubble).unwrap().position;
+        // A plank laid on it from 2 cm: the rubble wakes when the plank's contacts reach it,
+        // and the two sleep together, the rubble where it lay.
         let plank = Block::new(0, 2, 0, 2, 2, 0, false).unwrap();
         let laid = pieces.add(vec![plank]).unwrap();
         let mut raised = pieces.physics().body(laid).unwrap().position;
@@ -1022,17 +971,16 @@ mod tests {
             .set_pose(laid, raised, [0.0, 0.0, 0.0, 1.0])
             .unwrap();
         let report = settle(&mut pieces, &field);
-        assert!(report.woke.is_empty(), "{report:?}");
-        // A copper block dropped onto it from 6 m: it wakes.
-        let copper = Block::new(0, 14, 0, 2, 5, 0, false).unwrap();
-        pieces.add(vec![copper]).unwrap();
-        let report = settle(&mut pieces, &field);
         let woke: Vec<BodyHandle> = report.woke.iter().map(|(h, _, _)| *h).collect();
-        assert!(woke.contains(&laid), "the plank it struck wakes: {woke:?}");
+        assert_eq!(woke, vec![rubble], "{report:?}");
+        assert!(pieces.is_resting(rubble) && pieces.is_resting(laid));
+        let now = pieces.physics().body(rubble).unwrap().position;
+        let moved = (0..3).map(|a| (now[a] - lay[a]).abs()).fold(0.0, f64::max);
+        assert!(moved < 2e-3, "the rubble moved {moved} m");
     }
 
     #[test]
-    fn a_launch_wakes_rubble_and_what_lies_on_it_and_refuses_bad_motion() {
+    fn a_launch_wakes_rubble_and_refuses_bad_motion() {
         let field = flat();
         let mut pieces = Pieces::new(WorkerPool::new(1).unwrap());
         let below = pieces.add(vec![cube(0, 0, 0)]).unwrap();
@@ -1059,7 +1007,7 @@ mod tests {
             .into_iter()
             .map(|(handle, _, _)| handle)
             .collect();
-        assert_eq!(woken, vec![below, on_top]);
+        assert_eq!(woken, vec![below], "what lies on it wakes in the next step");
         let body = pieces.physics().body(below).unwrap();
         assert_eq!(
             (body.velocity, body.spin),
