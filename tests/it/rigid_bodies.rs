@@ -309,3 +309,114 @@ fn a_heavy_cube_does_not_press_light_ones_into_the_ground() {
         );
     }
 }
+
+/// A cube released balanced on an edge, just past its tipping point, falls onto its face: the
+/// face strikes at its far edge, and the cube keeps at most the angular momentum it had about
+/// that edge, a quarter of its spin (for a cube, (I + m d² cos 90°) / (I + m d²) = 1/4), less
+/// what the bounce takes: it does not roll on over the next edge.
+#[test]
+fn a_cube_tipping_over_an_edge_keeps_at_most_a_quarter_of_its_spin() {
+    for (size, material) in [(2u8, STONE), (1, COPPER), (4, PLANKS)] {
+        let mut world = world_on(PlaneGround::flat(0.0));
+        let side = f64::from(size) * 0.5;
+        // Turned 40° about z: its lowest edge 0.5 m up (whole cells), the middle past it.
+        let lift = 1;
+        let handle = world
+            .add_piece_turned(vec![block([0, lift, 0], size, material)], about_z(-40.0))
+            .expect("a cube");
+        let mut before = 0.0f64;
+        let mut after = f64::NEG_INFINITY;
+        let mut struck = false;
+        let mut turned_after = 0.0f64;
+        for _ in 0..(3.0 / STEP) as usize {
+            let was = body(&world, handle);
+            world.step(STEP as f32, &Controls::default());
+            let now = body(&world, handle);
+            let tilt = tilt_degrees(&now);
+            if !struck {
+                before = before.max(now.spin[2].abs());
+                if tilt < 3.0 && was.spin[2].abs() > 0.5 {
+                    struck = true;
+                }
+            } else {
+                // The spin the same way as before (about −z), after the face struck.
+                after = after.max(-now.spin[2]);
+                turned_after = turned_after.max(tilt_degrees(&now));
+            }
+        }
+        let end = body(&world, handle);
+        eprintln!(
+            "{side} m, material {material}: spin {before:.2} rad/s before, {after:.2} after, \
+             tilted up to {turned_after:.1}° after, resting {}",
+            end.resting
+        );
+        assert!(struck, "{side} m: it fell onto its face");
+        assert!(
+            after <= 0.25 * before + 0.05,
+            "{side} m, material {material}: {after:.3} rad/s kept of {before:.3}"
+        );
+        assert!(
+            tilt_degrees(&end) < 1.0 && end.resting,
+            "it lies on its face: {end:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn trace_tumble() {
+    let mut world = world_on(PlaneGround::sloped(25.0, 0.0));
+    let size: u8 = std::env::var("SIZE").map_or(2, |s| s.parse().unwrap());
+    let lift = ((25f64.to_radians().tan() * 0.5 + 2.0) / 0.5).round() as i32;
+    let handle = world
+        .add_piece(vec![block([0, lift, 0], size, STONE)])
+        .expect("a cube");
+    for step in 0..(6.0 / STEP) as usize {
+        world.step(STEP as f32, &Controls::default());
+        let b = body(&world, handle);
+        if step % 3 == 0 {
+            eprintln!(
+                "{:.3} pos {:.3?} v {:.3?} w {:.3?} touch {} tilt {:.1}",
+                step as f64 * STEP,
+                b.position,
+                b.velocity,
+                b.spin,
+                b.touching,
+                tilt_degrees(&b)
+            );
+        }
+        if b.resting {
+            break;
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn trace_pyramid() {
+    let mut world = world_on(PlaneGround::flat(0.0));
+    let mut places = Vec::new();
+    for (row, count) in [4, 3, 2, 1].into_iter().enumerate() {
+        for i in 0..count {
+            places.push([i * 2 + row as i32, row as i32 * 2]);
+        }
+    }
+    let mut handles: Vec<BodyHandle> = Vec::new();
+    for [x, y] in places {
+        let handle = world
+            .add_piece(vec![block([x, y + 1, 0], 2, STONE)])
+            .expect("a cube");
+        handles.push(handle);
+        for _ in 0..(1.5 / STEP) as usize {
+            world.step(STEP as f32, &Controls::default());
+        }
+        let line: Vec<String> = handles
+            .iter()
+            .map(|&h| {
+                let b = body(&world, h);
+                format!("{:+.4},{:+.4}{}", b.position[0] - (b.position[0] - 0.5).round() - 0.5, b.position[2] - 0.5, if b.resting { "" } else { "*" })
+            })
+            .collect();
+        eprintln!("{}", line.join(" "));
+    }
+}

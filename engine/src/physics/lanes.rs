@@ -30,7 +30,7 @@ use wide::f64x4;
 use super::contacts::NONE;
 use super::math::{self, Vector};
 use super::rows::{ContactRows, Row};
-use super::tuning::{FRICTION, ITERATIONS};
+use super::tuning::{FRICTION, ITERATIONS, RELAX_PASSES};
 use super::warm::{ContactKey, ContactPush};
 
 /// Groups solved side by side.
@@ -105,6 +105,9 @@ pub(crate) struct Bundle {
     inverse_mass_a: Wide,
     inverse_mass_b: Wide,
     contacts: Vec<WideContact>,
+    /// Each contact's normal row's target in the relaxing passes ([`ContactRows::relaxed`]),
+    /// lane by lane.
+    relaxed: Vec<Wide>,
     /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
     /// awake index of each one's key's body, apart: the threads gathering them by body read
     /// every bundle's bodies but only their own bodies' pushes.
@@ -205,6 +208,8 @@ impl Bundle {
         let most = self.most as usize;
         self.contacts.resize(most, [WideRow::EMPTY; 3]);
         self.contacts.truncate(most);
+        self.relaxed.resize(most, Wide::ZERO);
+        self.relaxed.truncate(most);
         for lane in &mut self.lanes {
             lane.first = NONE;
             lane.second = NONE;
@@ -252,6 +257,7 @@ impl Bundle {
         for (wide, row) in self.contacts[slot].iter_mut().zip(&contact.rows) {
             set_row(wide, lane, row);
         }
+        self.relaxed[slot].as_array_mut()[lane] = contact.relaxed;
         if contact.touching {
             group.touching += 1;
             if let Some(key) = key {
@@ -269,6 +275,9 @@ impl Bundle {
                 set_row(wide, lane, &EMPTY_ROW);
             }
         }
+        for relaxed in &mut self.relaxed[from..] {
+            relaxed.as_array_mut()[lane] = 0.0;
+        }
     }
 
     /// How many rows it works per pass, empty ones included.
@@ -278,19 +287,38 @@ impl Bundle {
 
     /// Its next stage of the solve: its bodies' velocities loaded, the pushes its rows start
     /// with applied (the first time) or one pass over its rows, the velocities stored; after
-    /// the last pass, [`Bundle::finish`].
-    pub fn work(&mut self, velocities: &Velocities) {
+    /// the last pass, [`Bundle::finish`]. The passes before the last [`RELAX_PASSES`] push
+    /// sunk points out; their velocities are also stored in `moving`, what the bodies move
+    /// with (the last bundle to store a body in a pass stores its final value: the bundles of
+    /// a stage share no body, and the stages run in order). The relaxing passes then take the
+    /// push out away again ([`Bundle::relax`]), so that the speed it gave moves the bodies
+    /// but is not kept: Box2D v3's soft step relaxes so.
+    pub fn work(&mut self, velocities: &Velocities, moving: &Velocities) {
         self.load(velocities);
+        let last_pushing = (ITERATIONS - RELAX_PASSES) as u32;
         if self.stage == 0 {
             self.apply_start();
         } else {
+            if self.stage == last_pushing + 1 {
+                self.relax();
+            }
             self.solve_once();
         }
         self.store(velocities);
+        if self.stage == last_pushing {
+            self.store(moving);
+        }
         if self.stage == ITERATIONS as u32 {
             self.finish();
         }
         self.stage += 1;
+    }
+
+    /// Before the relaxing passes: each normal row aims at its relaxed target.
+    fn relax(&mut self) {
+        for ([normal, _, _], relaxed) in self.contacts.iter_mut().zip(&self.relaxed) {
+            normal.target = *relaxed;
+        }
     }
 
     /// Copies its bodies' velocities in.
@@ -371,7 +399,7 @@ impl Bundle {
         let mut velocity_b = self.velocity_b;
         let mut spin_b = self.spin_b;
         let friction = Wide::splat(FRICTION);
-        for [normal, first, second] in &mut self.contacts {
+        let mut contact = |[normal, first, second]: &mut WideContact| {
             let mut solve = |row: &mut WideRow, low: Wide, high: Wide| {
                 let relative = [
                     velocity_a[0] - velocity_b[0],
@@ -394,7 +422,8 @@ impl Bundle {
             let most = friction * normal.impulse;
             solve(first, -most, most);
             solve(second, -most, most);
-        }
+        };
+        self.contacts.iter_mut().for_each(&mut contact);
         self.velocity_a = velocity_a;
         self.spin_a = spin_a;
         self.velocity_b = velocity_b;
@@ -627,13 +656,14 @@ mod avx {
         ];
         let friction = _mm256_set1_pd(FRICTION);
         let pushes_only = (_mm256_setzero_pd(), _mm256_set1_pd(f64::INFINITY));
-        for [normal, first, second] in &mut bundle.contacts {
+        let mut contact = |[normal, first, second]: &mut super::WideContact| {
             solve(normal, pushes_only, masses, &mut state);
             let most = _mm256_mul_pd(friction, load(&normal.impulse));
             let limits = (negate(most), most);
             solve(first, limits, masses, &mut state);
             solve(second, limits, masses, &mut state);
-        }
+        };
+        bundle.contacts.iter_mut().for_each(&mut contact);
         let [velocity_a, spin_a, velocity_b, spin_b] = state;
         store_vector(&mut bundle.velocity_a, velocity_a);
         store_vector(&mut bundle.spin_a, spin_a);
@@ -739,6 +769,7 @@ mod tests {
                 let rows = ContactRows {
                     rows: [row(), row(), row()],
                     touching: true,
+                    relaxed: number(&mut rng),
                 };
                 bundle.push_contact(lane, &rows, None, 1.0);
             }

@@ -116,7 +116,11 @@ pub(crate) struct Solver {
     region_item: Vec<usize>,
     /// The solve's stages: ranges of items.
     stages: Vec<Range<usize>>,
+    /// The awake bodies' velocities while the rows are solved, then as the step keeps them.
     pub velocities: Velocities,
+    /// The velocities the bodies move with this step: those of the last pass that pushes
+    /// sunk points out (`Bundle::work`), before the relaxing passes.
+    pub moving: Velocities,
     /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
     /// next step's search; handed to the world's [`WarmStarts`] after the step.
     pub kept: Vec<Vec<ContactPush>>,
@@ -557,12 +561,12 @@ impl Solver {
     /// The solve: every stage, a region's bundles one after another on one thread, the first
     /// stage building every bundle's rows.
     pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
-        let (plans, velocities) = (&self.plans, &self.velocities);
+        let (plans, velocities, moving) = (&self.plans, &self.velocities, &self.moving);
         let items = &mut self.items[..self.item_region.len()];
         pool.for_each_in_stages(items, &self.stages, |run| {
             for bundle in &mut run.bundles[..run.count] {
                 if bundle.built() {
-                    bundle.work(velocities);
+                    bundle.work(velocities, moving);
                 } else {
                     build(bundle, plans, shared);
                 }

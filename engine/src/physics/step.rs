@@ -82,7 +82,6 @@ impl PhysicsWorld {
         *times = StepTimes::default();
         times.prepare = clock.lap();
         if scratch.moving.is_empty() {
-            warm.clear_all();
             return;
         }
         // The contacts, found again as long as they reach sleeping bodies: those wake, before
@@ -121,25 +120,21 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        solver.velocities.fill(
-            scratch
-                .moving
-                .iter()
-                .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
-        );
+        let start = |body: &u32| (bodies.velocity[*body as usize], bodies.spin[*body as usize]);
+        solver.velocities.fill(scratch.moving.iter().map(start));
+        // A body in no group keeps its velocity; one in a group moves with what the pushing
+        // passes left it.
+        solver.moving.fill(scratch.moving.iter().map(start));
         solver.solve(pool, &shared);
         times.solve = clock.lap();
         solver.collect_pushes(pool, moving);
 
-        // Each awake body's new pushes replace its old (the lists are swapped); a resting
-        // body keeps none.
+        // Each awake body's new pushes replace its old (the lists are swapped). A sleeping
+        // body keeps the pushes it went to sleep with, as Box2D keeps a sleeping island's
+        // contacts: woken, a stack carries its weight from the first pass, instead of sagging
+        // while its passes find the pushes again and leaning from what that shook loose.
         for (index, &body) in scratch.moving.iter().enumerate() {
             warm.put(bodies.handle(body as usize), &mut solver.kept[index]);
-        }
-        for body in 0..bodies.len() {
-            if bodies.resting[body] {
-                warm.clear(bodies.handle(body));
-            }
         }
 
         // What touched what and how hard (the solved velocities go back into the bodies as
@@ -578,7 +573,11 @@ fn integrate(
     scratch.moved.clear();
     scratch.moved.resize(count, Moved::On);
     let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
-    let (job_of, velocities) = (&scratch.job_of, &scratch.solver.velocities);
+    let (job_of, velocities, moving) = (
+        &scratch.job_of,
+        &scratch.solver.velocities,
+        &scratch.solver.moving,
+    );
     let Bodies {
         position,
         orientation,
@@ -621,13 +620,18 @@ fn integrate(
             if job == NONE {
                 continue;
             }
+            // It moves with the velocities of the passes that push out and keeps the relaxed
+            // ones (`RELAX_PASSES`), each held to the speed limits: a terminal velocity
+            // nothing in play reaches (`MOST_SPEED`).
             let (velocity, spin) = velocities.get(job as usize);
-            // The speed limits: a terminal velocity nothing in play reaches (`MOST_SPEED`).
             let velocity = math::at_most(velocity, MOST_SPEED);
             let spin = math::at_most(spin, MOST_SPIN);
+            let (travel, turn) = moving.get(job as usize);
             run.velocity[at] = velocity;
-            run.position[at] = math::add_scaled(run.position[at], velocity, STEP);
-            run.orientation[at] = math::spun(run.orientation[at], spin, STEP);
+            run.position[at] =
+                math::add_scaled(run.position[at], math::at_most(travel, MOST_SPEED), STEP);
+            run.orientation[at] =
+                math::spun(run.orientation[at], math::at_most(turn, MOST_SPIN), STEP);
             let touching = touching[body] > 0;
             run.spin[at] = if touching {
                 math::scale(spin, spin_kept)
