@@ -13,6 +13,14 @@ PACKAGES=(
   xvfb
 )
 
+# `--jolt`: also what the physics benchmark's Jolt needs (`cargo run --release -p
+# blockfall-tools --features jolt --bin bench -- physics`): joltc-sys builds Jolt Physics with
+# cmake and g++ and its bindings with libclang. Not by default: neither CI nor the game needs it.
+JOLT_PACKAGES=(cmake g++ libclang-dev)
+if [ "${1:-}" = "--jolt" ]; then
+  PACKAGES+=("${JOLT_PACKAGES[@]}")
+fi
+
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 if ! command -v cargo >/dev/null 2>&1; then
@@ -25,6 +33,7 @@ if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
   say "  - shaderc (static libraries) with glslang and SPIRV-Tools, for the build script"
   say "  - a Vulkan 1.3 driver with descriptor indexing (any desktop GPU driver, or Mesa >= 23 lavapipe)"
   say "  - Xvfb, for the windowed test on machines with no display"
+  say "  - with --jolt: cmake, a C++ compiler and libclang, for the physics benchmark's Jolt"
   exit 0
 fi
 

@@ -23,12 +23,15 @@
 //!   generated city of about a million blocks, against a direct port of the original TypeScript
 //!   search (the baseline), in one run.
 //! - `bench -- physics [--pieces N] [--steps N] [--repeats N] [--seed N] [--no-capacity]
-//!   [--only-awake N] [--equal-work [--only-heap]]`: falling pieces stepped by blockfall's physics core and
-//!   by rapier3d on 1 and 2 threads, and the most awake 4×4×4 pieces blockfall steps within
-//!   8.33 ms on 2 threads (or, with `--only-awake`, only that many awake pieces timed; with
-//!   `--equal-work`, both engines with sleeping off, rapier3d also at 8 solver iterations, on
-//!   the drop scene and a heap of 400 pieces in a pit; with `--only-heap` as well, only
-//!   blockfall's side of the heap, for profiling).
+//!   [--no-strength] [--only-awake N] [--equal-work [--only-heap [--threads N]]]`: the heap, drop
+//!   and pyramid scenes stepped by blockfall's physics core, rapier3d 0.36 and (built with
+//!   `--features jolt`) Jolt 5, each at its defaults and the others at blockfall's 8
+//!   iterations, on 1 and 2 threads; the most awake 4×4×4 pieces blockfall steps within
+//!   8.33 ms on 2 threads; last the line `anchors: heap 1t A×, 2t B×; drop …; pyramid …` (the
+//!   faster other engine's time per step over blockfall's). With `--only-awake`, only that
+//!   many awake pieces timed; with `--equal-work`, every engine with sleeping off, the others
+//!   also at 8 iterations, on the drop scene and the heap; with `--only-heap` as well, only
+//!   blockfall's side of the heap, for profiling.
 //! - `bench -- startup [--radius N] [--frames N] [--width W] [--height H] [--gpu N]`: every
 //!   chunk within the view radius of the spawn loaded, lit and meshed on the GPU, then the
 //!   world's frame time.
@@ -95,9 +98,10 @@ enum Benchmark {
         #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u32).range(1000..))]
         blocks: u32,
     },
-    /// Falling pieces: blockfall's physics core against rapier3d, on 1 and 2 threads.
+    /// Falling and stacked pieces: blockfall's physics core against rapier3d (and Jolt, built
+    /// with `--features jolt`), on 1 and 2 threads.
     Physics {
-        /// Pieces (1 to 64 blocks each) dropped onto the default world.
+        /// Pieces (1 to 64 blocks each) of the drop scene, dropped onto the default world.
         #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         pieces: u32,
         /// Steps of 1/120 s per engine and thread count (more than 120).
@@ -112,14 +116,13 @@ enum Benchmark {
         /// Skip the search for the most awake 4×4×4 pieces within a frame.
         #[arg(long)]
         no_capacity: bool,
-        /// In the drop scene's table, do not judge strength after blockfall's steps (to see
-        /// what it costs).
+        /// Do not judge strength after blockfall's steps (to see what it costs).
         #[arg(long)]
         no_strength: bool,
         /// Only time this many awake 4×4×4 pieces on 1 and 2 threads (for profiling).
         #[arg(long)]
         only_awake: Option<usize>,
-        /// Instead: both engines at equal work (sleeping off, rapier3d also at 8 solver
+        /// Instead: every engine at equal work (sleeping off, the others also at 8 solver
         /// iterations) on the drop scene and a heap of 400 pieces in a pit.
         #[arg(long, conflicts_with = "only_awake")]
         equal_work: bool,

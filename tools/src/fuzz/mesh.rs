@@ -181,7 +181,7 @@ fn check_mesh(mesh: &SurfaceMesh, dims: [usize; 3]) -> Result<(), String> {
             mesh.positions.len()
         ));
     }
-    if mesh.indices.len() % 3 != 0 {
+    if !mesh.indices.len().is_multiple_of(3) {
         return Err(format!(
             "{} indices: not whole triangles",
             mesh.indices.len()

@@ -1,8 +1,7 @@
 //! blockfall's side of the physics benchmark: the pieces as bodies of its physics core, each
 //! with the exact box-union distance of its blocks as its shape, stepped against the scene's
-//! solids, and (in the drop scene's table) their strength judged after every step as the
-//! game's pieces judge it; and the checks that every body is still there, finite and above
-//! the floor.
+//! solids, and (in the plain benchmark) their strength judged after every step as the game's
+//! pieces judge it; and the checks that every body is still there, finite and above the floor.
 
 use std::time::Instant;
 
@@ -15,11 +14,11 @@ use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::{Block, BlockStore};
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::strength::{Joints, Push};
-use blockfall_game::terrain::Generator;
 
 use super::piece::BenchPiece;
-use super::scene::{below_ground, rotate, Placed};
-use super::steps::Run;
+use super::scene::{rotate, Placed};
+use super::stage::Stage;
+use super::steps::{is_moving, Run};
 
 /// The shapes of the bodies of a blockfall world, by the slot of their handle.
 #[derive(Default)]
@@ -149,21 +148,19 @@ impl StrengthJudge {
     }
 }
 
-/// Steps the pieces `placed` `steps` times on `threads` threads against `solids`, bodies
-/// coming to rest or not (`resting`, see `PhysicsWorld::set_resting`), their strength judged
-/// after each step when `strength` (within the step's time): each step's time, and how the
-/// run ended. No body may fall out of the world or below `floor`.
-#[allow(clippy::too_many_arguments)]
+/// Steps the pieces of `stage` `steps` times on `threads` threads against `solids` (the
+/// stage's), bodies coming to rest or not (`resting`, see `PhysicsWorld::set_resting`), their
+/// strength judged after each step when `strength` (within the step's time): each step's time,
+/// and how the run ended. No body may fall out of the world or below the stage's floor.
 pub(super) fn run_blockfall(
-    generator: &Generator,
-    placed: &[Placed],
+    stage: &Stage,
+    solids: &SceneSolids<'_>,
     threads: usize,
     steps: u32,
-    solids: &SceneSolids<'_>,
-    floor: f64,
     resting: bool,
     strength: bool,
 ) -> anyhow::Result<Run> {
+    let placed = &stage.placed;
     let (mut physics, shapes, handles) = blockfall_world(placed, threads)?;
     physics.set_resting(resting);
     let mut judge = if strength {
@@ -181,21 +178,48 @@ pub(super) fn run_blockfall(
         times.push(started.elapsed().as_secs_f64() * 1e3);
         ensure!(
             report.fell_out.is_empty(),
-            "blockfall, {threads} thread(s), step {step}: {} bodies fell out of the world",
+            "blockfall, {}, {threads} thread(s), step {step}: {} bodies fell out of the world",
+            stage.name,
             report.fell_out.len()
         );
     }
-    check_blockfall(&physics, &handles, floor, &format!("{threads} thread(s)"))?;
-    let sunk = handles
+    check_blockfall(
+        &physics,
+        &handles,
+        stage.floor,
+        &format!("{}, {threads} thread(s)", stage.name),
+    )?;
+    let views: Vec<_> = handles
         .iter()
         .filter_map(|&handle| physics.body(handle))
-        .filter(|view| below_ground(generator, view.position))
-        .count();
+        .collect();
+    let middles: Vec<[f64; 3]> = views.iter().map(|view| view.position).collect();
+    let (in_ground, highest) = stage.end_state(&middles);
     Ok(Run {
         times,
         awake: physics.awake_count(),
-        sunk,
+        moving: views
+            .iter()
+            .filter(|view| is_moving(view.velocity, view.spin))
+            .count(),
+        in_ground,
+        highest,
         breaks: judge.map_or(0, |judge| judge.breaks),
+    })
+}
+
+/// A body's inverse inertia in the world's axes, R I⁻¹ Rᵀ: what the other engines' tests
+/// compare theirs with.
+#[cfg(test)]
+pub(super) fn world_inverse_inertia(view: &blockfall_engine::physics::BodyView) -> [[f64; 3]; 3] {
+    // The columns of R I⁻¹, then the rows of R (R I⁻¹)ᵀ: the same matrix, as it is symmetric.
+    let turned = [0, 1, 2].map(|column| {
+        let line = [0, 1, 2].map(|row| view.inverse_inertia[row][column]);
+        rotate(view.orientation, line)
+    });
+    [0, 1, 2].map(|row| {
+        let line = [0, 1, 2].map(|column| turned[column][row]);
+        rotate(view.orientation, line)
     })
 }
 

@@ -1,21 +1,22 @@
-//! `bench -- physics --equal-work`: blockfall's physics core and rapier3d doing the same work.
+//! `bench -- physics --equal-work`: blockfall's physics core and the other engines doing the
+//! same work.
 //!
 //! The plain benchmark compares the engines as they are used, and blockfall lets still pieces
-//! rest sooner than rapier lets them sleep: most of its lead there is work not done. Here
-//! neither engine rests anything (`PhysicsWorld::set_resting(false)`, rapier's `can_sleep`
-//! off), both take steps of 1/120 s with the same friction and bounce, on the same thread
-//! counts, and two scenes are stepped:
+//! rest sooner than the others let them sleep: some of its lead there is work not done. Here
+//! no engine rests anything (`PhysicsWorld::set_resting(false)`, sleeping off in the others),
+//! all take steps of 1/120 s with the same friction and bounce, on the same thread counts, and
+//! two scenes are stepped:
 //!
 //! - **drop**: the plain benchmark's pieces (1 to 64 blocks) dropped two to a column onto the
 //!   default world;
 //! - **heap**: 400 small pieces (1 to 8 blocks) in layers over a pit dug at the spawn point;
 //!   they fall a few meters and heap up, so most contacts are piece against piece.
 //!
-//! rapier3d runs twice: at its defaults (4 solver iterations) and at blockfall's 8
-//! ([`ITERATIONS`]). Each case is run `repeats` times, the engines taking turns, each step's
-//! fastest time kept; a run's figure is the median of its step times. The last line gives the
-//! heap scene's medians against rapier3d at 8 iterations: the same passes over the same
-//! contacts.
+//! Each other engine (rapier3d; Jolt with `--features jolt`) runs twice: at its defaults and at
+//! blockfall's 8 iterations ([`ITERATIONS`]). Each case is run `repeats` times, the engines
+//! taking turns, each step's fastest time kept; a run's figure is the median of its step
+//! times. The last line gives the heap scene's medians against rapier3d at 8 iterations: the
+//! same passes over the same contacts.
 
 use anyhow::ensure;
 use blockfall_engine::physics::{StepTimes, ITERATIONS};
@@ -24,22 +25,36 @@ use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
 
 use super::blockfall_runner::{blockfall_world, run_blockfall};
-use super::rapier_world::{run_rapier, RapierSetup};
-use super::scene::{drop_scene, heap_world, DropArea, Pit, Placed};
+use super::compare::THREADS;
+use super::scene::Placed;
+use super::stage::Stage;
 use super::steps::Run;
-use super::terrain::terrain_mesh;
-use super::TUNNEL_DEPTH;
-use crate::bench::shared::world_field;
+use super::yardstick::{Setup, Yardstick};
 
 /// Pieces of the heap scene.
 pub const HEAP_PIECES: usize = 400;
 
-/// The three engines' runs of one scene on one thread count.
+/// One other engine's runs of a scene on one thread count, sleeping off.
+struct OtherCase {
+    engine: Yardstick,
+    /// Its own iteration count.
+    defaults: Run,
+    /// Blockfall's [`ITERATIONS`].
+    equal: Run,
+}
+
+/// Every engine's runs of one scene on one thread count.
 struct Case {
     threads: usize,
     ours: Run,
-    rapier_defaults: Run,
-    rapier_equal: Run,
+    others: Vec<OtherCase>,
+}
+
+impl Case {
+    /// rapier3d's runs (every build has it).
+    fn rapier(&self) -> &OtherCase {
+        &self.others[0]
+    }
 }
 
 /// Runs both scenes and prints the table, the speed-ups and the closing line.
@@ -49,40 +64,78 @@ pub fn run(pieces: usize, steps: u32, repeats: u32, seed: u64) -> anyhow::Result
     ensure!(steps > 0, "at least one step");
     let command: Vec<String> = std::env::args().skip(1).collect();
     println!(
-        "`cargo run --release -p blockfall-tools --bin bench -- {}`",
+        "`cargo run --release -p blockfall-tools{} --bin bench -- {}`",
+        if Yardstick::HAS_JOLT {
+            " --features jolt"
+        } else {
+            ""
+        },
         command.join(" ")
     );
     println!();
+    let releases: Vec<String> = Yardstick::ALL
+        .iter()
+        .map(|engine| {
+            format!(
+                "{} at its defaults ({}) and at blockfall's {ITERATIONS}",
+                engine.release(),
+                engine.default_iterations()
+            )
+        })
+        .collect();
     println!(
-        "Sleeping off in both engines; steps of 1/120 s; friction and bounce blockfall's; \
+        "Sleeping off in every engine; steps of 1/120 s; friction and bounce blockfall's; \
          {steps} steps per run, {repeats} run(s) each, each step's fastest time kept; the \
-         median step in ms. rapier3d {} at its defaults (4 solver iterations) and at \
-         blockfall's {ITERATIONS}.",
-        super::RAPIER_VERSION
+         median step in ms. {}.",
+        releases.join("; ")
     );
     println!();
-    println!(
-        "| scene | threads | blockfall | rapier3d, defaults | rapier3d, {ITERATIONS} iterations \
-         | rapier3d ({ITERATIONS}) / blockfall |"
-    );
-    println!("|---|---|---|---|---|---|");
+    let mut head = "| scene | threads | blockfall |".to_string();
+    let mut rule = "|---|---|---|".to_string();
+    for engine in Yardstick::ALL {
+        let name = engine.name();
+        head.push_str(&format!(
+            " {name}, defaults | {name}, {ITERATIONS} iterations | {name} ({ITERATIONS}) / \
+             blockfall |"
+        ));
+        rule.push_str("---|---|---|");
+    }
+    println!("{head}");
+    println!("{rule}");
 
     let generator = Generator::new(Generator::DEFAULT_SEED);
-    let drop = drop_scene(&generator, pieces, seed);
-    let drop_cases = scene_cases("drop", &generator, &drop, None, steps, repeats)?;
-    let (_, pit, heap) = heap_world(&generator, HEAP_PIECES, seed)?;
-    let heap_cases = scene_cases("heap", &generator, &heap, Some(&pit), steps, repeats)?;
+    let drop = Stage::drop(&generator, pieces, seed)?;
+    let drop_cases = scene_cases(&drop, steps, repeats)?;
+    let heap = Stage::heap(&generator, HEAP_PIECES, seed)?;
+    let heap_cases = scene_cases(&heap, steps, repeats)?;
 
     println!();
     for (name, cases) in [("drop", &drop_cases), ("heap", &heap_cases)] {
         if let [one, two] = cases.as_slice() {
+            let others: Vec<String> = one
+                .others
+                .iter()
+                .zip(&two.others)
+                .map(|(first, second)| {
+                    format!(
+                        "{} ({ITERATIONS} iterations) {:.2}×",
+                        first.engine.name(),
+                        first.equal.median() / second.equal.median()
+                    )
+                })
+                .collect();
+            let awake: Vec<String> = two
+                .others
+                .iter()
+                .map(|other| format!("{} {}", other.engine.name(), other.equal.awake))
+                .collect();
             println!(
-                "- {name}: 1 → 2 threads blockfall {:.2}×, rapier3d ({ITERATIONS} iterations) \
-                 {:.2}×; pieces awake at the end: blockfall {}, rapier3d {}",
+                "- {name}: 1 → 2 threads blockfall {:.2}×, {}; pieces awake at the end: \
+                 blockfall {}, {}",
                 one.ours.median() / two.ours.median(),
-                one.rapier_equal.median() / two.rapier_equal.median(),
+                others.join(", "),
                 two.ours.awake,
-                two.rapier_equal.awake,
+                awake.join(", "),
             );
         }
     }
@@ -94,15 +147,15 @@ pub fn run(pieces: usize, steps: u32, repeats: u32, seed: u64) -> anyhow::Result
         "equal work: blockfall {:.2} ms, rapier3d {:.2} ms per step (1 thread); blockfall {:.2} \
          ms, rapier3d {:.2} ms (2 threads)",
         one.ours.median(),
-        one.rapier_equal.median(),
+        one.rapier().equal.median(),
         two.ours.median(),
-        two.rapier_equal.median()
+        two.rapier().equal.median()
     );
     Ok(())
 }
 
 /// Steps only blockfall's side of the heap scene on each of `thread_counts` and prints its
-/// median step: for profiling the physics core without the other engine's runs.
+/// median step: for profiling the physics core without the other engines' runs.
 pub fn run_heap_only(
     steps: u32,
     repeats: u32,
@@ -112,14 +165,12 @@ pub fn run_heap_only(
     ensure!(repeats > 0, "at least one run");
     ensure!(steps > 0, "at least one step");
     let generator = Generator::new(Generator::DEFAULT_SEED);
-    let (field, pit, heap) = heap_world(&generator, HEAP_PIECES, seed)?;
+    let heap = Stage::heap(&generator, HEAP_PIECES, seed)?;
     let no_blocks = BlockStore::new();
-    let solids = SceneSolids::new(&field, &no_blocks);
-    let area = DropArea::around(&generator, &heap);
-    area.warm(&generator, &solids);
-    let floor = area.lowest_ground.min(pit.bottom()) - TUNNEL_DEPTH;
+    let solids = heap.solids(&no_blocks);
+    heap.warm(&solids);
     // The work of the steps, once: the same on any thread count.
-    let (mut physics, shapes, _) = blockfall_world(&heap, 1)?;
+    let (mut physics, shapes, _) = blockfall_world(&heap.placed, 1)?;
     physics.set_resting(false);
     for step in 1..=steps {
         physics.step(&solids, &shapes);
@@ -130,9 +181,7 @@ pub fn run_heap_only(
     for &threads in thread_counts {
         let mut best: Option<Run> = None;
         for _ in 0..repeats {
-            let run = run_blockfall(
-                &generator, &heap, threads, steps, &solids, floor, false, false,
-            )?;
+            let run = run_blockfall(&heap, &solids, threads, steps, false, false)?;
             match &mut best {
                 Some(best) => best.keep_fastest(&run),
                 None => best = Some(run),
@@ -141,7 +190,7 @@ pub fn run_heap_only(
         if let Some(best) = best {
             println!(
                 "heap ({} pieces), blockfall, {threads} thread(s): {:.2} ms per step (median)",
-                heap.len(),
+                heap.placed.len(),
                 best.median()
             );
         }
@@ -150,7 +199,7 @@ pub fn run_heap_only(
         println!(
             "heap, {threads} thread(s), mean ms per step by phase (the settled half, each \
              step's fastest): {}",
-            phase_means(&heap, threads, steps, repeats, &solids)?
+            phase_means(&heap.placed, threads, steps, repeats, &solids)?
         );
     }
     Ok(())
@@ -204,77 +253,58 @@ fn phase_means(
     Ok(line.join(", "))
 }
 
-/// One scene stepped by the three engines on 1 and 2 threads, its table rows printed.
-fn scene_cases(
-    name: &str,
-    generator: &Generator,
-    placed: &[Placed],
-    pit: Option<&Pit>,
-    steps: u32,
-    repeats: u32,
-) -> anyhow::Result<Vec<Case>> {
-    let mut field = world_field(generator);
-    if let Some(pit) = pit {
-        pit.dig(&mut field)?;
-    }
+/// One scene stepped by every engine on 1 and 2 threads, sleeping off, its table rows printed.
+fn scene_cases(stage: &Stage, steps: u32, repeats: u32) -> anyhow::Result<Vec<Case>> {
     let no_blocks = BlockStore::new();
-    let solids = SceneSolids::new(&field, &no_blocks);
-    let area = DropArea::around(generator, placed);
-    let lowest = pit.map_or(area.lowest_ground, |pit| {
-        area.lowest_ground.min(pit.bottom())
-    });
-    let terrain = terrain_mesh(
-        &field,
-        area.low,
-        area.high,
-        lowest - 8.0,
-        area.highest_ground + 8.0,
-    )?;
-    area.warm(generator, &solids);
-    let floor = lowest - TUNNEL_DEPTH;
-    let equal = RapierSetup {
-        sleeping: false,
-        iterations: Some(ITERATIONS),
-    };
-    let defaults = RapierSetup {
-        sleeping: false,
-        iterations: None,
-    };
+    let solids = stage.solids(&no_blocks);
+    stage.warm(&solids);
+    let defaults = Setup::DEFAULTS.awake();
+    let equal = Setup::iterations(ITERATIONS).awake();
     let mut cases: Vec<Case> = Vec::new();
     for repeat in 0..repeats {
-        for (slot, threads) in [1, 2].into_iter().enumerate() {
-            let ours = run_blockfall(
-                generator, placed, threads, steps, &solids, floor, false, false,
-            )?;
-            let rapier_defaults =
-                run_rapier(generator, placed, &terrain, threads, steps, floor, defaults)?;
-            let rapier_equal =
-                run_rapier(generator, placed, &terrain, threads, steps, floor, equal)?;
+        for (slot, threads) in THREADS.into_iter().enumerate() {
+            let ours = run_blockfall(stage, &solids, threads, steps, false, false)?;
+            let mut others = Vec::new();
+            for &engine in Yardstick::ALL {
+                others.push(OtherCase {
+                    engine,
+                    defaults: engine.run(stage, threads, steps, defaults)?,
+                    equal: engine.run(stage, threads, steps, equal)?,
+                });
+            }
             if repeat == 0 {
                 cases.push(Case {
                     threads,
                     ours,
-                    rapier_defaults,
-                    rapier_equal,
+                    others,
                 });
             } else {
                 let case = &mut cases[slot];
                 case.ours.keep_fastest(&ours);
-                case.rapier_defaults.keep_fastest(&rapier_defaults);
-                case.rapier_equal.keep_fastest(&rapier_equal);
+                for (kept, other) in case.others.iter_mut().zip(&others) {
+                    kept.defaults.keep_fastest(&other.defaults);
+                    kept.equal.keep_fastest(&other.equal);
+                }
             }
         }
     }
     for case in &cases {
-        println!(
-            "| {name} ({} pieces) | {} | {:.2} | {:.2} | {:.2} | {:.2}× |",
-            placed.len(),
+        let mut row = format!(
+            "| {} ({} pieces) | {} | {:.2} |",
+            stage.name,
+            stage.placed.len(),
             case.threads,
-            case.ours.median(),
-            case.rapier_defaults.median(),
-            case.rapier_equal.median(),
-            case.rapier_equal.median() / case.ours.median()
+            case.ours.median()
         );
+        for other in &case.others {
+            row.push_str(&format!(
+                " {:.2} | {:.2} | {:.2}× |",
+                other.defaults.median(),
+                other.equal.median(),
+                other.equal.median() / case.ours.median()
+            ));
+        }
+        println!("{row}");
     }
     Ok(cases)
 }
@@ -282,6 +312,7 @@ fn scene_cases(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::physics::scene::heap_world;
 
     /// The state hash of the heap scene after [`HEAP_STEPS`] steps with resting off. A change
     /// to the physics that alters it updates it on purpose, saying why in the commit.

@@ -99,6 +99,36 @@ impl BenchPiece {
         f64::from(MATERIALS[self.material].density)
     }
 
+    /// Its mass (kg), middle of mass and inertia about that middle (kg m²), in its own frame:
+    /// what blockfall's physics core works out from its parts ([`BenchPiece::desc`]), the sum
+    /// of each block's own inertia and its mass at its distance (the parallel axis theorem).
+    pub fn mass_properties(&self) -> (f64, [f64; 3], [[f64; 3]; 3]) {
+        let mass = self.block_mass();
+        let count = self.block_count() as f64;
+        let mut middle = [0.0; 3];
+        for block in self.blocks() {
+            for axis in 0..3 {
+                middle[axis] += (block[axis] as f64 + 0.5) / count;
+            }
+        }
+        let mut inertia = [[0.0; 3]; 3];
+        for block in self.blocks() {
+            let d = [0, 1, 2].map(|axis| block[axis] as f64 + 0.5 - middle[axis]);
+            let square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            for (row, line) in inertia.iter_mut().enumerate() {
+                for (column, value) in line.iter_mut().enumerate() {
+                    let own = if row == column {
+                        mass / 6.0 + mass * square
+                    } else {
+                        0.0
+                    };
+                    *value += own - mass * d[row] * d[column];
+                }
+            }
+        }
+        (mass * count, middle, inertia)
+    }
+
     /// Its parts (one per block: density × 1 m³, inertia m s² / 6 about the block's middle)
     /// and its contact points: every half-meter lattice point of its half-meter cells that is
     /// not surrounded by 8 of them.

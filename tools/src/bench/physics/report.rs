@@ -1,117 +1,185 @@
-//! The physics benchmark's report, as Markdown for BENCHMARKS.md: the scene both engines
-//! step, the table of step times per engine and thread count, and the speed-ups.
+//! The plain physics benchmark's report, as Markdown for BENCHMARKS.md: the scenes and engines,
+//! one table of every engine's runs of every scene, the speed-ups, and the anchors line that
+//! closes the report.
 
-use blockfall_game::terrain::generator::SPAWN_XZ;
+use blockfall_engine::physics::ITERATIONS;
 
-use super::scene::{DropArea, Placed, COLUMN_SPACING};
-use super::steps::{Run, FALL_STEPS};
-use super::terrain::TerrainMesh;
-use super::{FRICTION, RAPIER_VERSION, RESTITUTION};
+use super::compare::Comparison;
+use super::stage::Stage;
+use super::steps::{Run, FALL_STEPS, MOVING_SPEED, MOVING_SPIN};
+use super::yardstick::Yardstick;
+use super::{FRICTION, RESTITUTION};
 use crate::bench::shared::threads_word;
 
-/// What the scene's description tells besides the pieces themselves.
-pub(super) struct Scene<'a> {
-    pub(super) pieces: usize,
-    pub(super) seed: u64,
-    pub(super) placed: &'a [Placed],
-    pub(super) area: &'a DropArea,
-    /// Milliseconds spent warming the field's sample cache.
-    pub(super) warm_ms: f64,
-    pub(super) terrain: &'a TerrainMesh,
-    /// Milliseconds spent meshing the terrain for rapier3d.
-    pub(super) mesh_ms: f64,
-    pub(super) steps: u32,
-    pub(super) repeats: u32,
-}
-
-/// Prints the scene's description and the table's head.
-pub(super) fn print_scene(scene: &Scene<'_>) {
-    let Scene {
-        pieces,
-        seed,
-        area,
-        warm_ms,
-        terrain,
-        mesh_ms,
-        steps,
-        repeats,
-        ..
-    } = scene;
-    let blocks: usize = scene
-        .placed
-        .iter()
-        .map(|place| place.piece.block_count())
-        .sum();
-    let points: usize = scene
-        .placed
-        .iter()
-        .map(|place| place.piece.desc().points.len())
-        .sum();
-    let most = scene
-        .placed
-        .iter()
-        .map(|place| place.piece.block_count())
-        .max()
-        .unwrap_or(0);
+/// Prints what the scenes are, how each engine is set up, and the table's head.
+pub(super) fn print_scenes(stages: &[Stage], steps: u32, repeats: u32, strength: bool) {
+    for stage in stages {
+        let blocks: usize = stage
+            .placed
+            .iter()
+            .map(|place| place.piece.block_count())
+            .sum();
+        println!(
+            "- **{}**: {} pieces, {blocks} blocks: {}. Ground {:.1} to {:.1} m; the other \
+             engines' terrain one mesh of {} triangles (the CPU surface nets of {} chunks, {:.0} \
+             ms).",
+            stage.name,
+            stage.placed.len(),
+            stage.about,
+            stage.area.lowest_ground,
+            stage.area.highest_ground,
+            stage.terrain.triangles.len(),
+            stage.terrain.chunks,
+            stage.mesh_ms,
+        );
+    }
+    println!();
+    let judged = if strength {
+        "strength judged inside its steps as the game's pieces judge it (`--no-strength` leaves \
+         it out)"
+    } else {
+        "strength not judged (`--no-strength`)"
+    };
     println!(
-        "Scene: {pieces} pieces of plain 1 m blocks (seed {seed}; half boxes, half random \
-         lattices, 1 to {most} blocks, {blocks} in all, the six materials' densities), two to a \
-         column {COLUMN_SPACING} m apart around the spawn point ({}, {}), dropped 2 to 11 m onto \
-         the default world (ground {:.1} to {:.1} m). blockfall: \
-         {points} contact points, the terrain's field (sample cache warmed in {warm_ms:.0} ms). \
-         rapier3d {RAPIER_VERSION} (`parallel`): one compound collider of cuboids per piece, the \
-         terrain one trimesh of {} triangles from the CPU surface nets of {} chunks (meshed in \
-         {mesh_ms:.0} ms); default integration parameters otherwise. Both: dt 1/120 s, \
-         friction {FRICTION}, restitution {RESTITUTION}, {steps} steps; each run {repeats} times, \
-         the engines taking turns, each step's fastest time kept.",
-        SPAWN_XZ[0],
-        SPAWN_XZ[1],
-        area.lowest_ground,
-        area.highest_ground,
-        terrain.triangles.len(),
-        terrain.chunks,
+        "Engines: blockfall at its defaults ({ITERATIONS} iterations, resting on, the pieces' \
+         exact box-union distance against the world's field, {judged})."
+    );
+    for &engine in Yardstick::ALL {
+        println!(
+            "{} at its defaults ({}, sleeping on) and at blockfall's {ITERATIONS} iterations \
+             (sleeping on){}.",
+            engine.release(),
+            engine.default_iterations(),
+            engine_notes(engine)
+        );
+    }
+    println!(
+        "Every piece a compound of 0.5 m half-extent boxes of its material's density in the \
+         other engines (the same mass, middle and inertia). All: dt 1/120 s, friction \
+         {FRICTION}, restitution {RESTITUTION}, {steps} steps; each run {repeats} times, the \
+         engines taking turns, each step's fastest time kept; ms per step the mean. At the end: \
+         awake, the pieces the engine still steps (not resting or asleep); moving, faster than \
+         {MOVING_SPEED} m/s or {MOVING_SPIN} rad/s; in the ground, the middle inside the ground; \
+         highest, the highest middle."
     );
     println!();
     println!(
-        "| engine | threads | ms per step | first {FALL_STEPS} steps (falling) | the rest | \
-         awake at the end | middle below the ground |"
+        "| scene | engine | threads | ms per step | first {FALL_STEPS} steps | the rest | awake | \
+         moving | in the ground | highest (m) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
 }
 
-/// Prints the table's rows, one per engine and thread count, and the speed-ups; `results`
-/// holds each thread count with blockfall's run and rapier3d's.
-pub(super) fn print_results(pieces: usize, results: &[(usize, Run, Run)]) {
-    for (threads, ours, theirs) in results {
-        for (name, run) in [("blockfall", ours), ("rapier3d", theirs)] {
-            println!(
-                "| {name} | {threads} | {:.2} | {:.2} | {:.2} | {} of {pieces} | {} |",
-                run.all(),
-                run.falling(),
-                run.after(),
-                run.awake,
-                run.sunk
+/// What an engine's description adds to its name.
+fn engine_notes(engine: Yardstick) -> &'static str {
+    match engine {
+        Yardstick::Rapier => "; `parallel`, on a rayon pool of the same thread count",
+        #[cfg(feature = "jolt")]
+        Yardstick::Jolt => {
+            "; boxes at Jolt's 0.05 m convex radius, damping set to 0 (Jolt's default 0.05), \
+             position steps left at 2, a job pool of threads − 1 workers and the calling thread"
+        }
+    }
+}
+
+/// Prints one table row.
+fn print_row(stage: &Stage, engine: &str, threads: usize, run: &Run) {
+    println!(
+        "| {} | {engine} | {threads} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {:.1} |",
+        stage.name,
+        run.all(),
+        run.falling(),
+        run.after(),
+        run.awake,
+        run.moving,
+        run.in_ground,
+        run.highest
+    );
+}
+
+/// Prints the rows of one scene: each thread count, blockfall then each other engine at its
+/// defaults and at blockfall's iterations.
+pub(super) fn print_rows(stage: &Stage, comparisons: &[Comparison]) {
+    for comparison in comparisons {
+        let threads = comparison.threads;
+        print_row(stage, "blockfall", threads, &comparison.blockfall);
+        for other in &comparison.others {
+            let name = other.engine.name();
+            print_row(
+                stage,
+                &format!("{name}, defaults"),
+                threads,
+                &other.defaults,
+            );
+            print_row(
+                stage,
+                &format!("{name}, {ITERATIONS} iterations"),
+                threads,
+                &other.equal,
             );
         }
     }
-    println!();
-    for (threads, ours, theirs) in results {
-        println!(
-            "- speed-up over rapier3d on {threads} {}: {:.2}× per step ({:.2}× falling, \
-             {:.2}× after)",
-            threads_word(*threads),
-            theirs.all() / ours.all(),
-            theirs.falling() / ours.falling(),
-            theirs.after() / ours.after()
-        );
+}
+
+/// Prints a scene's speed-ups: the faster other engine at its defaults over blockfall on each
+/// thread count, and what 2 threads gain each engine.
+pub(super) fn print_speed_ups(stage: &Stage, comparisons: &[Comparison], breaks: Option<usize>) {
+    let ratios: Vec<String> = comparisons
+        .iter()
+        .filter_map(|comparison| {
+            let (engine, ratio) = comparison.fastest_other()?;
+            Some(format!(
+                "{} {}: {ratio:.2}× ({})",
+                comparison.threads,
+                threads_word(comparison.threads),
+                engine.name()
+            ))
+        })
+        .collect();
+    let mut line = format!(
+        "- {}: the faster other engine's time per step over blockfall's, {}",
+        stage.name,
+        ratios.join(", ")
+    );
+    if let [one, two] = comparisons {
+        let mut gains = vec![format!(
+            "blockfall {:.2}×",
+            one.blockfall.all() / two.blockfall.all()
+        )];
+        for (first, second) in one.others.iter().zip(&two.others) {
+            gains.push(format!(
+                "{} {:.2}×",
+                first.engine.name(),
+                first.defaults.all() / second.defaults.all()
+            ));
+        }
+        line.push_str(&format!("; 1 → 2 threads: {}", gains.join(", ")));
     }
-    if let [(_, ours_1, theirs_1), (_, ours_2, theirs_2)] = results {
-        println!(
-            "- 1 → 2 threads: blockfall {:.2}× ({:.2}× falling, {:.2}× after), rapier3d {:.2}×",
-            ours_1.all() / ours_2.all(),
-            ours_1.falling() / ours_2.falling(),
-            ours_1.after() / ours_2.after(),
-            theirs_1.all() / theirs_2.all()
-        );
+    if let Some(breaks) = breaks {
+        line.push_str(&format!(
+            "; {breaks} piece-steps over a joint's strength in blockfall's (judged, not split)"
+        ));
     }
+    println!("{line}");
+}
+
+/// The closing line: for each scene, on 1 and 2 threads, the faster other engine's time per
+/// step (at its defaults) over blockfall's.
+pub(super) fn anchors_line(scenes: &[(&str, Vec<Comparison>)]) -> String {
+    let parts: Vec<String> = scenes
+        .iter()
+        .map(|(name, comparisons)| {
+            let figures: Vec<String> = comparisons
+                .iter()
+                .map(|comparison| {
+                    let ratio = comparison
+                        .fastest_other()
+                        .map_or(f64::NAN, |(_, ratio)| ratio);
+                    format!("{}t {ratio:.2}×", comparison.threads)
+                })
+                .collect();
+            format!("{name} {}", figures.join(", "))
+        })
+        .collect();
+    format!("anchors: {}", parts.join("; "))
 }

@@ -1,13 +1,14 @@
 //! The physics benchmark's scenes and where their pieces go: the drop scene (random pieces two
-//! to a column, dropped onto the default world), the resting scene of the capacity trials
-//! (4 × 4 × 4 pieces just above the ground), the turns that place them, and the area the drop
-//! scene covers.
+//! to a column, dropped onto the default world), the heap (small pieces falling into a pit),
+//! the pyramid (single cubes stacked on flat ground), the resting scene of the capacity trials
+//! (4 × 4 × 4 pieces just above the ground), the turns that place them, and the area a scene
+//! covers.
 
 use blockfall_engine::collision::Solid;
 use blockfall_game::blocks::MATERIALS;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::generator::SPAWN_XZ;
-use blockfall_game::terrain::Generator;
+use blockfall_game::terrain::{Generator, Ground};
 
 use super::piece::BenchPiece;
 use crate::bench::shared::{world_field, BenchField, Rng};
@@ -264,13 +265,33 @@ pub(super) fn resting_scene(generator: &Generator, count: usize) -> Vec<Placed> 
         .collect()
 }
 
-/// Whether a point is below the ground's height there.
-pub(super) fn below_ground(generator: &Generator, point: [f64; 3]) -> bool {
-    point[1] < f64::from(generator.surface_height(point[0] as f32, point[2] as f32))
+/// Cubes in the bottom row of the pyramid; each row above has one fewer, so 210 in all.
+pub(super) const PYRAMID_BASE: usize = 20;
+
+/// The pyramid: [`PYRAMID_BASE`] single 1 m stone cubes in a row on flat ground whose top is at
+/// `ground`, each row above one shorter and shifted half a cube, every cube touching its
+/// neighbours face to face (one cube deep: the two-dimensional pyramid every engine's
+/// examples stack). The bottom row's middle is over the origin.
+pub(super) fn pyramid_scene(ground: f64) -> Vec<Placed> {
+    let mut placed = Vec::new();
+    for row in 0..PYRAMID_BASE {
+        let count = PYRAMID_BASE - row;
+        for index in 0..count {
+            let x = (index as f64 - (count - 1) as f64 * 0.5) * 1.0;
+            let y = ground + 0.5 + row as f64;
+            placed.push(Placed {
+                piece: BenchPiece::solid_box([1, 1, 1], 0),
+                at: [x, y, 0.0],
+                turn: [0.0, 0.0, 0.0, 1.0],
+            });
+        }
+    }
+    placed
 }
 
-/// The ground under the drop scene: a square of x and z around the pieces' spread with
-/// [`TERRAIN_BORDER`] to spare, and the lowest and highest ground in it, sampled every meter.
+/// The ground under a scene: a rectangle of x and z around the pieces' spread with
+/// [`TERRAIN_BORDER`] to spare, and the lowest and highest ground in it (before any edit),
+/// sampled every meter.
 pub(super) struct DropArea {
     /// The low x and z.
     pub(super) low: [f64; 2],
@@ -281,7 +302,7 @@ pub(super) struct DropArea {
 }
 
 impl DropArea {
-    pub(super) fn around(generator: &Generator, placed: &[Placed]) -> Self {
+    pub(super) fn around(ground: &dyn Ground, placed: &[Placed]) -> Self {
         let mut low = [f64::INFINITY; 2];
         let mut high = [f64::NEG_INFINITY; 2];
         for place in placed {
@@ -296,7 +317,7 @@ impl DropArea {
         while x <= high[0] {
             let mut z = low[1];
             while z <= high[1] {
-                let height = f64::from(generator.surface_height(x as f32, z as f32));
+                let height = f64::from(ground.surface_height(x as f32, z as f32));
                 lowest_ground = lowest_ground.min(height);
                 highest_ground = highest_ground.max(height);
                 z += 1.0;
@@ -312,15 +333,15 @@ impl DropArea {
     }
 
     /// Warms the field's sample cache over the area, as the game's is where pieces fall.
-    pub(super) fn warm(&self, generator: &Generator, solids: &SceneSolids<'_>) {
+    pub(super) fn warm(&self, ground: &dyn Ground, solids: &SceneSolids<'_>) {
         let (low, high) = (self.low, self.high);
         let mut z = low[1];
         while z <= high[1] {
             let mut x = low[0];
             while x <= high[0] {
-                let ground = generator.surface_height(x as f32, z as f32);
+                let height = ground.surface_height(x as f32, z as f32);
                 for dy in -2..=4 {
-                    solids.nearest([x as f32, ground + dy as f32 * 4.0, z as f32], 1.0);
+                    solids.nearest([x as f32, height + dy as f32 * 4.0, z as f32], 1.0);
                 }
                 x += 4.0;
             }

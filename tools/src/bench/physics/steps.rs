@@ -4,12 +4,29 @@
 /// Steps of the falling phase reported on their own.
 pub(super) const FALL_STEPS: usize = 120;
 
+/// A piece moving faster than this at its middle, in meters per second, ...
+pub(super) const MOVING_SPEED: f64 = 0.01;
+/// ... or turning faster than this, in radians per second, still moves.
+pub(super) const MOVING_SPIN: f64 = 0.01;
+
+/// Whether a piece with this velocity and angular velocity still moves at the end of a run.
+pub(super) fn is_moving(velocity: [f64; 3], spin: [f64; 3]) -> bool {
+    let length = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    length(velocity) > MOVING_SPEED || length(spin) > MOVING_SPIN
+}
+
 /// Step times of one run, in milliseconds, and how it ended.
 pub(super) struct Run {
     pub(super) times: Vec<f64>,
+    /// Pieces the engine still steps at the end: not resting (blockfall), not asleep (the
+    /// others).
     pub(super) awake: usize,
-    /// Pieces whose middle ended below the ground's height there (caves aside).
-    pub(super) sunk: usize,
+    /// Pieces still moving at the end ([`is_moving`]), whatever the engine calls them.
+    pub(super) moving: usize,
+    /// Pieces whose middle ended inside the ground.
+    pub(super) in_ground: usize,
+    /// The height of the highest piece's middle at the end, in meters.
+    pub(super) highest: f64,
     /// Steps in which a piece was struck harder than a joint of it holds (blockfall with
     /// strength judged; not split, see `StrengthJudge`).
     pub(super) breaks: usize,
@@ -27,7 +44,9 @@ impl Run {
             *time = time.min(*other);
         }
         self.awake = other.awake;
-        self.sunk = other.sunk;
+        self.moving = other.moving;
+        self.in_ground = other.in_ground;
+        self.highest = other.highest;
     }
 
     /// The median step time (the mean of the middle two for an even count).

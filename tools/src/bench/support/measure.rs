@@ -65,7 +65,7 @@ fn break_one<S: Samples>(
         Ok((time, groups.iter().map(Vec::len).sum()))
     };
     // Whoever goes first fills the field's sample cache: take turns.
-    let ((ours_time, ours_fell), (port_time, port_fell)) = if turn % 2 == 0 {
+    let ((ours_time, ours_fell), (port_time, port_fell)) = if turn.is_multiple_of(2) {
         let ours = run_ours()?;
         (ours, run_port()?)
     } else {
