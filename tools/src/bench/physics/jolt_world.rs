@@ -568,8 +568,8 @@ mod tests {
             let ours = physics.body(*handle).expect("a body");
             let (middle, _, _, awake) = jolt.state(piece);
             assert!(awake);
-            for axis in 0..3 {
-                assert!((ours.position[axis] - middle[axis]).abs() < 1e-3);
+            for (ours, theirs) in ours.position.iter().zip(middle) {
+                assert!((ours - theirs).abs() < 1e-3);
             }
             let (mass, inverse_inertia) = jolt.mass_and_inverse_inertia(piece);
             assert!((ours.mass - mass).abs() / ours.mass < 1e-4);
