@@ -4,8 +4,15 @@
 //!
 //! Each cube is released at rest half a meter (or more) above its place, as breaking the link
 //! block that held it there releases it, one every 1.5 s. Every piece must come to rest with its
-//! middle within 1 cm of its place across, tilted less than 1°, its bottom within 5 mm of what
-//! it rests on, and stay so (resting, not moved) over the next 10 s.
+//! middle within 1.5 cm of its place across, tilted less than 1°, its bottom within 5 mm of
+//! what it rests on, and stay so (resting, not moved) over the next 10 s.
+//!
+//! The cubes already down are not walls: each landing wakes the island it strikes, which takes
+//! its share of the blow (docs/physics.md, "Sleeping and islands"), so a scene settles as a
+//! whole and its cubes end a few millimeters from where they landed. rapier3d 0.36 (8
+//! iterations, the same friction and bounce) on the same scenes: the wall 1.6 cm across, the
+//! slot 1.6, the pyramid 1.7, the slot on a wall 3.8, the tower of half-meter cubes 5.4 cm.
+//! (While resting cubes were walls that a landing could not move, these held to 1 cm.)
 
 use std::sync::Arc;
 
@@ -96,10 +103,24 @@ fn tilt_degrees(body: &BodyView) -> f64 {
     2.0 * w.acos().to_degrees()
 }
 
-/// Each cube rests in its place (middle within 1 cm across, under 1° of tilt, its bottom
+/// Each cube rests in its place (middle within 1.5 cm across, under 1° of tilt, its bottom
 /// within 5 mm of its place's floor: the ground or the cubes below, which are checked in
 /// turn), and nothing moves over the next 10 s.
 fn assert_in_place(world: &mut World, cubes: &[Cube], handles: &[BodyHandle], scene: &str) {
+    assert_in_place_within(world, cubes, handles, scene, ACROSS);
+}
+
+/// How far across from its place a cube may rest, meters.
+const ACROSS: f64 = 0.015;
+
+/// [`assert_in_place`], a cube's middle within `across` meters of its place across.
+fn assert_in_place_within(
+    world: &mut World,
+    cubes: &[Cube],
+    handles: &[BodyHandle],
+    scene: &str,
+    across_most: f64,
+) {
     let before: Vec<BodyView> = handles.iter().map(|&h| body(world, h)).collect();
     for (index, (cube, body)) in cubes.iter().zip(&before).enumerate() {
         let want = cube.middle();
@@ -109,7 +130,7 @@ fn assert_in_place(world: &mut World, cubes: &[Cube], handles: &[BodyHandle], sc
         let half = f64::from(cube.size) * CELL / 2.0;
         let gap = body.position[1] - half - f64::from(cube.place[1]) * CELL;
         assert!(
-            across <= 0.01 && tilt < 1.0 && gap.abs() <= 0.005 && body.resting,
+            across <= across_most && tilt < 1.0 && gap.abs() <= 0.005 && body.resting,
             "{scene}: cube {index} ({cube:?}) rests {across:.4} m off its place across, tilted \
              {tilt:.3}°, its bottom {gap:.4} m from its floor, resting {}: {body:?}",
             body.resting
@@ -326,13 +347,16 @@ fn towers_floors_and_pyramids_of_other_sizes_stand_from_higher_drops() {
     let floor: Vec<Cube> = (0..3)
         .flat_map(|x| (0..3).map(move |z| cube(x * 2, 0, z * 2, 2, STONE)))
         .collect();
-    for (scene, cubes, above) in [
-        ("tower of half-meter cubes", tower, 3.0),
-        ("pyramid of plank cubes", pyramid, 3.0),
-        ("3 × 3 floor", floor, 1.5),
+    // A half-meter cube from 3 m strikes the tower at 7.7 m/s: the tower, woken, takes the
+    // blow and sways. rapier3d 0.36 on the same tower: its cubes 5.4 cm across at the end; so
+    // the tower's cubes may rest up to 6 cm from their places, the rest 1.5 cm.
+    for (scene, cubes, above, across) in [
+        ("tower of half-meter cubes", tower, 3.0, 0.06),
+        ("pyramid of plank cubes", pyramid, 3.0, ACROSS),
+        ("3 × 3 floor", floor, 1.5, ACROSS),
     ] {
         let mut world = flat_world();
         let handles = drop_in_turn(&mut world, &cubes, above, 1.5);
-        assert_in_place(&mut world, &cubes, &handles, scene);
+        assert_in_place_within(&mut world, &cubes, &handles, scene, across);
     }
 }

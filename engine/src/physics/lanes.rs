@@ -30,11 +30,18 @@ use wide::f64x4;
 use super::contacts::NONE;
 use super::math::{self, Vector};
 use super::rows::{ContactRows, Row};
-use super::tuning::{FRICTION, ITERATIONS, RELAX_PASSES};
+use super::tuning::{FRICTION, ITERATIONS};
 use super::warm::{ContactKey, ContactPush};
 
 /// Groups solved side by side.
 pub(crate) const LANES: usize = 4;
+
+/// The last passes of a step, in which the contacts that strike aim at their bounce
+/// ([`ContactRows::bounce`]); the passes before stop them. Stopped first, the points of a
+/// face that lands flat push alike, and the bounce passes start from that even push: aimed
+/// at their bounce from the first pass, the passes' order set a landing face's corners
+/// pushing unevenly, and a cube landing on another slid and turned off it.
+pub(crate) const BOUNCE_PASSES: usize = 2;
 
 type Wide = f64x4;
 /// One [`Vector`] per lane, axis by axis.
@@ -53,6 +60,12 @@ struct WideRow {
     mass: Wide,
     target: Wide,
     impulse: Wide,
+}
+
+impl Default for WideRow {
+    fn default() -> Self {
+        Self::EMPTY
+    }
 }
 
 impl WideRow {
@@ -105,9 +118,13 @@ pub(crate) struct Bundle {
     inverse_mass_a: Wide,
     inverse_mass_b: Wide,
     contacts: Vec<WideContact>,
-    /// Each contact's normal row's target in the relaxing passes ([`ContactRows::relaxed`]),
-    /// lane by lane.
-    relaxed: Vec<Wide>,
+    /// Each contact's bounce ([`ContactRows::bounce`]), lane by lane: above 0 where it strikes.
+    bounces: Vec<Wide>,
+    /// Each lane's bounce row: one row at its striking contacts' middle, along their mean
+    /// normal, aiming at their mean bounce ([`Bundle::set_bounce`]); empty where none strikes.
+    bounce_row: WideRow,
+    /// Whether the passes are the bounce passes ([`BOUNCE_PASSES`]).
+    bouncing: bool,
     /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
     /// awake index of each one's key's body, apart: the threads gathering them by body read
     /// every bundle's bodies but only their own bodies' pushes.
@@ -203,13 +220,15 @@ impl Bundle {
         self.inverse_mass_b = Wide::ZERO;
         self.stage = 0;
         self.built = true;
+        self.bounce_row = WideRow::EMPTY;
+        self.bouncing = false;
         // Every slot of every lane is written by `set_contact` or `end_group`: no need to
         // clear what is kept.
         let most = self.most as usize;
         self.contacts.resize(most, [WideRow::EMPTY; 3]);
         self.contacts.truncate(most);
-        self.relaxed.resize(most, Wide::ZERO);
-        self.relaxed.truncate(most);
+        self.bounces.resize(most, Wide::ZERO);
+        self.bounces.truncate(most);
         for lane in &mut self.lanes {
             lane.first = NONE;
             lane.second = NONE;
@@ -257,7 +276,7 @@ impl Bundle {
         for (wide, row) in self.contacts[slot].iter_mut().zip(&contact.rows) {
             set_row(wide, lane, row);
         }
-        self.relaxed[slot].as_array_mut()[lane] = contact.relaxed;
+        self.bounces[slot].as_array_mut()[lane] = contact.bounce;
         if contact.touching {
             group.touching += 1;
             if let Some(key) = key {
@@ -275,8 +294,8 @@ impl Bundle {
                 set_row(wide, lane, &EMPTY_ROW);
             }
         }
-        for relaxed in &mut self.relaxed[from..] {
-            relaxed.as_array_mut()[lane] = 0.0;
+        for bounce in &mut self.bounces[from..] {
+            bounce.as_array_mut()[lane] = 0.0;
         }
     }
 
@@ -286,39 +305,24 @@ impl Bundle {
     }
 
     /// Its next stage of the solve: its bodies' velocities loaded, the pushes its rows start
-    /// with applied (the first time) or one pass over its rows, the velocities stored; after
-    /// the last pass, [`Bundle::finish`]. The passes before the last [`RELAX_PASSES`] push
-    /// sunk points out; their velocities are also stored in `moving`, what the bodies move
-    /// with (the last bundle to store a body in a pass stores its final value: the bundles of
-    /// a stage share no body, and the stages run in order). The relaxing passes then take the
-    /// push out away again ([`Bundle::relax`]), so that the speed it gave moves the bodies
-    /// but is not kept: Box2D v3's soft step relaxes so.
-    pub fn work(&mut self, velocities: &Velocities, moving: &Velocities) {
+    /// with applied (the first time) or one pass over its rows, the velocities stored; the
+    /// last [`BOUNCE_PASSES`] passes work the bounce rows ([`Bundle::start_bouncing`]); after
+    /// the last, [`Bundle::finish`].
+    pub fn work(&mut self, velocities: &Velocities) {
         self.load(velocities);
-        let last_pushing = (ITERATIONS - RELAX_PASSES) as u32;
         if self.stage == 0 {
             self.apply_start();
         } else {
-            if self.stage == last_pushing + 1 {
-                self.relax();
+            if self.stage == (ITERATIONS + 1 - BOUNCE_PASSES) as u32 {
+                self.start_bouncing();
             }
             self.solve_once();
         }
         self.store(velocities);
-        if self.stage == last_pushing {
-            self.store(moving);
-        }
         if self.stage == ITERATIONS as u32 {
             self.finish();
         }
         self.stage += 1;
-    }
-
-    /// Before the relaxing passes: each normal row aims at its relaxed target.
-    fn relax(&mut self) {
-        for ([normal, _, _], relaxed) in self.contacts.iter_mut().zip(&self.relaxed) {
-            normal.target = *relaxed;
-        }
     }
 
     /// Copies its bodies' velocities in.
@@ -361,6 +365,58 @@ impl Bundle {
         }
     }
 
+    /// Lane `lane`'s bounce row ([`BOUNCE_PASSES`]).
+    pub fn set_bounce(&mut self, lane: usize, row: &Row) {
+        set_row(&mut self.bounce_row, lane, row);
+    }
+
+    /// Before the last [`BOUNCE_PASSES`] passes: the striking contacts' normal rows, which
+    /// the passes before stopped, keep their pushes and push no more (their mass is set to
+    /// 0), and each lane's bounce row joins the passes.
+    fn start_bouncing(&mut self) {
+        for ([normal, _, _], bounce) in self.contacts.iter_mut().zip(&self.bounces) {
+            let bounces = bounce.to_array();
+            let masses = normal.mass.as_array_mut();
+            for (mass, bounce) in masses.iter_mut().zip(bounces) {
+                if bounce > 0.0 {
+                    *mass = 0.0;
+                }
+            }
+        }
+        self.bouncing = true;
+    }
+
+    /// Once the passes are over: each lane's bounce row's push shared among its striking
+    /// contacts, in proportion to the pushes that stopped them (evenly if none did), so that
+    /// the impacts reported and the pushes kept are the contacts' whole pushes.
+    fn share_bounce(&mut self) {
+        let bounce = self.bounce_row.impulse.to_array();
+        for lane in 0..LANES {
+            if bounce[lane] <= 0.0 {
+                continue;
+            }
+            let striking = |bounces: &Wide| bounces.to_array()[lane] > 0.0;
+            let (mut count, mut total) = (0.0, 0.0);
+            for ([normal, _, _], bounces) in self.contacts.iter().zip(&self.bounces) {
+                if striking(bounces) {
+                    count += 1.0;
+                    total += normal.impulse.to_array()[lane];
+                }
+            }
+            for ([normal, _, _], bounces) in self.contacts.iter_mut().zip(&self.bounces) {
+                if striking(bounces) {
+                    let impulse = &mut normal.impulse.as_array_mut()[lane];
+                    let share = if total > 0.0 {
+                        *impulse / total
+                    } else {
+                        1.0 / count
+                    };
+                    *impulse += bounce[lane] * share;
+                }
+            }
+        }
+    }
+
     /// Applies the pushes the rows start with (warm starting) to the velocities it holds.
     fn apply_start(&mut self) {
         let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
@@ -399,31 +455,33 @@ impl Bundle {
         let mut velocity_b = self.velocity_b;
         let mut spin_b = self.spin_b;
         let friction = Wide::splat(FRICTION);
-        let mut contact = |[normal, first, second]: &mut WideContact| {
-            let mut solve = |row: &mut WideRow, low: Wide, high: Wide| {
-                let relative = [
-                    velocity_a[0] - velocity_b[0],
-                    velocity_a[1] - velocity_b[1],
-                    velocity_a[2] - velocity_b[2],
-                ];
-                let speed = dot(&row.direction, &relative) + dot(&row.angular_a, &spin_a)
-                    - dot(&row.angular_b, &spin_b);
-                let old = row.impulse;
-                let wanted = old + (row.target - speed) * row.mass;
-                let new = wanted.max(low).min(high);
-                let change = new - old;
-                row.impulse = new;
-                add_scaled(&mut velocity_a, &row.direction, inverse_mass_a * change);
-                add_scaled(&mut spin_a, &row.turn_a, change);
-                add_scaled(&mut velocity_b, &row.direction, -(inverse_mass_b * change));
-                add_scaled(&mut spin_b, &row.turn_b, -change);
-            };
+        let mut solve = |row: &mut WideRow, low: Wide, high: Wide| {
+            let relative = [
+                velocity_a[0] - velocity_b[0],
+                velocity_a[1] - velocity_b[1],
+                velocity_a[2] - velocity_b[2],
+            ];
+            let speed = dot(&row.direction, &relative) + dot(&row.angular_a, &spin_a)
+                - dot(&row.angular_b, &spin_b);
+            let old = row.impulse;
+            let wanted = old + (row.target - speed) * row.mass;
+            let new = wanted.max(low).min(high);
+            let change = new - old;
+            row.impulse = new;
+            add_scaled(&mut velocity_a, &row.direction, inverse_mass_a * change);
+            add_scaled(&mut spin_a, &row.turn_a, change);
+            add_scaled(&mut velocity_b, &row.direction, -(inverse_mass_b * change));
+            add_scaled(&mut spin_b, &row.turn_b, -change);
+        };
+        for [normal, first, second] in &mut self.contacts {
             solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
             let most = friction * normal.impulse;
             solve(first, -most, most);
             solve(second, -most, most);
-        };
-        self.contacts.iter_mut().for_each(&mut contact);
+        }
+        if self.bouncing {
+            solve(&mut self.bounce_row, Wide::ZERO, Wide::splat(f64::INFINITY));
+        }
         self.velocity_a = velocity_a;
         self.spin_a = spin_a;
         self.velocity_b = velocity_b;
@@ -434,6 +492,7 @@ impl Bundle {
     /// ([`LaneGroup::normal_push`]) and the pushes its touching contacts keep for the next
     /// step ([`Bundle::kept`]).
     fn finish(&mut self) {
+        self.share_bounce();
         let (mut kept, mut bodies) = (
             std::mem::take(&mut self.kept),
             std::mem::take(&mut self.kept_bodies),
@@ -498,6 +557,13 @@ impl Bundle {
                     math::add(push, math::scale(get(&row.direction, lane), impulse))
                 })
             })
+    }
+
+    /// Whether each of lane `lane`'s contacts struck (its group bounced from it), in order.
+    pub fn strikes(&self, lane: usize) -> impl Iterator<Item = bool> + '_ {
+        self.bounces[..self.lanes[lane].contacts as usize]
+            .iter()
+            .map(move |bounce| bounce.as_array_ref()[lane] > 0.0)
     }
 
     /// The sum of the pushes of lane `lane`'s normal rows, newton seconds.
@@ -656,14 +722,16 @@ mod avx {
         ];
         let friction = _mm256_set1_pd(FRICTION);
         let pushes_only = (_mm256_setzero_pd(), _mm256_set1_pd(f64::INFINITY));
-        let mut contact = |[normal, first, second]: &mut super::WideContact| {
+        for [normal, first, second] in &mut bundle.contacts {
             solve(normal, pushes_only, masses, &mut state);
             let most = _mm256_mul_pd(friction, load(&normal.impulse));
             let limits = (negate(most), most);
             solve(first, limits, masses, &mut state);
             solve(second, limits, masses, &mut state);
-        };
-        bundle.contacts.iter_mut().for_each(&mut contact);
+        }
+        if bundle.bouncing {
+            solve(&mut bundle.bounce_row, pushes_only, masses, &mut state);
+        }
         let [velocity_a, spin_a, velocity_b, spin_b] = state;
         store_vector(&mut bundle.velocity_a, velocity_a);
         store_vector(&mut bundle.spin_a, spin_a);
@@ -769,7 +837,7 @@ mod tests {
                 let rows = ContactRows {
                     rows: [row(), row(), row()],
                     touching: true,
-                    relaxed: number(&mut rng),
+                    bounce: number(&mut rng).abs(),
                 };
                 bundle.push_contact(lane, &rows, None, 1.0);
             }

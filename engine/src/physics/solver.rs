@@ -50,7 +50,7 @@ use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::{Matrix, Vector};
 use super::patches::spread;
-use super::rows::{contact_rows, Mover};
+use super::rows::{contact_rows, Mover, Striking};
 use super::tuning::ITERATIONS;
 use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
 use crate::workers::WorkerPool;
@@ -116,11 +116,7 @@ pub(crate) struct Solver {
     region_item: Vec<usize>,
     /// The solve's stages: ranges of items.
     stages: Vec<Range<usize>>,
-    /// The awake bodies' velocities while the rows are solved, then as the step keeps them.
     pub velocities: Velocities,
-    /// The velocities the bodies move with this step: those of the last pass that pushes
-    /// sunk points out (`Bundle::work`), before the relaxing passes.
-    pub moving: Velocities,
     /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
     /// next step's search; handed to the world's [`WarmStarts`] after the step.
     pub kept: Vec<Vec<ContactPush>>,
@@ -515,11 +511,42 @@ impl Solver {
                 let patch_of = &job.patch_of[range.clone()];
                 pushes.clear();
                 pushes.extend(bundle.contact_pushes(lane));
-                for ((contact, &push), &patch) in
-                    plan.contacts(jobs).iter().zip(&pushes).zip(patch_of)
+                // The contacts that struck, as one patch: a landing's pushes spread over its
+                // points as a rigid contact carries them, as a reduced patch's are (the
+                // passes share them out unevenly: a beam landing flat was reported pushed
+                // hard at some points and hardly at others, and broke).
+                kept.clear();
+                for (((contact, &push), &patch), strikes) in plan
+                    .contacts(jobs)
+                    .iter()
+                    .zip(&pushes)
+                    .zip(patch_of)
+                    .zip(bundle.strikes(lane))
                 {
-                    if patch == NONE {
+                    if patch != NONE {
+                        continue;
+                    }
+                    if strikes {
+                        kept.push((contact.point, push));
+                    } else {
                         visit(contact, first, push);
+                    }
+                }
+                if let Some(&(_, _)) = kept.first() {
+                    let representative = plan
+                        .contacts(jobs)
+                        .iter()
+                        .zip(bundle.strikes(lane))
+                        .find(|&(_, strikes)| strikes)
+                        .map(|(contact, _)| *contact);
+                    if let Some(representative) = representative {
+                        spread(&kept, std::iter::empty(), |point, push| {
+                            let contact = Contact {
+                                point,
+                                ..representative
+                            };
+                            visit(&contact, first, push);
+                        });
                     }
                 }
                 // Each reduced patch once, at its first kept contact.
@@ -561,12 +588,12 @@ impl Solver {
     /// The solve: every stage, a region's bundles one after another on one thread, the first
     /// stage building every bundle's rows.
     pub fn solve(&mut self, pool: &WorkerPool, shared: &Shared) {
-        let (plans, velocities, moving) = (&self.plans, &self.velocities, &self.moving);
+        let (plans, velocities) = (&self.plans, &self.velocities);
         let items = &mut self.items[..self.item_region.len()];
         pool.for_each_in_stages(items, &self.stages, |run| {
             for bundle in &mut run.bundles[..run.count] {
                 if bundle.built() {
-                    bundle.work(velocities, moving);
+                    bundle.work(velocities);
                 } else {
                     build(bundle, plans, shared);
                 }
@@ -670,6 +697,8 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
             // Where each body's last contact was found in its warm list: a group's contacts
             // come body by body in point order.
             let mut from = [0usize; 2];
+            // The striking contacts, for the group's bounce row (`lanes::BOUNCE_PASSES`).
+            let mut striking = Striking::default();
             for contact in plan.contacts(shared.jobs) {
                 let sign = if contact.body == first { 1.0 } else { -1.0 };
                 let key = ContactKey {
@@ -681,7 +710,11 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
                     .warm
                     .get_from(&key, &mut from[usize::from(contact.body != first)]);
                 let rows = contact_rows(contact, sign, &mover_a, &mover_b, warm);
+                striking.add(contact.point, &rows);
                 bundle.push_contact(lane, &rows, Some(key), sign);
+            }
+            if let Some(bounce) = striking.row(&mover_a, &mover_b) {
+                bundle.set_bounce(lane, &bounce);
             }
         }
         bundle.end_group(lane);

@@ -120,11 +120,12 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        let start = |body: &u32| (bodies.velocity[*body as usize], bodies.spin[*body as usize]);
-        solver.velocities.fill(scratch.moving.iter().map(start));
-        // A body in no group keeps its velocity; one in a group moves with what the pushing
-        // passes left it.
-        solver.moving.fill(scratch.moving.iter().map(start));
+        solver.velocities.fill(
+            scratch
+                .moving
+                .iter()
+                .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
+        );
         solver.solve(pool, &shared);
         times.solve = clock.lap();
         solver.collect_pushes(pool, moving);
@@ -573,11 +574,7 @@ fn integrate(
     scratch.moved.clear();
     scratch.moved.resize(count, Moved::On);
     let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
-    let (job_of, velocities, moving) = (
-        &scratch.job_of,
-        &scratch.solver.velocities,
-        &scratch.solver.moving,
-    );
+    let (job_of, velocities) = (&scratch.job_of, &scratch.solver.velocities);
     let Bodies {
         position,
         orientation,
@@ -620,18 +617,13 @@ fn integrate(
             if job == NONE {
                 continue;
             }
-            // It moves with the velocities of the passes that push out and keeps the relaxed
-            // ones (`RELAX_PASSES`), each held to the speed limits: a terminal velocity
-            // nothing in play reaches (`MOST_SPEED`).
             let (velocity, spin) = velocities.get(job as usize);
+            // The speed limits: a terminal velocity nothing in play reaches (`MOST_SPEED`).
             let velocity = math::at_most(velocity, MOST_SPEED);
             let spin = math::at_most(spin, MOST_SPIN);
-            let (travel, turn) = moving.get(job as usize);
             run.velocity[at] = velocity;
-            run.position[at] =
-                math::add_scaled(run.position[at], math::at_most(travel, MOST_SPEED), STEP);
-            run.orientation[at] =
-                math::spun(run.orientation[at], math::at_most(turn, MOST_SPIN), STEP);
+            run.position[at] = math::add_scaled(run.position[at], velocity, STEP);
+            run.orientation[at] = math::spun(run.orientation[at], spin, STEP);
             let touching = touching[body] > 0;
             run.spin[at] = if touching {
                 math::scale(spin, spin_kept)

@@ -11,23 +11,15 @@ pub const GRAVITY: f64 = 9.81;
 /// speed at the others, and each pass corrects what is left.
 pub const ITERATIONS: usize = 8;
 
-/// The last passes of a step, which relax: a point sunk in is no longer pushed out, only held
-/// (`lanes::Bundle::work`). The bodies move with the velocities of the passes before them, so
-/// the push out moves a sunk point out, but the step keeps the relaxed velocities, so what
-/// pushed it out is not kept as speed: a stack pressed together by a blow does not jump
-/// apart, and a heavy piece on light ones does not set them shaking (Box2D v3's soft step
-/// relaxes the same way after its solve).
-pub const RELAX_PASSES: usize = 2;
-
 /// How near a surface a point counts as touching it, in meters: a resting body keeps its
 /// contacts instead of dropping a hair's breadth and bouncing out every step.
 pub const MARGIN: f64 = 0.02;
 
 /// How deep a point may sink in unnoticed, in meters.
-pub const SLOP: f64 = 0.002;
+pub const SLOP: f64 = 0.004;
 
 /// The share of a point's depth (beyond [`SLOP`]) that one step pushes out.
-pub const PUSH: f64 = 0.2;
+pub const PUSH: f64 = 0.1;
 
 /// The fastest a body is pushed out of a surface, in meters per second: a point that sank in
 /// comes out gently instead of jumping.

@@ -102,6 +102,10 @@ const PASCALS: f64 = 1e6;
 /// How near a cell's side a point lies on it, meters.
 const HAIR: f64 = 1e-4;
 
+/// The most the even spread can add to the pushes' size: `√7`, the square root of the most
+/// cells a contact point stands for over the fewest ([`Joints::areas`], [`Joints::impact_limit`]).
+const AREA_SPREAD: f64 = 2.645_751_311_064_590_7;
+
 /// A push on a piece in one step: where (its own frame, meters) and how hard (newton
 /// seconds, its own frame).
 pub type Push = ([f64; 3], [f64; 3]);
@@ -285,12 +289,15 @@ impl Joints {
     /// `Σ (s_k − A_B(p_k)) f_k`, at most `G_B Σ |f_k|` with `G_B` the largest norm of
     /// `s − A_B(p)`. That norm is convex in `s` and `p`, so over every push on the piece it is
     /// largest at `s` 0 or 1 and a corner of the blocks' box: `G_B` is taken there. The spread
-    /// is the one of least `Σ |f_k|² / |J_k|`, which the pushes themselves make `Σ |J_k|`, so
-    /// `(Σ |f_k|)² ≤ Σ |f_k|² / |J_k| · Σ |J_k| ≤ (Σ |J_k|)²` (Cauchy–Schwarz): it never adds
-    /// to the pushes' size. A contact's friction is at most [`FRICTION`] times its normal
+    /// is the one of least `Σ |f_k|² / w_k` (`w_k = a_k |J_k|`, `a_k` the point's share of the
+    /// surface, 1 to 7 cells of the 8 around it), which the pushes themselves make
+    /// `Σ |J_k| / a_k`, so `(Σ |f_k|)² ≤ Σ |f_k|² / w_k · Σ w_k ≤ Σ |J_k| / a_k · Σ a_k |J_k|
+    /// ≤ 7 (Σ |J_k|)²` (Cauchy–Schwarz): it adds at most `√7` ([`AREA_SPREAD`]) to the
+    /// pushes' size. A contact's friction is at most [`FRICTION`] times its normal
     /// push, so its whole push at most `√(1 + FRICTION²)` times it. The load is therefore at
-    /// most `G_B √(1 + FRICTION²)` times the normal pushes together, and below what the cut
-    /// holds over the step while they stay below `holds · STEP / (G_B √(1 + FRICTION²))`.
+    /// most `G_B √7 √(1 + FRICTION²)` times the normal pushes together, and below what the
+    /// cut holds over the step while they stay below
+    /// `holds · STEP / (G_B √7 √(1 + FRICTION²))`.
     /// (The motion takes its share off some branches and puts some on others: a beam's far
     /// block, turned back by a blow at its near end, is loaded though nothing pushes it. For
     /// a 4-block beam's joints `G_B` is 1.30.)
@@ -339,7 +346,7 @@ impl Joints {
                 first[toward as usize] = add(first[toward as usize], first[block as usize]);
             }
         }
-        let most = (1.0 + FRICTION * FRICTION).sqrt();
+        let most = AREA_SPREAD * (1.0 + FRICTION * FRICTION).sqrt();
         let mut limit = f64::INFINITY;
         for block in 0..count {
             if chains.toward[block] == u32::MAX {
@@ -380,13 +387,48 @@ impl Joints {
         if self.joints.is_empty() || pushes.is_empty() {
             return broken;
         }
-        let spread = even_spread(pushes);
+        let spread = even_spread(pushes, &Self::areas(own, pushes));
+
         let (taken, turned) = self.taken(blocks, own, pushes, &spread);
         let top = self.give_way(&taken, &turned);
         for (joint, broken) in self.joints.iter().zip(&mut broken) {
             *broken = top[joint.a as usize] != top[joint.b as usize];
         }
         broken
+    }
+
+    /// The share of the piece's surface each push's point stands for: how many of the
+    /// eight cells around it the piece fills (at least 1). A piece's points are its cells'
+    /// corners, a corner for every half meter of its outside, so a point inside a face stands
+    /// for four quarter cells of it, one on the face's edge for two, one at its corner for one:
+    /// a face pressed evenly pushes its points in those shares, and a beam landing flat loads
+    /// no joint. Weighed alike, the points at a beam's ends pushed its end blocks more than
+    /// their mass needs, and the joints next to them carried the rest: a six-block plaster
+    /// beam landing flat from 15 m broke there.
+    pub fn areas(own: &BlockStore, pushes: &[Push]) -> Vec<f64> {
+        let cell = f64::from(CELL);
+        pushes
+            .iter()
+            .map(|&(point, _)| {
+                let corner = point.map(|c| (c / cell).round());
+                let on_corner = (0..3).all(|axis| (point[axis] - corner[axis] * cell).abs() < HAIR);
+                if !on_corner {
+                    return 1.0;
+                }
+                let [x, y, z] = corner.map(|c| c as i32);
+                let filled = (0..8)
+                    .filter(|&octant| {
+                        own.at(
+                            x - 1 + (octant & 1),
+                            y - 1 + ((octant >> 1) & 1),
+                            z - 1 + (octant >> 2),
+                        )
+                        .is_some()
+                    })
+                    .count();
+                filled.clamp(1, 7) as f64
+            })
+            .collect()
     }
 
     /// Each block's push and its moment about the piece's middle: each push (`spread` as it is
@@ -748,7 +790,8 @@ impl Chains {
 }
 
 /// A step's pushes as a rigid contact carries them: the pushes `w_k (λ + μ × r_k)` at the same
-/// points, `w_k = |J_k|` (each point as stiff as what it was pushed), `r_k` from the points'
+/// points, `w_k = a_k |J_k|` (each point as stiff as what it was pushed, and as its share of
+/// the surface, `areas`: [`Joints::areas`]), `r_k` from the points'
 /// middle weighted so, with the same net push and moment as `pushes`, the least
 /// `Σ |f_k|² / w_k` of them all. So `λ = ΣJ / Σw` and `G μ = Σ r_k × J_k`, with
 /// `G = Σ w_k (|r_k|² 1 − r_k r_kᵀ)`. Points in a line (or one point) leave `G` without a
@@ -756,8 +799,12 @@ impl Chains {
 /// billionth of its trace on each axis, which keeps the moment to that share and the sizes
 /// (see [`Joints::impact_limit`]) within the pushes'. The sideways and uneven share the solver
 /// leaves in a landing's pushes, which moves nothing, goes.
-pub fn even_spread(pushes: &[Push]) -> Vec<[f64; 3]> {
-    let weights: Vec<f64> = pushes.iter().map(|&(_, push)| length(push)).collect();
+pub fn even_spread(pushes: &[Push], areas: &[f64]) -> Vec<[f64; 3]> {
+    let weights: Vec<f64> = pushes
+        .iter()
+        .zip(areas)
+        .map(|(&(_, push), &area)| area * length(push))
+        .collect();
     let total: f64 = weights.iter().sum();
     if !(total > 0.0 && total.is_finite()) {
         return pushes.iter().map(|&(_, push)| push).collect();

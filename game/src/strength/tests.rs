@@ -41,7 +41,7 @@ impl Test {
     /// first when `even`), newtons, in joint order.
     fn joint_loads(&self, pushes: &[Push], even: bool) -> Vec<f64> {
         let spread = if even {
-            even_spread(pushes)
+            even_spread(pushes, &Joints::areas(&self.own, pushes))
         } else {
             pushes.iter().map(|&(_, push)| push).collect()
         };
@@ -136,34 +136,25 @@ fn a_side_joint_holds_the_weaker_material_times_the_shared_area() {
 
 #[test]
 fn a_flat_landing_loads_no_joint_however_hard() {
-    // A plaster beam pushed evenly under its whole length (each point for the ground
-    // around it: the points at its ends for half as much): every block is pushed what it
-    // needs to slow with the rest, so nothing passes through a joint.
+    // A plaster beam pushed alike at every point under its whole length, as the solver
+    // pushes a flat landing: the spread gives each point its share of the surface (the
+    // points at the ends stand for half as much, `Joints::areas`), so every block is pushed
+    // what it needs to slow with the rest and nothing passes through a joint. (Spread point
+    // by point alike, its end blocks took 3/10 of the push and needed 1/4: 1/20 of it passed
+    // through the end joints.)
     let test = Test::of(beam(4, 1, PLASTER));
     let hard = 1e3 * PLASTER_SIDE * STEP;
-    let mut even = under(0.0, 2.0, hard);
-    for push in &mut even {
-        if push.0[0] == 0.0 || push.0[0] == 2.0 {
-            push.1[1] /= 2.0;
-        }
-    }
-    let loads = test.joint_loads(&even, true);
+    let alike = under(0.0, 2.0, hard);
+    let loads = test.joint_loads(&alike, true);
     assert!(
         loads.iter().all(|&load| load < 1e-9 * hard / STEP),
         "{loads:?}"
     );
-    assert_eq!(test.broken(&even), [false; 3]);
-    // Pushed alike at every point, its end blocks take 3/10 of the push and need 1/4:
-    // 1/20 of it passes through the end joints.
-    let alike = test.joint_loads(&under(0.0, 2.0, hard), true);
-    let whole = 10.0 * hard / STEP;
-    for (load, share) in alike.iter().zip([0.05, 0.0, 0.05]) {
-        assert!((load - share * whole).abs() < 1e-9 * whole, "{alike:?}");
-    }
+    assert_eq!(test.broken(&alike), [false; 3]);
     // As the solver left a 10 m landing of it (seen in a run): uneven, and squeezed
     // together by sideways pushes up to 0.6 of the upward ones. Taken as they came they
     // would load its middle joint to what it holds at this size; spread as the rigid
-    // contact carries them, to an eighth of that.
+    // contact carries them, to a fifth of that at most.
     let landing: Vec<Push> = [
         ([0.0, 0.0], [624.6, 1063.1, -103.5]),
         ([0.0, 0.5], [539.7, 1019.9, 350.1]),
@@ -182,7 +173,7 @@ fn a_flat_landing_loads_no_joint_however_hard() {
     let even = test.joint_loads(&landing, true);
     assert!(raw[1] > 0.95 * PLASTER_SIDE, "{raw:?}");
     assert!(
-        even.iter().all(|&load| load < 0.2 * PLASTER_SIDE),
+        even.iter().all(|&load| load < 0.25 * PLASTER_SIDE),
         "{even:?}"
     );
     let harder: Vec<Push> = landing
@@ -432,7 +423,7 @@ fn the_even_spread_keeps_the_net_push_and_moment_and_adds_nothing() {
                 (point, push)
             })
             .collect();
-        let spread = even_spread(&pushes);
+        let spread = even_spread(&pushes, &vec![1.0; pushes.len()]);
         let size: f64 = pushes.iter().map(|&(_, push)| length(push)).sum();
         let (mut net, mut moment) = ([0.0; 3], [0.0; 3]);
         for (&(point, push), &even) in pushes.iter().zip(&spread) {
@@ -518,11 +509,12 @@ fn nothing_breaks_below_the_impact_limit_and_a_blow_not_far_above_it_breaks_a_be
         }
     }
     // The limit is not far below what breaks: a 4-block plaster beam struck along its
-    // length at its end loses that end at 2.0 times it (`G_B` is 1.30 for its joints: a
-    // push aimed worst, with friction, would break it at the limit).
+    // length at its end loses that end at 5.3 times it (`G_B` is 1.30 for its joints and
+    // the spread may add √7 to the pushes' size: a push aimed worst, with friction, spread
+    // worst, would break it at the limit).
     let test = Test::of(beam(4, 1, PLASTER));
     let limit = test.joints.impact_limit();
     let blow = |size: f64| [([0.0, 0.25, 0.25], [size, 0.0, 0.0])];
-    assert_eq!(test.broken(&blow(1.9 * limit)), [false; 3]);
-    assert_eq!(test.broken(&blow(2.1 * limit)), [true, false, false]);
+    assert_eq!(test.broken(&blow(5.1 * limit)), [false; 3]);
+    assert_eq!(test.broken(&blow(5.5 * limit)), [true, false, false]);
 }
