@@ -535,25 +535,3 @@ fn sim_reports_each_split_and_its_state_lines_list_every_piece() {
     assert_eq!(blocks, 4);
     assert!(pieces.len() >= 2);
 }
-
-#[test]
-#[ignore]
-fn trace_beam() {
-    let mut world = flat_world();
-    let handle = world
-        .add_piece(beam_of(6, PLASTER, 2, 15.0))
-        .expect("a beam");
-    for step in 0..(4.0 / STEP) as usize {
-        world.step(STEP as f32, &Controls::default());
-        let splits = world.splits().to_vec();
-        if let Some(body) = world.pieces().physics().body(handle) {
-            if body.position[1] < 1.5 {
-                eprintln!("{step} {:.4?} v {:.3?} w {:.3?} touch {}", body.position, body.velocity, body.spin, body.touching);
-            }
-        }
-        if !splits.is_empty() {
-            eprintln!("{step} split {:?}", splits[0].body);
-            break;
-        }
-    }
-}

@@ -125,6 +125,9 @@ pub(crate) struct Bundle {
     bounce_row: WideRow,
     /// Whether the passes are the bounce passes ([`BOUNCE_PASSES`]).
     bouncing: bool,
+    /// Each lane's share of its stopping push for each striking contact: one over their
+    /// count ([`Bundle::stop_strikes`]).
+    striking_share: Wide,
     /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
     /// awake index of each one's key's body, apart: the threads gathering them by body read
     /// every bundle's bodies but only their own bodies' pushes.
@@ -222,6 +225,7 @@ impl Bundle {
         self.built = true;
         self.bounce_row = WideRow::EMPTY;
         self.bouncing = false;
+        self.striking_share = Wide::ZERO;
         // Every slot of every lane is written by `set_contact` or `end_group`: no need to
         // clear what is kept.
         let most = self.most as usize;
@@ -304,6 +308,11 @@ impl Bundle {
         self.contacts.len() * 3 * LANES
     }
 
+    /// Whether its next stage is the last pass.
+    pub fn last_pass(&self) -> bool {
+        self.built && self.stage == ITERATIONS as u32
+    }
+
     /// Its next stage of the solve: its bodies' velocities loaded, the pushes its rows start
     /// with applied (the first time) or one pass over its rows, the velocities stored; the
     /// last [`BOUNCE_PASSES`] passes work the bounce rows ([`Bundle::start_bouncing`]); after
@@ -312,6 +321,7 @@ impl Bundle {
         self.load(velocities);
         if self.stage == 0 {
             self.apply_start();
+            self.stop_strikes();
         } else {
             if self.stage == (ITERATIONS + 1 - BOUNCE_PASSES) as u32 {
                 self.start_bouncing();
@@ -365,9 +375,43 @@ impl Bundle {
         }
     }
 
-    /// Lane `lane`'s bounce row ([`BOUNCE_PASSES`]).
-    pub fn set_bounce(&mut self, lane: usize, row: &Row) {
+    /// Lane `lane`'s bounce row ([`BOUNCE_PASSES`]), for its `count` striking contacts.
+    pub fn set_bounce(&mut self, lane: usize, row: &Row, count: u32) {
         set_row(&mut self.bounce_row, lane, row);
+        self.striking_share.as_array_mut()[lane] = 1.0 / f64::from(count.max(1));
+    }
+
+    /// Before the first pass: each lane's striking contacts are pushed alike, together as
+    /// much as stops their middle along their mean normal (the bounce row's speed brought to
+    /// 0). The passes then only correct what is left, from an even start: started from
+    /// nothing, a landing's first passes pushed its first points hardest, and what they set
+    /// turning, the later passes could not all take back (a cube landing square in a slot
+    /// slid 3 cm along it).
+    fn stop_strikes(&mut self) {
+        let row = &self.bounce_row;
+        let relative = [
+            self.velocity_a[0] - self.velocity_b[0],
+            self.velocity_a[1] - self.velocity_b[1],
+            self.velocity_a[2] - self.velocity_b[2],
+        ];
+        let speed = dot(&row.direction, &relative) + dot(&row.angular_a, &self.spin_a)
+            - dot(&row.angular_b, &self.spin_b);
+        let stop = ((-speed) * row.mass).max(Wide::ZERO);
+        let each = stop * self.striking_share;
+        let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
+        for ([normal, _, _], bounce) in self.contacts.iter_mut().zip(&self.bounces) {
+            let striking = bounce.to_array().map(|b| if b > 0.0 { 1.0 } else { 0.0 });
+            let push = each * Wide::new(striking);
+            normal.impulse += push;
+            add_scaled(&mut self.velocity_a, &normal.direction, inverse_mass_a * push);
+            add_scaled(&mut self.spin_a, &normal.turn_a, push);
+            add_scaled(
+                &mut self.velocity_b,
+                &normal.direction,
+                -(inverse_mass_b * push),
+            );
+            add_scaled(&mut self.spin_b, &normal.turn_b, -push);
+        }
     }
 
     /// Before the last [`BOUNCE_PASSES`] passes: the striking contacts' normal rows, which

@@ -199,6 +199,11 @@ impl Striking {
         }
     }
 
+    /// How many contacts strike.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
     /// The group's bounce row, if any of its contacts strikes: one row at their middle,
     /// along their mean normal, aiming at their mean bounce. A face that strikes flat bounces
     /// level, and one point alone bounces as it would by itself.
@@ -209,6 +214,7 @@ impl Striking {
         let direction = math::normalized(self.directions)?;
         let share = 1.0 / f64::from(self.count);
         let point = math::scale(self.points, share);
+
         Some(row(
             direction,
             math::sub(point, a.position),
@@ -359,7 +365,7 @@ mod tests {
         let mut striking = Striking::default();
         striking.add(contact.point, &rows);
         if let Some(bounce) = striking.row(a, &b_mover) {
-            bundle.set_bounce(0, &bounce);
+            bundle.set_bounce(0, &bounce, striking.count());
         }
         for lane in 0..crate::physics::lanes::LANES {
             bundle.end_group(lane);

@@ -591,7 +591,19 @@ impl Solver {
         let (plans, velocities) = (&self.plans, &self.velocities);
         let items = &mut self.items[..self.item_region.len()];
         pool.for_each_in_stages(items, &self.stages, |run| {
-            for bundle in &mut run.bundles[..run.count] {
+            let bundles = &mut run.bundles[..run.count];
+            // The last pass works a region's groups the other way round: those between two
+            // awake bodies first, then those against the world, so that the step ends with
+            // what holds against the world satisfied. A light piece on a slab struck by a
+            // heavy one from above was otherwise left moving down into the slab by what the
+            // passes had not yet taken from the blow, and went through it.
+            if bundles.first().is_some_and(Bundle::last_pass) {
+                for bundle in bundles.iter_mut().rev() {
+                    bundle.work(velocities);
+                }
+                return;
+            }
+            for bundle in bundles {
                 if bundle.built() {
                     bundle.work(velocities);
                 } else {
@@ -714,7 +726,7 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
                 bundle.push_contact(lane, &rows, Some(key), sign);
             }
             if let Some(bounce) = striking.row(&mover_a, &mover_b) {
-                bundle.set_bounce(lane, &bounce);
+                bundle.set_bounce(lane, &bounce, striking.count());
             }
         }
         bundle.end_group(lane);
