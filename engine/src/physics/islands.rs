@@ -4,8 +4,9 @@
 //! moved, the sleeping one would be a fixed wall under or beside a moving one, and the moving
 //! one's momentum would go into that wall. So, as in Box2D and rapier, a step joins the awake
 //! bodies whose contacts touch (one union-find over the solved groups) and an island sleeps
-//! only when every body in it is ready to: still for [`STILL_TIME`](super::STILL_TIME), or in
-//! contact for [`LONGEST_FALL`](super::LONGEST_FALL). Waking is the other half, in the step
+//! only when every body in it is ready to (still for [`STILL_TIME`](super::STILL_TIME)), or
+//! when one of them has been in contact for [`LONGEST_FALL`](super::LONGEST_FALL), which ends
+//! endless jitter for the island as a whole. Waking is the other half, in the step
 //! before its solve: a sleeping body that an awake body's contacts reach wakes, and the
 //! contacts are found again with it awake (`step`), so what touches it wakes in turn: the
 //! island wakes whole.
@@ -17,8 +18,10 @@
 pub(super) struct Islands {
     /// Each body's parent; a root is its own. Only the awake bodies' entries are used.
     parent: Vec<u32>,
-    /// Per root: whether every body joined to it is ready to sleep.
+    /// Per root: whether every body joined to it is ready to sleep, and whether one of them
+    /// has been touching for the longest fall ([`Islands::expire`]).
     ready: Vec<bool>,
+    expired: Vec<bool>,
 }
 
 impl Islands {
@@ -28,6 +31,8 @@ impl Islands {
         self.parent.extend(0..count as u32);
         self.ready.clear();
         self.ready.resize(count, true);
+        self.expired.clear();
+        self.expired.resize(count, false);
     }
 
     /// The root of `body`'s island (halving the path on the way).
@@ -59,10 +64,18 @@ impl Islands {
         }
     }
 
-    /// Whether every body of `body`'s island is ready to sleep.
+    /// Marks `body`'s island as done: `body` has touched something for the longest fall,
+    /// and the whole island sleeps, however it moves (the longest fall ends endless jitter;
+    /// put to sleep alone, the body would be woken at once by the island's contacts).
+    pub fn expire(&mut self, body: u32) {
+        let root = self.root(body) as usize;
+        self.expired[root] = true;
+    }
+
+    /// Whether `body`'s island sleeps: every body in it is ready, or one has expired it.
     pub fn sleeps(&mut self, body: u32) -> bool {
         let root = self.root(body) as usize;
-        self.ready[root]
+        self.ready[root] || self.expired[root]
     }
 }
 
@@ -85,5 +98,8 @@ mod tests {
         assert!([1, 3].into_iter().all(|b| !islands.sleeps(b)));
         assert!(islands.sleeps(5));
         assert_eq!(islands.root(4), 0, "the lowest index is the root");
+        // One body of an island touching for the longest fall puts the whole island to sleep.
+        islands.expire(3);
+        assert!([1, 3].into_iter().all(|b| islands.sleeps(b)));
     }
 }

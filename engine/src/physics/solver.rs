@@ -496,6 +496,7 @@ impl Solver {
     /// A reduced patch (`patches`) is visited at every one of its points, the kept ones and
     /// those left out, its pushes spread over them all with the same net push and moment
     /// ([`spread`]); a point left out is visited as its patch's first kept contact placed there.
+    /// A group's striking contacts are visited so too, as one patch of their own.
     pub fn for_each_push(&self, jobs: &[ContactJob], mut visit: impl FnMut(&Contact, u32, Vector)) {
         let (mut pushes, mut kept) = (Vec::new(), Vec::new());
         for bundle in self.bundles() {
@@ -532,22 +533,20 @@ impl Solver {
                         visit(contact, first, push);
                     }
                 }
-                if let Some(&(_, _)) = kept.first() {
-                    let representative = plan
-                        .contacts(jobs)
-                        .iter()
-                        .zip(bundle.strikes(lane))
-                        .find(|&(_, strikes)| strikes)
-                        .map(|(contact, _)| *contact);
-                    if let Some(representative) = representative {
-                        spread(&kept, std::iter::empty(), |point, push| {
-                            let contact = Contact {
-                                point,
-                                ..representative
-                            };
-                            visit(&contact, first, push);
-                        });
-                    }
+                let representative = plan
+                    .contacts(jobs)
+                    .iter()
+                    .zip(bundle.strikes(lane))
+                    .find(|&(_, strikes)| strikes)
+                    .map(|(contact, _)| *contact);
+                if let Some(representative) = representative {
+                    spread(&kept, std::iter::empty(), |point, push| {
+                        let contact = Contact {
+                            point,
+                            ..representative
+                        };
+                        visit(&contact, first, push);
+                    });
                 }
                 // Each reduced patch once, at its first kept contact.
                 for (at, &patch) in patch_of.iter().enumerate() {

@@ -457,9 +457,9 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch, gravit
     }
 }
 
-/// Puts to sleep the islands (`islands`) whose bodies are all ready: the awake bodies joined
-/// by the step's touching contacts between two of them. A body that falls out counts as ready:
-/// it leaves the island.
+/// Puts to sleep the islands (`islands`) whose bodies are all ready, or one of whose bodies has
+/// touched something for the longest fall: the awake bodies joined by the step's touching
+/// contacts between two of them. A body that falls out counts as ready: it leaves the island.
 fn sleep_islands(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepReport) {
     let islands = &mut scratch.islands;
     islands.start(bodies.len());
@@ -471,11 +471,15 @@ fn sleep_islands(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepRe
         }
     }
     for &body in &scratch.moving {
-        islands.hold_awake(body, scratch.moved[body as usize] != Moved::On);
+        let moved = scratch.moved[body as usize];
+        islands.hold_awake(body, moved != Moved::On);
+        if moved == Moved::Aged {
+            islands.expire(body);
+        }
     }
     for &body in &scratch.moving {
         let dense = body as usize;
-        if scratch.moved[dense] == Moved::Ready && islands.sleeps(body) {
+        if scratch.moved[dense] != Moved::Fell && islands.sleeps(body) {
             bodies.resting[dense] = true;
             bodies.velocity[dense] = ZERO;
             bodies.spin[dense] = ZERO;
@@ -540,9 +544,10 @@ pub(super) enum Moved {
     On,
     /// Below the world or no longer finite: to be removed.
     Fell,
-    /// Ready to sleep: still long enough, or touching long enough; it sleeps if its whole
-    /// island is ready (`islands`).
+    /// Ready to sleep: still long enough; it sleeps if its whole island is ready (`islands`).
     Ready,
+    /// Touching something for the longest fall: its whole island sleeps.
+    Aged,
 }
 
 /// One run of bodies for [`integrate`]: from dense index `first`, the parts of the per-body
@@ -647,7 +652,9 @@ fn integrate(
                 run.moved[at] = Moved::Fell;
                 continue;
             }
-            if resting && (run.still[at] >= STILL_TIME || run.age[at] >= LONGEST_FALL) {
+            if resting && run.age[at] >= LONGEST_FALL {
+                run.moved[at] = Moved::Aged;
+            } else if resting && run.still[at] >= STILL_TIME {
                 run.moved[at] = Moved::Ready;
             }
         }
