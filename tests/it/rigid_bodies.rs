@@ -55,7 +55,10 @@ fn body(world: &World, handle: BodyHandle) -> BodyView {
 /// How far a body's own up axis is tilted from the world's, degrees.
 fn tilt_degrees(body: &BodyView) -> f64 {
     let [x, _, z, _] = body.orientation;
-    (1.0 - 2.0 * (x * x + z * z)).clamp(-1.0, 1.0).acos().to_degrees()
+    (1.0 - 2.0 * (x * x + z * z))
+        .clamp(-1.0, 1.0)
+        .acos()
+        .to_degrees()
 }
 
 /// A quaternion turning by `degrees` about z (from +x toward +y).

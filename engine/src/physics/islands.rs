@@ -91,7 +91,14 @@ mod tests {
         islands.join(4, 2);
         islands.join(0, 2);
         islands.join(3, 1);
-        for (body, ready) in [(0, true), (1, true), (2, true), (3, false), (4, true), (5, true)] {
+        for (body, ready) in [
+            (0, true),
+            (1, true),
+            (2, true),
+            (3, false),
+            (4, true),
+            (5, true),
+        ] {
             islands.hold_awake(body, ready);
         }
         assert!([0, 2, 4].into_iter().all(|b| islands.sleeps(b)));

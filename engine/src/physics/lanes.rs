@@ -403,7 +403,11 @@ impl Bundle {
             let striking = bounce.to_array().map(|b| if b > 0.0 { 1.0 } else { 0.0 });
             let push = each * Wide::new(striking);
             normal.impulse += push;
-            add_scaled(&mut self.velocity_a, &normal.direction, inverse_mass_a * push);
+            add_scaled(
+                &mut self.velocity_a,
+                &normal.direction,
+                inverse_mass_a * push,
+            );
             add_scaled(&mut self.spin_a, &normal.turn_a, push);
             add_scaled(
                 &mut self.velocity_b,
@@ -434,9 +438,9 @@ impl Bundle {
     /// contacts, in proportion to the pushes that stopped them (evenly if none did), so that
     /// the impacts reported and the pushes kept are the contacts' whole pushes.
     fn share_bounce(&mut self) {
-        let bounce = self.bounce_row.impulse.to_array();
-        for lane in 0..LANES {
-            if bounce[lane] <= 0.0 {
+        let bounces = self.bounce_row.impulse.to_array();
+        for (lane, bounce) in bounces.into_iter().enumerate() {
+            if bounce <= 0.0 {
                 continue;
             }
             let striking = |bounces: &Wide| bounces.to_array()[lane] > 0.0;
@@ -455,7 +459,7 @@ impl Bundle {
                     } else {
                         1.0 / count
                     };
-                    *impulse += bounce[lane] * share;
+                    *impulse += bounce * share;
                 }
             }
         }

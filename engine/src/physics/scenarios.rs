@@ -245,12 +245,22 @@ fn a_body_landing_on_a_sleeping_one_wakes_it_before_the_solve() {
     // Woken where it lay, by the upper cube's contacts, and asleep again with it: the two
     // are one island.
     assert_eq!(
-        report.woke.iter().map(|&(body, _)| body).collect::<Vec<_>>(),
+        report
+            .woke
+            .iter()
+            .map(|&(body, _)| body)
+            .collect::<Vec<_>>(),
         vec![lower]
     );
     assert!((report.woke[0].1[1] - 0.5).abs() < 0.011, "{report:?}");
-    assert_eq!(report.came_to_rest.iter().filter(|&&h| h == lower).count(), 2);
-    assert!(report.came_to_rest.ends_with(&[lower, upper]) || report.came_to_rest.ends_with(&[upper, lower]));
+    assert_eq!(
+        report.came_to_rest.iter().filter(|&&h| h == lower).count(),
+        2
+    );
+    assert!(
+        report.came_to_rest.ends_with(&[lower, upper])
+            || report.came_to_rest.ends_with(&[upper, lower])
+    );
     assert!((a.position[1] - 0.5).abs() < 0.011, "{a:?}");
 }
 

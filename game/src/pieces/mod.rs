@@ -941,16 +941,26 @@ mod tests {
             .all(|&h| pieces.is_resting(h)));
         let woken: Vec<BodyHandle> = pieces.wake(below).into_iter().map(|(h, _, _)| h).collect();
         assert_eq!(woken, vec![below]);
-        let report = pieces.update(blockfall_engine::physics::STEP, &TerrainSolid { field: &field });
+        let report = pieces.update(
+            blockfall_engine::physics::STEP,
+            &TerrainSolid { field: &field },
+        );
         let mut woke: Vec<BodyHandle> = report.woke.iter().map(|&(h, _, _)| h).collect();
         woke.sort();
         let mut touching = vec![on_top, beside];
         touching.sort();
-        assert_eq!(woke, touching, "what touches it wakes with it, in the next step");
+        assert_eq!(
+            woke, touching,
+            "what touches it wakes with it, in the next step"
+        );
         assert!(pieces.is_resting(apart), "what lies apart stays");
         let report = settle(&mut pieces, &field);
         assert!(report.woke.is_empty(), "nothing more: {report:?}");
-        assert_eq!(report.came_to_rest.len(), 3, "the three sleep again: {report:?}");
+        assert_eq!(
+            report.came_to_rest.len(),
+            3,
+            "the three sleep again: {report:?}"
+        );
     }
 
     #[test]
