@@ -125,9 +125,13 @@ pub(crate) struct Bundle {
     bounce_row: WideRow,
     /// Whether the passes are the bounce passes ([`BOUNCE_PASSES`]).
     bouncing: bool,
-    /// Each lane's share of its stopping push for each striking contact: one over their
-    /// count ([`Bundle::stop_strikes`]).
-    striking_share: Wide,
+    /// Each lane's start row: one row at the middle of its contacts that start pushed alike
+    /// ([`ContactRows::starts_even`]), along their mean normal ([`Bundle::stop_closing`]);
+    /// each contact's flag (1 where it starts so), and each lane's share for each: one over
+    /// their count.
+    start_row: WideRow,
+    starting: Vec<Wide>,
+    start_share: Wide,
     /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
     /// awake index of each one's key's body, apart: the threads gathering them by body read
     /// every bundle's bodies but only their own bodies' pushes.
@@ -225,7 +229,8 @@ impl Bundle {
         self.built = true;
         self.bounce_row = WideRow::EMPTY;
         self.bouncing = false;
-        self.striking_share = Wide::ZERO;
+        self.start_row = WideRow::EMPTY;
+        self.start_share = Wide::ZERO;
         // Every slot of every lane is written by `set_contact` or `end_group`: no need to
         // clear what is kept.
         let most = self.most as usize;
@@ -233,6 +238,8 @@ impl Bundle {
         self.contacts.truncate(most);
         self.bounces.resize(most, Wide::ZERO);
         self.bounces.truncate(most);
+        self.starting.resize(most, Wide::ZERO);
+        self.starting.truncate(most);
         for lane in &mut self.lanes {
             lane.first = NONE;
             lane.second = NONE;
@@ -281,6 +288,7 @@ impl Bundle {
             set_row(wide, lane, row);
         }
         self.bounces[slot].as_array_mut()[lane] = contact.bounce;
+        self.starting[slot].as_array_mut()[lane] = f64::from(u8::from(contact.starts_even));
         if contact.touching {
             group.touching += 1;
             if let Some(key) = key {
@@ -300,6 +308,9 @@ impl Bundle {
         }
         for bounce in &mut self.bounces[from..] {
             bounce.as_array_mut()[lane] = 0.0;
+        }
+        for starting in &mut self.starting[from..] {
+            starting.as_array_mut()[lane] = 0.0;
         }
     }
 
@@ -321,7 +332,7 @@ impl Bundle {
         self.load(velocities);
         if self.stage == 0 {
             self.apply_start();
-            self.stop_strikes();
+            self.stop_closing();
         } else {
             if self.stage == (ITERATIONS + 1 - BOUNCE_PASSES) as u32 {
                 self.start_bouncing();
@@ -375,20 +386,27 @@ impl Bundle {
         }
     }
 
-    /// Lane `lane`'s bounce row ([`BOUNCE_PASSES`]), for its `count` striking contacts.
-    pub fn set_bounce(&mut self, lane: usize, row: &Row, count: u32) {
+    /// Lane `lane`'s bounce row ([`BOUNCE_PASSES`]).
+    pub fn set_bounce(&mut self, lane: usize, row: &Row) {
         set_row(&mut self.bounce_row, lane, row);
-        self.striking_share.as_array_mut()[lane] = 1.0 / f64::from(count.max(1));
     }
 
-    /// Before the first pass: each lane's striking contacts are pushed alike, together as
-    /// much as stops their middle along their mean normal (the bounce row's speed brought to
-    /// 0). The passes then only correct what is left, from an even start: started from
-    /// nothing, a landing's first passes pushed its first points hardest, and what they set
-    /// turning, the later passes could not all take back (a cube landing square in a slot
-    /// slid 3 cm along it).
-    fn stop_strikes(&mut self) {
-        let row = &self.bounce_row;
+    /// Lane `lane`'s start row, for its `count` contacts that start pushed alike
+    /// ([`Bundle::stop_closing`]).
+    pub fn set_start(&mut self, lane: usize, row: &Row, count: u32) {
+        set_row(&mut self.start_row, lane, row);
+        self.start_share.as_array_mut()[lane] = 1.0 / f64::from(count.max(1));
+    }
+
+    /// Before the first pass: each lane's contacts that close with nothing to start from (a
+    /// landing's, a stack's first step: [`ContactRows::starts_even`]) are pushed alike,
+    /// together as much as stops their middle along their mean normal (the start row's speed
+    /// brought to 0). The passes then only correct what is left, from an even start: started
+    /// from nothing, the first passes pushed the first points hardest, and what they set
+    /// turning the later passes could not all take back (a cube landing square in a slot
+    /// slid 3 cm along it; a tower of 16 half-meter cubes released at once leaned 28 cm).
+    fn stop_closing(&mut self) {
+        let row = &self.start_row;
         let relative = [
             self.velocity_a[0] - self.velocity_b[0],
             self.velocity_a[1] - self.velocity_b[1],
@@ -397,17 +415,12 @@ impl Bundle {
         let speed = dot(&row.direction, &relative) + dot(&row.angular_a, &self.spin_a)
             - dot(&row.angular_b, &self.spin_b);
         let stop = ((-speed) * row.mass).max(Wide::ZERO);
-        let each = stop * self.striking_share;
+        let each = stop * self.start_share;
         let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
-        for ([normal, _, _], bounce) in self.contacts.iter_mut().zip(&self.bounces) {
-            let striking = bounce.to_array().map(|b| if b > 0.0 { 1.0 } else { 0.0 });
-            let push = each * Wide::new(striking);
+        for ([normal, _, _], starting) in self.contacts.iter_mut().zip(&self.starting) {
+            let push = each * *starting;
             normal.impulse += push;
-            add_scaled(
-                &mut self.velocity_a,
-                &normal.direction,
-                inverse_mass_a * push,
-            );
+            add_scaled(&mut self.velocity_a, &normal.direction, inverse_mass_a * push);
             add_scaled(&mut self.spin_a, &normal.turn_a, push);
             add_scaled(
                 &mut self.velocity_b,
@@ -886,6 +899,7 @@ mod tests {
                     rows: [row(), row(), row()],
                     touching: true,
                     bounce: number(&mut rng).abs(),
+                    starts_even: false,
                 };
                 bundle.push_contact(lane, &rows, None, 1.0);
             }

@@ -81,6 +81,10 @@ pub(crate) struct ContactRows {
     /// If it strikes, its bounce: [`BOUNCE`] times the speed it closed at when the step
     /// began, the target of its group's bounce row (`lanes::BOUNCE_PASSES`); else 0.
     pub bounce: f64,
+    /// Whether it starts the step pushed alike with its group's others that do
+    /// (`lanes::Bundle::stop_closing`): it closes, reaches the surface in the step (or
+    /// touches it), and has no push of the last step to start from.
+    pub starts_even: bool,
 }
 
 /// The three rows of a contact. `sign` is −1 when the contact's own `body` is its group's
@@ -161,6 +165,7 @@ pub(crate) fn contact_rows(
         row(first, lever_a, lever_b, a, b, 0.0),
         row(second, lever_a, lever_b, a, b, 0.0),
     ];
+    let cold = !(touching && warm.is_some());
     if let (true, Some((push, rub))) = (touching, warm) {
         let share = warm_share(direction);
         let push = (push * share).max(0.0);
@@ -174,6 +179,7 @@ pub(crate) fn contact_rows(
         rows,
         touching,
         bounce: if strikes { BOUNCE * closing } else { 0.0 },
+        starts_even: cold && closing > 0.0 && (touching || closing * STEP >= contact.distance),
     }
 }
 
@@ -191,7 +197,13 @@ impl Striking {
     /// Counts `rows` in if its contact (at `point`) strikes.
     #[inline]
     pub fn add(&mut self, point: Vector, rows: &ContactRows) {
-        if rows.bounce > 0.0 {
+        self.add_if(rows.bounce > 0.0, point, rows);
+    }
+
+    /// Counts `rows` in if `take`.
+    #[inline]
+    pub fn add_if(&mut self, take: bool, point: Vector, rows: &ContactRows) {
+        if take {
             self.count += 1;
             self.points = math::add(self.points, point);
             self.directions = math::add(self.directions, rows.rows[0].direction);
@@ -362,10 +374,14 @@ mod tests {
             b_mover.inverse_mass,
         );
         bundle.push_contact(0, &rows, None, 1.0);
-        let mut striking = Striking::default();
+        let (mut striking, mut starting) = (Striking::default(), Striking::default());
         striking.add(contact.point, &rows);
+        starting.add_if(rows.starts_even, contact.point, &rows);
         if let Some(bounce) = striking.row(a, &b_mover) {
-            bundle.set_bounce(0, &bounce, striking.count());
+            bundle.set_bounce(0, &bounce);
+        }
+        if let Some(start) = starting.row(a, &b_mover) {
+            bundle.set_start(0, &start, starting.count());
         }
         for lane in 0..crate::physics::lanes::LANES {
             bundle.end_group(lane);

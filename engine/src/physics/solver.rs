@@ -708,8 +708,9 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
             // Where each body's last contact was found in its warm list: a group's contacts
             // come body by body in point order.
             let mut from = [0usize; 2];
-            // The striking contacts, for the group's bounce row (`lanes::BOUNCE_PASSES`).
-            let mut striking = Striking::default();
+            // The striking contacts, for the group's bounce row (`lanes::BOUNCE_PASSES`), and
+            // those that start pushed alike (`Bundle::stop_closing`).
+            let (mut striking, mut starting) = (Striking::default(), Striking::default());
             for contact in plan.contacts(shared.jobs) {
                 let sign = if contact.body == first { 1.0 } else { -1.0 };
                 let key = ContactKey {
@@ -722,10 +723,14 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
                     .get_from(&key, &mut from[usize::from(contact.body != first)]);
                 let rows = contact_rows(contact, sign, &mover_a, &mover_b, warm);
                 striking.add(contact.point, &rows);
+                starting.add_if(rows.starts_even, contact.point, &rows);
                 bundle.push_contact(lane, &rows, Some(key), sign);
             }
             if let Some(bounce) = striking.row(&mover_a, &mover_b) {
-                bundle.set_bounce(lane, &bounce, striking.count());
+                bundle.set_bounce(lane, &bounce);
+            }
+            if let Some(start) = starting.row(&mover_a, &mover_b) {
+                bundle.set_start(lane, &start, starting.count());
             }
         }
         bundle.end_group(lane);
