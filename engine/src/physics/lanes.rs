@@ -420,7 +420,11 @@ impl Bundle {
         for ([normal, _, _], starting) in self.contacts.iter_mut().zip(&self.starting) {
             let push = each * *starting;
             normal.impulse += push;
-            add_scaled(&mut self.velocity_a, &normal.direction, inverse_mass_a * push);
+            add_scaled(
+                &mut self.velocity_a,
+                &normal.direction,
+                inverse_mass_a * push,
+            );
             add_scaled(&mut self.spin_a, &normal.turn_a, push);
             add_scaled(
                 &mut self.velocity_b,
@@ -494,7 +498,8 @@ impl Bundle {
         }
     }
 
-    /// One pass over its rows, each lane's in its group's order, on the velocities it holds:
+    /// One pass over its rows, each lane's in its group's order (the normal rows the other way
+    /// round every other pass: [`Bundle::backward`]), on the velocities it holds:
     /// with AVX where the processor has it ([`avx`]), else with `wide`'s portable lanes. The
     /// two give the same bits.
     fn solve_once(&mut self) {
@@ -507,6 +512,20 @@ impl Bundle {
         self.solve_once_portable();
     }
 
+    /// Whether this pass works the normal rows last to first (then the friction rows first to
+    /// last): the second and the fourth do. The later passes keep one order, so that bodies
+    /// lying still end each step alike (taken both ways to the end, bodies kept awake on the
+    /// ground moved a hair more each step and asked the world a tenth more). Always worked first to last, contact by contact, the
+    /// first contacts of a group take the most push in every pass and the last only correct
+    /// what is left; in a stack whose passes never quite finish (16 half-meter cubes released
+    /// at once), what that leaves turns every cube the same way a hair each step, and the
+    /// tower leaned 9 cm. Taking the normal rows the other way in two passes favours neither
+    /// end; the friction rows keep their order (worked backward too, with their
+    /// normal rows, they turned a cube landing alone about the vertical).
+    fn backward(&self) -> bool {
+        self.stage % 2 == 0 && self.stage <= 4
+    }
+
     /// [`Bundle::solve_once`] on `wide`'s lanes: on x86-64 builds without AVX enabled, two
     /// SSE2 instructions for each operation on four lanes.
     fn solve_once_portable(&mut self) {
@@ -516,6 +535,7 @@ impl Bundle {
         let mut velocity_b = self.velocity_b;
         let mut spin_b = self.spin_b;
         let friction = Wide::splat(FRICTION);
+        let backward = self.backward();
         let mut solve = |row: &mut WideRow, low: Wide, high: Wide| {
             let relative = [
                 velocity_a[0] - velocity_b[0],
@@ -534,11 +554,22 @@ impl Bundle {
             add_scaled(&mut velocity_b, &row.direction, -(inverse_mass_b * change));
             add_scaled(&mut spin_b, &row.turn_b, -change);
         };
-        for [normal, first, second] in &mut self.contacts {
-            solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
-            let most = friction * normal.impulse;
-            solve(first, -most, most);
-            solve(second, -most, most);
+        if backward {
+            for [normal, _, _] in self.contacts.iter_mut().rev() {
+                solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
+            }
+            for [normal, first, second] in &mut self.contacts {
+                let most = friction * normal.impulse;
+                solve(first, -most, most);
+                solve(second, -most, most);
+            }
+        } else {
+            for [normal, first, second] in &mut self.contacts {
+                solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
+                let most = friction * normal.impulse;
+                solve(first, -most, most);
+                solve(second, -most, most);
+            }
         }
         if self.bouncing {
             solve(&mut self.bounce_row, Wide::ZERO, Wide::splat(f64::INFINITY));
@@ -783,12 +814,24 @@ mod avx {
         ];
         let friction = _mm256_set1_pd(FRICTION);
         let pushes_only = (_mm256_setzero_pd(), _mm256_set1_pd(f64::INFINITY));
-        for [normal, first, second] in &mut bundle.contacts {
-            solve(normal, pushes_only, masses, &mut state);
-            let most = _mm256_mul_pd(friction, load(&normal.impulse));
-            let limits = (negate(most), most);
-            solve(first, limits, masses, &mut state);
-            solve(second, limits, masses, &mut state);
+        if bundle.backward() {
+            for [normal, _, _] in bundle.contacts.iter_mut().rev() {
+                solve(normal, pushes_only, masses, &mut state);
+            }
+            for [normal, first, second] in &mut bundle.contacts {
+                let most = _mm256_mul_pd(friction, load(&normal.impulse));
+                let limits = (negate(most), most);
+                solve(first, limits, masses, &mut state);
+                solve(second, limits, masses, &mut state);
+            }
+        } else {
+            for [normal, first, second] in &mut bundle.contacts {
+                solve(normal, pushes_only, masses, &mut state);
+                let most = _mm256_mul_pd(friction, load(&normal.impulse));
+                let limits = (negate(most), most);
+                solve(first, limits, masses, &mut state);
+                solve(second, limits, masses, &mut state);
+            }
         }
         if bundle.bouncing {
             solve(&mut bundle.bounce_row, pushes_only, masses, &mut state);

@@ -798,8 +798,11 @@ fn what_bodies_learn_of_the_world_changes_no_contact_and_is_forgotten_when_the_w
     // The same bits: a point skipped would have found nothing.
     assert_eq!(kept, forgot);
     // And far fewer questions: a body lying still asks about little but its touching points.
+    // (24,504 in vain against 197,852: 8 times fewer. Before the passes turned their normal
+    // rows round in two passes and a landing started pushed alike, bodies lying kept
+    // awake moved a hair less each step and the clearances spared 10 times as many.)
     assert!(
-        idle_kept * 10 < idle_forgot,
+        idle_kept * 7 < idle_forgot,
         "{idle_kept} points asked in vain, {idle_forgot} without the clearances"
     );
     // The risen ground was felt: every body stands on it (a 1 m cube's middle 0.5 m up).
