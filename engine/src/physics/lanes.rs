@@ -499,7 +499,7 @@ impl Bundle {
     }
 
     /// One pass over its rows, each lane's in its group's order (the normal rows the other way
-    /// round every other pass: [`Bundle::backward`]), on the velocities it holds:
+    /// round in two passes: [`Bundle::backward`]), on the velocities it holds:
     /// with AVX where the processor has it ([`avx`]), else with `wide`'s portable lanes. The
     /// two give the same bits.
     fn solve_once(&mut self) {
