@@ -15,6 +15,7 @@ pub(super) const THREADS: [usize; 2] = [1, 2];
 
 /// One other engine's runs of a scene on one thread count.
 pub(super) struct Other {
+    /// Which engine.
     pub(super) engine: Yardstick,
     /// At its defaults (sleeping on, its own iteration count).
     pub(super) defaults: Run,
@@ -24,9 +25,11 @@ pub(super) struct Other {
 
 /// Every engine's runs of a scene on one thread count.
 pub(super) struct Comparison {
+    /// The thread count every engine had.
     pub(super) threads: usize,
     /// blockfall at its defaults: resting on, its [`ITERATIONS`], strength judged when asked.
     pub(super) blockfall: Run,
+    /// Every other engine this build has, in [`Yardstick::ALL`]'s order.
     pub(super) others: Vec<Other>,
 }
 

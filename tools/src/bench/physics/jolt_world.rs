@@ -34,8 +34,11 @@ use super::{FRICTION, RESTITUTION};
 /// The Jolt release joltc-sys builds.
 pub const JOLT_VERSION: &str = "5.0.0 (joltc-sys 0.3.1)";
 
+// The shim's functions (`jolt_shim.cpp` says what each does).
 extern "C" {
+    /// Whether the Jolt linked was built with the shim's configuration.
     fn blockfall_jolt_abi_matches() -> bool;
+    /// A static mesh shape (one reference for the caller), or null and Jolt's message.
     fn blockfall_jolt_mesh_shape(
         vertices: *const f32,
         vertex_count: usize,
@@ -44,17 +47,21 @@ extern "C" {
         error: *mut c_char,
         error_len: usize,
     ) -> *mut jolt::JPC_Shape;
+    /// The solver's velocity and position steps.
     fn blockfall_jolt_solver_steps(
         system: *const jolt::JPC_PhysicsSystem,
         velocity: *mut u32,
         position: *mut u32,
     );
+    /// Sets the solver's velocity and position steps.
     fn blockfall_jolt_set_solver_steps(
         system: *mut jolt::JPC_PhysicsSystem,
         velocity: u32,
         position: u32,
     );
+    /// Sets gravity, m/s².
     fn blockfall_jolt_set_gravity(system: *mut jolt::JPC_PhysicsSystem, x: f32, y: f32, z: f32);
+    /// A dynamic body's inverse mass, 1/kg.
     #[cfg(test)]
     fn blockfall_jolt_inverse_mass(body: *const jolt::JPC_Body) -> f32;
 }
@@ -74,20 +81,22 @@ const MAX_PHYSICS_JOBS: u32 = 2048;
 const MAX_PHYSICS_BARRIERS: u32 = 8;
 
 /// Body pairs and contact constraints Jolt makes room for, per piece (and at least
-/// [`MOST_PAIRS`]): a step that needs more fails rather than dropping contacts.
+/// [`FEWEST_PAIRS`]): a step that needs more fails rather than dropping contacts.
 const PAIRS_PER_PIECE: usize = 64;
-const MOST_PAIRS: usize = 65_536;
+const FEWEST_PAIRS: usize = 65_536;
 
-/// A broad phase layer for each object layer: the same number.
+/// How many broad phase layers there are (Jolt's `BroadPhaseLayerInterface`) ...
 extern "C" fn broad_phase_layer_count(_: *const c_void) -> u32 {
     LAYERS
 }
 
+/// ... and an object layer's: the one of the same number.
 extern "C" fn broad_phase_layer(_: *const c_void, layer: jolt::JPC_ObjectLayer) -> u8 {
     layer as u8
 }
 
-/// Pieces meet everything, the terrain only pieces.
+/// Whether an object layer meets a broad phase layer: pieces meet everything, the terrain
+/// only pieces.
 extern "C" fn object_meets_broad_phase(
     _: *const c_void,
     layer: jolt::JPC_ObjectLayer,
@@ -96,6 +105,7 @@ extern "C" fn object_meets_broad_phase(
     layer == PIECES || broad == PIECES as u8
 }
 
+/// Whether two object layers meet: the same rule.
 extern "C" fn objects_meet(
     _: *const c_void,
     first: jolt::JPC_ObjectLayer,
@@ -202,7 +212,7 @@ impl JoltWorld {
     ) -> anyhow::Result<Self> {
         start_jolt()?;
         ensure!(threads > 0, "at least one thread");
-        let pairs = (placed.len() * PAIRS_PER_PIECE).max(MOST_PAIRS) as u32;
+        let pairs = (placed.len() * PAIRS_PER_PIECE).max(FEWEST_PAIRS) as u32;
         // SAFETY: every object is made by JoltC and kept by the world, which deletes it; the
         // callbacks read nothing through their `self` pointer (null).
         let mut world = unsafe {
@@ -306,7 +316,8 @@ impl JoltWorld {
                 message.to_string_lossy()
             );
         }
-        let mut settings = jolt::JPC_BodyCreationSettings {
+        let settings = jolt::JPC_BodyCreationSettings {
+            Position: vec3(0.0, 0.0, 0.0),
             MotionType: jolt::JPC_MOTION_TYPE_STATIC,
             ObjectLayer: GROUND,
             Friction: FRICTION,
@@ -314,7 +325,6 @@ impl JoltWorld {
             Shape: shape,
             ..Default::default()
         };
-        settings.Position = vec3(0.0, 0.0, 0.0);
         // SAFETY: the settings are whole and the shape live; the body holds its own reference
         // to the shape, so ours is let go.
         unsafe {
@@ -359,6 +369,7 @@ impl JoltWorld {
         result
     }
 
+    /// Adds the pieces, each block one of `boxes` (one per material) in the piece's compound.
     fn add_pieces_with(
         &mut self,
         placed: &[Placed],
@@ -405,7 +416,14 @@ impl JoltWorld {
             let origin = [0, 1, 2].map(|axis| (place.at[axis] - turned[axis]) as f32);
             let [x, y, z, w] = place.turn.map(|value| value as f32);
             let norm = (x * x + y * y + z * z + w * w).sqrt();
-            let mut body = jolt::JPC_BodyCreationSettings {
+            let body = jolt::JPC_BodyCreationSettings {
+                Position: vec3(origin[0], origin[1], origin[2]),
+                Rotation: jolt::JPC_Quat {
+                    x: x / norm,
+                    y: y / norm,
+                    z: z / norm,
+                    w: w / norm,
+                },
                 MotionType: jolt::JPC_MOTION_TYPE_DYNAMIC,
                 ObjectLayer: PIECES,
                 AllowSleeping: setup.sleeping,
@@ -415,13 +433,6 @@ impl JoltWorld {
                 AngularDamping: 0.0,
                 Shape: shape,
                 ..Default::default()
-            };
-            body.Position = vec3(origin[0], origin[1], origin[2]);
-            body.Rotation = jolt::JPC_Quat {
-                x: x / norm,
-                y: y / norm,
-                z: z / norm,
-                w: w / norm,
             };
             // SAFETY: the settings are whole and the shape live; the body holds its own
             // reference, so ours is let go.

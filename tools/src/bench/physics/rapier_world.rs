@@ -58,6 +58,7 @@ fn mass_properties(piece: &BenchPiece) -> rp::MassProperties {
 
 /// A rapier world: the pieces and one static trimesh of terrain.
 pub(super) struct RapierWorld {
+    /// rapier's sets, pipelines and parameters, in one.
     pub(super) world: rp::PhysicsWorld,
     /// The pieces' bodies, in the order of the scene.
     pub(super) handles: Vec<rp::RigidBodyHandle>,

@@ -35,7 +35,9 @@ pub(super) struct Stage {
     ground: Arc<dyn Ground>,
     /// The ground as blockfall sees it: the field of `ground`, edits (the heap's pit) made.
     pub(super) field: BenchField,
+    /// Its pieces, where they start.
     pub(super) placed: Vec<Placed>,
+    /// The ground around the pieces: what is meshed, warmed, and how low and high it lies.
     pub(super) area: DropArea,
     /// The same ground as one triangle mesh, for rapier3d and Jolt.
     pub(super) terrain: TerrainMesh,
