@@ -35,8 +35,8 @@ pub(super) fn print_scenes(stages: &[Stage], steps: u32, repeats: u32, strength:
     }
     println!();
     let judged = if strength {
-        "strength judged inside its steps as the game's pieces judge it (`--no-strength` leaves \
-         it out)"
+        "strength judged inside its steps as the game's pieces judge it; `--no-strength` leaves \
+         it out"
     } else {
         "strength not judged (`--no-strength`)"
     };
@@ -54,8 +54,9 @@ pub(super) fn print_scenes(stages: &[Stage], steps: u32, repeats: u32, strength:
         );
     }
     println!(
-        "Every piece a compound of 0.5 m half-extent boxes of its material's density in the \
-         other engines (the same mass, middle and inertia). All: dt 1/120 s, friction \
+        "Every piece a compound of 0.5 m half-extent boxes in the other engines, with \
+         blockfall's mass, middle and inertia (Jolt's from the boxes' density, rapier3d's given: \
+         its own turn equal principal moments wrongly). All: dt 1/120 s, friction \
          {FRICTION}, restitution {RESTITUTION}, {steps} steps; each run {repeats} times, the \
          engines taking turns, each step's fastest time kept; ms per step the mean. At the end: \
          awake, the pieces the engine still steps (not resting or asleep); moving, faster than \
