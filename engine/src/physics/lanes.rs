@@ -175,6 +175,21 @@ fn add_scaled(v: &mut WideVector, d: &WideVector, s: Wide) {
     }
 }
 
+/// Gives a push along `row` to the velocities and spins of its two bodies
+/// (`[velocity_a, spin_a, velocity_b, spin_b]`): the first along the row, the second against it.
+#[inline(always)]
+fn give(
+    row: &WideRow,
+    push: Wide,
+    (inverse_mass_a, inverse_mass_b): (Wide, Wide),
+    [velocity_a, spin_a, velocity_b, spin_b]: [&mut WideVector; 4],
+) {
+    add_scaled(velocity_a, &row.direction, inverse_mass_a * push);
+    add_scaled(spin_a, &row.turn_a, push);
+    add_scaled(velocity_b, &row.direction, -(inverse_mass_b * push));
+    add_scaled(spin_b, &row.turn_b, -push);
+}
+
 /// Writes `row` into lane `lane` of `wide`.
 #[inline(always)]
 fn set_row(wide: &mut WideRow, lane: usize, row: &Row) {
@@ -420,18 +435,17 @@ impl Bundle {
         for ([normal, _, _], starting) in self.contacts.iter_mut().zip(&self.starting) {
             let push = each * *starting;
             normal.impulse += push;
-            add_scaled(
-                &mut self.velocity_a,
-                &normal.direction,
-                inverse_mass_a * push,
+            give(
+                normal,
+                push,
+                (inverse_mass_a, inverse_mass_b),
+                [
+                    &mut self.velocity_a,
+                    &mut self.spin_a,
+                    &mut self.velocity_b,
+                    &mut self.spin_b,
+                ],
             );
-            add_scaled(&mut self.spin_a, &normal.turn_a, push);
-            add_scaled(
-                &mut self.velocity_b,
-                &normal.direction,
-                -(inverse_mass_b * push),
-            );
-            add_scaled(&mut self.spin_b, &normal.turn_b, -push);
         }
     }
 
@@ -486,15 +500,17 @@ impl Bundle {
     fn apply_start(&mut self) {
         let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
         for row in self.contacts.iter().flatten() {
-            let push = row.impulse;
-            add_scaled(&mut self.velocity_a, &row.direction, inverse_mass_a * push);
-            add_scaled(&mut self.spin_a, &row.turn_a, push);
-            add_scaled(
-                &mut self.velocity_b,
-                &row.direction,
-                -(inverse_mass_b * push),
+            give(
+                row,
+                row.impulse,
+                (inverse_mass_a, inverse_mass_b),
+                [
+                    &mut self.velocity_a,
+                    &mut self.spin_a,
+                    &mut self.velocity_b,
+                    &mut self.spin_b,
+                ],
             );
-            add_scaled(&mut self.spin_b, &row.turn_b, -push);
         }
     }
 
