@@ -24,10 +24,12 @@
 //! Fixed steps of [`STEP`] (1/120 s), as many as [`PhysicsWorld::advance`]'s time holds. Each:
 //! gravity; contacts; contact rows solved by sequential impulses, [`ITERATIONS`] passes with
 //! the limits on the accumulated impulse; then the velocity moves the middle and the spin
-//! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin; a
-//! touching body slow for [`STILL_TIME`], or any body that has touched something for
-//! [`LONGEST_FALL`] (free fall does not count), comes to rest (sleeps):
-//! it stops and is not stepped until [`PhysicsWorld::wake`]. A body whose middle is below
+//! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin.
+//! Bodies sleep by islands (`islands`): the awake bodies joined by touching contacts sleep
+//! together once all are slow for [`STILL_TIME`], or once one of them has touched something for
+//! [`LONGEST_FALL`] (free fall does not count); a sleeping body stops and is not stepped until
+//! an awake body's contacts reach it (it wakes before that step's solve, and what touches it
+//! with it) or [`PhysicsWorld::wake`]. A body whose middle is below
 //! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
 //!
 //! Each contact gives three rows in a structure of arrays (direction, lever × direction and
@@ -58,10 +60,9 @@
 //!
 //! A sort and sweep over the grown spheres on x finds the pairs that may touch. For a pair,
 //! each body's points are asked against the other body's shape, in the other's frame, and
-//! the normal turned back into the world; the rows push the two bodies apart. A resting body
-//! is a fixed obstacle for moving bodies, like the world: the rows do not move it, the physics
-//! does not wake it, and the push it took is reported in [`StepReport::hits`] for the caller
-//! to decide.
+//! the normal turned back into the world; the rows push the two bodies apart. A sleeping body
+//! that an awake body's contacts reach wakes before the solve and is reported in
+//! [`StepReport::woke`]: only the world is fixed, so the blow moves what it strikes.
 //!
 //! # Threads, and why the result does not depend on their number
 //!
@@ -88,7 +89,7 @@
 //! bundles) is kept in the [`PhysicsWorld`] and reused: once grown to the scene, a step allocates
 //! nothing of its own. The pool makes a channel per parallel call (and its staged call a lock
 //! per bundle and two counters per stage), and a report's lists grow when something comes to
-//! rest, falls out or is hit.
+//! rest, falls out or wakes.
 
 mod body;
 mod broad;
@@ -193,7 +194,7 @@ pub struct StepTimes {
     pub plan: f64,
     /// The bundles' rows built, then the passes over them (workers, stage by stage).
     pub solve: f64,
-    /// The pushes kept for the next step (workers), touching, hits and impacts.
+    /// The pushes kept for the next step (workers), touching and impacts.
     pub keep: f64,
     /// The velocities back, moving, turning and rest (workers), and falling out.
     pub integrate: f64,

@@ -20,9 +20,9 @@
 //!               region's bundles in order on one thread; in its last pass each
 //!               bundle sums its pushes and makes those it keeps                  (workers)
 //!   keep        the kept pushes gathered by shares of the bodies and sorted
-//!               (workers); touching, hits and impacts                            (serial)
-//!   integrate   the solved velocities back, move and turn, lose spin, rest
-//!               (workers); fall out, what came to rest reported                  (serial)
+//!               (workers); touching and impacts                                  (serial)
+//!   integrate   the solved velocities back, move and turn, lose spin (workers);
+//!               islands sleep together, fall out, what came to rest reported     (serial)
 //! ```
 //!
 //! The serial parts are linear in the bodies, pairs or groups and cheap next to the contact

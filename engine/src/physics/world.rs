@@ -195,8 +195,9 @@ impl PhysicsWorld {
         Ok(())
     }
 
-    /// Sets a resting body moving again (and restarts its clocks): physics never wakes a
-    /// body by itself; [`StepReport::hits`] says which resting bodies were pushed.
+    /// Sets a resting body moving again (and restarts its clocks). What touches it wakes in
+    /// the next step, when its contacts reach it; the physics wakes by itself every sleeping
+    /// body an awake body's contacts reach ([`StepReport::woke`]).
     pub fn wake(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         self.bodies.resting[dense] = false;

@@ -9,7 +9,7 @@ use crate::solids::blocks_surface;
 
 /// The pieces lying at rest, as something solid: the player stands on it, the block tool aims
 /// at it, and blocks placed on it are held by it. Moving pieces meet it through the physics
-/// (a resting body is a fixed obstacle there), not through this.
+/// (which wakes it when they reach it), not through this.
 #[derive(Clone, Copy)]
 pub struct Rubble<'a> {
     pub(super) pieces: &'a Pieces,
