@@ -15,6 +15,7 @@
 
 use super::clearance::Clearance;
 use super::error::PhysicsError;
+use super::manifolds::Manifolds;
 use super::math::{self, Matrix, Quaternion, Vector, NO_TURN, ZERO, ZERO_MATRIX};
 use wide::f32x8;
 
@@ -319,6 +320,9 @@ pub(crate) struct Bodies {
     /// How clear of the world its points were found, and how far they may have moved since
     /// (lent to the body's contact job during a step).
     pub clearance: Vec<Clearance>,
+    /// The manifolds of the pairs it found that barely moved (`manifolds`; lent to the body's
+    /// contact job during a step).
+    pub manifolds: Vec<Manifolds>,
 }
 
 impl Bodies {
@@ -524,6 +528,7 @@ impl Bodies {
         self.impact_limit.push(f64::INFINITY);
         self.clearance
             .push(Clearance::new(properties.center, NO_TURN));
+        self.manifolds.push(Manifolds::default());
         Ok(dense as usize)
     }
 
@@ -582,6 +587,7 @@ impl Bodies {
         self.touching.swap_remove(dense);
         self.impact_limit.swap_remove(dense);
         self.clearance.swap_remove(dense);
+        self.manifolds.swap_remove(dense);
         if let Some(&moved) = self.owner.get(dense) {
             self.slots[moved as usize].dense = Some(dense as u32);
         }

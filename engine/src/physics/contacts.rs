@@ -34,6 +34,7 @@
 
 use super::body::{Bodies, ClusterLanes};
 use super::clearance::{Clearance, LOOK};
+use super::manifolds::{Manifolds, Pair, Poses, KEPT_REACH};
 use super::math::{self, Matrix, Vector};
 use super::patches::{Dropped, Reducer, PATCH_MOST};
 use super::tuning::{BOUNCE_SPEED, MARGIN, STEP};
@@ -134,6 +135,14 @@ pub(crate) struct ContactJob {
     asked: Vec<(Vector, u32, f64)>,
     /// What its body has learned of the world: lent by the body for the step.
     pub clearance: Clearance,
+    /// The manifolds its body kept (`manifolds`): lent by the body for the step, last step's
+    /// going in and this step's coming out.
+    pub manifolds: Manifolds,
+    /// This step's manifolds while they are found.
+    making: Manifolds,
+    /// How many of its pairs' contacts its last [`ContactJob::find`] placed from kept
+    /// manifolds.
+    pub kept: u32,
     /// The partners whose pairs with its body it finds (resting ones, and awake ones with a
     /// higher dense index), ascending.
     partners: Vec<u32>,
@@ -152,7 +161,10 @@ impl ContactJob {
     /// solver works them in, so the solver takes the jobs' lists as they are, one after
     /// another, with no sort ([`ContactJob::groups`]).
     pub fn find(&mut self, scene: &Scene) {
+        self.making.clear();
+        self.kept = 0;
         self.find_contacts(scene);
+        std::mem::swap(&mut self.manifolds, &mut self.making);
         self.groups.clear();
         for (index, contact) in self.contacts.iter().enumerate() {
             let key = group_key(contact, scene.awake);
@@ -336,78 +348,118 @@ impl ContactJob {
         self.partners.clear();
         self.partners.extend_from_slice(&scene.partners[start..end]);
         self.partners.sort_unstable();
+        let poses = Poses {
+            bodies,
+            rotation: scene.rotation,
+            bound: scene.bound,
+        };
         for &other in &self.partners {
             let other_index = other as usize;
-            // This body's points against the other's shape; nothing more when their boxes
-            // of points are apart.
-            if !points_against(scene, (body, other_index), false, &mut self.contacts) {
+            let pair = Pair {
+                body,
+                other: other_index,
+            };
+            // A pair that barely moved keeps its manifold (`manifolds`).
+            if self
+                .making
+                .reuse(&self.manifolds, &poses, pair, &mut self.contacts)
+            {
+                self.kept += 1;
                 continue;
             }
-            if !bodies.resting[other_index] {
+            let keeps = poses.keeps(pair);
+            let extra = if keeps { KEPT_REACH } else { 0.0 };
+            let from = self.contacts.len();
+            // This body's points against the other's shape; nothing more when their boxes
+            // of points are apart.
+            if !points_against(scene, (body, other_index), false, extra, &mut self.contacts) {
+                continue;
+            }
+            if bodies.resting[other_index] {
+                // A resting body has no job of its own: its points against this body's shape
+                // are found here, and this body is pushed the other way.
+                resting_points_against(scene, (body, other_index), extra, &mut self.contacts);
+            } else {
                 // An awake partner (a later one: an earlier one's job found the pair) has its
                 // points against this body's shape found here too, so that every contact of
                 // the pair's group is in this job's list, after this body's own points, as the
                 // group orders them.
                 // The boxes' test is the same both ways: not made again.
-                points_against(scene, (other_index, body), true, &mut self.contacts);
-                continue;
+                points_against(scene, (other_index, body), true, extra, &mut self.contacts);
             }
-            // A resting body has no job of its own: its points against this body's shape are
-            // found here, and this body is pushed the other way.
-            let other_position = bodies.position[other_index];
-            let other_rotation = &scene.rotation[other_index];
-            let reach = MARGIN + bound * STEP;
-            let limit = radius + reach + BOUND_SLACK;
-            let other_offsets = bodies.offsets_of(other_index);
-            let other_around = bodies.around_of(other_index);
-            // The resting body's axes seen from this body's frame.
-            let other_turn = turn_f32(&math::product(&math::transpose(rotation), other_rotation));
-            for cluster in bodies.clusters_of(other_index) {
-                let centre = math::add(other_position, math::times(other_rotation, cluster.centre));
-                let from_body = math::sub(centre, position);
-                let cluster_limit = limit + cluster.radius;
-                if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
-                    continue;
-                }
-                let members = cluster.members();
-                for (feature, offset) in members.clone().zip(&other_offsets[members]) {
-                    let point = math::add(other_position, math::times(other_rotation, *offset));
-                    let from_body = math::sub(point, position);
-                    if math::dot(from_body, from_body) > limit * limit {
-                        continue;
-                    }
-                    let asked = Asked {
-                        shape: body,
-                        from: from_body,
-                        reach,
-                        at: (point, feature as u32 | OTHER_POINT),
-                        around: Around {
-                            octants: other_around[feature],
-                            turn: other_turn,
-                            // The resting point against this body, which moves: the other way.
-                            motion: motion_of(math::times_transposed(
-                                rotation,
-                                math::scale(velocity_at(bodies, body, point), -1.0),
-                            )),
-                        },
-                        pushed_out: false,
-                    };
-                    ask_shape(scene, &mut self.contacts, self.body, other, asked);
-                }
+            if keeps {
+                self.making.keep(&poses, pair, &mut self.contacts, from);
             }
         }
     }
 }
 
+/// The points of the resting body `other_index` near `body` against `body`'s shape, into
+/// `contacts` with `body` pushed the other way, asked `extra` farther than they may reach.
+fn resting_points_against(
+    scene: &Scene,
+    (body, other_index): (usize, usize),
+    extra: f64,
+    contacts: &mut Vec<Contact>,
+) {
+    let bodies = scene.bodies;
+    let position = bodies.position[body];
+    let rotation = &scene.rotation[body];
+    let bound = scene.bound[body];
+    let radius = bodies.radius[body];
+    let other_position = bodies.position[other_index];
+    let other_rotation = &scene.rotation[other_index];
+    let reach = MARGIN + bound * STEP + extra;
+    let limit = radius + reach + BOUND_SLACK;
+    let other_offsets = bodies.offsets_of(other_index);
+    let other_around = bodies.around_of(other_index);
+    // The resting body's axes seen from this body's frame.
+    let other_turn = turn_f32(&math::product(&math::transpose(rotation), other_rotation));
+    for cluster in bodies.clusters_of(other_index) {
+        let centre = math::add(other_position, math::times(other_rotation, cluster.centre));
+        let from_body = math::sub(centre, position);
+        let cluster_limit = limit + cluster.radius;
+        if math::dot(from_body, from_body) > cluster_limit * cluster_limit {
+            continue;
+        }
+        let members = cluster.members();
+        for (feature, offset) in members.clone().zip(&other_offsets[members]) {
+            let point = math::add(other_position, math::times(other_rotation, *offset));
+            let from_body = math::sub(point, position);
+            if math::dot(from_body, from_body) > limit * limit {
+                continue;
+            }
+            let asked = Asked {
+                shape: body,
+                from: from_body,
+                reach,
+                at: (point, feature as u32 | OTHER_POINT),
+                around: Around {
+                    octants: other_around[feature],
+                    turn: other_turn,
+                    // The resting point against this body, which moves: the other way.
+                    motion: motion_of(math::times_transposed(
+                        rotation,
+                        math::scale(velocity_at(bodies, body, point), -1.0),
+                    )),
+                },
+                pushed_out: false,
+            };
+            ask_shape(scene, contacts, body as u32, other_index as u32, asked);
+        }
+    }
+}
+
 /// The points of `body` against the shape of `other_index` (a partner the broad phase found),
-/// a cluster at a time, into `contacts` with `body` pushed out. False when the two boxes of
-/// points are apart by more than either may reach this step: then no point of either is near
-/// the other. `boxes_near` says that test was made already (the pair's other way round) and
-/// passed.
+/// a cluster at a time, into `contacts` with `body` pushed out, each point asked `extra`
+/// farther than it may reach (`manifolds`). False when the two boxes of points are apart by
+/// more than either may reach this step: then no point of either is near the other.
+/// `boxes_near` says that test was made already (the pair's other way round) and passed.
 fn points_against(
     scene: &Scene,
     (body, other_index): (usize, usize),
     boxes_near: bool,
+    extra: f64,
     contacts: &mut Vec<Contact>,
 ) -> bool {
     let bodies = scene.bodies;
@@ -429,7 +481,7 @@ fn points_against(
     let other_radius = bodies.radius[other_index];
     let other_extent = bodies.extent[other_index];
     // A cluster whose sphere is out of reach of the other's has no point within reach.
-    let most_reach = MARGIN + (bound + other_bound) * STEP;
+    let most_reach = MARGIN + (bound + other_bound) * STEP + extra;
     // Nothing at all when the two boxes of points are apart by more than the reach (a quarter
     // of the pairs in a heap, and pieces lying side by side, whose spheres overlap but whose
     // boxes do not come near): each body's points lie in its box, and so does its shape.
@@ -490,7 +542,7 @@ fn points_against(
                 continue;
             }
             let (point, speed, moving) = point_of(offset);
-            let reach = MARGIN + (speed + other_bound) * STEP;
+            let reach = MARGIN + (speed + other_bound) * STEP + extra;
             let from_other = math::sub(point, other_position);
             let limit = other_radius + reach + BOUND_SLACK;
             if math::dot(from_other, from_other) > limit * limit {

@@ -98,6 +98,7 @@ mod contacts;
 mod error;
 mod islands;
 pub mod lanes;
+mod manifolds;
 mod math;
 mod patches;
 mod rows;
@@ -115,6 +116,7 @@ mod testing;
 
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
 pub use error::PhysicsError;
+pub use manifolds::{KeptContact, KeptManifold};
 pub use state::{shown, BodyState, PhysicsState};
 pub use tuning::{
     BOTTOM, BOUNCE, BOUNCE_SPEED, EDGE, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN,
@@ -161,6 +163,9 @@ pub struct StepCounts {
     /// Points asked of the world (the others were surely clear of it, see
     /// [`crate::collision::Solid::stamp`]).
     pub asked: usize,
+    /// Pairs of bodies whose kept manifold gave their contacts, placed again instead of found
+    /// (docs/physics.md, "Kept manifolds").
+    pub kept: usize,
     /// Contacts found, touching and speculative.
     pub contacts: usize,
     /// Of those, the ones within the margin.

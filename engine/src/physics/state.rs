@@ -12,9 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use super::body::{Bodies, BodyDesc, BodyHandle, MassProperties};
 use super::error::PhysicsError;
+use super::manifolds::KeptManifold;
 use super::math::{self, Quaternion, Vector};
 use super::tuning::{EDGE, MOST_SPEED, MOST_SPIN, STEP};
-use super::warm::ContactPush;
+use super::warm::{ContactPush, OTHER_POINT};
 use super::world::PhysicsWorld;
 use crate::workers::WorkerPool;
 
@@ -56,6 +57,12 @@ pub struct PhysicsState {
     /// (`WorldSave`, format version 2) and an older save loads with none, starting cold.
     #[serde(skip)]
     pub contacts: Vec<ContactPush>,
+    /// The manifolds the pairs of bodies keep (`manifolds`), body by body in dense order: the
+    /// next step places their contacts again instead of finding them. Not part of this
+    /// struct's serde form either: a save keeps them after the contact pushes (format version
+    /// 3), and an older save loads with none, finding every pair's contacts afresh.
+    #[serde(skip)]
+    pub manifolds: Vec<KeptManifold>,
 }
 
 impl PhysicsWorld {
@@ -80,6 +87,9 @@ impl PhysicsWorld {
                 })
                 .collect(),
             contacts: self.warm.pushes(),
+            manifolds: (0..bodies.len())
+                .flat_map(|dense| bodies.manifolds[dense].saved(bodies.handle(dense)))
+                .collect(),
         }
     }
 
@@ -168,8 +178,43 @@ impl PhysicsWorld {
             }
         }
         world.warm.restore(&state.contacts);
+        for (index, manifold) in state.manifolds.iter().enumerate() {
+            let dense = check_manifold(&world.bodies, manifold).map_err(|reason| {
+                PhysicsError::BadState(format!("kept manifold {index} {reason}"))
+            })?;
+            world.bodies.manifolds[dense].restore(manifold);
+        }
         Ok(world)
     }
+}
+
+/// The dense index of a saved manifold's body, if the manifold could have been kept in this
+/// world: both bodies in it, every number finite, the normals of unit length, every point one
+/// of its body's.
+fn check_manifold(bodies: &Bodies, manifold: &KeptManifold) -> Result<usize, String> {
+    let (Some(dense), Some(other)) = (bodies.dense(manifold.body), bodies.dense(manifold.other))
+    else {
+        return Err("is of a body that is not in the world".into());
+    };
+    if dense == other {
+        return Err("pairs a body with itself".into());
+    }
+    if !(manifold.turn.iter().all(|row| math::finite(*row)) && math::finite(manifold.shift)) {
+        return Err("has a pose that is not finite".into());
+    }
+    for (index, contact) in manifold.contacts.iter().enumerate() {
+        let owner = if contact.others_point { other } else { dense };
+        let flipped = contact.point & OTHER_POINT != 0;
+        let point = (contact.point & !OTHER_POINT) as usize;
+        if point >= bodies.offsets_of(owner).len() || (flipped && !contact.others_point) {
+            return Err(format!("names point {} of no body's", contact.point));
+        }
+        let unit = (math::length(contact.normal) - 1.0).abs() < 1e-6;
+        if !(math::finite(contact.surface) && math::finite(contact.normal) && unit) {
+            return Err(format!("has contact {index} off its surface"));
+        }
+    }
+    Ok(dense)
 }
 
 fn check_body(dense: usize, body: &BodyState) -> Result<(), PhysicsError> {
@@ -289,8 +334,9 @@ mod tests {
         }
         descs.retain(|(handle, _)| physics.body(*handle).is_some());
         let ground = Ground { height: 0.0 };
-        // Long enough for the lowest to land: their contacts then carry pushes.
-        for _ in 0..10 {
+        // Long enough for the lowest to land (their contacts then carry pushes) and for some
+        // lying on each other to slow down (their pairs then keep their manifolds).
+        for _ in 0..25 {
             physics.advance(STEP * 10.05, &ground, &shapes);
         }
         // The descriptions in dense order, as a caller keeping them by handle would give them.
@@ -361,6 +407,10 @@ mod tests {
             !state.contacts.is_empty(),
             "the pile touches the ground: its contact pushes are part of the state"
         );
+        assert!(
+            !state.manifolds.is_empty(),
+            "pieces of the pile lie on each other: their kept manifolds are part of the state"
+        );
         let mut restored =
             PhysicsWorld::restore(WorkerPool::new(1).expect("threads"), &state, &descs)
                 .expect("a consistent state");
@@ -427,6 +477,18 @@ mod tests {
         let mut gone = state.clone();
         gone.contacts[0].key.other = Some(handle_of_no_body());
         cases.push(("not in the world", gone));
+        let mut no_point = state.clone();
+        no_point.manifolds[0].contacts[0].point = 4000;
+        cases.push(("names point 4000 of no body's", no_point));
+        let mut off = state.clone();
+        off.manifolds[0].contacts[0].normal = [0.0, 2.0, 0.0];
+        cases.push(("off its surface", off));
+        let mut lost = state.clone();
+        lost.manifolds[0].other = handle_of_no_body();
+        cases.push((
+            "kept manifold 0 is of a body that is not in the world",
+            lost,
+        ));
         for (expected, case) in cases {
             let error = PhysicsWorld::restore(pool(), &case, &descs)
                 .expect_err("an inconsistent state")

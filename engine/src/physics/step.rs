@@ -172,6 +172,7 @@ fn find_contacts(
         slot.job = job as u32;
         // Lent for the contacts, given back after them.
         std::mem::swap(&mut slot.clearance, &mut bodies.clearance[body as usize]);
+        std::mem::swap(&mut slot.manifolds, &mut bodies.manifolds[body as usize]);
     }
     let scene = Scene {
         bodies,
@@ -197,6 +198,7 @@ fn find_contacts(
     );
     for job in &mut scratch.jobs[..moving] {
         std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
+        std::mem::swap(&mut job.manifolds, &mut bodies.manifolds[job.body as usize]);
     }
 }
 
@@ -345,6 +347,10 @@ fn count(scratch: &Scratch, tally: &Tally) -> StepCounts {
         asked: scratch.jobs[..scratch.moving.len()]
             .iter()
             .map(|job| job.asked())
+            .sum(),
+        kept: scratch.jobs[..scratch.moving.len()]
+            .iter()
+            .map(|job| job.kept as usize)
             .sum(),
         contacts: solver.contact_count(),
         touching: tally.touching,

@@ -10,10 +10,12 @@
 //!   24      8     the body's length before compression, little-endian u64
 //!   32      ...   the body, LZ4 block-compressed: the postcard-encoded `WorldSave`, then
 //!                 (version 2 on) its physics' contact pushes, a postcard list of
-//!                 `ContactPush` (warm starting)
+//!                 `ContactPush` (warm starting), then (version 3 on) the manifolds its
+//!                 pairs of bodies keep, a postcard list of `KeptManifold`
 //! ```
 //!
-//! Version 1 (before warm starting) is read as well: its world starts with no contact pushes.
+//! Versions 1 (before warm starting) and 2 (before kept manifolds) are read as well: their
+//! worlds start with no contact pushes, or no kept manifolds.
 //!
 //! Reading checks in that order, so a file is refused with the first thing wrong with it:
 //! not a save, made by a newer blockfall, cut short, damaged (checksum), then whatever the
@@ -26,9 +28,11 @@ use super::SaveError;
 /// The first bytes of every save.
 pub const MAGIC: [u8; 16] = *b"blockfall world\n";
 /// The version of the format this blockfall writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The first version whose body ends with the physics' contact pushes.
 pub const CONTACTS_SINCE: u32 = 2;
+/// The first version whose body ends with the physics' kept manifolds, after the pushes.
+pub const MANIFOLDS_SINCE: u32 = 3;
 /// The header's size: magic, version, checksum, body length.
 pub const HEADER: usize = 32;
 /// The largest save file read, and the largest body decompressed: far above any world that

@@ -23,7 +23,7 @@ mod file;
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::physics::{BodyHandle, ContactPush, PhysicsState};
+use blockfall_engine::physics::{BodyHandle, ContactPush, KeptManifold, PhysicsState};
 use serde::{Deserialize, Serialize};
 
 use crate::blocks::store::Block;
@@ -134,6 +134,9 @@ impl WorldSave {
         let contacts =
             postcard::to_stdvec(&self.physics.contacts).expect("contact pushes always serialise");
         body.extend_from_slice(&contacts);
+        let manifolds =
+            postcard::to_stdvec(&self.physics.manifolds).expect("kept manifolds always serialise");
+        body.extend_from_slice(&manifolds);
         file::wrap(&body)
     }
 
@@ -149,6 +152,14 @@ impl WorldSave {
                     SaveError::Damaged(format!("its contact pushes do not decode: {error}"))
                 })?;
             save.physics.contacts = contacts;
+            rest = after;
+        }
+        if version >= file::MANIFOLDS_SINCE {
+            let (manifolds, after) =
+                postcard::take_from_bytes::<Vec<KeptManifold>>(rest).map_err(|error| {
+                    SaveError::Damaged(format!("its kept manifolds do not decode: {error}"))
+                })?;
+            save.physics.manifolds = manifolds;
             rest = after;
         }
         if !rest.is_empty() {
@@ -213,5 +224,20 @@ mod tests {
         // The same body marked version 2 lacks its contact list: refused, saying so.
         let error = WorldSave::decode(&file::wrap_as(&body, 2)).expect_err("no contact list");
         assert!(error.to_string().contains("contact pushes"), "{error}");
+    }
+
+    #[test]
+    fn a_version_2_save_from_before_kept_manifolds_loads_with_none() {
+        let world = small_world();
+        let save = world.save(0.0, &Input::default());
+        // A version 2 body: the world and its contact pushes, no manifolds after them.
+        let mut body = postcard::to_stdvec(&save).expect("serialises");
+        body.extend(postcard::to_stdvec(&save.physics.contacts).expect("serialises"));
+        let loaded = WorldSave::decode(&file::wrap_as(&body, 2)).expect("a version 2 save loads");
+        assert!(loaded.physics.manifolds.is_empty());
+        assert_eq!(loaded.physics.contacts, save.physics.contacts);
+        // The same body marked version 3 lacks its manifolds: refused, saying so.
+        let error = WorldSave::decode(&file::wrap_as(&body, 3)).expect_err("no manifold list");
+        assert!(error.to_string().contains("kept manifolds"), "{error}");
     }
 }

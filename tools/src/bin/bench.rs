@@ -23,15 +23,15 @@
 //!   generated city of about a million blocks, against a direct port of the original TypeScript
 //!   search (the baseline), in one run.
 //! - `bench -- physics [--pieces N] [--steps N] [--repeats N] [--seed N] [--no-capacity]
-//!   [--no-strength] [--only-awake N] [--equal-work [--only-heap [--threads N]]]`: the heap, drop
+//!   [--no-strength] [--only-awake N] [--equal-work [--only-heap|--only-pyramid [--threads N]]]`: the heap, drop
 //!   and pyramid scenes stepped by blockfall's physics core, rapier3d 0.36 and (built with
 //!   `--features jolt`) Jolt 5, each at its defaults and the others at blockfall's 8
 //!   iterations, on 1 and 2 threads; the most awake 4×4×4 pieces blockfall steps within
 //!   8.33 ms on 2 threads; last the line `anchors: heap 1t A×, 2t B×; drop …; pyramid …` (the
 //!   faster other engine's time per step over blockfall's). With `--only-awake`, only that
 //!   many awake pieces timed; with `--equal-work`, every engine with sleeping off, the others
-//!   also at 8 iterations, on the drop scene and the heap; with `--only-heap` as well, only
-//!   blockfall's side of the heap, for profiling.
+//!   also at 8 iterations, on the drop scene and the heap; with `--only-heap` (or
+//!   `--only-pyramid`) as well, only blockfall's side of that scene, for profiling.
 //! - `bench -- startup [--radius N] [--frames N] [--width W] [--height H] [--gpu N]`: every
 //!   chunk within the view radius of the spawn loaded, lit and meshed on the GPU, then the
 //!   world's frame time.
@@ -129,10 +129,14 @@ enum Benchmark {
         /// With `--equal-work`: only blockfall's side of the heap scene (for profiling).
         #[arg(long, requires = "equal_work")]
         only_heap: bool,
-        /// With `--only-heap`: this thread count alone instead of 1 and 2 (for a profiler).
+        /// With `--equal-work`: only blockfall's side of the pyramid (for profiling).
+        #[arg(long, requires = "equal_work", conflicts_with = "only_heap")]
+        only_pyramid: bool,
+        /// With `--only-heap` or `--only-pyramid`: this thread count alone instead of 1 and 2
+        /// (for a profiler).
         #[arg(
             long,
-            requires = "only_heap",
+            requires = "equal_work",
             value_parser = clap::value_parser!(u32).range(1..=blockfall_engine::workers::MAX_THREADS as i64)
         )]
         threads: Option<u32>,
@@ -231,12 +235,13 @@ fn main() -> anyhow::Result<()> {
             only_awake,
             equal_work,
             only_heap,
+            only_pyramid,
             threads,
         } => match only_awake {
             Some(count) => bench::physics::run_awake(count, repeats),
-            None if only_heap => {
+            None if only_heap || only_pyramid => {
                 let threads = threads.map_or(vec![1, 2], |count| vec![count as usize]);
-                bench::physics::run_heap_only(steps, repeats, seed, &threads)
+                bench::physics::run_heap_only(steps, repeats, seed, &threads, only_pyramid)
             }
             None if equal_work => {
                 bench::physics::run_equal_work(pieces as usize, steps, repeats, seed)
