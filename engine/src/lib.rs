@@ -1,5 +1,7 @@
 //! blockfall's engine: reusable parts that know nothing of the game.
 //!
+//! - [`bounded`]: lists read from files with a limit on their length, checked before they are
+//!   allocated (saves of a few bytes that claim a billion elements).
 //! - [`collision`]: the one question everything solid answers: the nearest surface.
 //! - [`gpu`]: the Vulkan backend (instance, device, memory, bindless textures, pipelines,
 //!   frames in flight, swapchain, offscreen targets, debug names and the validation canary).
@@ -14,6 +16,7 @@
 //!   in tests, the soak's script, the fuzzers' cases.
 //! - [`workers`]: a thread pool whose results do not depend on its thread count.
 
+pub mod bounded;
 pub mod collision;
 pub mod gpu;
 pub mod meshing;

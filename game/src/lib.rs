@@ -6,6 +6,7 @@
 //! - [`files`]: the player's files (saves, settings) written atomically and read with a size
 //!   cap.
 //! - [`input`]: the controls: keys and buttons by name, what is held, what a press asks for.
+//! - [`limits`]: what a world may hold, and so what a save, a scene or a script may ask for.
 //! - [`pieces`]: loose groups of blocks falling as rigid bodies, and resting ones as rubble.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
 //! - [`render`]: what the renderer draws with — procedural material textures, the streamed
@@ -32,6 +33,7 @@ pub mod cell_hash;
 pub mod dvec3;
 pub mod files;
 pub mod input;
+pub mod limits;
 pub mod pieces;
 pub mod player;
 pub mod render;

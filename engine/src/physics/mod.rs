@@ -117,7 +117,10 @@ mod testing;
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
 pub use error::PhysicsError;
 pub use manifolds::{KeptContact, KeptManifold};
-pub use state::{shown, BodyState, PhysicsState};
+pub use state::{
+    shown, BodyState, ContactPushes, KeptManifolds, PhysicsState, MOST_BODIES, MOST_CONTACT_PUSHES,
+    MOST_KEPT_MANIFOLDS,
+};
 pub use tuning::{
     BOTTOM, BOUNCE, BOUNCE_SPEED, EDGE, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN,
     MOST_PUSH, MOST_SPEED, MOST_SPIN, MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED,

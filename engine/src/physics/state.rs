@@ -17,7 +17,52 @@ use super::math::{self, Quaternion, Vector};
 use super::tuning::{EDGE, MOST_SPEED, MOST_SPIN, STEP};
 use super::warm::{ContactPush, OTHER_POINT};
 use super::world::PhysicsWorld;
+use crate::bounded::{self, Most};
 use crate::workers::WorkerPool;
+
+/// The most bodies a world holds at once, and so the most slots of its handle table (a slot is
+/// made only when no free one is left). A saved state with more is refused as it is read; the
+/// game keeps its pieces under it (forty times the physics benchmark's heap of 400).
+pub const MOST_BODIES: usize = 16_384;
+
+/// The most contact pushes a saved state may keep: 128 touching contacts for each of
+/// [`MOST_BODIES`] bodies (a resting cube touches with 4 to 8), some 100 MiB.
+pub const MOST_CONTACT_PUSHES: usize = 1 << 21;
+
+/// The most kept manifolds a saved state may hold: 16 pairs for each of [`MOST_BODIES`] bodies.
+pub const MOST_KEPT_MANIFOLDS: usize = 1 << 18;
+
+/// The handle table's slots ([`MOST_BODIES`]).
+#[derive(Debug)]
+pub struct BodySlots;
+impl Most for BodySlots {
+    const MOST: usize = MOST_BODIES;
+    const WHAT: &'static str = "body slots";
+}
+
+/// The bodies ([`MOST_BODIES`]).
+#[derive(Debug)]
+pub struct BodyCount;
+impl Most for BodyCount {
+    const MOST: usize = MOST_BODIES;
+    const WHAT: &'static str = "bodies";
+}
+
+/// The contact pushes ([`MOST_CONTACT_PUSHES`]).
+#[derive(Debug)]
+pub struct ContactPushes;
+impl Most for ContactPushes {
+    const MOST: usize = MOST_CONTACT_PUSHES;
+    const WHAT: &'static str = "contact pushes";
+}
+
+/// The kept manifolds ([`MOST_KEPT_MANIFOLDS`]).
+#[derive(Debug)]
+pub struct KeptManifolds;
+impl Most for KeptManifolds {
+    const MOST: usize = MOST_KEPT_MANIFOLDS;
+    const WHAT: &'static str = "kept manifolds";
+}
 
 /// What a step changes of one body.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -46,10 +91,13 @@ pub struct PhysicsState {
     /// Seconds given to [`PhysicsWorld::advance`] and not yet stepped, in `[0, STEP)`.
     pub time: f64,
     /// The generation of every slot of the handle table, used or free.
+    #[serde(deserialize_with = "bounded::vec::<_, _, BodySlots>")]
     pub generations: Vec<u32>,
     /// Free slots, in the order they are reused from the back.
+    #[serde(deserialize_with = "bounded::vec::<_, _, BodySlots>")]
     pub free: Vec<u32>,
     /// The bodies in dense order.
+    #[serde(deserialize_with = "bounded::vec::<_, _, BodyCount>")]
     pub bodies: Vec<BodyState>,
     /// The pushes last step's touching contacts ended with, in key order: the next step starts
     /// from them (warm starting, see [`ContactPush`]). Not part of this struct's serde form:

@@ -24,6 +24,7 @@ use thiserror::Error;
 use super::cell_grid::CellGrid;
 use super::materials::MATERIALS;
 use super::shapes::SIDES;
+use crate::limits::MOST_BLOCKS;
 
 /// Meters per grid cell.
 pub const CELL: f32 = 0.5;
@@ -33,6 +34,10 @@ pub const REGION_CELLS: i32 = 64;
 
 /// The sizes a block may have, in cells per side.
 pub const SIZES: [u8; 3] = [1, 2, 4];
+
+/// The world's edge in cells: every cell of every block lies within ±2^20 of the origin on
+/// each axis (±524,288 m, the physics' `EDGE`).
+pub const WORLD_CELLS: i32 = 1 << 20;
 
 /// The largest cut mask: one bit for each of the twelve edges (see [`super::shapes`]).
 pub const ALL_CUTS: u16 = 0xFFF;
@@ -46,8 +51,13 @@ pub enum BlockError {
     Material(u8),
     #[error("cut mask {0:#x} has bits beyond the twelve edges")]
     Cuts(u16),
-    #[error("a block of {size} cells at ({x}, {y}, {z}) reaches beyond the grid")]
-    Overflow { x: i32, y: i32, z: i32, size: u8 },
+    #[error(
+        "a block of {size} cells at ({x}, {y}, {z}) reaches outside the world (every cell \
+         within ±{WORLD_CELLS} of the origin)"
+    )]
+    OutsideWorld { x: i32, y: i32, z: i32, size: u8 },
+    #[error("the world holds {MOST_BLOCKS} blocks, the most it may (docs/saves.md, \"Limits\")")]
+    Full,
     #[error("the cell ({x}, {y}, {z}) is already taken by another block")]
     Occupied { x: i32, y: i32, z: i32 },
     #[error("the block was removed")]
@@ -97,7 +107,7 @@ impl Block {
     }
 
     /// Checks what may come from a user or a file: the size, the material, the cut mask, and
-    /// that every cell of the block has coordinates an `i32` can hold.
+    /// that every cell of the block lies within the world (±[`WORLD_CELLS`] on each axis).
     pub fn validate(&self) -> Result<(), BlockError> {
         if !SIZES.contains(&self.size) {
             return Err(BlockError::Size(self.size));
@@ -109,11 +119,11 @@ impl Block {
             return Err(BlockError::Cuts(self.cuts));
         }
         let reach = i32::from(self.size) - 1;
-        let fits = [self.x, self.y, self.z]
+        let inside = [self.x, self.y, self.z]
             .iter()
-            .all(|low| low.checked_add(reach).is_some());
-        if !fits {
-            return Err(BlockError::Overflow {
+            .all(|&low| low >= -WORLD_CELLS && low <= WORLD_CELLS - reach);
+        if !inside {
+            return Err(BlockError::OutsideWorld {
                 x: self.x,
                 y: self.y,
                 z: self.z,
@@ -260,6 +270,9 @@ impl BlockStore {
     /// Places a block where all its cells are free.
     pub fn add(&mut self, block: Block) -> Result<BlockId, BlockError> {
         block.validate()?;
+        if self.count >= MOST_BLOCKS {
+            return Err(BlockError::Full);
+        }
         if let Some([x, y, z]) = block.cells().find(|&cell| self.cells.contains(cell)) {
             return Err(BlockError::Occupied { x, y, z });
         }
@@ -526,9 +539,21 @@ mod tests {
         );
         assert!(matches!(
             Block::new(i32::MAX - 2, 0, 0, 4, 0, 0, false),
-            Err(BlockError::Overflow { .. })
+            Err(BlockError::OutsideWorld { .. })
         ));
-        assert!(Block::new(i32::MAX - 3, i32::MIN, 0, 4, 5, 0xFFF, true).is_ok());
+        // Every cell within ±2^20: a size-4 block at 2^20 - 3 reaches the edge, one cell more
+        // is outside, and so is anything below -2^20.
+        let edge = WORLD_CELLS;
+        assert!(Block::new(edge - 3, -edge, 0, 4, 5, 0xFFF, true).is_ok());
+        for (x, y) in [(edge - 2, 0), (0, -edge - 1), (edge + 1, 0), (i32::MIN, 0)] {
+            assert!(
+                matches!(
+                    Block::new(x, y, 0, 4, 0, 0, false),
+                    Err(BlockError::OutsideWorld { .. })
+                ),
+                "({x}, {y})"
+            );
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::blocks::mesher::{mesh_blocks, BlockMesh};
 use crate::blocks::shapes::{block_distance, shape_of};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};
 use crate::cell_hash::CellMap;
+use crate::limits::{MOST_PIECES, MOST_PIECE_BLOCKS};
 use crate::solids::{blocks_surface, blocks_surface_around};
 use crate::strength::{Joints, Push};
 
@@ -43,6 +44,8 @@ pub enum PieceError {
     Body(#[from] PhysicsError),
     #[error("the saved pieces do not hold together: {0}")]
     Saved(String),
+    #[error("{0} (docs/saves.md, \"Limits\")")]
+    Full(String),
 }
 
 /// Pulls a corner of a cut block (in the unit cube) in toward the middle of its shape until it
@@ -154,8 +157,23 @@ pub struct PiecesReport {
     pub woke: Vec<(BodyHandle, [f32; 3], [f32; 3])>,
     /// Pieces that fell out of the world.
     pub fell_out: Vec<BodyHandle>,
+    /// What left the world with them: each piece that fell out, and its blocks.
+    pub lost: Vec<Lost>,
     /// Pieces that broke where they were struck: the old handle is gone.
     pub split: Vec<Split>,
+}
+
+/// Blocks that left the world without falling as a piece, said so rather than vanishing: a
+/// piece that fell out of the world, or a loose group the pieces had no room for (the world's
+/// limits, `crate::limits`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lost {
+    /// The piece, when it was one.
+    pub piece: Option<BodyHandle>,
+    /// How many blocks.
+    pub blocks: usize,
+    /// Why they are gone.
+    pub why: String,
 }
 
 /// A piece that broke where it was struck.
@@ -273,6 +291,7 @@ impl Pieces {
     /// their own store and mesh. The blocks are not taken from any store: see
     /// [`Pieces::break_off`].
     pub fn add(&mut self, blocks: Vec<Block>) -> Result<BodyHandle, PieceError> {
+        self.room_for(1, blocks.len())?;
         let (piece, desc) = Piece::of(blocks)?;
         let handle = self.physics.add(&desc)?;
         self.physics
@@ -301,6 +320,26 @@ impl Pieces {
             return Err(error.into());
         }
         Ok(handle)
+    }
+
+    /// Whether `pieces` more pieces of `blocks` more blocks fit within the world's limits
+    /// ([`MOST_PIECES`], [`MOST_PIECE_BLOCKS`]).
+    fn room_for(&self, pieces: usize, blocks: usize) -> Result<(), PieceError> {
+        if self.pieces.len() + pieces > MOST_PIECES {
+            return Err(PieceError::Full(format!(
+                "the world holds {} pieces, and {MOST_PIECES} is the most it may",
+                self.pieces.len()
+            )));
+        }
+        let held: usize = self.pieces.values().map(|piece| piece.blocks.len()).sum();
+        if held + blocks > MOST_PIECE_BLOCKS {
+            return Err(PieceError::Full(format!(
+                "{blocks} blocks more would make {} blocks in pieces, more than the \
+                 {MOST_PIECE_BLOCKS} a world may hold",
+                held + blocks
+            )));
+        }
+        Ok(())
     }
 
     /// What a save keeps: every piece's blocks, by handle, and the physics' state.
@@ -391,7 +430,13 @@ impl Pieces {
         } = self.physics.advance(dt, world, &shapes);
         let mut report = PiecesReport::default();
         for handle in &fell_out {
-            self.pieces.remove(handle);
+            if let Some(piece) = self.pieces.remove(handle) {
+                report.lost.push(Lost {
+                    piece: Some(*handle),
+                    blocks: piece.blocks.len(),
+                    why: "it fell out of the world".into(),
+                });
+            }
         }
         report.fell_out = fell_out;
         // Where each woken piece lay (its points' sphere about its middle then), for the
@@ -586,6 +631,8 @@ impl Pieces {
         body: &BodyView,
         groups: Vec<Vec<Block>>,
     ) -> Result<Vec<BodyHandle>, PieceError> {
+        // At the limit a piece stays whole rather than losing what it could not split into.
+        self.room_for(groups.len().saturating_sub(1), 0)?;
         let mut placed = Vec::with_capacity(groups.len());
         for blocks in groups {
             let parts: Vec<Part> = blocks.iter().map(part_of).collect();

@@ -5,21 +5,36 @@
 
 use serde::{Deserialize, Serialize};
 
+use blockfall_engine::bounded;
+
 use crate::blocks::store::{Block, BlockStore, SIZES};
+use crate::limits::{BlockCells, BlockSlots, FreeBlockSlots};
 
 /// A [`BlockStore`]'s slots and free list, column by column.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BlockColumns {
     /// Per slot: its generation.
+    #[serde(deserialize_with = "bounded::vec::<_, _, BlockSlots>")]
     pub generations: Vec<u32>,
     /// Per slot: 0 for an empty slot, else 1 + the block's size index (2 bits), material (3),
     /// slope (1) and cuts (12), low bits first.
+    #[serde(deserialize_with = "bounded::vec::<_, _, BlockSlots>")]
     pub kinds: Vec<u32>,
     /// Per block, in slot order: its lowest cell minus the previous block's (the first from
     /// the origin), wrapping.
+    #[serde(deserialize_with = "steps")]
     pub steps: [Vec<i32>; 3],
     /// Free slots, reused from the back.
+    #[serde(deserialize_with = "bounded::vec::<_, _, FreeBlockSlots>")]
     pub free: Vec<u32>,
+}
+
+/// The three columns of cells, each of at most [`crate::limits::MOST_BLOCKS`].
+fn steps<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<[Vec<i32>; 3], D::Error> {
+    #[derive(Deserialize)]
+    struct Column(#[serde(deserialize_with = "bounded::vec::<_, _, BlockCells>")] Vec<i32>);
+    let [x, y, z] = <[Column; 3]>::deserialize(deserializer)?;
+    Ok([x.0, y.0, z.0])
 }
 
 impl BlockColumns {

@@ -35,9 +35,10 @@ pub const CONTACTS_SINCE: u32 = 2;
 pub const MANIFOLDS_SINCE: u32 = 3;
 /// The header's size: magic, version, checksum, body length.
 pub const HEADER: usize = 32;
-/// The largest save file read, and the largest body decompressed: far above any world that
-/// fits in memory once loaded, low enough that a bad length cannot exhaust it.
-pub const LARGEST: u64 = 1 << 30;
+/// The largest save file read, and the largest body decompressed: twice the body of a world at
+/// every limit at once (`crate::limits`: its edited bricks, some 100 MiB, are most of it),
+/// low enough that a bad length cannot exhaust the memory.
+pub const LARGEST: u64 = 1 << 28;
 
 /// The whole file for a body (already encoded): header, checksum, compressed body.
 pub fn wrap(body: &[u8]) -> Vec<u8> {

@@ -23,10 +23,15 @@ mod file;
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::physics::{BodyHandle, ContactPush, KeptManifold, PhysicsState};
-use serde::{Deserialize, Serialize};
+use blockfall_engine::bounded::{self, Budget};
+use blockfall_engine::physics::{
+    BodyHandle, ContactPush, ContactPushes, KeptManifold, KeptManifolds, PhysicsState,
+};
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::blocks::store::Block;
+use crate::limits::{EditedBricks, MOST_PIECES, MOST_PIECE_BLOCKS};
 use crate::player::Controls;
 use crate::terrain::{EditedBrick, GroundKind};
 
@@ -57,6 +62,8 @@ pub enum SaveError {
     Damaged(String),
     #[error("the save does not hold together: {0}")]
     Inconsistent(String),
+    #[error("the save asks for more than a world may hold: {0} (docs/saves.md, \"Limits\")")]
+    TooMuch(String),
     #[error("{path}: larger than the {LARGEST} bytes a save may be", path = path.display())]
     TooLarge { path: PathBuf },
     #[error("{path}: {source}", path = path.display())]
@@ -118,8 +125,10 @@ pub struct WorldSave {
     pub clock: f64,
     pub ground: GroundKind,
     /// The ground's edited bricks, by coordinate.
+    #[serde(deserialize_with = "bounded::vec::<_, _, EditedBricks>")]
     pub edits: Vec<EditedBrick>,
     pub blocks: BlockColumns,
+    #[serde(deserialize_with = "pieces")]
     pub pieces: Vec<SavedPiece>,
     pub physics: PhysicsState,
     pub player: SavedPlayer,
@@ -144,22 +153,23 @@ impl WorldSave {
     /// own faults, then a state the game could not have left ([`WorldSave::check`]).
     pub fn decode(bytes: &[u8]) -> Result<WorldSave, SaveError> {
         let (version, body) = file::unwrap(bytes)?;
+        bounded::clear_refusal();
+        let refused = |what: &str, error: postcard::Error| match bounded::take_refusal() {
+            Some(limit) => SaveError::TooMuch(limit),
+            None => SaveError::Damaged(format!("its {what} do not decode: {error}")),
+        };
         let (mut save, mut rest) = postcard::take_from_bytes::<WorldSave>(&body)
-            .map_err(|error| SaveError::Damaged(format!("its body does not decode: {error}")))?;
+            .map_err(|error| refused("body's fields", error))?;
         if version >= file::CONTACTS_SINCE {
-            let (contacts, after) =
-                postcard::take_from_bytes::<Vec<ContactPush>>(rest).map_err(|error| {
-                    SaveError::Damaged(format!("its contact pushes do not decode: {error}"))
-                })?;
-            save.physics.contacts = contacts;
+            let (contacts, after) = postcard::take_from_bytes::<Pushes>(rest)
+                .map_err(|error| refused("contact pushes", error))?;
+            save.physics.contacts = contacts.0;
             rest = after;
         }
         if version >= file::MANIFOLDS_SINCE {
-            let (manifolds, after) =
-                postcard::take_from_bytes::<Vec<KeptManifold>>(rest).map_err(|error| {
-                    SaveError::Damaged(format!("its kept manifolds do not decode: {error}"))
-                })?;
-            save.physics.manifolds = manifolds;
+            let (manifolds, after) = postcard::take_from_bytes::<Manifolds>(rest)
+                .map_err(|error| refused("kept manifolds", error))?;
+            save.physics.manifolds = manifolds.0;
             rest = after;
         }
         if !rest.is_empty() {
@@ -185,6 +195,87 @@ impl WorldSave {
         let bytes = self.encode();
         write_atomic(path, &bytes)?;
         Ok(bytes.len() as u64)
+    }
+}
+
+/// The contact pushes after a save's body, at most [`ContactPushes`]' limit.
+#[derive(Deserialize)]
+struct Pushes(#[serde(deserialize_with = "bounded::vec::<_, _, ContactPushes>")] Vec<ContactPush>);
+
+/// The kept manifolds after the pushes, at most [`KeptManifolds`]' limit.
+#[derive(Deserialize)]
+struct Manifolds(
+    #[serde(deserialize_with = "bounded::vec::<_, _, KeptManifolds>")] Vec<KeptManifold>,
+);
+
+/// The pieces of a save: at most [`MOST_PIECES`], their blocks at most [`MOST_PIECE_BLOCKS`]
+/// in all, each list refused as it is read when it would pass them.
+fn pieces<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<SavedPiece>, D::Error> {
+    deserializer.deserialize_seq(PiecesVisitor)
+}
+
+struct PiecesVisitor;
+
+impl<'de> Visitor<'de> for PiecesVisitor {
+    type Value = Vec<SavedPiece>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(formatter, "a list of at most {MOST_PIECES} pieces")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<SavedPiece>, A::Error> {
+        let too_many = |count: usize| {
+            let message = format!("{count} pieces, more than the {MOST_PIECES} a save may hold");
+            bounded::keep_refusal(&message);
+            de::Error::custom(message)
+        };
+        let claimed = seq.size_hint().unwrap_or(0);
+        if claimed > MOST_PIECES {
+            return Err(too_many(claimed));
+        }
+        let budget = Budget::new(MOST_PIECE_BLOCKS, "blocks in pieces");
+        let mut pieces = Vec::with_capacity(claimed.min(1024));
+        while let Some(piece) = seq.next_element_seed(PieceSeed { budget: &budget })? {
+            if pieces.len() == MOST_PIECES {
+                return Err(too_many(pieces.len() + 1));
+            }
+            pieces.push(piece);
+        }
+        Ok(pieces)
+    }
+}
+
+/// One piece, its blocks spending the pieces' budget.
+struct PieceSeed<'a> {
+    budget: &'a Budget,
+}
+
+impl<'de> DeserializeSeed<'de> for PieceSeed<'_> {
+    type Value = SavedPiece;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<SavedPiece, D::Error> {
+        deserializer.deserialize_struct("SavedPiece", &["handle", "blocks"], self)
+    }
+}
+
+impl<'de> Visitor<'de> for PieceSeed<'_> {
+    type Value = SavedPiece;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a piece: its handle and its blocks")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SavedPiece, A::Error> {
+        let missing = || de::Error::custom("a piece without its handle or its blocks");
+        let handle = seq.next_element()?.ok_or_else(missing)?;
+        let blocks = seq
+            .next_element_seed(bounded::vec_within(
+                MOST_PIECE_BLOCKS,
+                "blocks in one piece",
+                self.budget,
+            ))?
+            .ok_or_else(missing)?;
+        Ok(SavedPiece { handle, blocks })
     }
 }
 

@@ -226,7 +226,8 @@ impl Runner {
     }
 
     /// The lines after `frame` was stepped: a `split` line for each piece that broke where it
-    /// was struck, then the state line when one is due.
+    /// was struck, a `lost` line for blocks that left the world without falling as a piece
+    /// ([`World::lost`]), then the state line when one is due.
     pub fn after_frame(&mut self, world: &World, frame: u64) -> Result<Vec<String>, SceneError> {
         let after = self.time_of(frame + 1);
         let mut lines = Vec::new();
@@ -236,6 +237,17 @@ impl Runner {
                 event: "split",
                 piece: Some(split.piece.index()),
                 into: Some(split.into.iter().map(|piece| piece.index()).collect()),
+                ..EventLine::default()
+            })?;
+            lines.push(self.count(line, after)?);
+        }
+        for lost in world.lost() {
+            let line = serde_json::to_string(&EventLine {
+                t: trace_time(after),
+                event: "lost",
+                piece: lost.piece.map(|piece| piece.index()),
+                blocks: Some(lost.blocks),
+                error: Some(lost.why.clone()),
                 ..EventLine::default()
             })?;
             lines.push(self.count(line, after)?);

@@ -9,7 +9,7 @@ use super::error::{invalid, shortened, SceneError};
 use super::file::{ActionSpec, BlockSpec, SceneFile, SphereSpec, TerrainSpec};
 
 /// The farthest a block's cell may be from the origin, on any axis: ±2^20 cells, 524 km.
-pub const WORLD_CELLS: i32 = 1 << 20;
+pub use crate::blocks::store::WORLD_CELLS;
 /// The longest scene, in seconds of simulated time.
 pub const LONGEST_SCENE: f64 = 24.0 * 3600.0;
 /// The longest frame a scene may ask for; the player itself cuts frames at 50 ms.

@@ -38,6 +38,7 @@
 use std::sync::Arc;
 
 use crate::cell_hash::CellMap;
+use crate::limits::MOST_EDITED_CELLS;
 
 use super::generator::Generator;
 use super::ground::Ground;
@@ -105,7 +106,19 @@ pub enum EditError {
     /// The radius is not in (0, [`MAX_EDIT_RADIUS`]].
     #[error("edit radius {0} is not between 0 (exclusive) and {MAX_EDIT_RADIUS} m")]
     BadRadius(f32),
+    /// The centre lies outside the world (±[`WORLD_METERS`] on each axis).
+    #[error("edit centre {0:?} is outside the world (±{WORLD_METERS} m on each axis)")]
+    OutsideWorld([f32; 3]),
+    /// The edit would take the edited ground past [`MOST_EDITED_CELLS`].
+    #[error(
+        "the ground has {MOST_EDITED_CELLS} edited 16 m cells, the most a world may hold \
+         (docs/saves.md, \"Limits\"): dig or build where it was edited before"
+    )]
+    Full,
 }
+
+/// The world's edge, in meters from the origin on each axis: the blocks' ±2^20 half-meter cells.
+const WORLD_METERS: f32 = crate::blocks::store::WORLD_CELLS as f32 * crate::blocks::CELL;
 
 /// Which way an edit goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +133,9 @@ enum Direction {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EditedBrick {
     pub brick: [i32; 3],
+    #[serde(
+        deserialize_with = "blockfall_engine::bounded::vec::<_, _, crate::limits::BrickOffsets>"
+    )]
     pub offsets: Vec<i64>,
 }
 
@@ -499,7 +515,9 @@ impl<G: Ground + ?Sized> EditStore<G> {
     /// holds, and one given twice; a brick of zero offsets is no edit and is left out.
     pub fn with_edits(generator: Arc<G>, bricks: Vec<EditedBrick>) -> Result<Self, String> {
         let mut store = Self::new(generator);
-        let reach = i32::MAX / BRICK;
+        // The bricks an edit within the world can reach: samples are whole meters, and an
+        // edit at the edge reaches its radius and a brick past it.
+        let reach = (WORLD_METERS + MAX_EDIT_RADIUS) as i32 / BRICK + 2;
         for (index, edited) in bricks.into_iter().enumerate() {
             let values: [i64; BRICK_VOLUME] = edited.offsets.try_into().map_err(|_| {
                 format!("edited brick {index} does not hold {BRICK_VOLUME} offsets")
@@ -518,6 +536,12 @@ impl<G: Ground + ?Sized> EditStore<G> {
                 continue;
             };
             let coord = edited.brick.map(|value| value.div_euclid(2));
+            if store.cells.len() == MOST_EDITED_CELLS && !store.cells.contains_key(&coord) {
+                return Err(format!(
+                    "edited brick {index} takes the ground past {MOST_EDITED_CELLS} edited 16 m \
+                     cells, the most a world may hold"
+                ));
+            }
             let cell = store.cells.entry(coord).or_default();
             let slot =
                 &mut cell.baked.get_or_insert_with(Box::default)[brick_slot_of(edited.brick)];
@@ -689,18 +713,16 @@ impl<G: Ground + ?Sized> EditStore<G> {
         if !(radius > 0.0 && radius <= MAX_EDIT_RADIUS) {
             return Err(EditError::BadRadius(radius));
         }
-        // Far from the origin a whole-meter sample is no longer an i32: refuse that too.
-        let reach = |value: f32| f64::from(value).abs() + f64::from(radius) + 1.0;
-        if centre
-            .iter()
-            .any(|value| reach(*value) > f64::from(i32::MAX / 2))
-        {
-            return Err(EditError::CentreNotFinite(centre));
+        if centre.iter().any(|value| value.abs() > WORLD_METERS) {
+            return Err(EditError::OutsideWorld(centre));
         }
         let bump = Bump::new(centre.map(f64::from), f64::from(radius));
         let reach = bump.reach();
         if (0..3).any(|axis| reach.low[axis] > reach.high[axis]) || !bump.reaches(&reach) {
             return Ok(None);
+        }
+        if self.cells.len() + self.new_cells(&bump, &reach) > MOST_EDITED_CELLS {
+            return Err(EditError::Full);
         }
         let count = match direction {
             Direction::Dig => -1,
@@ -708,6 +730,27 @@ impl<G: Ground + ?Sized> EditStore<G> {
         };
         self.add_bump(bump, count, &reach);
         Ok(self.changed_box(&bump, count, &reach))
+    }
+
+    /// How many cells `bump` would add to the store: those it changes that hold no edit yet.
+    fn new_cells(&self, bump: &Bump, reach: &SampleBox) -> usize {
+        let low = reach.low.map(|value| value.div_euclid(CELL));
+        let high = reach.high.map(|value| value.div_euclid(CELL));
+        let mut new = 0;
+        for z in low[2]..=high[2] {
+            for y in low[1]..=high[1] {
+                for x in low[0]..=high[0] {
+                    let coord = [x, y, z];
+                    let changes = cell_box(coord)
+                        .intersection(reach)
+                        .is_some_and(|within| bump.reaches(&within));
+                    if changes && !self.cells.contains_key(&coord) {
+                        new += 1;
+                    }
+                }
+            }
+        }
+        new
     }
 
     /// Lists `count` bumps in every cell whose samples they change (a sphere listed already

@@ -130,6 +130,10 @@ pub struct World {
     changed_ground: Vec<SampleBox>,
     /// The pieces that broke where they were struck in the last [`World::step`].
     splits: Vec<crate::pieces::Split>,
+    /// Blocks that left the world this frame without falling as pieces ([`World::lost`]), and
+    /// how many of them the last frame's report already named.
+    lost: Vec<crate::pieces::Lost>,
+    lost_named: usize,
 }
 
 impl World {
@@ -186,6 +190,8 @@ impl World {
             changed_regions: BTreeSet::new(),
             changed_ground: Vec::new(),
             splits: Vec::new(),
+            lost: Vec::new(),
+            lost_named: 0,
         }
     }
 
@@ -457,6 +463,8 @@ impl World {
     /// aimed at is worked out again for the next frame's markers.
     pub fn frame(&mut self, dt: f32, input: &mut Input, commands: &[Command]) -> FrameReport {
         let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+        // What the last frame's report named goes; what an edit lost since stays to be named.
+        self.lost.drain(..self.lost_named);
         let mut report = FrameReport::default();
         let (yaw, pitch) = input.take_turn();
         self.turn(yaw, pitch);
@@ -474,7 +482,15 @@ impl World {
         self.step(dt, &input.controls);
         self.update_aim();
         report.ground_changed = self.take_changed_ground();
+        self.lost_named = self.lost.len();
         report
+    }
+
+    /// Blocks that left the world since the last frame began without falling as pieces: pieces
+    /// that fell out of the world, groups there was no room to make pieces of. Whoever reports
+    /// the frame (the trace, the HUD) names them; nothing vanishes unsaid.
+    pub fn lost(&self) -> &[crate::pieces::Lost] {
+        &self.lost
     }
 
     /// The boxes of the ground's samples changed since the last call or [`World::frame`]

@@ -6,7 +6,7 @@
 use blockfall_engine::physics::{BodyHandle, PhysicsError};
 
 use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
-use crate::pieces::{BreakPieceError, PieceError, Split};
+use crate::pieces::{BreakPieceError, Lost, PieceError, Split};
 use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
 use crate::terrain::{EditError, SampleBox};
@@ -225,9 +225,14 @@ impl World {
                     Ok(Some(_)) => fell += blocks,
                     Ok(None) => {}
                     Err(error) => {
-                        // Blocks of the store always make a valid piece; if not, they vanish
-                        // as before pieces existed rather than stopping the world.
-                        log::warn!("a loose group could not become a piece: {error}");
+                        // Blocks of the store make a valid piece unless the world is at its
+                        // limits: then the group crumbles, and the frame's report says so.
+                        log::warn!("{blocks} loose blocks crumbled: {error}");
+                        self.lost.push(Lost {
+                            piece: None,
+                            blocks,
+                            why: format!("they crumbled: {error}"),
+                        });
                     }
                 }
             }
@@ -286,6 +291,7 @@ impl World {
         let solids = SceneSolids::new(&self.field, &self.blocks);
         let report = self.pieces.update(f64::from(dt), &solids);
         self.splits = report.split;
+        self.lost.extend(report.lost);
         // Rubble that came to rest may hold blocks, rubble that woke may have held some.
         for (_, low, high) in report.came_to_rest.iter().chain(&report.woke) {
             self.support.solid_changed(&self.blocks, *low, *high);

@@ -7,6 +7,7 @@ use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use crate::input::{Input, ToolButton};
+use crate::limits::{MOST_BLOCKS, MOST_EDITED_BRICKS, MOST_PIECES, MOST_PIECE_BLOCKS};
 use crate::pieces::Pieces;
 use crate::player::{Mode, Player, MOST_SPEED};
 use crate::save::{
@@ -105,6 +106,8 @@ impl World {
             changed_regions: BTreeSet::new(),
             changed_ground: Vec::new(),
             splits: Vec::new(),
+            lost: Vec::new(),
+            lost_named: 0,
         };
         world.changed_regions = world
             .blocks
@@ -192,6 +195,7 @@ impl WorldSave {
             ));
         }
         tool_of(&self.tool)?;
+        self.check_limits()?;
         let time = self.physics.time;
         if !(time.is_finite() && (0.0..physics::STEP).contains(&time)) {
             return bad(format!(
@@ -201,6 +205,48 @@ impl WorldSave {
         for body in &self.physics.bodies {
             if let Err(reason) = body.check() {
                 return bad(format!("piece {}'s {reason}", body.handle.index()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl WorldSave {
+    /// Whether every count is within the world's limits (`crate::limits`): what the reader
+    /// refuses as it reads, the writer refuses to write, so a failed save says so at once.
+    fn check_limits(&self) -> Result<(), SaveError> {
+        let piece_blocks: usize = self.pieces.iter().map(|piece| piece.blocks.len()).sum();
+        let physics = &self.physics;
+        let counts = [
+            (
+                self.edits.len(),
+                MOST_EDITED_BRICKS,
+                "edited bricks of the ground",
+            ),
+            (self.blocks.generations.len(), MOST_BLOCKS, "block slots"),
+            (self.pieces.len(), MOST_PIECES, "pieces"),
+            (piece_blocks, MOST_PIECE_BLOCKS, "blocks in pieces"),
+            (
+                physics.generations.len(),
+                physics::MOST_BODIES,
+                "body slots",
+            ),
+            (
+                physics.contacts.len(),
+                physics::MOST_CONTACT_PUSHES,
+                "contact pushes",
+            ),
+            (
+                physics.manifolds.len(),
+                physics::MOST_KEPT_MANIFOLDS,
+                "kept manifolds",
+            ),
+        ];
+        for (count, most, what) in counts {
+            if count > most {
+                return Err(SaveError::TooMuch(format!(
+                    "{count} {what}, more than the {most} a save may hold"
+                )));
             }
         }
         Ok(())

@@ -17,6 +17,7 @@
 //! The generators are seeded ([`Rng`]): case `k` of a run with seed `s` is the same input on
 //! every machine, so a failure is reproduced from the two numbers the runner prints.
 
+pub mod hostile;
 pub mod mesh;
 pub mod runner;
 pub mod save;

@@ -3,6 +3,7 @@
 //! among them).
 
 mod fuzz;
+mod hostile;
 mod mesh_cli;
 mod save_kill;
 mod sim_cli;

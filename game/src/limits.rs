@@ -1,0 +1,81 @@
+//! What a world may hold, and so what a save, a scene or a script may ask for (docs/saves.md,
+//! "Limits"). Each limit is derived from what the game itself makes and what one process can
+//! hold: the game refuses to grow a world past them as it plays (a block not placed, a dig not
+//! made, a group that cannot fall as a piece crumbles with a report), so every save it writes
+//! is one it reads back, and the loader refuses anything past them before allocating it, with
+//! the field, its value and the limit. At the limits a world loads and runs in well under 1 GiB.
+
+use blockfall_engine::bounded::Most;
+
+/// Blocks standing in the world, and slots of its block store (a slot is made only when no
+/// free one is left, so the slots never outnumber the most blocks there ever were). The
+/// support benchmark's generated city is a million blocks; twice that is about 700 MiB in
+/// memory (some 350 bytes a block with the support's and the meshes' share).
+pub const MOST_BLOCKS: usize = 1 << 21;
+
+/// Pieces (loose groups falling or lying as rubble) at once: forty times the heap of the
+/// physics benchmark (400 pieces), four times its capacity test (4,000 awake pieces).
+pub const MOST_PIECES: usize = blockfall_engine::physics::MOST_BODIES;
+
+/// Blocks in all the pieces together: a piece keeps its blocks' mesh, contact points and
+/// joints, some 2–6 KiB a block, so this is at most about 400 MiB. A break that would drop
+/// more than this crumbles the excess to dust with a report instead.
+pub const MOST_PIECE_BLOCKS: usize = 1 << 16;
+
+/// Edited 16 m cells of the ground (8 bricks of 8³ samples each). A dig of the tool's largest
+/// radius (8 m) touches up to 8 cells and a scene's largest (64 m) about 700; 8,192 cells is a
+/// region 320 m on a side dug through, or some 100 km of tunnel. A baked cell is at most 8 KiB
+/// (64 MiB at the limit); a save writes each brick's 512 offsets, 4 KiB each as it is read.
+pub const MOST_EDITED_CELLS: usize = 8192;
+
+/// Edited bricks in a save: eight to a cell.
+pub const MOST_EDITED_BRICKS: usize = 8 * MOST_EDITED_CELLS;
+
+macro_rules! most {
+    ($(#[$doc:meta])* $name:ident, $most:expr, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name;
+        impl Most for $name {
+            const MOST: usize = $most;
+            const WHAT: &'static str = $what;
+        }
+    };
+}
+
+most!(
+    /// The block store's slots ([`MOST_BLOCKS`]).
+    BlockSlots,
+    MOST_BLOCKS,
+    "block slots"
+);
+most!(
+    /// The block store's free slots ([`MOST_BLOCKS`]).
+    FreeBlockSlots,
+    MOST_BLOCKS,
+    "free block slots"
+);
+most!(
+    /// The blocks' cells, per axis ([`MOST_BLOCKS`]).
+    BlockCells,
+    MOST_BLOCKS,
+    "block cells"
+);
+most!(
+    /// The ground's edited bricks ([`MOST_EDITED_BRICKS`]).
+    EditedBricks,
+    MOST_EDITED_BRICKS,
+    "edited bricks of the ground"
+);
+most!(
+    /// One edited brick's offsets: one per sample of its 8³.
+    BrickOffsets,
+    512,
+    "offsets in one edited brick"
+);
+most!(
+    /// The pieces ([`MOST_PIECES`]).
+    Pieces,
+    MOST_PIECES,
+    "pieces"
+);
