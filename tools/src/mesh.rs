@@ -39,7 +39,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use blockfall_engine::meshing::{
-    is_uniform, DensityGrid, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh,
+    DensityGrid, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh,
     SurfaceNets,
 };
 use blockfall_game::files::{check_writable, identity, read_at_most, write_atomically};
@@ -295,6 +295,7 @@ pub fn mesh_stream(
         read: 0,
     };
     let mut samples: Vec<f32> = Vec::with_capacity((owned + 2).min(nz) * plane);
+    let mut sides: Vec<Sides> = Vec::with_capacity((owned + 2).min(nz));
     let mut joiner = Joiner {
         mesh: SurfaceMesh::new(),
         dims,
@@ -312,12 +313,12 @@ pub fn mesh_stream(
         // The slab's samples start a plane below its own (but at the grid's first).
         let base = z0.saturating_sub(1);
         while planes_read <= z1 {
-            reader.read_plane(planes_read, &mut samples)?;
+            sides.push(reader.read_plane(planes_read, &mut samples)?);
             planes_read += 1;
         }
         slab.clear();
-        // A slab all inside or all outside has no surface (NaN was refused as it was read).
-        if !is_uniform(&samples) {
+        // A slab all inside or all outside has no surface.
+        if sides.iter().any(|plane| plane.inside) && sides.iter().any(|plane| plane.outside) {
             let grid = DensityGrid::new(&samples, [nx, ny, z1 - base + 1])?;
             let region = GridRegion {
                 min: [0, 0, z0 - base],
@@ -335,10 +336,19 @@ pub fn mesh_stream(
         joiner.add(mesher, &slab, slab_edges, base, z0, z1)?;
         // The next slab's samples start at plane z1 - 1.
         samples.drain(..(z1 - 1 - base) * plane);
+        sides.drain(..z1 - 1 - base);
         z0 = z1;
     }
     reader.finish()?;
     Ok(joiner.mesh)
+}
+
+/// Whether some samples of a plane (or a slab) lie inside the surface, and whether some lie
+/// outside: a slab with samples on one side only has no surface.
+#[derive(Debug, Clone, Copy)]
+struct Sides {
+    inside: bool,
+    outside: bool,
 }
 
 /// Reads a grid's planes in order, each checked for NaN and infinities as it comes.
@@ -364,23 +374,26 @@ impl PlaneReader<'_> {
         )
     }
 
-    /// Appends plane `z` to `samples`.
-    fn read_plane(&mut self, z: usize, samples: &mut Vec<f32>) -> anyhow::Result<()> {
+    /// Appends plane `z` to `samples`; on which sides of the surface its samples lie.
+    fn read_plane(&mut self, z: usize, samples: &mut Vec<f32>) -> anyhow::Result<Sides> {
         let got = read_full(self.input, &mut self.bytes).context("reading the grid")?;
         self.read += got as u64;
         if got < self.bytes.len() {
             bail!(self.describe(self.read.to_string()));
         }
         let start = samples.len();
-        samples.extend(
-            self.bytes
-                .chunks_exact(4)
-                .map(|sample| f32::from_le_bytes([sample[0], sample[1], sample[2], sample[3]])),
-        );
+        // One pass: the samples, whether all are finite, and on which sides they lie.
+        let (mut finite, mut inside, mut outside) = (true, false, false);
+        let (whole_samples, _) = self.bytes.as_chunks::<4>();
+        for &bytes in whole_samples {
+            let sample = f32::from_le_bytes(bytes);
+            finite &= sample.is_finite();
+            let is_inside = sample > 0.0;
+            inside |= is_inside;
+            outside |= !is_inside;
+            samples.push(sample);
+        }
         let plane = &samples[start..];
-        let finite = plane
-            .iter()
-            .fold(true, |finite, sample| finite & sample.is_finite());
         if !finite {
             let at = plane
                 .iter()
@@ -394,7 +407,7 @@ impl PlaneReader<'_> {
             }
             .into());
         }
-        Ok(())
+        Ok(Sides { inside, outside })
     }
 
     /// Refuses bytes past the grid (one is read to tell).
@@ -577,15 +590,24 @@ impl Joiner {
 
     fn too_large(&self, what: &str, limit: usize, z1: usize) -> String {
         format!(
-            "the mesh passes {limit} {what} by sample plane {} of {}: the tool writes at most \
-             {} vertices and {} triangles, so that the mesh and its JSON fit in memory to be \
-             written whole",
+            "the mesh has more than {limit} {what} by sample plane {} of {}: the tool writes at \
+             most {} vertices and {} triangles, so that the mesh and its JSON (at most {} MB) \
+             fit in memory to be written whole",
             z1 + 1,
             self.dims[2],
             self.budget.vertices,
-            self.budget.triangles
+            self.budget.triangles,
+            json_megabytes(self.budget)
         )
     }
+}
+
+/// The most JSON a mesh within `budget` takes, in MB (rounded).
+fn json_megabytes(budget: Budget) -> u64 {
+    let bytes = budget.vertices as u64 * JSON_BYTES_PER_VERTEX
+        + budget.triangles as u64 * JSON_BYTES_PER_TRIANGLE
+        + 64;
+    (bytes + 500_000) / 1_000_000
 }
 
 /// The mesh as the tool's JSON.
@@ -678,7 +700,7 @@ mod tests {
         for (dims, centre, radius) in [
             ([20, 17, 23], [9.3, 8.1, 11.7], 7.4),
             ([70, 3, 9], [30.0, 1.2, 4.0], 20.0),
-            ([5, 6, 2], [2.0, 2.5, 0.5], 1.6),
+            ([6, 6, 3], [2.5, 2.4, 1.0], 1.7),
         ] {
             let samples = ball(dims, centre, radius);
             for mesher in Mesher::ALL {
@@ -723,7 +745,8 @@ mod tests {
                 let error = format!("{:#}", stream(&checkerboard, dims, mesher, budget).unwrap_err());
                 let limit = if what == "triangles" { triangles - 1 } else { vertices - 1 };
                 assert!(
-                    error.contains(&format!("passes {limit} {what}")) && error.contains("at most"),
+                    error.contains(&format!("has more than {limit} {what}"))
+                        && error.contains("at most"),
                     "{error}"
                 );
             }
@@ -828,7 +851,7 @@ mod tests {
         ] {
             assert!(LIMITS_HELP.contains(&value.to_string()), "{value}");
         }
-        let megabytes = (LARGEST_JSON_BYTES + 500_000) / 1_000_000;
+        let megabytes = json_megabytes(Budget::TOOL);
         assert!(LIMITS_HELP.contains(&format!("{megabytes} MB")));
     }
 }

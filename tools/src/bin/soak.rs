@@ -27,7 +27,8 @@ use clap::Parser;
     about = "blockfall's soak: random play, saves and loads, memory sampled"
 )]
 struct Cli {
-    /// Minutes of game time to play: above 0, at most 1440 (a day, the longest scene).
+    /// Minutes of game time to play: above 0, at most 240 (the script is made whole in memory,
+    /// 1.6 MB a minute).
     #[arg(long, default_value = "30")]
     minutes_of_game_time: String,
     /// The seed of the random play: 0 to 2^64 - 1.
