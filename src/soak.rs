@@ -124,13 +124,22 @@ impl NumberOption {
             ));
         }
         if !(above_low && value <= self.high) {
-            return Err(format!("{} {} is out of range; {}", self.name, excerpt(text), self.range()));
+            return Err(format!(
+                "{} {} is out of range; {}",
+                self.name,
+                excerpt(text),
+                self.range()
+            ));
         }
         Ok(value)
     }
 
     fn range(&self) -> String {
-        let low = if self.low_included { "at least" } else { "above" };
+        let low = if self.low_included {
+            "at least"
+        } else {
+            "above"
+        };
         format!(
             "it must be {low} {} and at most {} ({})",
             shown(self.low),

@@ -39,8 +39,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use blockfall_engine::meshing::{
-    DensityGrid, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh,
-    SurfaceNets,
+    DensityGrid, GridRegion, MarchingCubes, MeshError, Mesher, SurfaceMesh, SurfaceNets,
 };
 use blockfall_game::files::{check_writable, identity, read_at_most, write_atomically};
 
@@ -123,7 +122,8 @@ struct MeshJson<'a> {
 /// start of what it was given ([`excerpt`]).
 pub fn parse_dims(text: &str) -> Result<[usize; 3], String> {
     let mut parts = text.splitn(4, ',');
-    let (Some(x), Some(y), Some(z), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(x), Some(y), Some(z), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(format!(
             "--dims: expected three comma-separated sizes NX,NY,NZ, got {}",
@@ -578,7 +578,12 @@ impl Joiner {
             .map(|cell| cell.index)
     }
 
-    fn push_vertex(&mut self, position: [f32; 3], normal: [f32; 3], z1: usize) -> anyhow::Result<u32> {
+    fn push_vertex(
+        &mut self,
+        position: [f32; 3],
+        normal: [f32; 3],
+        z1: usize,
+    ) -> anyhow::Result<u32> {
         let index = self.mesh.positions.len();
         if index >= self.budget.vertices {
             bail!(self.too_large("vertices", self.budget.vertices, z1));
@@ -676,22 +681,38 @@ mod tests {
         samples.iter().flat_map(|s| s.to_le_bytes()).collect()
     }
 
-    fn stream(samples: &[f32], dims: [usize; 3], mesher: Mesher, budget: Budget) -> anyhow::Result<SurfaceMesh> {
+    fn stream(
+        samples: &[f32],
+        dims: [usize; 3],
+        mesher: Mesher,
+        budget: Budget,
+    ) -> anyhow::Result<SurfaceMesh> {
         mesh_stream(&mut &bytes_of(samples)[..], dims, mesher, budget)
     }
 
     /// Each triangle of `slabs` is `whole`'s triangle of the same number: the same corners to
     /// within rounding, the same normals; and no vertex is doubled.
     fn assert_same_mesh(whole: &SurfaceMesh, slabs: &SurfaceMesh, what: &str) {
-        assert_eq!(whole.indices.len(), slabs.indices.len(), "{what}: triangles");
-        assert_eq!(whole.positions.len(), slabs.positions.len(), "{what}: vertices");
+        assert_eq!(
+            whole.indices.len(),
+            slabs.indices.len(),
+            "{what}: triangles"
+        );
+        assert_eq!(
+            whole.positions.len(),
+            slabs.positions.len(),
+            "{what}: vertices"
+        );
         for (corner, (&a, &b)) in whole.indices.iter().zip(&slabs.indices).enumerate() {
             let (a, b) = (a as usize, b as usize);
             for axis in 0..3 {
                 let gap = (whole.positions[a][axis] - slabs.positions[b][axis]).abs();
                 assert!(gap < 1e-4, "{what}: corner {corner} is {gap} away");
             }
-            assert_eq!(whole.normals[a], slabs.normals[b], "{what}: corner {corner}");
+            assert_eq!(
+                whole.normals[a], slabs.normals[b],
+                "{what}: corner {corner}"
+            );
         }
     }
 
@@ -726,7 +747,13 @@ mod tests {
     fn a_mesh_past_the_budget_is_refused_with_the_limit_named() {
         let dims = [12, 12, 12];
         let checkerboard: Vec<f32> = (0..12 * 12 * 12)
-            .map(|i| if (i % 12 + i / 12 % 12 + i / 144) % 2 == 0 { 1.0 } else { -1.0 })
+            .map(|i| {
+                if (i % 12 + i / 12 % 12 + i / 144) % 2 == 0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            })
             .collect();
         for mesher in Mesher::ALL {
             let whole = mesh_grid(&checkerboard, dims, mesher).expect("the whole grid");
@@ -739,11 +766,30 @@ mod tests {
             let slabs = stream(&checkerboard, dims, mesher, fits).expect("just within");
             assert_same_mesh(&whole, &slabs, mesher.name());
             for (budget, what) in [
-                (Budget { triangles: triangles - 1, ..fits }, "triangles"),
-                (Budget { vertices: vertices - 1, ..fits }, "vertices"),
+                (
+                    Budget {
+                        triangles: triangles - 1,
+                        ..fits
+                    },
+                    "triangles",
+                ),
+                (
+                    Budget {
+                        vertices: vertices - 1,
+                        ..fits
+                    },
+                    "vertices",
+                ),
             ] {
-                let error = format!("{:#}", stream(&checkerboard, dims, mesher, budget).unwrap_err());
-                let limit = if what == "triangles" { triangles - 1 } else { vertices - 1 };
+                let error = format!(
+                    "{:#}",
+                    stream(&checkerboard, dims, mesher, budget).unwrap_err()
+                );
+                let limit = if what == "triangles" {
+                    triangles - 1
+                } else {
+                    vertices - 1
+                };
                 assert!(
                     error.contains(&format!("has more than {limit} {what}"))
                         && error.contains("at most"),
@@ -758,22 +804,43 @@ mod tests {
         let dims = [4, 4, 6];
         let mut samples = ball(dims, [1.5, 1.5, 2.5], 1.8);
         for mesher in Mesher::ALL {
-            let budget = Budget { slab_samples: 1, ..Budget::TOOL };
+            let budget = Budget {
+                slab_samples: 1,
+                ..Budget::TOOL
+            };
             let short = bytes_of(&samples[..samples.len() - 1]);
-            let error = format!("{:#}", mesh_stream(&mut &short[..], dims, mesher, budget).unwrap_err());
-            assert!(error.contains("is 380 bytes") && error.contains("need 384"), "{error}");
+            let error = format!(
+                "{:#}",
+                mesh_stream(&mut &short[..], dims, mesher, budget).unwrap_err()
+            );
+            assert!(
+                error.contains("is 380 bytes") && error.contains("need 384"),
+                "{error}"
+            );
             let mut long = bytes_of(&samples);
             long.push(0);
-            let error = format!("{:#}", mesh_stream(&mut &long[..], dims, mesher, budget).unwrap_err());
-            assert!(error.contains("more than 384") && error.contains("need 384"), "{error}");
+            let error = format!(
+                "{:#}",
+                mesh_stream(&mut &long[..], dims, mesher, budget).unwrap_err()
+            );
+            assert!(
+                error.contains("more than 384") && error.contains("need 384"),
+                "{error}"
+            );
         }
         samples[3 + 4 * (2 + 4 * 5)] = f32::NAN;
         let error = format!(
             "{:#}",
             stream(&samples, dims, Mesher::SurfaceNets, Budget::TOOL).unwrap_err()
         );
-        assert!(error.contains("sample 91 at (x, y, z) = (3, 2, 5) is NaN"), "{error}");
-        let whole = format!("{:#}", mesh_grid(&samples, dims, Mesher::SurfaceNets).unwrap_err());
+        assert!(
+            error.contains("sample 91 at (x, y, z) = (3, 2, 5) is NaN"),
+            "{error}"
+        );
+        let whole = format!(
+            "{:#}",
+            mesh_grid(&samples, dims, Mesher::SurfaceNets).unwrap_err()
+        );
         assert_eq!(error, whole, "named as the engine names it");
     }
 
@@ -802,7 +869,10 @@ mod tests {
             assert!(message.contains(&format!("{}…` ({digits} characters)", "7".repeat(32))));
         }
         let message = parse_dims(&"\u{200b},".repeat(3000)).unwrap_err();
-        assert!(message.chars().count() < 300 && !message.contains('\n'), "{message}");
+        assert!(
+            message.chars().count() < 300 && !message.contains('\n'),
+            "{message}"
+        );
     }
 
     #[test]
@@ -819,13 +889,21 @@ mod tests {
         assert_eq!(parse_mesher("marching-cubes"), Ok(Mesher::MarchingCubes));
         let message = parse_mesher(&"x".repeat(5000)).unwrap_err();
         assert!(message.chars().count() < 200, "{message}");
-        assert!(message.contains("surface-nets, marching-cubes"), "{message}");
+        assert!(
+            message.contains("surface-nets, marching-cubes"),
+            "{message}"
+        );
     }
 
     #[test]
     fn the_json_bound_holds_for_the_longest_numbers() {
         // The longest f32s serde_json writes, and the largest index the limits allow.
-        let longest = [-1.175_494_4e-38_f32, -1.234_567_9e-30, -0.000_012_345_679, -4095.999_8];
+        let longest = [
+            -1.175_494_4e-38_f32,
+            -1.234_567_9e-30,
+            -0.000_012_345_679,
+            -4_095.999_8,
+        ];
         for value in longest {
             let text = serde_json::to_string(&value).expect("JSON");
             assert!(text.len() <= 16, "{text}");

@@ -20,8 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use blockfall_tools::mesh::{
-    check_output, mesh_stream, open_grid, parse_dims, parse_mesher, write_mesh, Budget,
-    LIMITS_HELP,
+    check_output, mesh_stream, open_grid, parse_dims, parse_mesher, write_mesh, Budget, LIMITS_HELP,
 };
 use clap::Parser;
 

@@ -115,8 +115,21 @@ const ODD_DIMS: &[&str] = &[
 
 /// Sizes of an axis at and past the tool's limits (4096 an axis, 2^20 a plane, 2^30 in all).
 const LIMIT_SIZES: &[&str] = &[
-    "2", "3", "1023", "1024", "1025", "2047", "2048", "4095", "4096", "4097", "8192", "65536",
-    "4294967296", "0", "1",
+    "2",
+    "3",
+    "1023",
+    "1024",
+    "1025",
+    "2047",
+    "2048",
+    "4095",
+    "4096",
+    "4097",
+    "8192",
+    "65536",
+    "4294967296",
+    "0",
+    "1",
 ];
 
 /// A dims text toward or past the limits: sizes at them, or numbers of 20 to 5,000 digits.
@@ -248,7 +261,10 @@ pub fn check(input: &[u8]) -> Result<Outcome, String> {
         let whole = if grid.len() % 4 == 0 {
             subject::mesh_grid(&samples, dims, mesher)
         } else {
-            Err(format!("the grid's {} bytes are not whole samples", grid.len()))
+            Err(format!(
+                "the grid's {} bytes are not whole samples",
+                grid.len()
+            ))
         };
         let slabs = subject::mesh_stream(grid, dims, mesher, FUZZ_BUDGET);
         let name = mesher.name();
@@ -407,17 +423,30 @@ mod tests {
         let huge = format!("{},2,2", "9".repeat(5000));
         assert_eq!(check(&input(&huge, &[])), Ok(Outcome::Refused));
         // Accepted dims of a gigasample with a grid of two samples: refused for its length.
-        assert_eq!(check(&input("1024,1024,1024", &[1.0, -1.0])), Ok(Outcome::Refused));
+        assert_eq!(
+            check(&input("1024,1024,1024", &[1.0, -1.0])),
+            Ok(Outcome::Refused)
+        );
     }
 
     #[test]
     fn checkerboards_on_both_sides_of_the_limits_are_meshed_or_refused_as_they_should() {
         for n in [6, 9, 11, 12, 16] {
             let samples: Vec<f32> = (0..n * n * n)
-                .map(|i| if (i % n + i / n % n + i / (n * n)) % 2 == 0 { 1.0 } else { -1.0 })
+                .map(|i| {
+                    if (i % n + i / n % n + i / (n * n)) % 2 == 0 {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+                })
                 .collect();
             let outcome = check(&input(&format!("{n},{n},{n}"), &samples));
-            let expected = if n <= 9 { Outcome::Used } else { Outcome::Refused };
+            let expected = if n <= 9 {
+                Outcome::Used
+            } else {
+                Outcome::Refused
+            };
             assert_eq!(outcome, Ok(expected), "{n}³");
         }
     }

@@ -56,8 +56,14 @@ fn fuzz_replay_of_an_endless_or_huge_file_is_refused_at_once() {
         .and_then(|file| file.set_len(runner::LARGEST_REPLAY_BYTES + 1))
         .expect("a sparse file");
     for (path, problem) in [
-        (std::path::PathBuf::from("/dev/zero"), "is a character device".to_owned()),
-        (huge, format!("larger than {} bytes", runner::LARGEST_REPLAY_BYTES)),
+        (
+            std::path::PathBuf::from("/dev/zero"),
+            "is a character device".to_owned(),
+        ),
+        (
+            huge,
+            format!("larger than {} bytes", runner::LARGEST_REPLAY_BYTES),
+        ),
     ] {
         let result = std::process::Command::new(env!("CARGO_BIN_EXE_fuzz"))
             .args(["save", "--replay"])
@@ -67,13 +73,21 @@ fn fuzz_replay_of_an_endless_or_huge_file_is_refused_at_once() {
             .output()
             .expect("running the fuzzer");
         let stderr = String::from_utf8_lossy(&result.stderr);
-        assert_eq!(result.status.code(), Some(2), "{}: {stderr}", path.display());
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{}: {stderr}",
+            path.display()
+        );
         assert!(
             stderr.contains("--replay") && stderr.contains(&problem),
             "{}: {stderr}",
             path.display()
         );
-        assert!(stderr.lines().all(|line| line.chars().count() < 300), "{stderr}");
+        assert!(
+            stderr.lines().all(|line| line.chars().count() < 300),
+            "{stderr}"
+        );
     }
     std::fs::remove_dir_all(folder).ok();
 }

@@ -323,7 +323,12 @@ fn peak_resident(stderr: &str) -> u64 {
 }
 
 /// Runs the tool with its log on; its result, stderr, and peak resident memory.
-fn run_measured(input: &PathBuf, dims: &str, output: &PathBuf, mesher: &str) -> (Output, String, u64) {
+fn run_measured(
+    input: &PathBuf,
+    dims: &str,
+    output: &PathBuf,
+    mesher: &str,
+) -> (Output, String, u64) {
     let result = Command::new(env!("CARGO_BIN_EXE_mesh"))
         .env("RUST_LOG", "info")
         .arg("--input")
@@ -353,7 +358,11 @@ fn mesh_of_a_checkerboard_of_320_cubed_is_refused_in_bounded_memory() {
     for z in 0..n {
         let plane: Vec<u8> = (0..n * n)
             .flat_map(|i| {
-                let sample: f32 = if (i % n + i / n + z) % 2 == 0 { 1.0 } else { -1.0 };
+                let sample: f32 = if (i % n + i / n + z) % 2 == 0 {
+                    1.0
+                } else {
+                    -1.0
+                };
                 sample.to_le_bytes()
             })
             .collect();
@@ -371,8 +380,14 @@ fn mesh_of_a_checkerboard_of_320_cubed_is_refused_in_bounded_memory() {
             stderr.contains(&format!("has more than {limit}")) && stderr.contains("at most"),
             "{mesher}: the limit is named: {stderr}"
         );
-        assert!(peak < MOST_RESIDENT, "{mesher}: {peak} bytes resident at the peak");
-        println!("{mesher}: 320³ checkerboard refused, peak resident {} MiB", peak >> 20);
+        assert!(
+            peak < MOST_RESIDENT,
+            "{mesher}: {peak} bytes resident at the peak"
+        );
+        println!(
+            "{mesher}: 320³ checkerboard refused, peak resident {} MiB",
+            peak >> 20
+        );
         assert!(!output.exists());
     }
     std::fs::remove_dir_all(folder).ok();
@@ -408,12 +423,22 @@ fn mesh_of_a_sparse_grid_of_1024_cubed_is_made_slab_by_slab_in_bounded_memory() 
     for mesher in ["surface-nets", "marching-cubes"] {
         let (result, stderr, peak) = run_measured(&input, "1024,1024,1024", &output, mesher);
         assert!(result.status.success(), "{mesher}: {stderr}");
-        assert!(peak < MOST_RESIDENT, "{mesher}: {peak} bytes resident at the peak");
-        println!("{mesher}: sparse 1024³ meshed, peak resident {} MiB", peak >> 20);
+        assert!(
+            peak < MOST_RESIDENT,
+            "{mesher}: {peak} bytes resident at the peak"
+        );
+        println!(
+            "{mesher}: sparse 1024³ meshed, peak resident {} MiB",
+            peak >> 20
+        );
         let text = std::fs::read_to_string(&output).expect("the mesh");
         let mesh: serde_json::Value = serde_json::from_str(&text).expect("the mesh is JSON");
         let positions = mesh["positions"].as_array().expect("positions");
-        assert!(positions.len() > 100, "{mesher}: {} vertices", positions.len());
+        assert!(
+            positions.len() > 100,
+            "{mesher}: {} vertices",
+            positions.len()
+        );
         assert!(!mesh["indices"].as_array().expect("indices").is_empty());
         for position in positions {
             let p: Vec<f64> = (0..3)
@@ -441,10 +466,18 @@ fn mesh_dims_of_40_and_5000_digits_are_refused_in_a_short_line() {
     write_grid(&input, &sphere_grid(8));
     for digits in [40, 5000] {
         let number = "7".repeat(digits);
-        for dims in [format!("{number},8,8"), format!("8,8,{number}"), number.clone()] {
+        for dims in [
+            format!("{number},8,8"),
+            format!("8,8,{number}"),
+            number.clone(),
+        ] {
             let message = expect_failure(&input, &dims, &output);
             for line in message.lines() {
-                assert!(line.chars().count() < 300, "a line of {}: {line}", line.len());
+                assert!(
+                    line.chars().count() < 300,
+                    "a line of {}: {line}",
+                    line.len()
+                );
             }
             assert!(
                 message.contains("--dims") && message.contains(&format!("({digits} characters)")),
@@ -456,7 +489,10 @@ fn mesh_dims_of_40_and_5000_digits_are_refused_in_a_short_line() {
     let result = run_mesh_with(&input, "8,8,8", &output, &["--mesher", &"x".repeat(5000)]);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert_eq!(result.status.code(), Some(2), "{stderr}");
-    assert!(stderr.lines().all(|line| line.chars().count() < 300), "{stderr}");
+    assert!(
+        stderr.lines().all(|line| line.chars().count() < 300),
+        "{stderr}"
+    );
     assert!(!output.exists());
     std::fs::remove_dir_all(folder).ok();
 }
@@ -469,7 +505,14 @@ fn mesh_help_gives_the_limits_and_why() {
         .expect("running the mesh tool");
     let help = String::from_utf8_lossy(&result.stdout);
     assert!(result.status.success(), "{help}");
-    for limit in ["4096", "1048576", "1073741824", "2097152", "4194304", "323 MB"] {
+    for limit in [
+        "4096",
+        "1048576",
+        "1073741824",
+        "2097152",
+        "4194304",
+        "323 MB",
+    ] {
         assert!(help.contains(limit), "{limit} is not in the help: {help}");
     }
 }
@@ -480,18 +523,36 @@ fn soak_refuses_absurd_numbers_at_once_naming_the_option_and_range() {
     let script = folder.join("soak.json");
     let huge = "9".repeat(5000);
     for (args, option) in [
-        (vec!["--minutes-of-game-time", "1e300"], "--minutes-of-game-time"),
-        (vec!["--minutes-of-game-time", &huge], "--minutes-of-game-time"),
-        (vec!["--minutes-of-game-time", "NaN"], "--minutes-of-game-time"),
-        (vec!["--minutes-of-game-time", "0"], "--minutes-of-game-time"),
+        (
+            vec!["--minutes-of-game-time", "1e300"],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", &huge],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", "NaN"],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", "0"],
+            "--minutes-of-game-time",
+        ),
         (vec!["--cycle-seconds", "1e-300"], "--cycle-seconds"),
         (vec!["--cycle-seconds", &huge], "--cycle-seconds"),
         (vec!["--cycle-seconds", "inf"], "--cycle-seconds"),
         (vec!["--frame-dt", "0"], "--frame-dt"),
         (vec!["--frame-dt", "NaN"], "--frame-dt"),
         (vec!["--frame-dt", "1"], "--frame-dt"),
-        (vec!["--frame-dt", "0.0001", "--minutes-of-game-time", "200"], "--frame-dt"),
-        (vec!["--cycle-seconds", "120", "--minutes-of-game-time", "1"], "--cycle-seconds"),
+        (
+            vec!["--frame-dt", "0.0001", "--minutes-of-game-time", "200"],
+            "--frame-dt",
+        ),
+        (
+            vec!["--cycle-seconds", "120", "--minutes-of-game-time", "1"],
+            "--cycle-seconds",
+        ),
         (vec!["--width", &huge], "--width"),
         (vec!["--view-radius", "33"], "--view-radius"),
         (vec!["--seed", "18446744073709551616"], "--seed"),
@@ -511,16 +572,30 @@ fn soak_refuses_absurd_numbers_at_once_naming_the_option_and_range() {
             "{shown:?}: {stderr}"
         );
         assert!(!stderr.contains("panicked"), "{shown:?}: {stderr}");
-        assert!(!script.exists(), "{shown:?}: nothing is made of refused numbers");
+        assert!(
+            !script.exists(),
+            "{shown:?}: nothing is made of refused numbers"
+        );
     }
     // Numbers in range make a script the game reads.
     let result = Command::new(env!("CARGO_BIN_EXE_soak"))
-        .args(["--minutes-of-game-time", "1", "--cycle-seconds", "10", "--frame-dt", "0.1"])
+        .args([
+            "--minutes-of-game-time",
+            "1",
+            "--cycle-seconds",
+            "10",
+            "--frame-dt",
+            "0.1",
+        ])
         .arg("--write-script")
         .arg(&script)
         .output()
         .expect("running the soak tool");
-    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
     let text = std::fs::read_to_string(&script).expect("the script");
     blockfall_game::scene::parse(&text).expect("the game reads the soak's script");
     std::fs::remove_dir_all(folder).ok();
