@@ -14,8 +14,8 @@
 //! | limit | value | why |
 //! |---|---|---|
 //! | samples on an axis | 2 to [`LARGEST_DIMENSION`] (4096) | a cell needs 2; positions are `f32`, which keep 1/4096 of a grid unit up to 4096 |
-//! | samples in a plane, `NX·NY` | [`LARGEST_PLANE`] (2^20, 1024²) | a slab is at least 3 planes, and one plane's mesh, made whole before the output limits are checked, may take 200 bytes a sample (a checkerboard) |
-//! | samples in the grid | [`LARGEST_GRID_SAMPLES`] (2^30, 1024³, a 4 GiB file) | time: reading and meshing that many takes about 10 s in a release build |
+//! | samples in a plane, `NX·NY` | [`LARGEST_PLANE`] (2^20, 1024²) | a slab is at least 3 planes, and one plane's mesh, made whole before the output limits are checked, may take 300 bytes a sample (a checkerboard) |
+//! | samples in the grid | [`LARGEST_GRID_SAMPLES`] (2^30, 1024³, a 4 GiB file) | time: reading and meshing that many takes up to half a minute (18 s for surface nets, 31 s for marching cubes, with a surface through every slab, in the tests' debug build; 3 s when empty) |
 //! | vertices, triangles of the mesh | [`LARGEST_VERTICES`] (2^21), [`LARGEST_TRIANGLES`] (2^22) | the mesh (96 MiB at most) and its JSON (at most [`LARGEST_JSON_BYTES`], 323 MB) are held in memory to be written whole |
 //!
 //! So the tool's resident memory stays under about 500 MB for any input: a slab of at most
@@ -48,11 +48,13 @@ use blockfall_game::files::{check_writable, identity, read_at_most, write_atomic
 pub const LARGEST_DIMENSION: usize = 4096;
 /// The most samples in a plane (`NX·NY`, 1024² = 2^20, 4 MiB of samples): a slab is meshed whole
 /// from at least three planes, and the mesh of one plane of a checkerboard (a vertex a cell,
-/// six triangles a sample; marching cubes' three vertices a sample) takes up to 200 bytes a
+/// six triangles a sample; marching cubes' three vertices a sample) takes up to 300 bytes a
 /// sample before the output limits can be checked.
 pub const LARGEST_PLANE: usize = 1 << 20;
 /// The most samples in a grid (1024³ = 2^30, a 4 GiB file): reading and meshing them takes
-/// about 10 s in a release build; memory does not grow with it (the grid is meshed slab by slab).
+/// up to half a minute (a surface through every slab: 18 s for surface nets, 31 s for marching
+/// cubes in the tests' debug build; 3 s for an empty grid); memory does not grow with it (the
+/// grid is meshed slab by slab: 140 MB at the peak for those).
 pub const LARGEST_GRID_SAMPLES: u64 = 1 << 30;
 /// The largest grid file, in bytes (4 per sample).
 pub const LARGEST_GRID_BYTES: u64 = 4 * LARGEST_GRID_SAMPLES;
@@ -71,8 +73,9 @@ pub const JSON_BYTES_PER_TRIANGLE: u64 = 3 * 8;
 pub const LARGEST_JSON_BYTES: u64 = LARGEST_VERTICES as u64 * JSON_BYTES_PER_VERTEX
     + LARGEST_TRIANGLES as u64 * JSON_BYTES_PER_TRIANGLE
     + 64;
-/// Samples of the planes a slab owns (at least one plane): 2^20, so that a slab's mesh, made
-/// before the output limits are checked, stays within about 200 MB.
+/// Samples of the planes a slab owns (at least one plane): 2^20, so that a slab's mesh and its
+/// mesher's scratch, made before the output limits are checked, stay within about 300 MB (a
+/// checkerboard's plane of 1024² samples by marching cubes: 320 MB at the peak, all told).
 pub const SLAB_SAMPLES: usize = 1 << 20;
 
 /// The limits, for the tool's `--help` (a test checks that it gives the constants' values).
@@ -81,9 +84,9 @@ Limits (a grid or mesh past one is refused, exit status 2, naming it):
   samples on an axis   2 to 4096: a cell needs 2; positions are f32, which keep 1/4096 of a
                        grid unit up to 4096
   samples in a plane   NX*NY at most 1048576 (1024*1024): the grid is meshed a slab of planes at
-                       a time, at least 3 planes, and one plane's mesh may take 200 bytes a sample
+                       a time, at least 3 planes, and one plane's mesh may take 300 bytes a sample
   samples in the grid  at most 1073741824 (1024^3, a 4 GiB file): reading and meshing that many
-                       takes about 10 s; memory does not grow with the grid
+                       takes up to half a minute; memory does not grow with the grid
   the mesh             at most 2097152 vertices and 4194304 triangles: the mesh and its JSON (at
                        most 323 MB) are held in memory to be written whole
 Resident memory stays under about 500 MB for any input.";
@@ -157,7 +160,7 @@ pub fn parse_dims(text: &str) -> Result<[usize; 3], String> {
         return Err(format!(
             "--dims: NX·NY = {nx}·{ny} = {plane} samples a plane, more than {LARGEST_PLANE} \
              (1024·1024): the grid is meshed a slab of planes at a time, at least 3 planes, and \
-             one plane's mesh may take 200 bytes a sample before the output limits are checked"
+             one plane's mesh may take 300 bytes a sample before the output limits are checked"
         ));
     }
     let samples = (plane * nz) as u64;
@@ -165,7 +168,7 @@ pub fn parse_dims(text: &str) -> Result<[usize; 3], String> {
         return Err(format!(
             "--dims: {nx}·{ny}·{nz} = {samples} samples ({} bytes), more than \
              {LARGEST_GRID_SAMPLES} (1024³, a {LARGEST_GRID_BYTES}-byte file), the largest grid \
-             the tool reads: reading and meshing that many takes about 10 s",
+             the tool reads: reading and meshing that many takes up to half a minute",
             4 * samples
         ));
     }
