@@ -27,6 +27,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use blockfall_engine::gpu::{Gpu, GpuDesc, MemoryReport};
 use blockfall_engine::random::Rng;
+use blockfall_game::scene::{Limits, LONGEST_FRAME, LONGEST_SCENE};
 use blockfall_game::terrain::Generator;
 use serde_json::{json, Value};
 
@@ -46,6 +47,146 @@ const TOWER_HEIGHT: i32 = 4;
 /// the few pieces alive at once keep them small.
 const PIECE_IDS: u32 = 6;
 
+/// The longest soak, in minutes of game time (240, four hours: eight times the 30-minute soak
+/// of BENCHMARKS.md). Its script of random play is made whole in memory, about 1.6 MB a
+/// minute, so at most some 400 MB (and 10 MB of JSON); a day, the longest scene the game plays
+/// ([`LONGEST_SCENE`]), would take 2.3 GB.
+pub const LONGEST_MINUTES: f64 = 240.0;
+/// The shortest save/load cycle, in seconds of game time: each cycle writes and reads the whole
+/// world and samples memory, and more often than once a second the soak would measure saving
+/// rather than play.
+pub const SHORTEST_CYCLE: f64 = 1.0;
+
+/// A number option of the soak (the `soak` tool's command line): its name, its range and why.
+#[derive(Debug, Clone, Copy)]
+pub struct NumberOption {
+    /// As the command line spells it, `--frame-dt`.
+    pub name: &'static str,
+    /// The lowest value, and whether it is allowed itself (else only what is above it).
+    pub low: f64,
+    pub low_included: bool,
+    /// The highest value (allowed).
+    pub high: f64,
+    /// Why the range is what it is.
+    pub why: &'static str,
+}
+
+/// `--minutes-of-game-time`: above 0, at most [`LONGEST_MINUTES`].
+pub const MINUTES_OPTION: NumberOption = NumberOption {
+    name: "--minutes-of-game-time",
+    low: 0.0,
+    low_included: false,
+    high: LONGEST_MINUTES,
+    why: "the script of random play is made whole in memory, 1.6 MB a minute",
+};
+/// `--frame-dt`: above 0, at most [`LONGEST_FRAME`].
+pub const FRAME_DT_OPTION: NumberOption = NumberOption {
+    name: "--frame-dt",
+    low: 0.0,
+    low_included: false,
+    high: LONGEST_FRAME,
+    why: "the longest frame a scene may ask for",
+};
+/// `--cycle-seconds`: [`SHORTEST_CYCLE`] to a day (and no longer than the soak, see
+/// [`SoakScript::check`]).
+pub const CYCLE_OPTION: NumberOption = NumberOption {
+    name: "--cycle-seconds",
+    low: SHORTEST_CYCLE,
+    low_included: true,
+    high: LONGEST_SCENE,
+    why: "a cycle saves and loads the world: more often than once a second the soak measures \
+          saving, not play",
+};
+
+impl NumberOption {
+    /// The number `text` gives, refused (naming the option, the start of the text and the
+    /// range) unless it is finite and in range.
+    pub fn parse(&self, text: &str) -> Result<f64, String> {
+        let value: f64 = text.trim().parse().map_err(|_| {
+            format!(
+                "{} {} is not a number; {}",
+                self.name,
+                excerpt(text),
+                self.range()
+            )
+        })?;
+        let above_low = if self.low_included {
+            value >= self.low
+        } else {
+            value > self.low
+        };
+        if !value.is_finite() {
+            return Err(format!(
+                "{} {} is not a finite number; {}",
+                self.name,
+                excerpt(text),
+                self.range()
+            ));
+        }
+        if !(above_low && value <= self.high) {
+            return Err(format!(
+                "{} {} is out of range; {}",
+                self.name,
+                excerpt(text),
+                self.range()
+            ));
+        }
+        Ok(value)
+    }
+
+    fn range(&self) -> String {
+        let low = if self.low_included {
+            "at least"
+        } else {
+            "above"
+        };
+        format!(
+            "it must be {low} {} and at most {} ({})",
+            shown(self.low),
+            shown(self.high),
+            self.why
+        )
+    }
+}
+
+/// A whole-number option, `option`, from `text`: `low..=high`, refused (naming the option, the
+/// start of the text and the range) otherwise.
+pub fn parse_whole(option: &str, text: &str, low: u64, high: u64) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|value| (low..=high).contains(value))
+        .ok_or_else(|| {
+            format!(
+                "{option} {} is not a whole number from {low} to {high}",
+                excerpt(text)
+            )
+        })
+}
+
+/// The start of `text` for a message: `` `text` `` when short, else its first 32 characters,
+/// `…` and its length; escaped, so the message stays one line.
+fn excerpt(text: &str) -> String {
+    const SHOWN: usize = 32;
+    let count = text.chars().count();
+    let shown: String = text.chars().take(SHOWN).collect();
+    let shown: String = shown.escape_debug().take(2 * SHOWN).collect();
+    if count > SHOWN || shown.chars().count() == 2 * SHOWN {
+        format!("`{shown}…` ({count} characters)")
+    } else {
+        format!("`{shown}`")
+    }
+}
+
+/// A number for a message: plainly when it is plain, else in exponent form (never 300 digits).
+fn shown(value: f64) -> String {
+    if value == 0.0 || (1e-4..1e9).contains(&value.abs()) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// What a soak plays.
 #[derive(Debug, Clone)]
 pub struct SoakScript {
@@ -59,6 +200,47 @@ pub struct SoakScript {
     pub seed: u64,
     /// Where the save of each cycle is written and loaded from.
     pub save: PathBuf,
+}
+
+impl SoakScript {
+    /// Checks the numbers before anything is made from them: the game time, the frame time
+    /// and the cycle each in its option's range ([`MINUTES_OPTION`], [`FRAME_DT_OPTION`],
+    /// [`CYCLE_OPTION`]), the cycle no longer than the soak (its baseline is the sample after
+    /// the first cycle), and the frames within what a scene may run
+    /// ([`Limits::DEFAULT`]`.frames`). [`run`] checks them first; `soak` in tools before it
+    /// writes a script or starts the GPU.
+    pub fn check(&self) -> Result<(), String> {
+        let minutes = self.seconds / 60.0;
+        for (option, value) in [
+            (MINUTES_OPTION, minutes),
+            (FRAME_DT_OPTION, self.frame_dt),
+            (CYCLE_OPTION, self.cycle),
+        ] {
+            option.parse(&shown(value))?;
+        }
+        if self.cycle > self.seconds {
+            return Err(format!(
+                "{} {} is longer than the soak ({} {} min): no save and load would happen",
+                CYCLE_OPTION.name,
+                shown(self.cycle),
+                MINUTES_OPTION.name,
+                shown(minutes)
+            ));
+        }
+        let frames = (self.seconds / self.frame_dt).ceil();
+        let most = Limits::DEFAULT.frames;
+        if frames > most as f64 {
+            return Err(format!(
+                "{} {} over {} {} is {} frames, more than the {most} a scene may run",
+                FRAME_DT_OPTION.name,
+                shown(self.frame_dt),
+                MINUTES_OPTION.name,
+                shown(minutes),
+                shown(frames)
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The soak's scene as JSON: the game's own start (the default world, its showcase, the
@@ -349,6 +531,7 @@ impl Resident {
 
 /// Plays the soak headless with the validation layer on; the trace's lines go to stdout.
 pub fn run(soak: &SoakRun) -> anyhow::Result<SoakReport> {
+    soak.script.check().map_err(anyhow::Error::msg)?;
     let started = Instant::now();
     let text = script(&soak.script).to_string();
     let scene = blockfall_game::scene::parse(&text).context("the soak's own script")?;

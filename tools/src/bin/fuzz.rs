@@ -7,7 +7,9 @@
 //! Prints, per target, the cases run, what became of them, the failures and the cases per
 //! second; each failure's input goes to `fuzz-failures/TARGET-SEED-CASE.bin` (and what failed
 //! to the `.txt` beside it). `--replay FILE` checks one saved input again; `--seed S --case K`
-//! makes case K of a run again and checks it. Exits with 1 when anything failed.
+//! makes case K of a run again and checks it (a replayed file is read only when it is a regular
+//! file of at most 64 MiB, `runner::LARGEST_REPLAY_BYTES`). Exits with 1 when anything failed,
+//! 2 when the command line is refused.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,7 +40,8 @@ struct Cli {
     /// Check case K of the run seeded with --seed again, alone.
     #[arg(long, requires = "seed", conflicts_with_all = ["replay", "minutes", "cases"])]
     case: Option<u64>,
-    /// Check a saved failing input again (a `.bin` of the failures folder).
+    /// Check a saved failing input again (a `.bin` of the failures folder; a regular file of at
+    /// most 64 MiB).
     #[arg(long, conflicts_with_all = ["minutes", "cases"])]
     replay: Option<PathBuf>,
     /// Where failing inputs are written.
@@ -116,10 +119,7 @@ fn fuzz(cli: &Cli) -> Result<bool, String> {
 /// Checks one input again: a saved file, or a case made again from its seed.
 fn check_one(cli: &Cli, target: Target) -> Result<bool, String> {
     let (input, case) = match (&cli.replay, cli.seed, cli.case) {
-        (Some(path), _, _) => (
-            std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?,
-            None,
-        ),
+        (Some(path), _, _) => (runner::read_replay(path)?, None),
         (None, Some(seed), Some(case)) => {
             (runner::case_input(target, seed, case), Some((seed, case)))
         }

@@ -6,41 +6,44 @@
 //!
 //! The input is raw little-endian `f32` samples, x fastest, density above zero inside. The whole
 //! grid is meshed (surface nets: every edge whose four cells exist; marching cubes: every
-//! cell); the output is
+//! cell), read and meshed a slab of planes at a time so that memory stays bounded; the output is
 //! `{"positions": [[x, y, z], ...], "normals": [[x, y, z], ...], "indices": [i, ...]}` in grid
-//! units with sample (0, 0, 0) at the origin.
+//! units with sample (0, 0, 0) at the origin. The limits on the grid and the mesh, and why:
+//! `blockfall_tools::mesh` (and `--help`).
 //!
-//! Exit status: 0 written; 2 refused input (a grid that cannot be read or meshed, a FIFO or
-//! device, an output that is the input or cannot be written), nothing written; 1 the write
-//! itself failed, the old output kept.
+//! Exit status: 0 written; 2 refused input (dims or a mesher past their limits or malformed, a
+//! grid that cannot be read or meshed, a FIFO or device, a mesh past the output limits, an
+//! output that is the input or cannot be written), nothing written; 1 the write itself failed,
+//! the old output kept.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use blockfall_engine::meshing::Mesher;
 use blockfall_tools::mesh::{
-    check_output, mesh_grid, parse_dims, parse_mesher, read_grid, write_mesh,
+    check_output, mesh_stream, open_grid, parse_dims, parse_mesher, write_mesh, Budget, LIMITS_HELP,
 };
 use clap::Parser;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "mesh",
-    about = "Mesh a density grid (raw little-endian f32) with surface nets or marching cubes"
+    about = "Mesh a density grid (raw little-endian f32) with surface nets or marching cubes",
+    after_help = LIMITS_HELP
 )]
 struct Cli {
     /// Raw little-endian f32 samples, x fastest, density > 0 inside.
     #[arg(long)]
     input: PathBuf,
-    /// Samples per axis, `NX,NY,NZ`, each at least 2.
-    #[arg(long, value_parser = parse_dims)]
-    dims: [usize; 3],
+    /// Samples per axis, `NX,NY,NZ`: each 2 to 4096, NX*NY at most 1048576, all at most
+    /// 1073741824 (below).
+    #[arg(long)]
+    dims: String,
     /// Where the JSON mesh goes.
     #[arg(long)]
     output: PathBuf,
     /// `surface-nets` or `marching-cubes`.
-    #[arg(long, value_parser = parse_mesher, default_value = "surface-nets")]
-    mesher: Mesher,
+    #[arg(long, default_value = "surface-nets")]
+    mesher: String,
 }
 
 /// Exit status of a refused input (a grid that cannot be read or meshed, an output path that
@@ -50,11 +53,25 @@ const REFUSED: u8 = 2;
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // The values are checked here, not by clap, whose refusals quote a value whole.
     let cli = Cli::parse();
+    let status = run(&cli);
+    log::info!("peak resident memory: {}", peak_resident());
+    status
+}
+
+fn run(cli: &Cli) -> ExitCode {
+    let (dims, mesher) = match (parse_dims(&cli.dims), parse_mesher(&cli.mesher)) {
+        (Ok(dims), Ok(mesher)) => (dims, mesher),
+        (Err(message), _) | (_, Err(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(REFUSED);
+        }
+    };
     let taken = check_output(&cli.input, &cli.output)
-        .and_then(|()| read_grid(&cli.input, cli.dims))
-        .and_then(|samples| {
-            mesh_grid(&samples, cli.dims, cli.mesher).map_err(|error| {
+        .and_then(|()| open_grid(&cli.input, dims))
+        .and_then(|mut file| {
+            mesh_stream(&mut file, dims, mesher, Budget::TOOL).map_err(|error| {
                 error.context(format!("cannot mesh input `{}`", cli.input.display()))
             })
         });
@@ -77,4 +94,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The process's peak resident memory (`VmHWM` of `/proc/self/status`, Linux), for the log:
+/// the tests hold it under 1 GB.
+fn peak_resident() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .map(|value| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
 }

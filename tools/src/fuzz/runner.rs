@@ -26,6 +26,10 @@ const KEPT_PER_KIND: usize = 3;
 const MOST_KINDS: usize = 50;
 /// How often a logging run says how far it is.
 const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+/// The largest input `fuzz --replay` reads (64 MiB): the largest file a target's entry point
+/// reads whole is a scene (`blockfall_game::scene::LARGEST_SCENE_BYTES`, 64 MiB); the generators
+/// make far smaller ones (4 MiB at most).
+pub const LARGEST_REPLAY_BYTES: u64 = 64 << 20;
 
 /// How long a run goes on.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -435,6 +439,21 @@ pub fn check_one(
     }))
 }
 
+/// A saved input for `fuzz --replay`: at most [`LARGEST_REPLAY_BYTES`] read, and only from a
+/// regular file (a FIFO or a device such as `/dev/zero` is refused at once, never read or
+/// waited on); a larger file is refused naming the limit.
+pub fn read_replay(path: &Path) -> Result<Vec<u8>, String> {
+    blockfall_game::files::read_at_most(path, LARGEST_REPLAY_BYTES)
+        .map_err(|error| format!("--replay: cannot read `{}`: {error}", path.display()))?
+        .ok_or_else(|| {
+            format!(
+                "--replay: `{}` is larger than {LARGEST_REPLAY_BYTES} bytes (64 MiB), the most a \
+                 replayed input may be: the largest file a target reads whole is a 64 MiB scene",
+                path.display()
+            )
+        })
+}
+
 /// The input made for case `case` of a run seeded with `seed`.
 pub fn case_input(target: Target, seed: u64, case: u64) -> Vec<u8> {
     target.generate(&mut Rng::new(Rng::case_seed(seed, case)))
@@ -495,6 +514,25 @@ mod tests {
             worker.check(Arc::new(Vec::new())).expect("no hang"),
             Ok(Outcome::Refused)
         );
+    }
+
+    #[test]
+    fn a_replay_reads_a_file_no_larger_than_the_limit_and_nothing_else() {
+        let folder = std::env::temp_dir().join(format!("blockfall-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("a folder");
+        let small = folder.join("small.bin");
+        std::fs::write(&small, b"4,4,4\0").expect("an input");
+        assert_eq!(read_replay(&small).as_deref(), Ok(&b"4,4,4\0"[..]));
+        // Sparse: no disk taken, and only the limit and one byte more are read.
+        let large = folder.join("large.bin");
+        std::fs::File::create(&large)
+            .and_then(|file| file.set_len(LARGEST_REPLAY_BYTES + 1))
+            .expect("a sparse file");
+        let message = read_replay(&large).unwrap_err();
+        assert!(message.contains("larger than 67108864 bytes"), "{message}");
+        let message = read_replay(Path::new("/dev/zero")).unwrap_err();
+        assert!(message.contains("is a character device"), "{message}");
+        std::fs::remove_dir_all(folder).ok();
     }
 
     #[test]

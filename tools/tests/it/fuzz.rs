@@ -1,6 +1,7 @@
 //! The fuzzer's short run for CI: each target for a fixed number of cases with a fixed seed
 //! (the long runs are `fuzz --minutes 10 TARGET`, figures in BENCHMARKS.md). A failure prints
-//! its input and the command that checks it again.
+//! its input and the command that checks it again. And `fuzz --replay` on what is not a saved
+//! input: refused at once.
 
 use blockfall_tools::fuzz::runner::{self, Limit, RunOptions};
 use blockfall_tools::fuzz::Target;
@@ -43,4 +44,50 @@ fn settings_files_never_panic_hang_or_refuse_unclearly() {
 #[test]
 fn mesh_inputs_never_panic_hang_or_refuse_unclearly() {
     fuzz(Target::Mesh, 3000);
+}
+
+#[test]
+fn fuzz_replay_of_an_endless_or_huge_file_is_refused_at_once() {
+    let folder = std::env::temp_dir().join(format!("blockfall-fuzz-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temp folder");
+    // Sparse: a byte past the limit, without taking the disk.
+    let huge = folder.join("huge.bin");
+    std::fs::File::create(&huge)
+        .and_then(|file| file.set_len(runner::LARGEST_REPLAY_BYTES + 1))
+        .expect("a sparse file");
+    for (path, problem) in [
+        (
+            std::path::PathBuf::from("/dev/zero"),
+            "is a character device".to_owned(),
+        ),
+        (
+            huge,
+            format!("larger than {} bytes", runner::LARGEST_REPLAY_BYTES),
+        ),
+    ] {
+        let result = std::process::Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .args(["save", "--replay"])
+            .arg(&path)
+            .arg("--failures")
+            .arg(folder.join("failures"))
+            .output()
+            .expect("running the fuzzer");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{}: {stderr}",
+            path.display()
+        );
+        assert!(
+            stderr.contains("--replay") && stderr.contains(&problem),
+            "{}: {stderr}",
+            path.display()
+        );
+        assert!(
+            stderr.lines().all(|line| line.chars().count() < 300),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_dir_all(folder).ok();
 }

@@ -1,5 +1,8 @@
 //! The `mesh` tool end to end: a sphere grid in, a valid mesh out; every bad input a clear
-//! message and a failing exit code, never a panic.
+//! message and a failing exit code, never a panic; hostile sizes (a 320³ checkerboard, a sparse
+//! 1024³ grid, dims of thousands of digits) refused or meshed with the tool's peak resident
+//! memory under 1 GB. And the `soak` tool's number options, which are checked before it does
+//! anything (it needs a GPU only after them).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -169,8 +172,10 @@ fn mesh_tool_rejects_bad_input_with_clear_messages() {
     for (dims, problem) in [
         ("8,8", "three"),
         ("8,x,8", "not a whole number"),
-        ("1,8,8", "at least 2"),
-        ("99999999999,99999999999,99999999999", "overflow"),
+        ("1,8,8", "not 2 to 4096"),
+        ("99999999999,99999999999,99999999999", "not 2 to 4096"),
+        ("4096,4096,2", "more than 1048576"),
+        ("1024,1024,2048", "more than 1073741824"),
     ] {
         let message = expect_failure(&good, dims, &output);
         assert!(message.contains(problem), "dims {dims}: {message}");
@@ -303,5 +308,295 @@ fn mesh_input_fifo_is_refused_not_waited_on() {
     assert!(!status.success(), "{stderr}");
     assert!(stderr.contains("is a FIFO (named pipe)"), "{stderr}");
     assert!(!output.exists());
+    std::fs::remove_dir_all(folder).ok();
+}
+
+/// The peak resident memory the tool reported at its end (`RUST_LOG=info`), in bytes.
+fn peak_resident(stderr: &str) -> u64 {
+    let kib: u64 = stderr
+        .lines()
+        .find_map(|line| line.split("peak resident memory: ").nth(1))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak resident memory reported: {stderr}"));
+    kib * 1024
+}
+
+/// Runs the tool with its log on; its result, stderr, and peak resident memory.
+fn run_measured(
+    input: &PathBuf,
+    dims: &str,
+    output: &PathBuf,
+    mesher: &str,
+) -> (Output, String, u64) {
+    let result = Command::new(env!("CARGO_BIN_EXE_mesh"))
+        .env("RUST_LOG", "info")
+        .arg("--input")
+        .arg(input)
+        .args(["--dims", dims, "--mesher", mesher, "--output"])
+        .arg(output)
+        .output()
+        .expect("running the mesh tool");
+    let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "mesh panicked: {stderr}");
+    let peak = peak_resident(&stderr);
+    (result, stderr, peak)
+}
+
+/// The tool's memory may not pass this for any input.
+const MOST_RESIDENT: u64 = 1_000_000_000;
+
+#[test]
+fn mesh_of_a_checkerboard_of_320_cubed_is_refused_in_bounded_memory() {
+    // Every sample's sign differs from its neighbours': a vertex for every cell and two
+    // triangles for every edge, 32 million vertices and 195 million triangles in all.
+    let folder = scratch_folder("checkerboard");
+    let input = folder.join("checkerboard.f32");
+    let output = folder.join("out.json");
+    let n = 320;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&input).expect("a grid"));
+    for z in 0..n {
+        let plane: Vec<u8> = (0..n * n)
+            .flat_map(|i| {
+                let sample: f32 = if (i % n + i / n + z) % 2 == 0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                sample.to_le_bytes()
+            })
+            .collect();
+        std::io::Write::write_all(&mut file, &plane).expect("writing the grid");
+    }
+    std::io::Write::flush(&mut file).expect("writing the grid");
+    drop(file);
+    for (mesher, limit) in [
+        ("surface-nets", "4194304 triangles"),
+        ("marching-cubes", "2097152 vertices"),
+    ] {
+        let (result, stderr, peak) = run_measured(&input, "320,320,320", &output, mesher);
+        assert_eq!(result.status.code(), Some(2), "{mesher}: {stderr}");
+        assert!(
+            stderr.contains(&format!("has more than {limit}")) && stderr.contains("at most"),
+            "{mesher}: the limit is named: {stderr}"
+        );
+        assert!(
+            peak < MOST_RESIDENT,
+            "{mesher}: {peak} bytes resident at the peak"
+        );
+        println!(
+            "{mesher}: 320³ checkerboard refused, peak resident {} MiB",
+            peak >> 20
+        );
+        assert!(!output.exists());
+    }
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_of_a_sparse_grid_of_1024_cubed_is_made_slab_by_slab_in_bounded_memory() {
+    // 4 GiB, all holes but a ball's worth of rows: zeros (outside) elsewhere.
+    let folder = scratch_folder("sparse");
+    let input = folder.join("sparse.f32");
+    let output = folder.join("sparse.json");
+    let n: u64 = 1024;
+    let file = std::fs::File::create(&input).expect("a grid");
+    file.set_len(4 * n * n * n).expect("a sparse file");
+    let (centre, radius) = ([512.3f32, 500.6, 700.2], 6.0f32);
+    for z in 692..709u64 {
+        for y in 492..509u64 {
+            let row: Vec<u8> = (504..521u64)
+                .flat_map(|x| {
+                    let p = [x as f32, y as f32, z as f32];
+                    let distance = (0..3)
+                        .map(|a| (p[a] - centre[a]).powi(2))
+                        .sum::<f32>()
+                        .sqrt();
+                    (radius - distance).to_le_bytes()
+                })
+                .collect();
+            std::os::unix::fs::FileExt::write_all_at(&file, &row, 4 * (504 + n * (y + n * z)))
+                .expect("writing a row");
+        }
+    }
+    drop(file);
+    for mesher in ["surface-nets", "marching-cubes"] {
+        let (result, stderr, peak) = run_measured(&input, "1024,1024,1024", &output, mesher);
+        assert!(result.status.success(), "{mesher}: {stderr}");
+        assert!(
+            peak < MOST_RESIDENT,
+            "{mesher}: {peak} bytes resident at the peak"
+        );
+        println!(
+            "{mesher}: sparse 1024³ meshed, peak resident {} MiB",
+            peak >> 20
+        );
+        let text = std::fs::read_to_string(&output).expect("the mesh");
+        let mesh: serde_json::Value = serde_json::from_str(&text).expect("the mesh is JSON");
+        let positions = mesh["positions"].as_array().expect("positions");
+        assert!(
+            positions.len() > 100,
+            "{mesher}: {} vertices",
+            positions.len()
+        );
+        assert!(!mesh["indices"].as_array().expect("indices").is_empty());
+        for position in positions {
+            let p: Vec<f64> = (0..3)
+                .map(|a| position[a].as_f64().expect("a coordinate"))
+                .collect();
+            let distance = (0..3)
+                .map(|a| (p[a] - f64::from(centre[a])).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(
+                (distance - f64::from(radius)).abs() < 0.6,
+                "{mesher}: vertex {p:?} is {distance} from the centre"
+            );
+        }
+        std::fs::remove_file(&output).ok();
+    }
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_dims_of_40_and_5000_digits_are_refused_in_a_short_line() {
+    let folder = scratch_folder("digits");
+    let input = folder.join("grid.f32");
+    let output = folder.join("out.json");
+    write_grid(&input, &sphere_grid(8));
+    for digits in [40, 5000] {
+        let number = "7".repeat(digits);
+        for dims in [
+            format!("{number},8,8"),
+            format!("8,8,{number}"),
+            number.clone(),
+        ] {
+            let message = expect_failure(&input, &dims, &output);
+            for line in message.lines() {
+                assert!(
+                    line.chars().count() < 300,
+                    "a line of {}: {line}",
+                    line.len()
+                );
+            }
+            assert!(
+                message.contains("--dims") && message.contains(&format!("({digits} characters)")),
+                "{message}"
+            );
+        }
+    }
+    // The mesher's name is quoted as briefly.
+    let result = run_mesh_with(&input, "8,8,8", &output, &["--mesher", &"x".repeat(5000)]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.lines().all(|line| line.chars().count() < 300),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn mesh_help_gives_the_limits_and_why() {
+    let result = Command::new(env!("CARGO_BIN_EXE_mesh"))
+        .arg("--help")
+        .output()
+        .expect("running the mesh tool");
+    let help = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{help}");
+    for limit in [
+        "4096",
+        "1048576",
+        "1073741824",
+        "2097152",
+        "4194304",
+        "323 MB",
+    ] {
+        assert!(help.contains(limit), "{limit} is not in the help: {help}");
+    }
+}
+
+#[test]
+fn soak_refuses_absurd_numbers_at_once_naming_the_option_and_range() {
+    let folder = scratch_folder("soak");
+    let script = folder.join("soak.json");
+    let huge = "9".repeat(5000);
+    for (args, option) in [
+        (
+            vec!["--minutes-of-game-time", "1e300"],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", &huge],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", "NaN"],
+            "--minutes-of-game-time",
+        ),
+        (
+            vec!["--minutes-of-game-time", "0"],
+            "--minutes-of-game-time",
+        ),
+        (vec!["--cycle-seconds", "1e-300"], "--cycle-seconds"),
+        (vec!["--cycle-seconds", &huge], "--cycle-seconds"),
+        (vec!["--cycle-seconds", "inf"], "--cycle-seconds"),
+        (vec!["--frame-dt", "0"], "--frame-dt"),
+        (vec!["--frame-dt", "NaN"], "--frame-dt"),
+        (vec!["--frame-dt", "1"], "--frame-dt"),
+        (
+            vec!["--frame-dt", "0.0001", "--minutes-of-game-time", "200"],
+            "--frame-dt",
+        ),
+        (
+            vec!["--cycle-seconds", "120", "--minutes-of-game-time", "1"],
+            "--cycle-seconds",
+        ),
+        (vec!["--width", &huge], "--width"),
+        (vec!["--view-radius", "33"], "--view-radius"),
+        (vec!["--seed", "18446744073709551616"], "--seed"),
+    ] {
+        let result = Command::new(env!("CARGO_BIN_EXE_soak"))
+            .args(&args)
+            .arg("--write-script")
+            .arg(&script)
+            .output()
+            .expect("running the soak tool");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        let shown: Vec<String> = args.iter().map(|a| a.chars().take(40).collect()).collect();
+        assert_eq!(result.status.code(), Some(2), "{shown:?}: {stderr}");
+        assert!(stderr.contains(option), "{shown:?}: {stderr}");
+        assert!(
+            stderr.lines().all(|line| line.chars().count() < 300),
+            "{shown:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{shown:?}: {stderr}");
+        assert!(
+            !script.exists(),
+            "{shown:?}: nothing is made of refused numbers"
+        );
+    }
+    // Numbers in range make a script the game reads.
+    let result = Command::new(env!("CARGO_BIN_EXE_soak"))
+        .args([
+            "--minutes-of-game-time",
+            "1",
+            "--cycle-seconds",
+            "10",
+            "--frame-dt",
+            "0.1",
+        ])
+        .arg("--write-script")
+        .arg(&script)
+        .output()
+        .expect("running the soak tool");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let text = std::fs::read_to_string(&script).expect("the script");
+    blockfall_game::scene::parse(&text).expect("the game reads the soak's script");
     std::fs::remove_dir_all(folder).ok();
 }
