@@ -23,10 +23,12 @@ pub const MOST_PIECES: usize = blockfall_engine::physics::MOST_BODIES;
 pub const MOST_PIECE_BLOCKS: usize = 1 << 16;
 
 /// Edited 16 m cells of the ground (8 bricks of 8³ samples each). A dig of the tool's largest
-/// radius (8 m) touches up to 8 cells and a scene's largest (64 m) about 700; 8,192 cells is a
-/// region 320 m on a side dug through, or some 100 km of tunnel. A baked cell is at most 8 KiB
-/// (64 MiB at the limit); a save writes each brick's 512 offsets, 4 KiB each as it is read.
-pub const MOST_EDITED_CELLS: usize = 8192;
+/// radius (8 m) touches up to 8 cells and a scene's largest (64 m) about 700; 16,384 cells is
+/// a region 400 m on a side dug through, some 250 km of tunnel, or 1,000 digs of 8–64 m spread
+/// over a square kilometre. A cell is 2–3 KiB (at most 8 KiB baked, 128 MiB at the limit); a
+/// save writes each brick's 512 offsets, 4 KiB each as it is written and read (at most 512
+/// MiB, briefly).
+pub const MOST_EDITED_CELLS: usize = 16_384;
 
 /// Edited bricks in a save: eight to a cell.
 pub const MOST_EDITED_BRICKS: usize = 8 * MOST_EDITED_CELLS;

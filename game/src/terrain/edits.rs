@@ -936,10 +936,12 @@ mod tests {
             edits.dig([0.0, f32::INFINITY, 0.0], 2.0),
             Err(EditError::CentreNotFinite(_))
         ));
-        assert!(matches!(
-            edits.dig([3.0e9, 0.0, 0.0], 2.0),
-            Err(EditError::CentreNotFinite(_))
-        ));
+        for far in [3.0e9, 524_289.0, -524_289.0] {
+            assert!(matches!(
+                edits.dig([far, 0.0, 0.0], 2.0),
+                Err(EditError::OutsideWorld(_))
+            ));
+        }
         assert_eq!(edits.heap_bytes(), 0);
     }
 
@@ -1164,19 +1166,30 @@ mod tests {
     #[test]
     fn thousands_of_digs_stay_under_a_bound() {
         // 2,000 digs of 8–64 m at random places on a 1 km square, many overlapping: the old
-        // store would have held about 8 GB.
+        // store would have held about 8 GB. Past `MOST_EDITED_CELLS` the rest are refused.
         let mut edits = EditStore::new(Arc::new(PlaneGround::flat(0.0)));
         let mut rng = Rng::new(16);
+        let mut refused = 0;
         for _ in 0..2000 {
             let centre = [
                 range(&mut rng, -500.0, 500.0),
                 range(&mut rng, -8.0, 8.0),
                 range(&mut rng, -500.0, 500.0),
             ];
-            edits
-                .dig(centre, range(&mut rng, 8.0, MAX_EDIT_RADIUS))
-                .expect("a valid edit");
+            let cells = edits.cells.len();
+            match edits.dig(centre, range(&mut rng, 8.0, MAX_EDIT_RADIUS)) {
+                Ok(_) => {}
+                // Past the limit a dig is refused whole: nothing changes.
+                Err(EditError::Full) => {
+                    refused += 1;
+                    assert_eq!(edits.cells.len(), cells);
+                }
+                Err(error) => panic!("{error}"),
+            }
+            assert!(edits.cells.len() <= MOST_EDITED_CELLS);
         }
+        // About 500 of these digs of up to 64 m fill the limit's 16,384 cells.
+        assert!(refused < 1600, "{refused} of 2,000 digs refused");
         // 53–70 MB over seeds 0–7 and 16: under 50 KB a dig on average, where one dig alone
         // of 64 m costs about 49 KB and the old store held 11 MB for it.
         let bytes = edits.heap_bytes();
