@@ -42,7 +42,7 @@ fn main() -> ExitCode {
     };
     let scene = match scene::read(&cli.scene) {
         Ok(scene) => scene,
-        Err(error) => return refuse(format!("{}: {error}", cli.scene.display())),
+        Err(error) => return refuse(format!("the scene {}: {error}", cli.scene.display())),
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         }
         Err(error) => {
             let _ = out.flush();
-            refuse(format!("{}: {error}", cli.scene.display()))
+            refuse(format!("the scene {}: {error}", cli.scene.display()))
         }
     }
 }

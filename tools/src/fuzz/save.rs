@@ -163,6 +163,10 @@ fn odd_u32(rng: &mut Rng) -> u32 {
 
 /// A save file: a real one changed at one of its layers.
 pub fn generate(rng: &mut Rng) -> Vec<u8> {
+    // One case in twelve: a hostile family, counts and spans toward and past their limits.
+    if rng.one_in(12) {
+        return super::hostile::generate_save(rng);
+    }
     let file = rng.pick(corpus()).clone();
     match rng.below(10) {
         // Bytes of any kind, some with the magic in front.

@@ -495,6 +495,11 @@ pub fn generate(rng: &mut Rng) -> Vec<u8> {
     if rng.one_in(5) {
         return corpus_text(rng);
     }
+    // One case in twelve: a hostile family (many digs, blocks, placements, a tower; a block
+    // at and past the world's edge).
+    if rng.one_in(12) {
+        return super::hostile::generate_scene(rng);
+    }
     let mut scene = valid_scene(rng);
     let changes = *rng.pick(&[0, 1, 1, 1, 2, 3]);
     for _ in 0..changes {
