@@ -276,10 +276,10 @@ impl SceneFamily {
 pub fn generate_save(rng: &mut Rng) -> Vec<u8> {
     let family = *rng.pick(&SaveFamily::ALL);
     let most = match family {
-        SaveFamily::PiecesPiled => 1 << 11,
-        SaveFamily::EditsScattered | SaveFamily::EditsDense | SaveFamily::PieceBlocks => 1 << 14,
-        SaveFamily::Blocks | SaveFamily::BlockSlots | SaveFamily::BodySlots => 1 << 17,
-        SaveFamily::ContactPushes => 1 << 17,
+        SaveFamily::PiecesPiled => 1 << 8,
+        SaveFamily::EditsScattered | SaveFamily::EditsDense | SaveFamily::PieceBlocks => 1 << 10,
+        SaveFamily::Blocks => 1 << 12,
+        SaveFamily::BlockSlots | SaveFamily::BodySlots | SaveFamily::ContactPushes => 1 << 15,
         _ => u64::MAX,
     };
     family.make(size(rng).min(most))
@@ -313,13 +313,17 @@ fn size(rng: &mut Rng) -> u64 {
     }
 }
 
-/// A small world saved: flat ground, nothing on it.
+/// A small world saved: flat ground, nothing on it (made once).
 fn base_save() -> WorldSave {
-    let text = r#"{"terrain": {"flat": {"height": 0}}, "duration": 0}"#;
-    let scene = scene::parse(text).expect("a valid scene");
-    let pool = WorkerPool::new(1).expect("one worker thread");
-    let (world, _) = scene::world_of(&scene, pool, 1).expect("a flat world");
-    world.save(0.0, &Input::default())
+    static SAVE: std::sync::OnceLock<WorldSave> = std::sync::OnceLock::new();
+    SAVE.get_or_init(|| {
+        let text = r#"{"terrain": {"flat": {"height": 0}}, "duration": 0}"#;
+        let scene = scene::parse(text).expect("a valid scene");
+        let pool = WorkerPool::new(1).expect("one worker thread");
+        let (world, _) = scene::world_of(&scene, pool, 1).expect("a flat world");
+        world.save(0.0, &Input::default())
+    })
+    .clone()
 }
 
 fn block_at(cell: [i32; 3]) -> Block {
