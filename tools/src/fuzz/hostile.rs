@@ -276,7 +276,7 @@ impl SceneFamily {
 pub fn generate_save(rng: &mut Rng) -> Vec<u8> {
     let family = *rng.pick(&SaveFamily::ALL);
     let most = match family {
-        SaveFamily::PiecesPiled => 1 << 8,
+        SaveFamily::PiecesPiled => 1 << 5,
         SaveFamily::EditsScattered | SaveFamily::EditsDense | SaveFamily::PieceBlocks => 1 << 10,
         SaveFamily::Blocks => 1 << 12,
         SaveFamily::BlockSlots | SaveFamily::BodySlots | SaveFamily::ContactPushes => 1 << 15,
