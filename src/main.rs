@@ -379,4 +379,18 @@ mod tests {
             "{error}"
         );
     }
+
+    #[test]
+    fn a_script_may_play_on_a_world_read_only_or_not_but_the_test_scene_has_none() {
+        let cli =
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--script", "s.json"])
+                .unwrap();
+        assert!(cli.world.is_some() && cli.script.is_some() && !cli.read_only);
+        let cli =
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--read-only"]).unwrap();
+        assert!(cli.read_only);
+        assert!(
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--test-scene"]).is_err()
+        );
+    }
 }

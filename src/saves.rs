@@ -209,6 +209,12 @@ impl Saves {
         !std::mem::replace(&mut self.asked, true)
     }
 
+    /// The player was asked at a quit and no save has succeeded since: why the world is not
+    /// saved (the next quit leaves at once, without trying again).
+    pub fn left_unsaved(&self) -> Option<&str> {
+        self.failure().filter(|_| self.asked)
+    }
+
     /// The save as a scripted run's state lines report it: a run with `--world` from the
     /// start (nothing tried yet), any run once it tried a save; `None` otherwise, and for a
     /// read-only run, which never saves.
@@ -304,8 +310,10 @@ mod tests {
         );
         // The next autosave is five minutes on, not the next frame.
         assert!(!saves.played(1.0));
+        assert_eq!(saves.left_unsaved(), None);
         assert!(saves.ask_before_leaving(), "asked the first time");
         assert!(saves.warning("F5").unwrap().contains("quit again"));
+        assert_eq!(saves.left_unsaved(), Some(reason.as_str()));
         assert!(!saves.ask_before_leaving(), "leaves the second time");
 
         // A save that succeeds clears it all.
@@ -313,6 +321,7 @@ mod tests {
         saves.save(&world).expect("written");
         assert_eq!(saves.failure(), None);
         assert!(saves.warning("F5").is_none());
+        assert_eq!(saves.left_unsaved(), None);
         assert!(saves.ask_before_leaving());
         std::fs::remove_dir_all(dir).ok();
     }

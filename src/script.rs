@@ -138,6 +138,18 @@ impl Script {
         self.runner.report_save(save);
     }
 
+    /// What stderr says when `signal` stopped the script between frames: where its clock got
+    /// to (`SIGTERM: the script stopped at t = 2.4 s of 30 s`).
+    pub fn stopped(&self, signal: &str) -> String {
+        let (t, duration) = self.clock();
+        let rounded = |seconds: f64| (seconds * 1e6).round() / 1e6;
+        format!(
+            "{signal}: the script stopped at t = {} s of {} s",
+            rounded(t),
+            rounded(duration)
+        )
+    }
+
     /// Whether every frame has been played.
     pub fn finished(&self) -> bool {
         self.frame > self.runner.frame_count()

@@ -400,9 +400,21 @@ impl App {
     fn leave(&mut self, event_loop: &ActiveEventLoop, why: Leaving) {
         if let Leaving::Signal(signal) = why {
             self.report.stopped_by = Some(signal);
+            if let Some(script) = self
+                .state
+                .as_ref()
+                .and_then(|state| state.play.script.as_ref())
+            {
+                eprintln!("{}", script.stopped(signal));
+            }
         }
         if let Some(state) = self.state.as_mut() {
-            if let Err(reason) = state.save_at_end() {
+            // Asked already: the player's second quit leaves without trying again.
+            let saved = match state.saves.left_unsaved() {
+                Some(reason) if why == Leaving::Player => Err(reason.to_owned()),
+                _ => state.save_at_end(),
+            };
+            if let Err(reason) = saved {
                 if why == Leaving::Player && state.saves.ask_before_leaving() {
                     state.ask_to_quit_again();
                     return;
@@ -584,6 +596,7 @@ impl WindowState {
         let key = self.play.input.bindings.label(Action::Save);
         self.play.warning = self.saves.warning(&key);
         if let Some(warning) = self.play.warning.clone() {
+            eprintln!("error: {warning}");
             self.play.say(warning);
         }
     }

@@ -17,9 +17,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// to (links followed, so that every path to one save finds one lock).
 pub fn lock_path(world: &Path) -> PathBuf {
     let real = real_place(world);
-    let name = real
-        .file_name()
-        .map_or_else(|| "world".into(), |name| name.to_string_lossy().into_owned());
+    let name = real.file_name().map_or_else(
+        || "world".into(),
+        |name| name.to_string_lossy().into_owned(),
+    );
     real.with_file_name(format!(".{name}.lock"))
 }
 
@@ -99,7 +100,7 @@ fn command_of(pid: u32) -> Option<String> {
 pub enum LockError {
     /// Another game holds it.
     #[error(
-        "{world} is open in another game ({holder}); its lock is {lock}",
+        "{world} is open in another game: {holder}; its lock is {lock}",
         world = world.display(),
         lock = lock.display()
     )]
@@ -157,7 +158,7 @@ impl WorldLock {
         // The lock is what counts; a lock file that cannot take its text (a full disk) still
         // locks, and a second game is told less about who holds it.
         if let Err(error) = write_holder(&mut file) {
-            log::warn!("writing who holds {}: {error}", path.display());
+            log::info!("writing who holds {}: {error}", path.display());
         }
         Ok(Self { file, path })
     }
@@ -266,7 +267,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("blockfall-lock-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("blockfall-lock-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
@@ -277,15 +279,24 @@ mod tests {
         let dir = scratch("twice");
         let world = dir.join("w.blockfall");
         let held = WorldLock::take(&world).expect("the first lock");
-        assert_eq!(held.path(), dir.canonicalize().unwrap().join(".w.blockfall.lock"));
+        assert_eq!(
+            held.path(),
+            dir.canonicalize().unwrap().join(".w.blockfall.lock")
+        );
         let text = fs::read_to_string(held.path()).unwrap();
-        assert!(text.starts_with(&format!("pid {}\nstarted ", std::process::id())), "{text}");
+        assert!(
+            text.starts_with(&format!("pid {}\nstarted ", std::process::id())),
+            "{text}"
+        );
         let refused = WorldLock::take(&world).expect_err("held");
         let LockError::Held { holder, .. } = &refused else {
             panic!("{refused}");
         };
         assert_eq!(holder.pid, Some(std::process::id()));
-        assert!(holder.started.as_deref().is_some_and(|s| s.ends_with("UTC")));
+        assert!(holder
+            .started
+            .as_deref()
+            .is_some_and(|s| s.ends_with("UTC")));
         let message = refused.to_string();
         assert!(
             message.contains(&format!("process {}", std::process::id()))
@@ -296,7 +307,10 @@ mod tests {
         assert!(holder.command.is_some(), "{holder:?}");
         // Another path to the same save finds the same lock.
         let other = dir.join(".").join("w.blockfall");
-        assert!(matches!(WorldLock::take(&other), Err(LockError::Held { .. })));
+        assert!(matches!(
+            WorldLock::take(&other),
+            Err(LockError::Held { .. })
+        ));
         drop(held);
         let again = WorldLock::take(&world).expect("free once dropped");
         drop(again);
@@ -329,6 +343,9 @@ mod tests {
         assert_eq!(holder.pid, Some(u32::MAX));
         assert_eq!(holder.started.as_deref(), Some("2026-01-01 00:00:00 UTC"));
         let nobody = Holder::from_text("");
-        assert_eq!(nobody.to_string(), "a process that has not written its id yet");
+        assert_eq!(
+            nobody.to_string(),
+            "a process that has not written its id yet"
+        );
     }
 }
