@@ -398,6 +398,36 @@ mod tests {
     }
 
     #[test]
+    fn the_warning_comes_first_and_in_red() {
+        let hud = Hud {
+            lines: vec!["walking".into()],
+            message: Some("saving failed: no space".into()),
+            warning: Some("World NOT saved: no space — F5 to try again".into()),
+            ..Hud::default()
+        };
+        let context = egui::Context::default();
+        let input = HudRenderer::raw_input(640, 360, 1.0);
+        let mut output = context.run_ui(input, |ui| lay_out(ui, &hud));
+        // Applied, as far as this test goes.
+        output.textures_delta.clear();
+        let colours: Vec<Color32> = output
+            .shapes
+            .iter()
+            .filter_map(|shape| match &shape.shape {
+                egui::Shape::Text(text) => text.galley.job.sections.first(),
+                _ => None,
+            })
+            .map(|section| section.format.color)
+            .collect();
+        assert_eq!(colours, [WARNING, TEXT, MESSAGE]);
+        assert!(!Hud {
+            warning: Some("not saved".into()),
+            ..Hud::default()
+        }
+        .is_empty());
+    }
+
+    #[test]
     fn an_empty_hud_draws_nothing() {
         let hud = Hud {
             detail: vec!["hidden".into()],
