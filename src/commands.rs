@@ -13,6 +13,7 @@ use blockfall_game::input::{Action, Command};
 use crate::play::Play;
 use crate::saves::{Saves, READ_ONLY};
 use crate::shown::Shown;
+use crate::signals::tell;
 
 /// What the commands left to the run that shows the frame.
 #[derive(Debug, Default)]
@@ -95,7 +96,7 @@ impl Run<'_> {
         }
         match saved {
             Ok(said) if said == READ_ONLY => {
-                eprintln!("warning: {said}");
+                tell(format_args!("warning: {said}"));
                 self.play.say(said);
                 Ok(())
             }
@@ -107,7 +108,7 @@ impl Run<'_> {
             }
             Err(reason) => {
                 if let Some(warning) = &self.play.warning {
-                    eprintln!("error: {warning}");
+                    tell(format_args!("error: {warning}"));
                 }
                 self.play.say(format!("saving failed: {reason}"));
                 Err(reason)

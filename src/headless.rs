@@ -417,7 +417,7 @@ fn run_script_headless(
         started.elapsed().as_secs_f64()
     );
     if let (Some(signal), Some(script)) = (stopped_by, &renderer.play.script) {
-        eprintln!("{}", script.stopped(signal));
+        signals::tell(script.stopped(signal));
     }
     let unsaved = renderer.save_at_end(&mut gpu);
     let report = RunReport {

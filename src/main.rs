@@ -96,6 +96,14 @@ struct Cli {
     read_only: bool,
 }
 
+/// Like `eprintln!`, through [`blockfall::signals::tell`]: after the run (a SIGHUP may have
+/// closed the terminal) a message that cannot be written must not panic before the exit status.
+macro_rules! say {
+    ($($message:tt)*) => {
+        blockfall::signals::tell(format_args!($($message)*))
+    };
+}
+
 /// `--shadows`'s values: [`Shadows::ALL`]'s names in lower case.
 const SHADOWS_NAMES: [&str; 3] = ["off", "low", "high"];
 
@@ -206,12 +214,12 @@ fn main() -> ExitCode {
                     .clone()
                     .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
                 if options.script.is_some() {
-                    eprintln!(
+                    say!(
                         "{error}; playing the script headless instead (use --headless to ask for \
                          that directly)"
                     );
                 } else {
-                    eprintln!(
+                    say!(
                         "{error}; rendering the scene headless to {} instead (use --headless to \
                          ask for that directly)",
                         path.display()
@@ -229,7 +237,7 @@ fn main() -> ExitCode {
     match result {
         Ok(report) => finish(&report, options.validation),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            say!("error: {error:#}");
             if error.downcast_ref::<GpuFailed>().is_some() {
                 ExitCode::from(blockfall::gpu_failure::EXIT_CODE)
             } else if refusal::is_refusal(&error) {
@@ -307,11 +315,11 @@ fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
              look at the world without saving it"
         ))),
         Err(held @ LockError::Held { .. }) => {
-            eprintln!("warning: {held}: F5 will not save it here");
+            say!("warning: {held}: F5 will not save it here");
             Ok(None)
         }
         Err(error) => {
-            eprintln!("warning: {error}; the world is not locked");
+            say!("warning: {error}; the world is not locked");
             Ok(None)
         }
     }
@@ -319,12 +327,13 @@ fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
 
 fn finish(report: &RunReport, validation: bool) -> ExitCode {
     if let Some(path) = &report.screenshot {
-        println!("{}", path.display());
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), "{}", path.display());
     }
     if let Some(signal) = report.stopped_by {
-        eprintln!("stopped on {signal}");
+        say!("stopped on {signal}");
     }
-    eprintln!(
+    say!(
         "{} frame{} on {}, {:.2} ms per frame (CPU: play {:.3} ms, record {:.3} ms; the first \
          frame: play {:.3} ms, record {:.3} ms){}",
         report.frames,
@@ -342,7 +351,7 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
             .collect::<String>()
     );
     if validation && report.validation_errors > 0 {
-        eprintln!(
+        say!(
             "error: {} validation errors; the last: {}",
             report.validation_errors,
             report.last_validation_error.as_deref().unwrap_or("?")
@@ -350,7 +359,7 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Some(reason) = &report.unsaved {
-        eprintln!("error: the world was not saved: {reason}");
+        say!("error: the world was not saved: {reason}");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS

@@ -66,6 +66,14 @@ impl Default for Received {
     }
 }
 
+/// Writes `line` and a line end on stderr. A stderr that is gone is no reason to fail: after
+/// SIGHUP the terminal may be closed, and `eprintln!` would panic there before the world was
+/// saved.
+pub fn tell(line: impl std::fmt::Display) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// The signals of this process, counted by [`listen`]'s thread.
 static RECEIVED: Received = Received::new();
 
@@ -118,15 +126,17 @@ pub fn listen() -> std::io::Result<()> {
 fn react(signal: i32, reaction: Reaction) {
     let name = name(signal);
     match reaction {
-        Reaction::SaveAndQuit => {
-            eprintln!("{name}: stopping after this frame (a world is saved first)")
-        }
-        Reaction::Wait => eprintln!(
+        Reaction::SaveAndQuit => tell(format_args!(
+            "{name}: stopping after this frame (a world is saved first)"
+        )),
+        Reaction::Wait => tell(format_args!(
             "{name} again: waiting for the save to finish (a third signal quits at once; the \
              old save or the new one stays whole)"
-        ),
+        )),
         Reaction::ExitNow => {
-            eprintln!("{name} a third time: quitting now, without waiting for the save");
+            tell(format_args!(
+                "{name} a third time: quitting now, without waiting for the save"
+            ));
             signal_hook::low_level::exit(128 + signal);
         }
     }

@@ -405,7 +405,7 @@ impl App {
                 .as_ref()
                 .and_then(|state| state.play.script.as_ref())
             {
-                eprintln!("{}", script.stopped(signal));
+                signals::tell(script.stopped(signal));
             }
         }
         if let Some(state) = self.state.as_mut() {
@@ -596,7 +596,7 @@ impl WindowState {
         let key = self.play.input.bindings.label(Action::Save);
         self.play.warning = self.saves.warning(&key);
         if let Some(warning) = self.play.warning.clone() {
-            eprintln!("error: {warning}");
+            signals::tell(format_args!("error: {warning}"));
             self.play.say(warning);
         }
     }

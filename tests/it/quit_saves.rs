@@ -113,8 +113,9 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
 }
 
 /// A run on a saved world that digs, stopped by `signal` (`TERM`, `INT`, `HUP`) once its trace
-/// shows the dig: it exits 0 and the save on disk holds the dig and the session's clock.
-fn a_signal_saves(name: &str, signal: &str, headless: bool) {
+/// shows the dig: it exits 0 and the save on disk holds the dig and the session's clock. With
+/// `hung_up`, its stderr is closed first, as a terminal that went away would be.
+fn a_signal_saves(name: &str, signal: &str, headless: bool, hung_up: bool) {
     let dir = scratch(name);
     let world = dir.join("w.blockfall");
     saved_world(&world);
@@ -142,6 +143,9 @@ fn a_signal_saves(name: &str, signal: &str, headless: bool) {
         panic!("no dig in the trace ({status:?}): {lines:?}\n{stderr}");
     }
     assert!(dig.contains("\"changed\":true"), "{dig}");
+    if hung_up {
+        drop(child.stderr.take());
+    }
     // A few frames more, then the signal.
     std::thread::sleep(Duration::from_millis(300));
     let killed = Command::new("kill")
@@ -153,7 +157,7 @@ fn a_signal_saves(name: &str, signal: &str, headless: bool) {
     reader.join().ok();
     assert_eq!(status, Some(0), "{stderr}");
     assert!(
-        stderr.contains(&format!("stopped on SIG{signal}")),
+        hung_up || stderr.contains(&format!("stopped on SIG{signal}")),
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -169,17 +173,22 @@ fn a_signal_saves(name: &str, signal: &str, headless: bool) {
 
 #[test]
 fn sigterm_saves_a_headless_scripted_world_and_exits_0() {
-    a_signal_saves("term", "TERM", true);
+    a_signal_saves("term", "TERM", true, false);
 }
 
 #[test]
 fn sigint_saves_a_headless_scripted_world_and_exits_0() {
-    a_signal_saves("int", "INT", true);
+    a_signal_saves("int", "INT", true, false);
 }
 
 #[test]
 fn sighup_saves_a_headless_scripted_world_and_exits_0() {
-    a_signal_saves("hup", "HUP", true);
+    a_signal_saves("hup", "HUP", true, false);
+}
+
+#[test]
+fn sighup_with_its_terminal_gone_still_saves_and_exits_0() {
+    a_signal_saves("hup-gone", "HUP", true, true);
 }
 
 fn assert_display() {
@@ -194,7 +203,7 @@ fn assert_display() {
 #[test]
 fn sigterm_saves_the_window_s_world_and_exits_0() {
     assert_display();
-    a_signal_saves("window", "TERM", false);
+    a_signal_saves("window", "TERM", false, false);
 }
 
 #[test]
