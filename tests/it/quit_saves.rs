@@ -191,6 +191,95 @@ fn sighup_with_its_terminal_gone_still_saves_and_exits_0() {
     a_signal_saves("hup-gone", "HUP", true, true);
 }
 
+#[test]
+fn a_signal_stops_a_run_without_a_world_cleanly() {
+    let dir = scratch("no-world");
+    // Headless frames without end: the PNG of the frame it stopped at.
+    let png = dir.join("last.png");
+    let mut child = blockfall(&dir)
+        .args(["--headless", "--frames", "100000000", "--screenshot"])
+        .arg(&png)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the blockfall binary runs");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut log = String::new();
+    for line in stderr.by_ref().map_while(Result::ok) {
+        log.push_str(&line);
+        log.push('\n');
+        if line.contains("chunks within") {
+            break;
+        }
+    }
+    // The rest of stderr, read as it comes.
+    let rest = std::thread::spawn(move || {
+        stderr
+            .map_while(Result::ok)
+            .fold(String::new(), |all, line| all + &line + "\n")
+    });
+    if !log.contains("chunks within") && skip_gpu() {
+        return;
+    }
+    assert!(log.contains("chunks within"), "{log}");
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("its end");
+    let rest = rest.join().expect("stderr read");
+    assert_eq!(output.status.code(), Some(0), "{log}{rest}");
+    assert!(rest.contains("stopped on SIGTERM"), "{rest}");
+    assert_eq!(text(&output.stdout).trim(), png.to_str().unwrap());
+    assert!(
+        std::fs::metadata(&png).is_ok_and(|m| m.len() > 0),
+        "the PNG"
+    );
+
+    // A script: every line of the frames played is out, whole, and no `done`.
+    let script = script(&dir, 30.0, "");
+    let mut child = blockfall(&dir)
+        .args(["--headless", "--script"])
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the blockfall binary runs");
+    let (lines, reader) = read_until(&mut child, "\"event\":\"dig\"");
+    assert!(
+        lines.last().is_some_and(|line| line.contains("\"dig\"")),
+        "{lines:?}"
+    );
+    let killed = Command::new("kill")
+        .args(["-s", "INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let (status, stderr) = finish(child);
+    reader.join().ok();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("SIGINT: the script stopped at t = ")
+            && stderr.contains("stopped on SIGINT"),
+        "{stderr}"
+    );
+    for line in &lines {
+        serde_json::from_str::<serde_json::Value>(line).expect("a whole line");
+        assert!(
+            !line.contains("\"save\""),
+            "no world, no save tried: {line}"
+        );
+    }
+    assert!(
+        !dir.join("data").exists(),
+        "nothing saved in the data folder"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
 fn assert_display() {
     let has_display =
         std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
