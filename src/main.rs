@@ -168,27 +168,11 @@ fn main() -> ExitCode {
     // The player's settings, then the flags given.
     let settings = settings_path(cli.settings.as_deref(), cli.headless, cli.script.is_some());
     // Bad input is refused before anything is written or drawn.
-    if let Err(refusal) = preflight(&cli, &options, settings.as_deref()) {
+    let prepared = preflight(&cli, &options, settings.as_deref())
+        .and_then(|()| prepare_world(&cli, &mut options));
+    if let Err(refusal) = prepared {
         eprintln!("error: {refusal}");
         return ExitCode::from(refusal::EXIT_CODE);
-    }
-    // A script with --world plays on that world (one that names its own is refused).
-    if let (Some(world), Some(path), Some(scene)) = (&cli.world, &cli.script, &options.script) {
-        match blockfall::script::on_world(scene, path, world) {
-            Ok(on) => options.script = Some(on),
-            Err(refusal) => {
-                eprintln!("error: {refusal}");
-                return ExitCode::from(refusal::EXIT_CODE);
-            }
-        }
-    }
-    // One game per world: taken before any frame.
-    match take_lock(&cli) {
-        Ok(lock) => options.world_lock = lock,
-        Err(refusal) => {
-            eprintln!("error: {refusal}");
-            return ExitCode::from(refusal::EXIT_CODE);
-        }
     }
     if let Some(path) = settings {
         for warning in options.load_settings(&path, cli.headless) {
@@ -290,6 +274,16 @@ fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result
     Ok(())
 }
 
+/// What the run's world needs before any frame: a script set to play on `--world` (one that
+/// names its own world is refused), and the world's lock ([`take_lock`]).
+fn prepare_world(cli: &Cli, options: &mut RunOptions) -> Result<(), Refusal> {
+    if let (Some(world), Some(path), Some(scene)) = (&cli.world, &cli.script, &options.script) {
+        options.script = Some(blockfall::script::on_world(scene, path, world)?);
+    }
+    options.world_lock = take_lock(cli)?;
+    Ok(())
+}
+
 /// The lock on the run's world, taken before any frame: `--world`'s, refused when another game
 /// holds it; for the player's window without `--world`, the data folder's world (held by
 /// another game, F5 says so); none for `--read-only`, nor for headless and scripted runs
@@ -299,7 +293,7 @@ fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
     if cli.read_only {
         return Ok(None);
     }
-    let player = !cli.headless && cli.script.is_none();
+    let player = !cli.headless && cli.script.is_none() && !cli.test_scene;
     let path = match &cli.world {
         Some(world) => world.clone(),
         None if player => match blockfall::saves::save_path(None) {
