@@ -8,11 +8,12 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{FrameRing, Gpu};
-use blockfall_game::input::Command;
+use blockfall_game::input::{Action, Command};
 
 use crate::play::Play;
-use crate::saves::Saves;
+use crate::saves::{Saves, READ_ONLY};
 use crate::shown::Shown;
+use crate::signals::tell;
 
 /// What the commands left to the run that shows the frame.
 #[derive(Debug, Default)]
@@ -69,16 +70,48 @@ impl Run<'_> {
         Ok(asked)
     }
 
-    /// F5, an autosave, the end of a `--world` run: the world saved, the HUD told how it went.
+    /// F5 or an autosave: the world saved, the HUD told how it went.
     pub fn save_world(&mut self) {
+        let _ = self.save(true);
+    }
+
+    /// The save at the end of a run (a quit, a script's or a headless run's end, a signal):
+    /// nothing said when it is written, for the run is over; why it failed otherwise.
+    pub fn save_at_end(&mut self) -> Result<(), String> {
+        self.save(false)
+    }
+
+    /// Saves the world ([`Saves::save`]); `say_written`: the HUD says so when it is written.
+    /// A failure is said, kept on the HUD until a save succeeds ([`Play::warning`]) and
+    /// written on stderr; a script's state lines report the save from now on.
+    fn save(&mut self, say_written: bool) -> Result<(), String> {
         let Shown::World(renderer) = &*self.shown else {
-            return;
+            return Ok(());
         };
-        match self.saves.save(&renderer.world) {
-            Ok(said) => self.play.say(said),
-            Err(said) => {
-                log::error!("{said}");
+        let saved = self.saves.save(&renderer.world);
+        let key = self.play.input.bindings.label(Action::Save);
+        self.play.warning = self.saves.warning(&key);
+        if let (Some(script), Some(state)) = (&mut self.play.script, self.saves.state()) {
+            script.report_save(state);
+        }
+        match saved {
+            Ok(said) if said == READ_ONLY => {
+                tell(format_args!("warning: {said}"));
                 self.play.say(said);
+                Ok(())
+            }
+            Ok(said) => {
+                if say_written {
+                    self.play.say(said);
+                }
+                Ok(())
+            }
+            Err(reason) => {
+                if let Some(warning) = &self.play.warning {
+                    tell(format_args!("error: {warning}"));
+                }
+                self.play.say(format!("saving failed: {reason}"));
+                Err(reason)
             }
         }
     }

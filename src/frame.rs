@@ -98,7 +98,13 @@ impl FrameRun<'_> {
             // The test scene has no world to play: only the keys.
             Shown::Test(_) => run.play.take_commands(),
         };
-        if run.play.script.is_none() && run.saves.played(dt) {
+        // The clock a save keeps: the script's, or the time played. An autosave is due every
+        // five minutes of it (`--world`).
+        let autosave = match &run.play.script {
+            Some(script) => run.saves.played_to(script.reached()),
+            None => run.saves.played(dt),
+        };
+        if autosave {
             run.save_world();
         }
         let asked = run.carry_out(&commands)?;

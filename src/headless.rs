@@ -30,6 +30,7 @@ use crate::screenshot::{check_writable, write_png};
 use crate::script::Script;
 use crate::shaders::LIBRARY;
 use crate::shown::Shown;
+use crate::signals;
 use blockfall_game::scene::Start;
 
 /// Where the PNG goes when no path is given.
@@ -91,7 +92,7 @@ impl HeadlessRenderer {
     pub fn for_run(gpu: &mut Gpu, options: &RunOptions) -> anyhow::Result<Self> {
         let (shown, start) = Shown::new(gpu, options, OFFSCREEN_FORMAT)?;
         let mut renderer = Self::showing(gpu, options.width, options.height, shown)?;
-        renderer.saves = Saves::new(options.world.as_deref(), start.clock);
+        renderer.saves = Saves::for_run(options, start.clock);
         renderer.start = start;
         Ok(renderer)
     }
@@ -182,6 +183,23 @@ impl HeadlessRenderer {
         }
         .frame(&mut end, time, dt, readback)?;
         Ok((drawn.submission, drawn.play))
+    }
+
+    /// The save at the run's end (its frames done, its script's end, a signal): `--world`, or a
+    /// run whose last save failed; why it failed, if it did (the run then exits with status 1).
+    pub fn save_at_end(&mut self, gpu: &mut Gpu) -> Option<String> {
+        if !self.saves.saves_at_end() {
+            return None;
+        }
+        Run {
+            play: &mut self.play,
+            shown: &mut self.shown,
+            saves: &mut self.saves,
+            gpu,
+            frames: &mut self.frames,
+        }
+        .save_at_end()
+        .err()
     }
 
     /// `error` as the run ends with it: a failure of the GPU saves the world first, at `clock`,
@@ -295,25 +313,32 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     }
     let frames = options.frames.unwrap_or(1).max(1);
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
-    for frame in 0..frames {
-        capture.frame_starts(frame);
-        let time = frame as f32 * options.time_step;
-        if let Err(error) = renderer.render(&mut gpu, time, options.time_step, frame + 1 == frames)
-        {
+    let (mut drawn, mut stopped_by) = (0, None);
+    while drawn < frames && stopped_by.is_none() {
+        // A signal: this frame is the last, its PNG written.
+        stopped_by = signals::stop_asked();
+        let last = drawn + 1 == frames || stopped_by.is_some();
+        capture.frame_starts(drawn);
+        let time = drawn as f32 * options.time_step;
+        if let Err(error) = renderer.render(&mut gpu, time, options.time_step, last) {
             return Err(renderer.recover(error, start + f64::from(time), options));
         }
         capture.frame_ends();
+        drawn += 1;
     }
     let pixels = match renderer.pixels() {
         Ok(pixels) => pixels,
         Err(error) => return Err(renderer.recover(error.into(), start, options)),
     };
     renderer.clock.end();
+    // `--world`: saved before the picture is written, so a PNG that cannot be written loses no
+    // play.
+    let unsaved = renderer.save_at_end(&mut gpu);
     let path = screenshot_path(options);
     write_png(&pixels, &path)?;
 
     Ok(RunReport {
-        frames,
+        frames: drawn,
         mean_frame_ms: renderer.clock.mean_frame_ms(),
         mean_cpu_ms: renderer.clock.mean_cpu_ms(),
         first_cpu_ms: renderer.clock.first_cpu_ms(),
@@ -331,6 +356,8 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
         messages: renderer.play.said.clone(),
+        stopped_by,
+        unsaved,
     })
 }
 
@@ -344,13 +371,23 @@ fn run_script_headless(
     started: Instant,
 ) -> anyhow::Result<RunReport> {
     let mut script = Script::new(scene, &renderer.start);
+    if let Some(state) = renderer.saves.state() {
+        script.report_save(state);
+    }
     if let Shown::World(world) = &renderer.shown {
         print_lines(&[script.first_line(&world.world)?]);
     }
     renderer.play = Play::new(Some(script));
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frames = 0u64;
+    let mut stopped_by = None;
     while !renderer.play.script_finished() {
+        // A signal stops the script between frames: every line and picture of the frames
+        // played is out.
+        stopped_by = signals::stop_asked();
+        if stopped_by.is_some() {
+            break;
+        }
         capture.frame_starts(frames);
         let clock = renderer.play.script.as_ref().map_or(0.0, |s| s.clock().0);
         let (_, play) =
@@ -379,6 +416,10 @@ fn run_script_headless(
         "{frames} scripted frames in {:.2} s",
         started.elapsed().as_secs_f64()
     );
+    if let (Some(signal), Some(script)) = (stopped_by, &renderer.play.script) {
+        signals::tell(script.stopped(signal));
+    }
+    let unsaved = renderer.save_at_end(&mut gpu);
     let report = RunReport {
         frames,
         mean_frame_ms: renderer.clock.mean_frame_ms(),
@@ -398,6 +439,8 @@ fn run_script_headless(
         device_name: gpu.device.adapter.name.clone(),
         captured: capture.captured(),
         messages: renderer.play.said.clone(),
+        stopped_by,
+        unsaved,
     };
     // The renderer's objects go before the device's table and uploader.
     drop(renderer);

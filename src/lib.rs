@@ -14,12 +14,15 @@
 //!   goes back to whoever presents the frame.
 //! - [`refusal`]: bad input refused before any frame with exit status 2; a run never writes
 //!   over its own inputs.
-//! - [`saves`]: saving and loading in the window (F5, F9, `--world`, autosave).
+//! - [`saves`]: saving and loading (F5, F9, `--world`, autosave, the save at the end); a failed
+//!   save kept, shown and tried again.
 //! - [`screenshot`]: read-back pixels written as PNG.
 //! - [`script`]: scripted runs (`--script`): a `sim` scene whose events may also be input.
 //! - [`shown`]: what a run shows: the world or the renderer's test scene.
+//! - [`signals`]: SIGTERM, SIGINT and SIGHUP stop the run through its end, which saves.
 //! - [`soak`]: the soak, long random play with saves and loads while memory is watched.
 //! - [`window`]: the windowed run: winit's event loop, the swapchain, frames in flight.
+//! - [`world_lock`]: one game per world: the lock file beside the save.
 //! - [`shaders`]: the SPIR-V `build.rs` compiled from `shaders/`.
 
 pub mod capture;
@@ -36,8 +39,10 @@ pub mod saves;
 pub mod screenshot;
 pub mod script;
 pub mod shown;
+pub mod signals;
 pub mod soak;
 pub mod window;
+pub mod world_lock;
 
 /// The SPIR-V that `build.rs` compiled from `shaders/`.
 pub mod shaders {

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use blockfall::gpu_failure::GpuFailed;
 use blockfall::headless::{run_headless, DEFAULT_SCREENSHOT};
@@ -9,6 +10,7 @@ use blockfall::options::{settings_path, Overrides, RunOptions, RunReport, SceneC
 use blockfall::refusal::{self, Refusal, Role, RunFiles};
 use blockfall::screenshot::check_writable;
 use blockfall::window::{run_windowed, NoDisplay};
+use blockfall::world_lock::{lock_path, LockError, WorldLock};
 use blockfall_game::render::shadows::Shadows;
 use clap::Parser;
 
@@ -81,11 +83,25 @@ struct Cli {
     #[arg(long, value_name = "SCRIPT.json", conflicts_with_all = ["frames", "test_scene"])]
     script: Option<PathBuf>,
     /// Open this save (or create it, from `--seed`, when nothing is there; a path that cannot
-    /// be read, a folder or a trailing slash exits with status 2); the game saves there every
-    /// 5 minutes and when it closes, and F5 / F9 save and load it. Without it, F5 / F9 use
-    /// `worlds/world.blockfall` in the platform's data folder.
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["script", "test_scene"])]
+    /// be read, a folder or a trailing slash exits with status 2) and lock it (another game
+    /// holding it exits with status 2); the game saves there every 5 minutes, when it closes
+    /// and on SIGTERM, SIGINT or SIGHUP, and F5 / F9 save and load it. With `--script`, the
+    /// script plays on it. Without it, F5 / F9 use `worlds/world.blockfall` in the platform's
+    /// data folder.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["test_scene"])]
     world: Option<PathBuf>,
+    /// Open the world without locking or ever saving it (F5 says so; no autosave, nothing at
+    /// the end): to look at a world another game has open.
+    #[arg(long)]
+    read_only: bool,
+}
+
+/// Like `eprintln!`, through [`blockfall::signals::tell`]: after the run (a SIGHUP may have
+/// closed the terminal) a message that cannot be written must not panic before the exit status.
+macro_rules! say {
+    ($($message:tt)*) => {
+        blockfall::signals::tell(format_args!($($message)*))
+    };
 }
 
 /// `--shadows`'s values: [`Shadows::ALL`]'s names in lower case.
@@ -106,6 +122,10 @@ fn shadows_parser() -> impl clap::builder::TypedValueParser<Value = Shadows> {
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
+    // From here on SIGTERM, SIGINT and SIGHUP stop the run through its end, which saves.
+    if let Err(error) = blockfall::signals::listen() {
+        eprintln!("warning: signals will not save the world: {error}");
+    }
     if !cli.time_step.is_finite() || cli.time_step < 0.0 {
         eprintln!("error: --time-step must be a finite number of seconds, 0 or more");
         return ExitCode::from(2);
@@ -141,13 +161,16 @@ fn main() -> ExitCode {
         seed: cli.seed,
         script,
         world: cli.world.clone(),
+        read_only: cli.read_only,
         debug_sky: cli.debug_sky,
         ..RunOptions::default()
     };
     // The player's settings, then the flags given.
     let settings = settings_path(cli.settings.as_deref(), cli.headless, cli.script.is_some());
     // Bad input is refused before anything is written or drawn.
-    if let Err(refusal) = preflight(&cli, &options, settings.as_deref()) {
+    let prepared = preflight(&cli, &options, settings.as_deref())
+        .and_then(|()| prepare_world(&cli, &mut options));
+    if let Err(refusal) = prepared {
         eprintln!("error: {refusal}");
         return ExitCode::from(refusal::EXIT_CODE);
     }
@@ -175,12 +198,12 @@ fn main() -> ExitCode {
                     .clone()
                     .unwrap_or_else(|| PathBuf::from(DEFAULT_SCREENSHOT));
                 if options.script.is_some() {
-                    eprintln!(
+                    say!(
                         "{error}; playing the script headless instead (use --headless to ask for \
                          that directly)"
                     );
                 } else {
-                    eprintln!(
+                    say!(
                         "{error}; rendering the scene headless to {} instead (use --headless to \
                          ask for that directly)",
                         path.display()
@@ -198,7 +221,7 @@ fn main() -> ExitCode {
     match result {
         Ok(report) => finish(&report, options.validation),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            say!("error: {error:#}");
             if error.downcast_ref::<GpuFailed>().is_some() {
                 ExitCode::from(blockfall::gpu_failure::EXIT_CODE)
             } else if refusal::is_refusal(&error) {
@@ -218,6 +241,9 @@ fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result
     if let Some(world) = &cli.world {
         refusal::world_file(world)?;
         files.add(Role::World, world);
+        if !cli.read_only {
+            files.add(Role::Lock, &lock_path(world));
+        }
     }
     if let Some(path) = settings {
         files.add(Role::Settings, path);
@@ -237,20 +263,71 @@ fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result
         // Written only when there is no display: checked then (`run_headless`).
         writes.clear();
     }
-    // A script's saves: where each goes must take a file before the first frame, not fail at
-    // its event halfway through.
-    writes.extend(files.saves());
     for path in writes {
         check_writable(path).map_err(|error| Refusal::of(&error))?;
+    }
+    // A script's saves: where each goes must take a file before the first frame, not fail at
+    // its event halfway through.
+    for path in files.saves() {
+        blockfall::saves::check_writable(path).map_err(|error| Refusal::of(&error))?;
     }
     Ok(())
 }
 
+/// What the run's world needs before any frame: a script set to play on `--world` (one that
+/// names its own world is refused), and the world's lock ([`take_lock`]).
+fn prepare_world(cli: &Cli, options: &mut RunOptions) -> Result<(), Refusal> {
+    if let (Some(world), Some(path), Some(scene)) = (&cli.world, &cli.script, &options.script) {
+        options.script = Some(blockfall::script::on_world(scene, path, world)?);
+    }
+    options.world_lock = take_lock(cli)?;
+    Ok(())
+}
+
+/// The lock on the run's world, taken before any frame: `--world`'s, refused when another game
+/// holds it; for the player's window without `--world`, the data folder's world (held by
+/// another game, F5 says so); none for `--read-only`, nor for headless and scripted runs
+/// without `--world` (they lock at their first save). A lock file that cannot be made is no
+/// refusal: the world opens, unlocked, and its saves show how they go.
+fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
+    if cli.read_only {
+        return Ok(None);
+    }
+    let player = !cli.headless && cli.script.is_none() && !cli.test_scene;
+    let path = match &cli.world {
+        Some(world) => world.clone(),
+        None if player => match blockfall::saves::save_path(None) {
+            Some(path) => path,
+            None => return Ok(None),
+        },
+        None => return Ok(None),
+    };
+    match WorldLock::take(&path) {
+        Ok(lock) => Ok(Some(Arc::new(lock))),
+        Err(held @ LockError::Held { .. }) if cli.world.is_some() => Err(Refusal::new(format!(
+            "--world: {held}; nothing was run: close that game first, or add --read-only to \
+             look at the world without saving it"
+        ))),
+        Err(held @ LockError::Held { .. }) => {
+            say!("warning: {held}: F5 will not save it here");
+            Ok(None)
+        }
+        Err(error) => {
+            say!("warning: {error}; the world is not locked");
+            Ok(None)
+        }
+    }
+}
+
 fn finish(report: &RunReport, validation: bool) -> ExitCode {
     if let Some(path) = &report.screenshot {
-        println!("{}", path.display());
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), "{}", path.display());
     }
-    eprintln!(
+    if let Some(signal) = report.stopped_by {
+        say!("stopped on {signal}");
+    }
+    say!(
         "{} frame{} on {}, {:.2} ms per frame (CPU: play {:.3} ms, record {:.3} ms; the first \
          frame: play {:.3} ms, record {:.3} ms){}",
         report.frames,
@@ -268,11 +345,15 @@ fn finish(report: &RunReport, validation: bool) -> ExitCode {
             .collect::<String>()
     );
     if validation && report.validation_errors > 0 {
-        eprintln!(
+        say!(
             "error: {} validation errors; the last: {}",
             report.validation_errors,
             report.last_validation_error.as_deref().unwrap_or("?")
         );
+        return ExitCode::FAILURE;
+    }
+    if let Some(reason) = &report.unsaved {
+        say!("error: the world was not saved: {reason}");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
@@ -299,6 +380,20 @@ mod tests {
         assert!(
             error.contains("[possible values: off, low, high]"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_script_may_play_on_a_world_read_only_or_not_but_the_test_scene_has_none() {
+        let cli =
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--script", "s.json"])
+                .unwrap();
+        assert!(cli.world.is_some() && cli.script.is_some() && !cli.read_only);
+        let cli =
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--read-only"]).unwrap();
+        assert!(cli.read_only);
+        assert!(
+            Cli::try_parse_from(["blockfall", "--world", "w.blockfall", "--test-scene"]).is_err()
         );
     }
 }

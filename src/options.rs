@@ -56,6 +56,12 @@ pub struct RunOptions {
     pub script: Option<blockfall_game::scene::SceneFile>,
     /// `--world PATH`: the save to open (or create), and to save to.
     pub world: Option<PathBuf>,
+    /// `--read-only`: the world is opened but never saved (F5 says so, no autosave, nothing
+    /// at the end), and not locked.
+    pub read_only: bool,
+    /// The lock on the run's save, when the run took it at its start
+    /// ([`crate::world_lock`]); a run without one takes it at its first save.
+    pub world_lock: Option<std::sync::Arc<crate::world_lock::WorldLock>>,
     /// Open the window fullscreen (borderless).
     pub fullscreen: bool,
     /// The view's vertical field of view, in degrees (70 by default).
@@ -97,6 +103,8 @@ impl Default for RunOptions {
             view_radius_given: false,
             script: None,
             world: None,
+            read_only: false,
+            world_lock: None,
             hud: true,
             debug_sky: false,
             crosshair: true,
@@ -275,6 +283,11 @@ pub struct RunReport {
     /// What the run said to the player (the HUD's messages: a screenshot written, a save, the
     /// wireframe turned on), in order.
     pub messages: Vec<String>,
+    /// The signal the run stopped on (`SIGTERM`), if one stopped it.
+    pub stopped_by: Option<&'static str>,
+    /// Why the world was not saved when the run ended, if its save at the end failed (or a
+    /// player left after being told): the run exits with status 1.
+    pub unsaved: Option<String>,
 }
 
 #[cfg(test)]

@@ -180,6 +180,7 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
     let mut hud = Hud {
         show_detail: play.show_detail,
         message: play.message.as_ref().map(|(text, _)| text.clone()),
+        warning: play.warning.clone(),
         ..Hud::default()
     };
     let timings = frames.last_timings();

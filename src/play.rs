@@ -39,6 +39,9 @@ pub struct Play {
     pub show_detail: bool,
     /// A message for the HUD (a screenshot written, an error), with the frames it stays.
     pub message: Option<(String, u32)>,
+    /// A line the HUD keeps until it is cleared: the world not saved
+    /// ([`crate::saves::Saves::warning`]).
+    pub warning: Option<String>,
     /// Everything said to the player so far, in order (for the run's report).
     pub said: Vec<String>,
     /// The player's settings file, if the run read one (the HUD says where it is).
@@ -53,6 +56,7 @@ impl Play {
             script,
             show_detail: false,
             message: None,
+            warning: None,
             said: Vec::new(),
             settings_file: None,
         }

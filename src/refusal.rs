@@ -4,11 +4,12 @@
 //!
 //! Before a run starts, [`RunFiles`] holds every file it reads (`--world`, the settings file,
 //! `--script`, the script's `world_file` and `load` paths) and every file it writes (the
-//! screenshots, the script's `save` paths, the world's autosave, the settings file and the
-//! names a broken one is kept under) and refuses a run that would write over what it reads,
-//! compared by [`blockfall_game::files::identity`] (a hard link or another path to the same
-//! file is the same file) and by path. The world opened with `--world` is its own save target
-//! (autosave, F5), and a script may load what it saved; nothing else writes over an input.
+//! screenshots, the script's `save` paths, the world's autosave and its lock file, the settings
+//! file and the names a broken one is kept under) and refuses a run that would write over what
+//! it reads, compared by [`blockfall_game::files::identity`] (a hard link or another path to the
+//! same file is the same file) and by path. The world opened with `--world` is its own save
+//! target (autosave, F5), and a script may load what it saved; nothing else writes over an
+//! input.
 //! [`world_file`] says whether `--world` names a save or a place for a new one, and refuses a
 //! path that is neither.
 
@@ -118,6 +119,9 @@ pub enum Role {
     Screenshot,
     /// A script's `save` event: written.
     Save,
+    /// The world's lock file ([`crate::world_lock`]): written by the run that holds it, and by
+    /// nothing else.
+    Lock,
 }
 
 impl Role {
@@ -130,13 +134,14 @@ impl Role {
             Role::Load => "a script's load event",
             Role::Screenshot => "the screenshot",
             Role::Save => "a script's save event",
+            Role::Lock => "the world's lock file",
         }
     }
 
     fn writes(self) -> bool {
         matches!(
             self,
-            Role::World | Role::Settings | Role::Screenshot | Role::Save
+            Role::World | Role::Settings | Role::Screenshot | Role::Save | Role::Lock
         )
     }
 
@@ -358,6 +363,16 @@ mod tests {
         assert_eq!(files.check(), Ok(()));
         files.add(Role::Settings, &script);
         assert!(files.check().is_err());
+
+        // Nor anything over the world's lock file.
+        let lock = crate::world_lock::lock_path(&world);
+        let mut files = RunFiles::new();
+        files.add(Role::World, &world);
+        files.add(Role::Lock, &lock);
+        assert_eq!(files.check(), Ok(()));
+        files.add(Role::Screenshot, &lock);
+        let refusal = files.check().unwrap_err();
+        assert!(refusal.0.contains("lock file"), "{refusal}");
 
         // Nor a screenshot where broken settings are kept.
         let mut files = RunFiles::new();

@@ -14,8 +14,11 @@ use std::path::{Path, PathBuf};
 
 use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Command;
-use blockfall_game::scene::{self, Outcome, Runner, SceneError, SceneFile, Start};
+use blockfall_game::save::WorldSave;
+use blockfall_game::scene::{self, Outcome, Runner, SaveState, SceneError, SceneFile, Start};
 use blockfall_game::world::World;
+
+use crate::refusal::{Refusal, WorldFile};
 
 /// Why a script cannot run: exit status 2, before any frame.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +34,40 @@ pub fn load(path: &Path) -> Result<SceneFile, ScriptError> {
         path: path.to_owned(),
         error,
     })
+}
+
+/// The script `scene` (read from `script`) set to play on the world of `--world PATH`
+/// (`world`): from the save there, when there is one, with its times counted from the save's
+/// clock (an event at `t` = 1 comes one second after it, and the trace's times are the
+/// world's); the game's own start, as without a world, when nothing is there yet. A scene that
+/// says which world it plays itself (`terrain`, `world_file`) is refused, as is a save that
+/// cannot be read.
+pub fn on_world(scene: &SceneFile, script: &Path, world: &Path) -> Result<SceneFile, Refusal> {
+    let clash = match (&scene.terrain, &scene.world_file) {
+        (Some(_), _) => Some("terrain"),
+        (None, Some(_)) => Some("world_file"),
+        (None, None) => None,
+    };
+    if let Some(key) = clash {
+        return Err(Refusal::new(format!(
+            "--world {} and the script {}'s `{key}` both say which world to play: leave out \
+             one of them",
+            world.display(),
+            script.display()
+        )));
+    }
+    if crate::refusal::world_file(world)? == WorldFile::Missing {
+        return Ok(scene.clone());
+    }
+    let save = WorldSave::read(world)
+        .map_err(|error| Refusal::new(format!("--world {}: {error}", world.display())))?;
+    let mut on = scene.clone();
+    on.world_file = Some(world.to_path_buf());
+    on.duration += save.clock;
+    for event in &mut on.events {
+        event.t += save.clock;
+    }
+    Ok(on)
 }
 
 /// What a frame of the script asks for.
@@ -53,6 +90,8 @@ pub struct Script {
     runner: Runner,
     /// The next frame to play; `frame_count() + 1` frames in all (the closing one).
     frame: u64,
+    /// The clock the world reaches with the frame begun last (where it starts, before any).
+    reached: f64,
 }
 
 impl Script {
@@ -61,6 +100,7 @@ impl Script {
         Self {
             runner: Runner::new(scene, start),
             frame: 0,
+            reached: start.clock,
         }
     }
 
@@ -87,6 +127,29 @@ impl Script {
         )
     }
 
+    /// The script's clock once the frame begun last has played: where a save made now puts
+    /// the world.
+    pub fn reached(&self) -> f64 {
+        self.reached
+    }
+
+    /// The world's save as the state lines report it from now on (`"save"`).
+    pub fn report_save(&mut self, save: SaveState) {
+        self.runner.report_save(save);
+    }
+
+    /// What stderr says when `signal` stopped the script between frames: where its clock got
+    /// to (`SIGTERM: the script stopped at t = 2.4 s of 30 s`).
+    pub fn stopped(&self, signal: &str) -> String {
+        let (t, duration) = self.clock();
+        let rounded = |seconds: f64| (seconds * 1e6).round() / 1e6;
+        format!(
+            "{signal}: the script stopped at t = {} s of {} s",
+            rounded(t),
+            rounded(duration)
+        )
+    }
+
     /// Whether every frame has been played.
     pub fn finished(&self) -> bool {
         self.frame > self.runner.frame_count()
@@ -110,6 +173,11 @@ impl Script {
             ..ScriptFrame::default()
         };
         let t = self.runner.time_of(self.frame);
+        self.reached = if closing {
+            t
+        } else {
+            self.runner.time_of(self.frame + 1)
+        };
         for outcome in self.runner.events(world, self.frame)? {
             match outcome {
                 Outcome::Line(line) => frame.lines.push(line),

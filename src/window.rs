@@ -3,23 +3,29 @@
 //! at the script's fixed frame time). F2 writes a screenshot of the window, F11 toggles
 //! fullscreen, Escape frees the mouse (a second Escape quits).
 //!
+//! Every way out — Escape, closing the window, the frames or the script done, SIGTERM, SIGINT
+//! or SIGHUP ([`crate::signals`], seen between frames) — leaves through [`App::leave`], which
+//! saves the world first (`--world`, or after a save that failed). A player whose save at the
+//! quit fails is told and stays; quitting again leaves without it (exit status 1).
+//!
 //! Survives resize (the swapchain is recreated on the next frame), minimise (nothing is drawn
 //! while the window has no pixels) and out-of-date swapchains (the frame is dropped and the
 //! swapchain recreated).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{
     image, vk, Acquired, FrameRing, Gpu, GpuDesc, ImageAccess, ImageReadback, SemaphoreWait,
     Swapchain, WindowSurface,
 };
+use blockfall_game::input::Action;
 use blockfall_game::render::target::RenderTarget;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
 use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::PhysicalKey;
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
@@ -36,6 +42,7 @@ use crate::saves::Saves;
 use crate::screenshot::write_png;
 use crate::script::Script;
 use crate::shown::Shown;
+use crate::signals;
 
 /// A window frame's end: a swapchain image acquired when its recording begins, handed to the
 /// presentation engine (or first copied out, for a screenshot) when it ends.
@@ -169,6 +176,7 @@ pub fn run_windowed(options: &RunOptions) -> anyhow::Result<RunReport> {
         state: None,
         error: None,
         report: RunReport::default(),
+        left: false,
     };
     event_loop
         .run_app(&mut app)
@@ -184,7 +192,23 @@ struct App {
     state: Option<WindowState>,
     error: Option<anyhow::Error>,
     report: RunReport,
+    /// The run left through [`App::leave`]: its end (the save) is done.
+    left: bool,
 }
+
+/// Why a window run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leaving {
+    /// The player quit: Escape, or the window closed. Asked once when the save fails.
+    Player,
+    /// The frames asked for, or the script, are done.
+    End,
+    /// A signal (`SIGTERM`).
+    Signal(&'static str),
+}
+
+/// How often a window with nothing to draw (minimised) looks for a signal.
+const SIGNAL_CHECK: Duration = Duration::from_millis(200);
 
 /// Field order is drop order: GPU objects go before the window they present to.
 struct WindowState {
@@ -241,8 +265,11 @@ impl ApplicationHandler for App {
             // egui learns of size and scale changes; the HUD takes no input of its own.
             let _ = egui_state.on_window_event(&state.window, &event);
         }
+        if self.left {
+            return;
+        }
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::CloseRequested => self.leave(event_loop, Leaving::Player),
             WindowEvent::KeyboardInput {
                 event:
                     KeyEvent {
@@ -291,8 +318,10 @@ impl ApplicationHandler for App {
                             .options
                             .frames
                             .is_some_and(|frames| self.report.frames >= frames);
-                        if done || quit || state.play.script_finished() {
-                            event_loop.exit();
+                        if quit {
+                            self.leave(event_loop, Leaving::Player);
+                        } else if done || state.play.script_finished() {
+                            self.leave(event_loop, Leaving::End);
                         }
                     }
                     Err(error) => {
@@ -314,22 +343,35 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.left {
+            return;
+        }
+        if let Some(signal) = signals::stop_asked() {
+            self.leave(event_loop, Leaving::Signal(signal));
+            return;
+        }
         if let Some(state) = &self.state {
-            // Continuous rendering while there is something to draw into.
+            // Continuous rendering while there is something to draw into; a minimised window
+            // still wakes now and then to see a signal.
             let size = state.window.inner_size();
             if size.width > 0 && size.height > 0 {
+                event_loop.set_control_flow(ControlFlow::Wait);
                 state.window.request_redraw();
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(Instant::now() + SIGNAL_CHECK));
             }
         }
     }
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(mut state) = self.state.take() {
-            if state.saves.autosave && state.play.script.is_none() && !state.failed {
-                // `--world`: the game saves there when it closes.
-                state.save_world();
+        if !self.left {
+            // The window went without being asked to (its display closed): saved all the same.
+            if let Some(Err(reason)) = self.state.as_mut().map(WindowState::save_at_end) {
+                self.report.unsaved = Some(reason);
             }
+        }
+        if let Some(mut state) = self.state.take() {
             if let Err(error) = state.frames.wait_all() {
                 log::error!("waiting for the last frames: {error}");
             }
@@ -352,6 +394,38 @@ impl ApplicationHandler for App {
 }
 
 impl App {
+    /// Ends the run, `why` as given, through its end: the world saved first
+    /// ([`WindowState::save_at_end`]). A player whose save fails is told on the HUD and stays
+    /// (once: quitting again leaves); otherwise a failed save is kept for the exit status.
+    fn leave(&mut self, event_loop: &ActiveEventLoop, why: Leaving) {
+        if let Leaving::Signal(signal) = why {
+            self.report.stopped_by = Some(signal);
+            if let Some(script) = self
+                .state
+                .as_ref()
+                .and_then(|state| state.play.script.as_ref())
+            {
+                signals::tell(script.stopped(signal));
+            }
+        }
+        if let Some(state) = self.state.as_mut() {
+            // Asked already: the player's second quit leaves without trying again.
+            let saved = match state.saves.left_unsaved() {
+                Some(reason) if why == Leaving::Player => Err(reason.to_owned()),
+                _ => state.save_at_end(),
+            };
+            if let Err(reason) = saved {
+                if why == Leaving::Player && state.saves.ask_before_leaving() {
+                    state.ask_to_quit_again();
+                    return;
+                }
+                self.report.unsaved = Some(reason);
+            }
+        }
+        self.left = true;
+        event_loop.exit();
+    }
+
     fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<WindowState> {
         let attributes = Window::default_attributes()
             .with_title("blockfall")
@@ -404,13 +478,16 @@ impl App {
         let (mut shown, start) = Shown::new(&mut gpu, &self.options, format)?;
         let mut frames = FrameRing::new(&gpu.device)?;
         let mut play = Play::for_player(&self.options);
-        let saves = Saves::new(self.options.world.as_deref(), start.clock);
+        let saves = Saves::for_run(&self.options, start.clock);
         if let Some(scene) = &self.options.script {
             // A scripted run starts with every chunk in view loaded, as the headless one does.
             if let Shown::World(world) = &mut shown {
                 world.load_all(&mut frames)?;
                 frames.wait_all()?;
                 let mut script = Script::new(scene.clone(), &start);
+                if let Some(state) = saves.state() {
+                    script.report_save(state);
+                }
                 print_lines(&[script.first_line(&world.world)?]);
                 play = Play::new(Some(script));
             }
@@ -454,7 +531,7 @@ impl App {
         };
         // `--world PATH` for a file that is not there yet: the new world is saved there now.
         if let Some(path) = &self.options.world {
-            if !path.exists() && self.options.script.is_none() {
+            if !path.exists() && self.options.script.is_none() && !self.options.read_only {
                 state.save_world();
             }
         }
@@ -499,9 +576,29 @@ impl WindowState {
         }
     }
 
-    /// F5, an autosave, the end of a `--world` run: the world saved, the HUD told how it went.
+    /// The world saved when the window was opened on a new `--world`: the HUD told how it went.
     fn save_world(&mut self) {
         self.run().save_world();
+    }
+
+    /// The save at the end of the run: `--world`, or after a save that failed; none when the
+    /// GPU failed (the world went to its recovery file). Why it failed, if it did.
+    fn save_at_end(&mut self) -> Result<(), String> {
+        if self.failed || !self.saves.saves_at_end() {
+            return Ok(());
+        }
+        self.run().save_at_end()
+    }
+
+    /// The save at a player's quit failed: the HUD says so and that quitting again leaves
+    /// without it.
+    fn ask_to_quit_again(&mut self) {
+        let key = self.play.input.bindings.label(Action::Save);
+        self.play.warning = self.saves.warning(&key);
+        if let Some(warning) = self.play.warning.clone() {
+            signals::tell(format_args!("error: {warning}"));
+            self.play.say(warning);
+        }
     }
 
     /// `error` as the run ends with it: a failure of the GPU saves the world to the recovery

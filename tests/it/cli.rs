@@ -896,6 +896,6 @@ fn a_script_save_that_cannot_be_written_is_refused_before_any_frame() {
         "save",
         0.25,
         "saves/mid.blockfall",
-        &["mid.blockfall"],
+        &["cannot write the save", "mid.blockfall"],
     );
 }

@@ -353,7 +353,10 @@ fn transient_memory_is_the_frames_own_and_settles_on_one_chunk() {
         frames.transient_buffer(&large).unwrap().raw,
         "one chunk"
     );
-    assert!(large.offset >= 40 && large.offset % 256 == 0, "{large:?}");
+    assert!(
+        large.offset >= 40 && large.offset.is_multiple_of(256),
+        "{large:?}"
+    );
     assert_eq!(frames.transient_bytes(), held, "no growth");
     frames.submit(&[], &[]).unwrap();
     frames.wait_all().unwrap();

@@ -88,6 +88,7 @@ fn sample_hud(frame: u32) -> Hud {
         show_detail: true,
         help: "WASD move  Space jump  F3 detail  Esc quit".into(),
         message: Some("screenshot saved".into()),
+        warning: None,
         crosshair: false,
     }
 }

@@ -1,7 +1,8 @@
 //! The application's tests, one binary (one build, one link, one Vulkan instance): run with
 //! `cargo test --test it`, or one subject with `cargo test --test it contacts::`. Each module is
-//! one subject: the physics' scenes and properties, pieces, rubble, strength, support, saves,
-//! the terrain, the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
+//! one subject: the physics' scenes and properties, pieces, rubble, strength, support, saves
+//! (and what quitting, a second game and a full disk do to them: `quit_saves`), the terrain,
+//! the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
 //! world, HUD, scripts, shadows, saves, a lost device). `common` holds what the GPU tests share.
 //!
 //! Three tests are binaries of their own: the windowed ones (`tests/gpu_windowed*.rs`), since
@@ -35,6 +36,7 @@ mod meshers;
 mod physics_properties;
 mod pieces;
 mod player;
+mod quit_saves;
 mod rigid_bodies;
 mod rubble;
 mod saves;

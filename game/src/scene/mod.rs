@@ -42,6 +42,7 @@ pub use file::{
 };
 pub use run::{run, run_with_pool, Runner};
 pub use setup::{world_of, Start};
+pub use trace::SaveState;
 pub use validate::{
     block_of, parse, read, LARGEST_SCENE_BYTES, LONGEST_FRAME, LONGEST_SCENE, WORLD_CELLS,
     WORLD_METERS,

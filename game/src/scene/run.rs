@@ -17,7 +17,7 @@ use super::error::{invalid, SceneError};
 use super::events::{apply, Outcome};
 use super::file::{ActionSpec, SceneFile};
 use super::setup::{world_of, Start};
-use super::trace::{trace_time, DoneLine, EventLine, StateLine};
+use super::trace::{trace_time, DoneLine, EventLine, SaveState, ScriptStateLine, StateLine};
 
 /// A scene being run, frame by frame: its events in order and the input they give. The world
 /// is the caller's ([`world_of`] sets it up), so a renderer may own it.
@@ -35,6 +35,8 @@ pub struct Runner {
     reports: u64,
     /// Bytes of the trace's lines made so far (with their line ends).
     written: u64,
+    /// The world's save, for the state lines of a scripted run that has one.
+    save: Option<SaveState>,
 }
 
 /// The most bytes an event's result line is expected to take, for the estimate of a trace.
@@ -76,7 +78,13 @@ impl Runner {
             frames,
             reports,
             written: 0,
+            save: None,
         }
+    }
+
+    /// The world's save as the state lines from now on report it (`"save"`).
+    pub fn report_save(&mut self, save: SaveState) {
+        self.save = Some(save.traced());
     }
 
     /// Refuses, before the first line is written, a run whose trace would outgrow the scene's
@@ -140,7 +148,9 @@ impl Runner {
     /// The state line at the start, once the trace the run will write was found within the
     /// scene's limits (see `check_trace`).
     pub fn first_line(&mut self, world: &World) -> Result<String, SceneError> {
-        let line = serde_json::to_string(&StateLine::of(world, self.start))?;
+        let mut state = StateLine::of(world, self.start);
+        state.save = self.save.clone();
+        let line = serde_json::to_string(&state)?;
         self.check_trace(&line)?;
         self.count(line, self.start)
     }
@@ -162,14 +172,22 @@ impl Runner {
                 break;
             }
             self.pending.next();
-            let outcome = apply(
-                world,
-                &mut self.input,
-                &mut self.commands,
-                t,
-                &event.action,
-                &format!("events[{index}]"),
-            )?;
+            let outcome = match (&event.action, &self.save) {
+                // A scripted run's state line with the world's save.
+                (ActionSpec::State(true), Some(save)) => {
+                    let mut state = ScriptStateLine::of(world, trace_time(t));
+                    state.save = Some(save.clone());
+                    Outcome::Line(serde_json::to_string(&state)?)
+                }
+                _ => apply(
+                    world,
+                    &mut self.input,
+                    &mut self.commands,
+                    t,
+                    &event.action,
+                    &format!("events[{index}]"),
+                )?,
+            };
             match outcome {
                 Outcome::Nothing => {}
                 Outcome::Line(line) => outcomes.push(Outcome::Line(self.count(line, t)?)),
@@ -213,7 +231,9 @@ impl Runner {
             }
             self.reports = next;
         }
-        let line = serde_json::to_string(&StateLine::of(world, after))?;
+        let mut state = StateLine::of(world, after);
+        state.save = self.save.clone();
+        let line = serde_json::to_string(&state)?;
         self.count(line, after).map(Some)
     }
 

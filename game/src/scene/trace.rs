@@ -50,6 +50,42 @@ pub(super) struct StateLine {
     blocks: usize,
     pieces: Vec<PieceLine>,
     falling: usize,
+    /// The world's save, in a scripted run that has one ([`SaveState`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) save: Option<SaveState>,
+}
+
+/// The world's save as a scripted run's state lines report it (`"save"`), in a run with
+/// `--world` or one that tried to save (F5, an autosave): `null` while nothing was tried,
+/// `{"ok": true, "t": 12.5}` when the last save (at t = 12.5) was written, `{"ok": false,
+/// "t": 12.5, "error": "…"}` when it failed (the file on disk is then an older save). `sim`
+/// never sets it, so its traces have no such key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SaveState {
+    /// Nothing tried yet: `null`.
+    NotYet,
+    /// The last save tried, at the scene's time `t`: written (`ok`), or why not.
+    Tried {
+        ok: bool,
+        t: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+impl SaveState {
+    /// The state with its time as the trace prints times.
+    pub(super) fn traced(&self) -> Self {
+        match self {
+            Self::NotYet => Self::NotYet,
+            Self::Tried { ok, t, error } => Self::Tried {
+                ok: *ok,
+                t: trace_time(*t),
+                error: error.clone(),
+            },
+        }
+    }
 }
 
 impl StateLine {
@@ -75,6 +111,7 @@ impl StateLine {
                 })
                 .collect(),
             falling: world.pieces().falling(),
+            save: None,
         }
     }
 }
@@ -122,6 +159,9 @@ pub(super) struct ScriptStateLine {
     pieces: usize,
     falling: usize,
     chunks: ChunksLine,
+    /// The world's save, in a scripted run that has one ([`SaveState`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) save: Option<SaveState>,
 }
 
 impl ScriptStateLine {
@@ -160,6 +200,7 @@ impl ScriptStateLine {
                 loaded: world.chunks().loaded().count(),
                 waiting: world.chunks().missing(viewer) + world.chunks().remeshing(),
             },
+            save: None,
         }
     }
 }

@@ -62,6 +62,7 @@ mod tests {
                 show_detail: true,
                 help: "F2 screenshot · F3 detail · F11 fullscreen".into(),
                 message: None,
+                warning: None,
                 crosshair: true,
             };
             let input = HudRenderer::raw_input(width, height, pixels_per_point);

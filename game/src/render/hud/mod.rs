@@ -39,6 +39,8 @@ pub const DETAIL: Color32 = Color32::from_rgb(200, 205, 210);
 pub const HELP: Color32 = Color32::from_rgb(170, 175, 180);
 /// The message line: warm, to stand out.
 pub const MESSAGE: Color32 = Color32::from_rgb(255, 190, 90);
+/// The warning line (the world not saved): red, over everything else.
+pub const WARNING: Color32 = Color32::from_rgb(255, 85, 70);
 
 /// The crosshair's arms: from the centre to each end, and across, in points (pixels at a
 /// scale of 1).
@@ -54,10 +56,11 @@ pub const CROSSHAIR_BORDER: Color32 = Color32::from_rgba_premultiplied(0, 0, 0, 
 /// points.
 const MARGIN: f32 = 8.0;
 
-/// What the HUD shows, top to bottom: `lines`; `detail` when `show_detail`; `help` when not
-/// empty; `message` (in [`MESSAGE`]'s warm colour) when set. Each entry is one line; nothing
-/// wraps. With nothing to show, no panel is drawn. Apart from the panel, a crosshair at the
-/// centre of the view when `crosshair`.
+/// What the HUD shows, top to bottom: `warning` (in [`WARNING`]'s red) when set;
+/// `lines`; `detail` when `show_detail`; `help` when not empty; `message` (in [`MESSAGE`]'s warm
+/// colour) when set. Each entry is one line; only the warning and the message wrap. With
+/// nothing to show, no panel is drawn. Apart from the panel, a crosshair at the centre of the
+/// view when `crosshair`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Hud {
     /// Always shown (frame time, position, …).
@@ -69,6 +72,8 @@ pub struct Hud {
     pub help: String,
     /// A passing message (a screenshot written, an error).
     pub message: Option<String>,
+    /// A line that stays while it holds (the world not saved), first and in red.
+    pub warning: Option<String>,
     /// A crosshair at the centre of the view ([`crosshair_rects`]).
     pub crosshair: bool,
 }
@@ -80,6 +85,7 @@ impl Hud {
             && (!self.show_detail || self.detail.is_empty())
             && self.help.is_empty()
             && self.message.is_none()
+            && self.warning.is_none()
     }
 }
 
@@ -197,6 +203,17 @@ fn lay_out(ui: &mut egui::Ui, hud: &Hud) {
                         .color(colour),
                 );
             };
+            if let Some(warning) = &hud.warning {
+                // Long (a reason with a path): it wraps within the window.
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(warning)
+                            .font(FontId::monospace(TEXT_SIZE))
+                            .color(WARNING),
+                    )
+                    .wrap(),
+                );
+            }
             for text in &hud.lines {
                 line(ui, text, TEXT);
             }
@@ -378,6 +395,36 @@ mod tests {
         let (rects, panel) = crosshair_painted(&alone, 640, 360, 1.0);
         assert_eq!(rects.len(), 5);
         assert!(!panel);
+    }
+
+    #[test]
+    fn the_warning_comes_first_and_in_red() {
+        let hud = Hud {
+            lines: vec!["walking".into()],
+            message: Some("saving failed: no space".into()),
+            warning: Some("World NOT saved: no space — F5 to try again".into()),
+            ..Hud::default()
+        };
+        let context = egui::Context::default();
+        let input = HudRenderer::raw_input(640, 360, 1.0);
+        let mut output = context.run_ui(input, |ui| lay_out(ui, &hud));
+        // Applied, as far as this test goes.
+        output.textures_delta.clear();
+        let colours: Vec<Color32> = output
+            .shapes
+            .iter()
+            .filter_map(|shape| match &shape.shape {
+                egui::Shape::Text(text) => text.galley.job.sections.first(),
+                _ => None,
+            })
+            .map(|section| section.format.color)
+            .collect();
+        assert_eq!(colours, [WARNING, TEXT, MESSAGE]);
+        assert!(!Hud {
+            warning: Some("not saved".into()),
+            ..Hud::default()
+        }
+        .is_empty());
     }
 
     #[test]
