@@ -140,6 +140,11 @@ impl Play {
         };
         let report = world.frame(frames, dt, input, &commands)?;
         play.commands = report.commands;
+        // Blocks that left the world without falling as a piece are said, never lost unsaid.
+        let lost: Vec<String> = world.world.lost().iter().map(lost_message).collect();
+        for message in lost {
+            self.say(message);
+        }
         world.stream(frames, LOADS_PER_FRAME)?;
         world.sync(gpu)?;
         if let Some((_, frames_left)) = &mut self.message {
@@ -157,6 +162,18 @@ impl Play {
             print_lines(&script.end_frame(&world.world)?);
         }
         Ok(())
+    }
+}
+
+/// What the HUD says of blocks that left the world (`World::lost`).
+fn lost_message(lost: &blockfall_game::pieces::Lost) -> String {
+    let blocks = match lost.blocks {
+        1 => "1 block".to_owned(),
+        n => format!("{n} blocks"),
+    };
+    match lost.piece {
+        Some(piece) => format!("piece {} ({blocks}) is gone: {}", piece.index(), lost.why),
+        None => format!("{blocks} gone: {}", lost.why),
     }
 }
 
