@@ -6,7 +6,38 @@
 //! interval starts before its own ends. The sort key is the start and then the dense index, a
 //! total order, so the pairs found and their order depend on the scene alone, however the
 //! sweep is cut into runs for the workers. Each contact job sorts its own partners.
+//!
+//! # The pair budget
+//!
+//! Bodies heaped into one place overlap all at once: `n` bodies make `n (n − 1) / 2` pairs. A
+//! step gives contacts to at most [`PairBudget::pairs`] of them; the surplus is counted
+//! ([`Sweep::deferred`]) and never collected.
+//!
+//! The sweep runs as before, each run counting every pair its entries start and collecting
+//! them only up to its share of the budget. Within the budget (every scene the game makes),
+//! the runs' pairs are the step's, exactly as without one. Beyond it, the step draws its
+//! pairs: a pair's draw is a hash of its two dense indices and the step's seed (a hash of the
+//! bodies' places and velocities), and the step keeps the pairs of the lowest draws that fit:
+//!
+//! ```text
+//!   pairs by draw, low to high:  |▮▮▮▮▮▮▮▮▮▮▮▮|▮▮▮▮▮|······························|
+//!                                 whole buckets  the   the rest: deferred
+//!                                 kept           cut   (counted, not collected)
+//!                                                bucket: its first pairs, in sweep
+//!                                                order, that fit
+//! ```
+//!
+//! A run that goes past its share tallies its pairs by the bucket of their draw (64 buckets
+//! per power of two, so a bucket holds at most a 64th of the pairs below it); those that did
+//! not tally the pairs they hold. The tallies give the cut, and a second sweep collects the
+//! pairs below it and those of the cut bucket that fit, run after run in sweep order. So every
+//! overlapping pair is kept with the same chance, the budget's share of the pairs, whichever
+//! bodies it joins: each body is pushed out of a fair share of its overlaps every step, and
+//! none waits for a turn while the others move through it. The seed changes as the bodies
+//! move, so each step draws another sample; the sample is a function of the state (the same on
+//! any number of threads, and in a restored world).
 
+use super::budget::release;
 use crate::workers::WorkerPool;
 
 /// A body's sphere as the sweep sees it.
@@ -24,8 +55,14 @@ pub(crate) struct Sweep {
     /// The sweep cut into runs of entries, each with the pairs it found.
     runs: Vec<Run>,
     /// `(lower dense index, higher dense index)`, run after run: the same pairs in the same
-    /// order for any cut of the sweep into runs (each run's in sweep order).
+    /// order for any cut of the sweep into runs (each run's in sweep order). At most the
+    /// budget's.
     pub pairs: Vec<(u32, u32)>,
+    /// How many pairs the last sweep found beyond the budget: not in [`Sweep::pairs`], left
+    /// for later steps.
+    pub deferred: usize,
+    /// The runs' tallies of pairs by bucket added up, when the pairs are over the budget.
+    drawn: Vec<usize>,
     /// The bodies in the order of the last sweep, and its axis: the next sort starts from
     /// there ([`Sweep::sort`]).
     order: Vec<u32>,
@@ -51,16 +88,80 @@ const PARALLEL_FROM: usize = 256;
 struct Run {
     entries: std::ops::Range<usize>,
     pairs: Vec<(u32, u32)>,
+    /// How many pairs its entries start.
+    found: usize,
+    /// Whether `pairs` holds every pair its entries start: a run stops collecting at its
+    /// share of the budget (and goes on counting).
+    whole: bool,
+    /// Per bucket of draws ([`bucket`]), its pairs, when the pairs are over the budget.
+    drawn: Vec<usize>,
+    /// How many of its pairs in the cut bucket a step over the budget keeps: its first ones
+    /// in sweep order.
+    cut_share: usize,
+}
+
+/// Buckets per power of two of the draws: the cut bucket, whose pairs are kept in sweep order,
+/// holds at most a 64th of the pairs below it.
+const BUCKET_STEPS: usize = 64;
+
+/// The buckets of the draws, low to high (the highest is `58 · 64 + 63`).
+const BUCKETS: usize = 59 * BUCKET_STEPS;
+
+/// A draw for a step: `value` and the step's seed hashed (SplitMix64's finish: every bit of
+/// both moves every bit of the draw).
+#[inline]
+pub(crate) fn draw(value: u64, seed: u64) -> u64 {
+    let mut value = seed ^ value;
+    value = (value ^ value >> 30).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    value = (value ^ value >> 27).wrapping_mul(0x94d0_49bb_1331_11eb);
+    value ^ value >> 31
+}
+
+/// The bucket of a pair's draw for a step: the pair of dense indices, the lower first.
+#[inline]
+fn pair_bucket((one, other): (u32, u32), seed: u64) -> usize {
+    usize::from(bucket(draw(u64::from(one) << 32 | u64::from(other), seed)))
+}
+
+/// The bucket of a draw: its highest bit and the six bits below it, in the order of the
+/// draws (a bucket is a 64th of its power of two).
+#[inline]
+fn bucket(draw: u64) -> u16 {
+    if draw < BUCKET_STEPS as u64 {
+        return draw as u16;
+    }
+    let high = 63 - draw.leading_zeros() as usize;
+    let steps = BUCKET_STEPS.trailing_zeros() as usize;
+    let below = (draw >> (high - steps)) as usize & (BUCKET_STEPS - 1);
+    ((high + 1 - steps) * BUCKET_STEPS + below) as u16
+}
+
+/// The pair of dense indices `one` and `other`, the lower first.
+#[inline]
+fn ordered(one: usize, other: usize) -> (u32, u32) {
+    (one.min(other) as u32, one.max(other) as u32)
+}
+
+/// What the sweep knows of the bodies, by dense index: their grown spheres' middles and radii,
+/// and whether each is awake.
+#[derive(Clone, Copy)]
+pub(crate) struct Spheres<'a> {
+    pub middles: &'a [[f64; 3]],
+    pub radii: &'a [f64],
+    pub awake: &'a [bool],
 }
 
 impl Sweep {
     /// Fills [`Sweep::pairs`] with every pair of bodies whose spheres overlap and of which at
-    /// least one is `awake`. Bodies whose sphere has a non-finite middle are left out. The
-    /// sweep runs on `pool`'s threads, a run of entries each, the runs' pairs joined in order.
-    pub fn find(&mut self, pool: &WorkerPool, middles: &[[f64; 3]], radii: &[f64], awake: &[bool]) {
+    /// least one is awake, at most `budget` of them (module header): beyond it, a sample drawn
+    /// with `seed`, and the rest counted in [`Sweep::deferred`]. Bodies whose sphere has a
+    /// non-finite middle are left out. The sweep runs on `pool`'s threads, a run of entries
+    /// each, the runs' pairs joined in order.
+    pub fn find(&mut self, pool: &WorkerPool, spheres: Spheres, budget: usize, seed: u64) {
         self.pairs.clear();
-        let axis = widest_axis(middles);
-        self.sort(axis, middles, radii);
+        self.deferred = 0;
+        let axis = widest_axis(spheres.middles);
+        self.sort(axis, spheres.middles, spheres.radii);
         let count = self.entries.len();
         let runs = if count < PARALLEL_FROM {
             1
@@ -72,17 +173,85 @@ impl Sweep {
         for (index, run) in self.runs.iter_mut().enumerate() {
             let start = (index * length).min(count);
             run.entries = start..(start + length).min(count);
-            run.pairs.clear();
         }
+        // Each run's share of the budget: what it collects while it counts.
+        let share = budget.div_ceil(runs);
         let entries = &self.entries;
-        let sweep = |run: &mut Run| sweep_run(entries, run, middles, radii, awake);
+        let sweep = |run: &mut Run| sweep_run(entries, run, spheres, share, seed);
         if runs == 1 {
             sweep(&mut self.runs[0]);
         } else {
             pool.for_each_mut(&mut self.runs, sweep);
         }
+        let found: usize = self.runs.iter().map(|run| run.found).sum();
+        if found > budget {
+            // Every run collects the sample's pairs.
+            let cut = self.cut(budget, seed);
+            let entries = &self.entries;
+            let collect = |run: &mut Run| collect_sample(entries, run, spheres, seed, cut);
+            if runs == 1 {
+                collect(&mut self.runs[0]);
+            } else {
+                pool.for_each_mut(&mut self.runs, collect);
+            }
+        } else if self.runs.iter().any(|run| !run.whole) {
+            // Within the budget: the runs that stopped at their share collect every pair.
+            let entries = &self.entries;
+            let collect = |run: &mut Run| {
+                if !run.whole {
+                    run.pairs.clear();
+                    for at in run.entries.clone() {
+                        pairs_of(entries, at, spheres, |one, other| {
+                            run.pairs.push(ordered(one, other));
+                            true
+                        });
+                    }
+                }
+            };
+            if runs == 1 {
+                collect(&mut self.runs[0]);
+            } else {
+                pool.for_each_mut(&mut self.runs, collect);
+            }
+        }
         for run in &self.runs {
             self.pairs.extend_from_slice(&run.pairs);
+        }
+        self.deferred = found - self.pairs.len();
+    }
+
+    /// The cut bucket of a sweep over `budget` (module header): the runs that held all their
+    /// pairs tally them, the tallies are added up, and the lowest buckets that fit are kept
+    /// whole; of the next (the cut), each run's share, run after run.
+    fn cut(&mut self, budget: usize, seed: u64) -> usize {
+        self.drawn.clear();
+        self.drawn.resize(BUCKETS, 0);
+        for run in &mut self.runs {
+            if run.whole {
+                tally(&mut run.drawn, &run.pairs, seed);
+            }
+            for (sum, tally) in self.drawn.iter_mut().zip(&run.drawn) {
+                *sum += tally;
+            }
+        }
+        let mut left = budget;
+        let mut cut = 0;
+        while cut < BUCKETS - 1 && self.drawn[cut] <= left {
+            left -= self.drawn[cut];
+            cut += 1;
+        }
+        for run in &mut self.runs {
+            run.cut_share = run.drawn[cut].min(left);
+            left -= run.cut_share;
+        }
+        cut
+    }
+
+    /// Frees the runs' lists of pairs where they keep much more room than the step used
+    /// (what they hold is joined into [`Sweep::pairs`]).
+    pub fn trim(&mut self) {
+        for run in &mut self.runs {
+            release(&mut run.pairs);
         }
     }
 
@@ -166,34 +335,96 @@ pub(super) fn insertion_sort<T: Copy>(
     true
 }
 
-/// The pairs whose first entry (in sweep order) lies in `run.entries`: each entry against the
-/// ones after it whose interval starts before its own ends.
-fn sweep_run(
-    entries: &[Entry],
-    run: &mut Run,
-    middles: &[[f64; 3]],
-    radii: &[f64],
-    awake: &[bool],
-) {
+/// `drawn` set to the tally of `pairs` by the bucket of their draw with `seed`.
+fn tally(drawn: &mut Vec<usize>, pairs: &[(u32, u32)], seed: u64) {
+    drawn.clear();
+    drawn.resize(BUCKETS, 0);
+    for &pair in pairs {
+        drawn[pair_bucket(pair, seed)] += 1;
+    }
+}
+
+/// The pairs whose first entry (in sweep order) lies in `run.entries`: counted, and
+/// collected in order up to the run's `share` of the budget ([`Run::whole`] says whether all
+/// were). Past its share, the run tallies its pairs by the bucket of their draw with `seed`,
+/// those it holds first.
+fn sweep_run(entries: &[Entry], run: &mut Run, spheres: Spheres, share: usize, seed: u64) {
+    run.pairs.clear();
+    run.found = 0;
+    run.whole = true;
     for at in run.entries.clone() {
-        let first = &entries[at];
-        let one = first.body as usize;
-        for second in &entries[at + 1..] {
-            if second.low > first.high {
-                break;
+        pairs_of(entries, at, spheres, |one, other| {
+            let pair = ordered(one, other);
+            run.found += 1;
+            if run.whole {
+                if run.found <= share {
+                    run.pairs.push(pair);
+                    return true;
+                }
+                // Only counted and tallied from here on.
+                run.whole = false;
+                tally(&mut run.drawn, &run.pairs, seed);
             }
-            let other = second.body as usize;
-            if !(awake[one] || awake[other]) {
-                continue;
+            run.drawn[pair_bucket(pair, seed)] += 1;
+            true
+        });
+    }
+}
+
+/// The sample's pairs (those drawn below the `cut` bucket with `seed`, and the run's share of
+/// those in it) whose first entry lies in `run.entries`, into `run.pairs` in sweep order.
+fn collect_sample(entries: &[Entry], run: &mut Run, spheres: Spheres, seed: u64, cut: usize) {
+    run.pairs.clear();
+    let mut cut_share = run.cut_share;
+    for at in run.entries.clone() {
+        pairs_of(entries, at, spheres, |one, other| {
+            let pair = ordered(one, other);
+            let drawn = pair_bucket(pair, seed);
+            if drawn < cut {
+                run.pairs.push(pair);
+            } else if drawn == cut && cut_share > 0 {
+                cut_share -= 1;
+                run.pairs.push(pair);
             }
-            let a = middles[one];
-            let b = middles[other];
-            let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-            let reach = radii[one] + radii[other];
-            if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach {
-                run.pairs
-                    .push((one.min(other) as u32, one.max(other) as u32));
-            }
+            true
+        });
+    }
+}
+
+/// Each pair the entry at `at` of `entries` starts, in sweep order: the entry against the ones
+/// after it whose interval starts before its own ends, whose sphere overlaps its own, and of
+/// which one is awake, given to `visit` as dense indices (this entry's body first) until it
+/// says stop.
+#[inline]
+fn pairs_of(
+    entries: &[Entry],
+    at: usize,
+    spheres: Spheres,
+    mut visit: impl FnMut(usize, usize) -> bool,
+) {
+    let Spheres {
+        middles,
+        radii,
+        awake,
+    } = spheres;
+    let first = &entries[at];
+    let one = first.body as usize;
+    for second in &entries[at + 1..] {
+        if second.low > first.high {
+            break;
+        }
+        let other = second.body as usize;
+        if !(awake[one] || awake[other]) {
+            continue;
+        }
+        let a = middles[one];
+        let b = middles[other];
+        let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+        let reach = radii[one] + radii[other];
+        if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach
+            && !visit(one, other)
+        {
+            return;
         }
     }
 }
@@ -231,6 +462,23 @@ mod tests {
     use super::*;
     use crate::physics::testing::uniform;
 
+    /// Every pair, with no budget (a point each).
+    fn find_all(
+        sweep: &mut Sweep,
+        pool: &WorkerPool,
+        middles: &[[f64; 3]],
+        radii: &[f64],
+        awake: &[bool],
+    ) {
+        let spheres = Spheres {
+            middles,
+            radii,
+            awake,
+        };
+        sweep.find(pool, spheres, usize::MAX, 0);
+        assert_eq!(sweep.deferred, 0);
+    }
+
     fn sorted(pairs: &[(u32, u32)]) -> Vec<(u32, u32)> {
         let mut pairs = pairs.to_vec();
         pairs.sort_unstable();
@@ -265,12 +513,12 @@ mod tests {
         let awake: Vec<bool> = (0..count).map(|_| next() < 0.7).collect();
         let mut sweep = Sweep::default();
         let pool = WorkerPool::new(1).unwrap();
-        sweep.find(&pool, &middles, &radii, &awake);
+        find_all(&mut sweep, &pool, &middles, &radii, &awake);
         let expected = brute(&middles, &radii, &awake);
         assert!(!expected.is_empty());
         assert_eq!(sorted(&sweep.pairs), expected);
         // Again, with the buffers reused.
-        sweep.find(&pool, &middles, &radii, &awake);
+        find_all(&mut sweep, &pool, &middles, &radii, &awake);
         assert_eq!(sorted(&sweep.pairs), expected);
         // Spread along each axis in turn (a tower, a wall): swept along that axis, the same
         // pairs as brute force.
@@ -284,7 +532,7 @@ mod tests {
                 })
                 .collect();
             assert_eq!(widest_axis(&turned), widest);
-            sweep.find(&pool, &turned, &radii, &awake);
+            find_all(&mut sweep, &pool, &turned, &radii, &awake);
             assert_eq!(
                 sorted(&sweep.pairs),
                 brute(&turned, &radii, &awake),
@@ -339,9 +587,9 @@ mod tests {
             }
             let awake: Vec<bool> = (0..count).map(|body| body % 3 != 0).collect();
             let had = kept.order.clone();
-            kept.find(&pool, &middles, &radii, &awake);
+            find_all(&mut kept, &pool, &middles, &radii, &awake);
             let mut fresh = Sweep::default();
-            fresh.find(&pool, &middles, &radii, &awake);
+            find_all(&mut fresh, &pool, &middles, &radii, &awake);
             let bodies = |sweep: &Sweep| sweep.entries.iter().map(|e| e.body).collect::<Vec<_>>();
             assert_eq!(bodies(&kept), bodies(&fresh), "step {step}");
             assert_eq!(kept.pairs, fresh.pairs, "step {step}");
@@ -372,7 +620,7 @@ mod tests {
         for threads in [1, 2, 3, 8] {
             let pool = WorkerPool::new(threads).unwrap();
             let mut sweep = Sweep::default();
-            sweep.find(&pool, &middles, &radii, &awake);
+            find_all(&mut sweep, &pool, &middles, &radii, &awake);
             assert_eq!(sorted(&sweep.pairs), expected, "{threads} threads");
             // Not only the same pairs: the same order, however many runs.
             let first = first.get_or_insert_with(|| sweep.pairs.clone());
@@ -386,9 +634,9 @@ mod tests {
         let radii = [1.0, 1.0, 1.0];
         let mut sweep = Sweep::default();
         let pool = WorkerPool::new(1).unwrap();
-        sweep.find(&pool, &middles, &radii, &[false, false, true]);
+        find_all(&mut sweep, &pool, &middles, &radii, &[false, false, true]);
         assert!(sweep.pairs.is_empty());
-        sweep.find(&pool, &middles, &radii, &[false, true, true]);
+        find_all(&mut sweep, &pool, &middles, &radii, &[false, true, true]);
         assert_eq!(sweep.pairs, vec![(0, 1)]);
     }
 }

@@ -33,6 +33,8 @@
 //! [`BodyShape`] promises: a body's shape lies inside the sphere of its points.
 
 use super::body::{Bodies, ClusterLanes};
+use super::broad::draw;
+use super::budget::{release, WHOLE_SHARE};
 use super::clearance::{Clearance, LOOK};
 use super::manifolds::{Manifolds, Pair, Poses, KEPT_REACH};
 use super::math::{self, Matrix, Vector};
@@ -98,6 +100,13 @@ pub(crate) struct Scene<'a> {
     pub epoch: u64,
     /// Each body's place among the awake bodies ([`NONE`] if resting), by dense index.
     pub awake: &'a [u32],
+    /// Each job's share of the contact budget ([`contact_shares`]).
+    ///
+    /// [`contact_shares`]: super::budget::contact_shares
+    pub contact_shares: &'a [u32],
+    /// The step's seed (`step::seed`): where a job short of its share starts among its
+    /// partners.
+    pub seed: u64,
 }
 
 /// One awake body's contacts, with the buffers it reuses from step to step.
@@ -146,9 +155,49 @@ pub(crate) struct ContactJob {
     /// The partners whose pairs with its body it finds (resting ones, and awake ones with a
     /// higher dense index), ascending.
     partners: Vec<u32>,
+    /// How many of them its last [`ContactJob::find`] left for later steps, beyond its share
+    /// of the contact budget (`budget`).
+    pub deferred: u32,
+    /// Where its visit of its partners stands.
+    visit: Visit,
+    /// Whether its last [`ContactJob::find`] stopped short of its partners at its share of
+    /// the contact budget, its list not yet finished ([`ContactJob::find_more`]).
+    pub short: bool,
+}
+
+/// Where a job's visit of its partners stands: its share of the contact budget (the contacts
+/// of its partners it may find, unless it has the whole budget), the partner it started at and how many it has visited, where
+/// the contacts of its partners start in its list, where those of the partners from the
+/// first in ascending order on start (they go first once the list is finished), and how many
+/// it has found.
+#[derive(Debug, Default, Clone, Copy)]
+struct Visit {
+    /// Whether it has the whole budget: nothing held back.
+    whole: bool,
+    share: usize,
+    first: usize,
+    next: usize,
+    pairs_start: usize,
+    wrapped: usize,
+    /// How many contacts of its partners it has found.
+    found: usize,
 }
 
 impl ContactJob {
+    /// Gives back the lists that keep much more room than the step used (`step::trim`):
+    /// after a step over the pair budget, whose pairs go to other jobs in the next. What they
+    /// hold is the finished step's, cleared before the next find.
+    pub fn trim(&mut self) {
+        release(&mut self.contacts);
+        release(&mut self.groups);
+        release(&mut self.patch_of);
+        release(&mut self.dropped);
+        release(&mut self.settled);
+        release(&mut self.partners);
+        self.making.clear();
+        self.making.release();
+    }
+
     /// How many of its points it asked the world about in its last [`ContactJob::find`].
     pub fn asked(&self) -> usize {
         self.queries.len()
@@ -160,10 +209,62 @@ impl ContactJob {
     /// this body's. That is the order of the groups' keys, and within a group the order the
     /// solver works them in, so the solver takes the jobs' lists as they are, one after
     /// another, with no sort ([`ContactJob::groups`]).
+    ///
+    /// Short of its share of the contact budget (`budget`), it stops before the partner whose
+    /// contacts would pass it ([`ContactJob::short`]), to go on in [`ContactJob::find_more`];
+    /// else its list is done.
     pub fn find(&mut self, scene: &Scene) {
         self.making.clear();
         self.kept = 0;
+        self.deferred = 0;
+        self.partners.clear();
+        self.visit = Visit::default();
+        self.short = false;
         self.find_contacts(scene);
+        if !self.short {
+            self.finish(scene);
+        }
+    }
+
+    /// Goes on after a [`ContactJob::find`] that stopped short, with `more` contacts of its
+    /// partners beyond its share, and finishes its list: the partners it still cannot take are
+    /// left for later steps ([`ContactJob::deferred`]).
+    pub fn find_more(&mut self, scene: &Scene, more: usize) {
+        self.visit.share = self.visit.share.saturating_add(more);
+        self.short = false;
+        if more > 0 {
+            self.visit_partners(scene);
+        } else {
+            self.short = true;
+        }
+        if self.short {
+            self.short = false;
+            self.deferred = (self.partners.len() - self.visit.next) as u32;
+        }
+        self.finish(scene);
+    }
+
+    /// How many contacts of its partners it has found (before its list is reduced).
+    pub fn pair_contacts_found(&self) -> usize {
+        self.visit.found
+    }
+
+    /// The points of the partners it has not visited with its body's own (the most contacts
+    /// they can give), after a [`ContactJob::find`] that stopped short.
+    pub fn points_left(&self, points: &[u32]) -> u64 {
+        let own = u64::from(points[self.body as usize]);
+        let count = self.partners.len();
+        (self.visit.next..count)
+            .map(|visit| self.partners[(self.visit.first + visit) % count])
+            .map(|other| own + u64::from(points[other as usize]))
+            .sum()
+    }
+
+    /// Its list put in order and cut into groups, each group's patches reduced.
+    fn finish(&mut self, scene: &Scene) {
+        // The partners from the drawn one on came first: after those before it.
+        let pairs = &mut self.contacts[self.visit.pairs_start..];
+        pairs.rotate_left(self.visit.wrapped - self.visit.pairs_start);
         std::mem::swap(&mut self.manifolds, &mut self.making);
         self.groups.clear();
         for (index, contact) in self.contacts.iter().enumerate() {
@@ -348,48 +449,97 @@ impl ContactJob {
         self.partners.clear();
         self.partners.extend_from_slice(&scene.partners[start..end]);
         self.partners.sort_unstable();
+        // The job's share of the contact budget (`budget`). With all of it, the partners in
+        // ascending order. With less, from a partner the step's seed draws on, around to the
+        // one before it, while their contacts fit in the share ([`ContactJob::find_more`]);
+        // the contacts are then put back in the order of their groups.
+        let share = scene.contact_shares[job];
+        let count = self.partners.len();
+        self.visit = Visit {
+            whole: share == WHOLE_SHARE,
+            share: share as usize,
+            first: if share == WHOLE_SHARE || count == 0 {
+                0
+            } else {
+                (draw(body as u64, !scene.seed) % count as u64) as usize
+            },
+            next: 0,
+            pairs_start: self.contacts.len(),
+            wrapped: self.contacts.len(),
+            found: 0,
+        };
+        self.visit_partners(scene);
+    }
+
+    /// Finds the contacts of the partners from [`Visit::next`] on, while they fit in its share:
+    /// [`ContactJob::short`] if one did not (its contacts are dropped again).
+    fn visit_partners(&mut self, scene: &Scene) {
         let poses = Poses {
-            bodies,
+            bodies: scene.bodies,
             rotation: scene.rotation,
             bound: scene.bound,
         };
-        for &other in &self.partners {
-            let other_index = other as usize;
+        let count = self.partners.len();
+        let whole = self.visit.whole;
+        while self.visit.next < count {
+            let at = (self.visit.first + self.visit.next) % count;
+            if at == 0 && self.visit.next > 0 {
+                self.visit.wrapped = self.contacts.len();
+            }
             let pair = Pair {
-                body,
-                other: other_index,
+                body: self.body as usize,
+                other: self.partners[at] as usize,
             };
-            // A pair that barely moved keeps its manifold (`manifolds`).
-            if self
-                .making
-                .reuse(&self.manifolds, &poses, pair, &mut self.contacts)
-            {
-                self.kept += 1;
-                continue;
+            let undo = (self.contacts.len(), self.making.mark(), self.kept);
+            self.pair_contacts(scene, &poses, pair);
+            let found = self.contacts.len() - self.visit.pairs_start;
+            if !whole && found > self.visit.share {
+                self.contacts.truncate(undo.0);
+                self.making.truncate(undo.1);
+                self.kept = undo.2;
+                self.short = true;
+                return;
             }
-            let keeps = poses.keeps(pair);
-            let extra = if keeps { KEPT_REACH } else { 0.0 };
-            let from = self.contacts.len();
-            // This body's points against the other's shape; nothing more when their boxes
-            // of points are apart.
-            if !points_against(scene, (body, other_index), false, extra, &mut self.contacts) {
-                continue;
-            }
-            if bodies.resting[other_index] {
-                // A resting body has no job of its own: its points against this body's shape
-                // are found here, and this body is pushed the other way.
-                resting_points_against(scene, (body, other_index), extra, &mut self.contacts);
-            } else {
-                // An awake partner (a later one: an earlier one's job found the pair) has its
-                // points against this body's shape found here too, so that every contact of
-                // the pair's group is in this job's list, after this body's own points, as the
-                // group orders them.
-                // The boxes' test is the same both ways: not made again.
-                points_against(scene, (other_index, body), true, extra, &mut self.contacts);
-            }
-            if keeps {
-                self.making.keep(&poses, pair, &mut self.contacts, from);
-            }
+            self.visit.found = found;
+            self.visit.next += 1;
+        }
+    }
+
+    /// The contacts of the pair of this job's body and a partner, into
+    /// [`ContactJob::contacts`]: placed from its kept manifold, or found (and kept, if the pair
+    /// is slow).
+    fn pair_contacts(&mut self, scene: &Scene, poses: &Poses, pair: Pair) {
+        let (body, other_index) = (pair.body, pair.other);
+        // A pair that barely moved keeps its manifold (`manifolds`).
+        if self
+            .making
+            .reuse(&self.manifolds, poses, pair, &mut self.contacts)
+        {
+            self.kept += 1;
+            return;
+        }
+        let keeps = poses.keeps(pair);
+        let extra = if keeps { KEPT_REACH } else { 0.0 };
+        let from = self.contacts.len();
+        // This body's points against the other's shape; nothing more when their boxes
+        // of points are apart.
+        if !points_against(scene, (body, other_index), false, extra, &mut self.contacts) {
+            return;
+        }
+        if scene.bodies.resting[other_index] {
+            // A resting body has no job of its own: its points against this body's shape
+            // are found here, and this body is pushed the other way.
+            resting_points_against(scene, (body, other_index), extra, &mut self.contacts);
+        } else {
+            // An awake partner (a later one: an earlier one's job found the pair) has its
+            // points against this body's shape found here too, so that every contact of
+            // the pair's group is in this job's list, after this body's own points, as the
+            // group orders them.
+            // The boxes' test is the same both ways: not made again.
+            points_against(scene, (other_index, body), true, extra, &mut self.contacts);
+        }
+        if keeps {
+            self.making.keep(poses, pair, &mut self.contacts, from);
         }
     }
 }

@@ -23,6 +23,7 @@
 //! The lanes are `wide::f64x4`: four `f64` in two SSE2 registers on any x86-64, one AVX
 //! register where the build allows it, plain arrays elsewhere: safe code, the same result.
 
+use super::budget::release;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use wide::f64x4;
@@ -216,6 +217,19 @@ const EMPTY_ROW: Row = Row {
 };
 
 impl Bundle {
+    /// Frees its rows and kept pushes where they keep much more room than the step used
+    /// ([`release`]): what they hold is the finished step's, made again in the next.
+    pub fn trim(&mut self) {
+        release(&mut self.contacts);
+        release(&mut self.bounces);
+        release(&mut self.starting);
+        release(&mut self.kept);
+        release(&mut self.kept_bodies);
+        for lane in &mut self.lanes {
+            release(&mut lane.kept);
+        }
+    }
+
     /// Takes the groups `groups` (the solver's indices, at most [`LANES`], none sharing an
     /// awake body), whose longest has `most` contacts. Cheap, for the serial part of the step:
     /// [`Bundle::clear`] makes room for their rows, on the workers.

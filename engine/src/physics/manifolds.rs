@@ -38,6 +38,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::body::{Bodies, BodyHandle};
+use super::budget::{fit, release};
 use super::contacts::Contact;
 use super::math::{self, Matrix, Vector};
 use super::tuning::{MARGIN, STEP};
@@ -142,6 +143,31 @@ impl Poses<'_> {
 }
 
 impl Manifolds {
+    /// Where it ends now, for [`Manifolds::truncate`].
+    pub fn mark(&self) -> (usize, usize) {
+        (self.heads.len(), self.contacts.len())
+    }
+
+    /// Forgets what was added since `mark`.
+    pub fn truncate(&mut self, (heads, contacts): (usize, usize)) {
+        self.heads.truncate(heads);
+        self.contacts.truncate(contacts);
+    }
+
+    /// Gives back the room its lists keep beyond what they hold, where that is much more
+    /// ([`fit`]).
+    pub fn trim(&mut self) {
+        fit(&mut self.heads);
+        fit(&mut self.contacts);
+    }
+
+    /// Frees its lists where they keep much more room than they hold ([`release`]): for
+    /// manifolds no longer needed, once cleared.
+    pub fn release(&mut self) {
+        release(&mut self.heads);
+        release(&mut self.contacts);
+    }
+
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.heads.clear();

@@ -93,6 +93,7 @@
 
 mod body;
 mod broad;
+mod budget;
 mod clearance;
 mod contacts;
 mod error;
@@ -115,6 +116,7 @@ mod scenarios;
 mod testing;
 
 pub use body::{BodyDesc, BodyHandle, BodyView, Part};
+pub use budget::PairBudget;
 pub use error::PhysicsError;
 pub use manifolds::{KeptContact, KeptManifold};
 pub use state::{
@@ -122,9 +124,9 @@ pub use state::{
     MOST_KEPT_MANIFOLDS,
 };
 pub use tuning::{
-    BOTTOM, BOUNCE, BOUNCE_SPEED, EDGE, FRICTION, GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN,
-    MOST_PUSH, MOST_SPEED, MOST_SPIN, MOST_STEPS, PUSH, SLOP, SPIN_LOSS, STEP, STILL_SPEED,
-    STILL_SPIN, STILL_TIME,
+    BOTTOM, BOUNCE, BOUNCE_SPEED, CONTACT_BUDGET, EDGE, FRICTION, GRAVITY, ITERATIONS,
+    LONGEST_FALL, MARGIN, MOST_PUSH, MOST_SPEED, MOST_SPIN, MOST_STEPS, PAIR_BUDGET, PUSH, SLOP,
+    SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
 pub use warm::{ContactKey, ContactPush, WARM_START};
 pub use world::PhysicsWorld;
@@ -161,8 +163,14 @@ pub trait BodyShape: Sync {
 pub struct StepCounts {
     /// Bodies stepped (not resting).
     pub awake: usize,
-    /// Pairs of bodies whose grown spheres overlap.
+    /// Pairs of bodies whose grown spheres overlap, given contacts this step: at most the
+    /// budget's ([`PhysicsWorld::set_pair_budget`]).
     pub pairs: usize,
+    /// Pairs of bodies whose grown spheres overlap, left for later steps beyond the budget:
+    /// by the broad phase, or by their contact jobs beyond their share of the contacts
+    /// (docs/physics.md, "The pair budget"). Zero in every scene the game makes; with
+    /// `pairs`, every overlapping pair.
+    pub deferred_pairs: usize,
     /// Points asked of the world (the others were surely clear of it, see
     /// [`crate::collision::Solid::stamp`]).
     pub asked: usize,

@@ -46,6 +46,7 @@ use std::ops::Range;
 
 use super::body::Bodies;
 use super::broad::insertion_sort;
+use super::budget::release;
 use super::contacts::{Contact, ContactJob, NONE};
 use super::lanes::{Bundle, Velocities, LANES};
 use super::math::{Matrix, Vector};
@@ -610,6 +611,16 @@ impl Solver {
                 }
             }
         });
+    }
+
+    /// Frees what the bundles, and the lists of pushes the world handed back, keep beyond what
+    /// the step used (`step::trim`); the bundles past those in use go.
+    pub fn trim(&mut self) {
+        for run in &mut self.items {
+            run.bundles.truncate(run.count);
+            run.bundles.iter_mut().for_each(Bundle::trim);
+        }
+        self.kept.iter_mut().for_each(release);
     }
 
     /// Sorts the pushes the touching contacts ended the step with ([`Bundle::kept`]) into

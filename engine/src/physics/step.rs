@@ -29,14 +29,18 @@
 //! queries and the rows (under a fiftieth of a heap step's time); every order in them is the
 //! dense index order, so the whole step is a function of the scene.
 
+use super::broad::Spheres;
+use super::budget::contact_shares;
 use super::clearance::Clearance;
-use super::contacts::{Scene, NONE};
+use super::contacts::{ContactJob, Scene, NONE};
+use super::manifolds::Manifolds;
 use super::math::{self, Matrix, Quaternion, Vector, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
     BOTTOM, EDGE, GRAVITY, LONGEST_FALL, MARGIN, MOST_SPEED, MOST_SPIN, SPIN_LOSS, STEP,
     STILL_SPEED, STILL_SPIN, STILL_TIME,
 };
+use super::warm::WarmStarts;
 use super::world::{PhysicsWorld, Scratch};
 use super::{BodyShape, Impact, StepCounts, StepReport, StepTimes};
 use crate::collision::Solid;
@@ -63,6 +67,7 @@ impl PhysicsWorld {
             bodies,
             scratch,
             resting,
+            pair_budget,
             warm,
             counts,
             world_stamp,
@@ -87,12 +92,27 @@ impl PhysicsWorld {
         // The contacts, found again as long as they reach sleeping bodies: those wake, before
         // the solve, and so does what touches them in turn (`islands`).
         loop {
-            scratch
-                .sweep
-                .find(pool, &bodies.position, &scratch.sphere, &scratch.awake);
+            // Beyond the pair budget (`budget`), the step's seed draws the pairs and where
+            // each job starts among its partners.
+            let seed = seed(bodies);
+            let spheres = Spheres {
+                middles: &bodies.position,
+                radii: &scratch.sphere,
+                awake: &scratch.awake,
+            };
+            scratch.sweep.find(pool, spheres, pair_budget.pairs, seed);
             partners(scratch);
+            contact_shares(
+                pair_budget.contacts,
+                &scratch.moving,
+                &scratch.partner_start,
+                &scratch.partners,
+                &bodies.points_count,
+                &mut scratch.contact_shares,
+            );
             times.broad += clock.lap();
-            find_contacts(pool, bodies, scratch, world, shapes, *epoch);
+            let budget = (pair_budget.contacts, seed);
+            find_contacts(pool, bodies, scratch, (world, shapes), *epoch, budget);
             times.contacts += clock.lap();
             if !wake_reached(bodies, scratch, report) {
                 break;
@@ -150,7 +170,25 @@ impl PhysicsWorld {
         for &handle in &scratch.fallen {
             warm.forget(handle);
         }
+        if counts.deferred_pairs > 0 {
+            trim(bodies, scratch, warm);
+        }
     }
+}
+
+/// Gives back the room a step's lists keep beyond what they hold, after a step over the pair
+/// budget. Each job, bundle and body keeps its lists from step to step, grown to the most it
+/// has held; beyond the budget the window of pairs moves from step to step, and with it which
+/// jobs, bundles and bodies hold the pairs' contacts, rows, manifolds and pushes: kept, that
+/// room would add up step after step to every pair's, the budget's worth at a time. Trimmed,
+/// what a step keeps is what it holds, within the budget. (A step within the budget, as every
+/// step of the game's scenes, keeps its room: its next step needs about as much.)
+fn trim(bodies: &mut Bodies, scratch: &mut Scratch, warm: &mut WarmStarts) {
+    scratch.jobs.iter_mut().for_each(ContactJob::trim);
+    bodies.manifolds.iter_mut().for_each(Manifolds::trim);
+    scratch.solver.trim();
+    scratch.sweep.trim();
+    warm.trim();
 }
 
 /// Each awake body's contacts, one job per body on the workers (`contacts`): with the world,
@@ -159,9 +197,9 @@ fn find_contacts(
     pool: &WorkerPool,
     bodies: &mut Bodies,
     scratch: &mut Scratch,
-    world: &dyn Solid,
-    shapes: &dyn BodyShape,
+    (world, shapes): (&dyn Solid, &dyn BodyShape),
     epoch: u64,
+    (contact_budget, seed): (usize, u64),
 ) {
     let moving = scratch.moving.len();
     while scratch.jobs.len() < moving {
@@ -185,6 +223,8 @@ fn find_contacts(
         shapes,
         epoch,
         awake: &scratch.job_of,
+        contact_shares: &scratch.contact_shares,
+        seed,
     };
     let (owner, awake_bodies) = (&scratch.owner, &scratch.moving);
     pool.for_each_mut_owned(
@@ -196,6 +236,42 @@ fn find_contacts(
         },
         |job| job.find(&scene),
     );
+    // The jobs that stopped short of their partners at their share of the contact budget go
+    // on with what the others left of it, shared by the points of the partners they have not
+    // visited (`budget`), and finish.
+    let jobs = &mut scratch.jobs[..moving];
+    if jobs.iter().any(|job| job.short) {
+        let found: usize = jobs.iter().map(ContactJob::pair_contacts_found).sum();
+        let left = contact_budget.saturating_sub(found);
+        let points = &bodies.points_count;
+        let more = &mut scratch.more;
+        more.clear();
+        more.extend(jobs.iter().map(|job| {
+            if job.short {
+                job.points_left(points)
+            } else {
+                0
+            }
+        }));
+        let total: u64 = more.iter().sum();
+        for more in more.iter_mut() {
+            *more = (u128::from(*more) * left as u128 / u128::from(total.max(1))) as u64;
+        }
+        let more = &scratch.more;
+        pool.for_each_mut_owned(
+            jobs,
+            |job| {
+                owner
+                    .get(awake_bodies[job] as usize)
+                    .map_or(job, |&o| o as usize)
+            },
+            |job| {
+                if job.short {
+                    job.find_more(&scene, more[job.job as usize] as usize);
+                }
+            },
+        );
+    }
     for job in &mut scratch.jobs[..moving] {
         std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
         std::mem::swap(&mut job.manifolds, &mut bodies.manifolds[job.body as usize]);
@@ -231,6 +307,23 @@ fn wake_reached(bodies: &mut Bodies, scratch: &Scratch, report: &mut StepReport)
         }
     }
     woke
+}
+
+/// The step's seed, from which a step over the pair budget draws its pairs (`broad`): a hash
+/// of every body's place and velocity, in dense order (FNV-1a over their bits, then
+/// MurmurHash3's finish). A function of the state a save keeps, so a restored world draws the
+/// same pairs; it changes as the bodies move, so each step draws others.
+fn seed(bodies: &Bodies) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for (place, velocity) in bodies.position.iter().zip(&bodies.velocity) {
+        for value in place.iter().chain(velocity) {
+            hash ^= value.to_bits();
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash ^= hash >> 33;
+    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    hash ^ hash >> 33
 }
 
 /// The time between a step's phases.
@@ -341,9 +434,15 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
 /// What the step had to do, from its buffers once the rows are solved.
 fn count(scratch: &Scratch, tally: &Tally) -> StepCounts {
     let solver = &scratch.solver;
+    // The pairs the broad phase kept whose jobs left them for later (`budget`).
+    let left: usize = scratch.jobs[..scratch.moving.len()]
+        .iter()
+        .map(|job| job.deferred as usize)
+        .sum();
     StepCounts {
         awake: scratch.moving.len(),
-        pairs: scratch.sweep.pairs.len(),
+        pairs: scratch.sweep.pairs.len() - left,
+        deferred_pairs: scratch.sweep.deferred + left,
         asked: scratch.jobs[..scratch.moving.len()]
             .iter()
             .map(|job| job.asked())

@@ -79,3 +79,10 @@ pub const MOST_SPIN: f64 = 1000.0;
 /// would otherwise owe more steps than a frame can run, and the next frame even more: the
 /// time beyond this is dropped, and the simulation slows down instead of spiralling.
 pub const MOST_STEPS: u32 = 16;
+
+/// The most pairs of bodies a step gives contacts to (docs/physics.md, "The pair budget").
+pub const PAIR_BUDGET: usize = 1 << 16;
+
+/// The most contacts a step's pairs of bodies may find between them (docs/physics.md, "The
+/// pair budget").
+pub const CONTACT_BUDGET: usize = 1 << 18;

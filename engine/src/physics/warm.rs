@@ -22,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::body::BodyHandle;
+use super::budget::fit;
 use super::math::Vector;
 
 /// Set in [`ContactKey::point`] when the point is the other body's (a resting body's point
@@ -138,6 +139,12 @@ impl WarmStarts {
         if let Some(list) = self.by_slot.get_mut(body.index() as usize) {
             list.clear();
         }
+    }
+
+    /// Gives back the room each body's list keeps beyond what it holds, where that is much
+    /// more ([`fit`]).
+    pub fn trim(&mut self) {
+        self.by_slot.iter_mut().for_each(fit);
     }
 
     /// Forgets everything.

@@ -2,6 +2,7 @@
 
 use super::body::{BodyDesc, BodyHandle, BodyView, MassProperties};
 use super::broad::Sweep;
+use super::budget::PairBudget;
 use super::contacts::ContactJob;
 use super::error::PhysicsError;
 use super::math::{self, Matrix, Vector};
@@ -26,6 +27,8 @@ pub struct PhysicsWorld {
     pub(super) time: f64,
     /// Whether bodies come to rest (see [`PhysicsWorld::set_resting`]).
     pub(super) resting: bool,
+    /// How many pairs a step gives contacts to (see [`PhysicsWorld::set_pair_budget`]).
+    pub(super) pair_budget: PairBudget,
     /// Last step's pushes of the touching contacts, to start the next from (`warm`).
     pub(super) warm: WarmStarts,
     pub(super) scratch: Scratch,
@@ -69,6 +72,10 @@ pub(super) struct Scratch {
     pub sweep: Sweep,
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
+    /// Each job's share of the contact budget (`budget`), and what it gets more when it stopped
+    /// short of its partners.
+    pub contact_shares: Vec<u32>,
+    pub more: Vec<u64>,
     pub jobs: Vec<ContactJob>,
     /// The awake bodies' contact rows, cut into regions, bundled and solved.
     pub solver: Solver,
@@ -89,6 +96,7 @@ impl PhysicsWorld {
             bodies: Bodies::default(),
             time: 0.0,
             resting: true,
+            pair_budget: PairBudget::DEFAULT,
             warm: WarmStarts::default(),
             scratch: Scratch::default(),
             counts: StepCounts::default(),
@@ -109,6 +117,21 @@ impl PhysicsWorld {
     /// [`LONGEST_FALL`]: super::LONGEST_FALL
     pub fn set_resting(&mut self, resting: bool) {
         self.resting = resting;
+    }
+
+    /// How many pairs of bodies a step gives contacts to, and how many points their bodies
+    /// may have between them: [`PairBudget::DEFAULT`] unless set. A step whose overlapping
+    /// pairs are beyond it gives contacts to a window of them that moves from step to step,
+    /// and counts the rest ([`StepCounts::deferred_pairs`]; docs/physics.md, "The pair
+    /// budget"). A smaller budget is for tests of a heap beyond it, and for a caller that
+    /// wants a step's memory held lower.
+    pub fn set_pair_budget(&mut self, budget: PairBudget) {
+        self.pair_budget = budget;
+    }
+
+    /// The budget [`PhysicsWorld::set_pair_budget`] set.
+    pub fn pair_budget(&self) -> PairBudget {
+        self.pair_budget
     }
 
     /// Adds a body. Its mass is the sum of its parts', its middle their mass-weighted mean,
