@@ -156,7 +156,7 @@ fn sim_scene(dir: &Path, name: &str, text: &str) -> Ran {
 }
 
 /// The sizes each family is tried at: small, toward the limits, far past them.
-const SIZES: [u64; 5] = [3, 4096, 1 << 20, 1 << 24, 1 << 31];
+const SIZES: [u64; 6] = [3, 4096, 16_384, 1 << 20, 1 << 24, 1 << 31];
 
 #[test]
 fn every_hostile_save_is_refused_or_runs_within_a_gibibyte() {
