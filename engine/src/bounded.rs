@@ -27,6 +27,20 @@ pub trait Most {
     const WHAT: &'static str;
 }
 
+/// Declares a [`Most`]: a unit struct that names a list (`"free block slots"`) and its limit.
+#[macro_export]
+macro_rules! most {
+    ($(#[$doc:meta])* $name:ident, $most:expr, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name;
+        impl $crate::bounded::Most for $name {
+            const MOST: usize = $most;
+            const WHAT: &'static str = $what;
+        }
+    };
+}
+
 thread_local! {
     /// The last refusal of a bounded list on this thread.
     static REFUSAL: RefCell<Option<String>> = const { RefCell::new(None) };

@@ -5,7 +5,7 @@
 //! is one it reads back, and the loader refuses anything past them before allocating it, with
 //! the field, its value and the limit. At the limits a world loads and runs in well under 1 GiB.
 
-use blockfall_engine::bounded::Most;
+use blockfall_engine::most;
 
 /// Blocks standing in the world, and slots of its block store (a slot is made only when no
 /// free one is left, so the slots never outnumber the most blocks there ever were). The
@@ -32,18 +32,6 @@ pub const MOST_EDITED_CELLS: usize = 16_384;
 
 /// Edited bricks in a save: eight to a cell.
 pub const MOST_EDITED_BRICKS: usize = 8 * MOST_EDITED_CELLS;
-
-macro_rules! most {
-    ($(#[$doc:meta])* $name:ident, $most:expr, $what:literal) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        pub struct $name;
-        impl Most for $name {
-            const MOST: usize = $most;
-            const WHAT: &'static str = $what;
-        }
-    };
-}
 
 most!(
     /// The block store's slots ([`MOST_BLOCKS`]).

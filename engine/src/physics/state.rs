@@ -17,7 +17,7 @@ use super::math::{self, Quaternion, Vector};
 use super::tuning::{EDGE, MOST_SPEED, MOST_SPIN, STEP};
 use super::warm::{ContactPush, OTHER_POINT};
 use super::world::PhysicsWorld;
-use crate::bounded::{self, Most};
+use crate::bounded;
 use crate::workers::WorkerPool;
 
 /// The most bodies a world holds at once, and so the most slots of its handle table (a slot is
@@ -32,37 +32,30 @@ pub const MOST_CONTACT_PUSHES: usize = 1 << 21;
 /// The most kept manifolds a saved state may hold: 16 pairs for each of [`MOST_BODIES`] bodies.
 pub const MOST_KEPT_MANIFOLDS: usize = 1 << 18;
 
-/// The handle table's slots ([`MOST_BODIES`]).
-#[derive(Debug)]
-pub struct BodySlots;
-impl Most for BodySlots {
-    const MOST: usize = MOST_BODIES;
-    const WHAT: &'static str = "body slots";
-}
-
-/// The bodies ([`MOST_BODIES`]).
-#[derive(Debug)]
-pub struct BodyCount;
-impl Most for BodyCount {
-    const MOST: usize = MOST_BODIES;
-    const WHAT: &'static str = "bodies";
-}
-
-/// The contact pushes ([`MOST_CONTACT_PUSHES`]).
-#[derive(Debug)]
-pub struct ContactPushes;
-impl Most for ContactPushes {
-    const MOST: usize = MOST_CONTACT_PUSHES;
-    const WHAT: &'static str = "contact pushes";
-}
-
-/// The kept manifolds ([`MOST_KEPT_MANIFOLDS`]).
-#[derive(Debug)]
-pub struct KeptManifolds;
-impl Most for KeptManifolds {
-    const MOST: usize = MOST_KEPT_MANIFOLDS;
-    const WHAT: &'static str = "kept manifolds";
-}
+crate::most!(
+    /// The handle table's slots ([`MOST_BODIES`]).
+    BodySlots,
+    MOST_BODIES,
+    "body slots"
+);
+crate::most!(
+    /// The bodies ([`MOST_BODIES`]).
+    BodyCount,
+    MOST_BODIES,
+    "bodies"
+);
+crate::most!(
+    /// The contact pushes ([`MOST_CONTACT_PUSHES`]).
+    ContactPushes,
+    MOST_CONTACT_PUSHES,
+    "contact pushes"
+);
+crate::most!(
+    /// The kept manifolds ([`MOST_KEPT_MANIFOLDS`]).
+    KeptManifolds,
+    MOST_KEPT_MANIFOLDS,
+    "kept manifolds"
+);
 
 /// What a step changes of one body.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
