@@ -562,3 +562,137 @@ fn a_quit_in_the_window_whose_save_fails_asks_once_then_leaves_with_status_1() {
     assert_eq!(after, old, "the old save's bytes are untouched");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The signal family of the soak: bursts of one, two or three signals (SIGTERM, SIGINT or
+/// SIGHUP, drawn by a seeded generator) at random moments of a run that saves its world over
+/// and over (F5 every tenth of a second), so that many land while a save is being written.
+/// Whatever the moment: one or two signals end the run with status 0 and the world saved; a
+/// third may end it at once (128 + its number) or find the save already done (0); and the
+/// world on disk always loads, never older than the session's start.
+#[test]
+fn bursts_of_signals_while_the_world_saves_never_lose_it() {
+    let mut rng = blockfall_engine::random::Rng::new(52);
+    let presses: String = (1..200)
+        .map(|k| {
+            let t = f64::from(k) * 0.1;
+            format!(
+                r#", {{"t": {t:.2}, "press": "F5"}}, {{"t": {:.2}, "release": "F5"}}"#,
+                t + 0.05
+            )
+        })
+        .collect();
+    for round in 0..8 {
+        let dir = scratch(&format!("burst-{round}"));
+        let world = dir.join("w.blockfall");
+        saved_world(&world);
+        let script = script(&dir, 30.0, &presses);
+        let mut child = blockfall(&dir)
+            .args(["--headless", "--world", world.to_str().unwrap(), "--script"])
+            .arg(&script)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the blockfall binary runs");
+        let (lines, reader) = read_until(&mut child, "\"event\":\"dig\"");
+        if !lines.iter().any(|line| line.contains("\"dig\"")) {
+            let (status, stderr) = finish(child);
+            if skip_gpu() {
+                return;
+            }
+            panic!("no dig in the trace ({status:?}): {lines:?}\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(rng.below(1500) as u64));
+        let count = 1 + rng.below(3);
+        let signals: Vec<&str> = (0..count)
+            .map(|_| *rng.pick(&["TERM", "INT", "HUP"]))
+            .collect();
+        for signal in &signals {
+            // The process may be gone after an earlier signal of the burst: that is its end.
+            let _ = Command::new("kill")
+                .args(["-s", signal, &child.id().to_string()])
+                .status();
+            std::thread::sleep(Duration::from_millis(rng.below(30) as u64));
+        }
+        let (status, stderr) = finish(child);
+        reader.join().ok();
+        let number = |name: &str| match name {
+            "HUP" => 1,
+            "INT" => 2,
+            _ => 15,
+        };
+        let allowed = match count {
+            3 => vec![Some(0), Some(128 + number(signals[2]))],
+            _ => vec![Some(0)],
+        };
+        assert!(
+            allowed.contains(&status),
+            "round {round}, signals {signals:?}: exit {status:?}\n{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let after = WorldSave::read(&world)
+            .unwrap_or_else(|error| panic!("round {round}, {signals:?}: the world: {error}"));
+        eprintln!(
+            "round {round}: {signals:?}, exit {status:?}, the world saved at {:.2} s",
+            after.clock
+        );
+        assert!(after.clock >= SAVED_AT, "{}", after.clock);
+        std::fs::remove_dir_all(dir).ok();
+    }
+}
+
+/// The two-games family: two games started on one world at the same moment. Exactly one holds
+/// it and plays; the other is refused with status 2 naming the holder's process (whichever won
+/// the race); the holder, stopped, saves the world, which loads.
+#[test]
+fn two_games_started_together_on_one_world_leave_one_holder() {
+    let dir = scratch("two-at-once");
+    let world = dir.join("w.blockfall");
+    saved_world(&world);
+    let start = |name: &str| {
+        blockfall(&dir)
+            .args(["--headless", "--frames", "100000000", "--world"])
+            .arg(&world)
+            .arg("--screenshot")
+            .arg(dir.join(format!("{name}.png")))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the blockfall binary runs")
+    };
+    let (first, second) = (start("first"), start("second"));
+    let (first_id, second_id) = (first.id(), second.id());
+    // The one refused ends by itself, at once; the other plays on until stopped.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut children = [Some(first), Some(second)];
+    let refused = loop {
+        let ended = children.iter_mut().position(|child| {
+            child
+                .as_mut()
+                .is_some_and(|child| child.try_wait().ok().flatten().is_some())
+        });
+        if let Some(index) = ended {
+            break index;
+        }
+        assert!(Instant::now() < deadline, "neither game was refused");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let loser = children[refused].take().expect("the refused game");
+    let winner = children[1 - refused].take().expect("the holder");
+    let holder = [first_id, second_id][1 - refused];
+    let (status, stderr) = finish(loser);
+    if skip_gpu() && status != Some(2) {
+        return;
+    }
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("process {holder}")),
+        "the refusal names the holder {holder}: {stderr}"
+    );
+    let _ = Command::new("kill")
+        .args(["-s", "TERM", &winner.id().to_string()])
+        .status();
+    let (status, stderr) = finish(winner);
+    assert_eq!(status, Some(0), "{stderr}");
+    WorldSave::read(&world).expect("the holder's save loads");
+    std::fs::remove_dir_all(dir).ok();
+}
