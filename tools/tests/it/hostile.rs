@@ -16,8 +16,8 @@ const MOST_RESIDENT: u64 = 1 << 30;
 /// so a run that asks for gigabytes ends at once instead of taking the machine's memory.
 const ADDRESS_SPACE: u64 = 4 << 30;
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blockfall-hostile-{}", std::process::id()));
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blockfall-hostile-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -177,7 +177,7 @@ fn check_all(cases: impl Iterator<Item = (String, usize, Ran)>) {
 
 #[test]
 fn every_hostile_save_is_refused_or_runs_within_a_gibibyte() {
-    let dir = &scratch();
+    let dir = &scratch("saves");
     let cases = SaveFamily::ALL.into_iter().flat_map(|family| {
         SIZES.into_iter().map(move |n| {
             let name = format!("{}-{n}", family.name());
@@ -187,11 +187,12 @@ fn every_hostile_save_is_refused_or_runs_within_a_gibibyte() {
         })
     });
     check_all(cases);
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
 fn every_hostile_scene_is_refused_or_runs_within_a_gibibyte() {
-    let dir = &scratch();
+    let dir = &scratch("scenes");
     let cases = SceneFamily::ALL.into_iter().flat_map(|family| {
         [3, 100, 20_000, 1 << 20, 1 << 31]
             .into_iter()
@@ -209,4 +210,5 @@ fn every_hostile_scene_is_refused_or_runs_within_a_gibibyte() {
             })
     });
     check_all(cases);
+    std::fs::remove_dir_all(dir).ok();
 }
