@@ -72,8 +72,8 @@ pub(super) struct Scratch {
     pub sweep: Sweep,
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
-    /// Each job's share of the contact budget (`budget`), and what it gets more when it stopped
-    /// short of its partners.
+    /// Each job's share of the contact budget (`budget`), and, for a job that stopped short of
+    /// its partners at it, its share of what the others left.
     pub contact_shares: Vec<u32>,
     pub more: Vec<u64>,
     pub jobs: Vec<ContactJob>,
