@@ -10,8 +10,8 @@
 //! # The pair budget
 //!
 //! Bodies heaped into one place overlap all at once: `n` bodies make `n (n − 1) / 2` pairs. A
-//! step gives contacts to at most [`PairBudget::pairs`] of them; the surplus is counted
-//! ([`Sweep::deferred`]) and never collected.
+//! step gives contacts to at most [`PairBudget::pairs`](super::PairBudget::pairs) of them
+//! (`budget`); the surplus is counted ([`Sweep::deferred`]) and never collected.
 //!
 //! The sweep runs as before, each run counting every pair its entries start and collecting
 //! them up to its share of the budget. Within the budget (every scene the game makes), the

@@ -269,7 +269,7 @@ mod tests {
         let start = middles(&physics);
         let sunk_at_start = sunk(&start);
         assert!(
-            sunk_at_start > 300,
+            sunk_at_start > 900,
             "{sunk_at_start} pairs sunk into each other"
         );
         let mut deferred = Vec::new();
@@ -288,15 +288,16 @@ mod tests {
         assert!(handles.iter().all(|&handle| finite(&physics, handle)));
         let over = deferred.iter().filter(|&&deferred| deferred > 0).count();
         assert!(over > 60, "the heap was beyond the budget for {over} steps");
-        // The heap spread and came back within the budget; of the pairs of cubes sunk into
-        // each other, few are left (those pushed into the same place: as two cubes lying
-        // exactly on each other, their points on each other's faces, they hold together).
+        // The heap spread and came back within the budget; of the 963 pairs of cubes sunk
+        // into each other, few are left (61; 30 with no budget): those pushed into one place,
+        // which, as two cubes lying exactly on each other with their points on each other's
+        // faces, hold together.
         assert!(deferred[400..].iter().all(|&deferred| deferred == 0));
         let end = middles(&physics);
         assert!(spread(&end) > 4.0 * spread(&start), "{} m", spread(&end));
         let sunk_at_end = sunk(&end);
         assert!(
-            sunk_at_end < sunk_at_start / 4,
+            sunk_at_end < sunk_at_start / 10,
             "{sunk_at_end} of {sunk_at_start} pairs still sunk into each other"
         );
     }
