@@ -33,6 +33,7 @@ mod gpu_world;
 mod gpu_world_meshes;
 mod gpu_world_saves;
 mod meshers;
+mod pair_budget;
 mod physics_properties;
 mod pieces;
 mod player;

@@ -10,42 +10,47 @@
 //! # The pair budget
 //!
 //! Bodies heaped into one place overlap all at once: `n` bodies make `n (n − 1) / 2` pairs. A
-//! step gives contacts to at most [`PairBudget::pairs`] of them; the surplus is counted
-//! ([`Sweep::deferred`]) and never collected.
+//! step gives contacts to at most [`PairBudget::pairs`](super::PairBudget::pairs) of them
+//! (`budget`); the surplus is counted ([`Sweep::deferred`]) and never collected.
 //!
 //! The sweep runs as before, each run counting every pair its entries start and collecting
-//! them only up to its share of the budget. Within the budget (every scene the game makes),
-//! the runs' pairs are the step's, exactly as without one. Beyond it, the step draws its
-//! pairs: a pair's draw is a hash of its two dense indices and the step's seed (a hash of the
-//! bodies' places and velocities), and the step keeps the pairs of the lowest draws that fit:
+//! them up to its share of the budget. Within the budget (every scene the game makes), the
+//! runs' pairs are the step's, exactly as without one. Beyond it, the step draws its pairs:
+//! each pair's draw is a hash of its two bodies' keys for the step (a hash of each body's dense
+//! index and the step's seed, itself a hash of the bodies' places and velocities), and the step
+//! keeps the budget's worth of the lowest draws:
 //!
 //! ```text
-//!   pairs by draw, low to high:  |▮▮▮▮▮▮▮▮▮▮▮▮|▮▮▮▮▮|······························|
-//!                                 whole buckets  the   the rest: deferred
-//!                                 kept           cut   (counted, not collected)
-//!                                                bucket: its first pairs, in sweep
-//!                                                order, that fit
+//!   a run past its share:   ▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮ ...   every pair counted;
+//!   its lowest draws kept:  ▮·▮▮··▮···▮··▮···▮·····▮·········▮ ...   a heap of at most the
+//!                                                                     budget's worth
+//!   the step's pairs:       the budget's worth of the lowest draws of all the runs'
 //! ```
 //!
-//! A run that goes past its share tallies its pairs by the bucket of their draw (64 buckets
-//! per power of two, so a bucket holds at most a 64th of the pairs below it); those that did
-//! not tally the pairs they hold. The tallies give the cut, and a second sweep collects the
-//! pairs below it and those of the cut bucket that fit, run after run in sweep order. So every
-//! overlapping pair is kept with the same chance, the budget's share of the pairs, whichever
-//! bodies it joins: each body is pushed out of a fair share of its overlaps every step, and
-//! none waits for a turn while the others move through it. The seed changes as the bodies
-//! move, so each step draws another sample; the sample is a function of the state (the same on
-//! any number of threads, and in a restored world).
+//! A run past its share keeps, while it goes on counting, the lowest draws it has seen in a
+//! heap of at most the budget's worth (a run cannot know how many of the step's lowest are
+//! its own); the step keeps the lowest of all the runs' and sorts them. So the sweep stays one
+//! pass, holds at most the budget's worth of pairs per run, and every overlapping pair is kept
+//! with the same chance, the budget's share of the pairs, whichever bodies it joins: each body
+//! is pushed out of a fair share of its overlaps every step, and none waits for its turn while
+//! the others move through it. The seed changes as the bodies move, so each step draws another
+//! sample; the sample is a function of the state (the same on any number of threads, and in a
+//! restored world).
 
 use super::budget::release;
 use crate::workers::WorkerPool;
 
-/// A body's sphere as the sweep sees it.
+/// A body's sphere as the sweep sees it: its interval along the sweep's axis, and what the
+/// test of a pair reads, kept beside it so that the sweep reads the entries in order instead
+/// of each body's arrays by index.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     low: f64,
     high: f64,
     body: u32,
+    awake: bool,
+    middle: [f64; 3],
+    radius: f64,
 }
 
 /// Finds the pairs of overlapping spheres, reusing its buffers from step to step.
@@ -61,8 +66,10 @@ pub(crate) struct Sweep {
     /// How many pairs the last sweep found beyond the budget: not in [`Sweep::pairs`], left
     /// for later steps.
     pub deferred: usize,
-    /// The runs' tallies of pairs by bucket added up, when the pairs are over the budget.
-    drawn: Vec<usize>,
+    /// Per dense index, the body's key for this step's draws ([`pair_draw`]).
+    keys: Vec<u64>,
+    /// The runs' candidates, when the pairs are over the budget: their draws and pairs.
+    drawn: Vec<(u64, (u32, u32))>,
     /// The bodies in the order of the last sweep, and its axis: the next sort starts from
     /// there ([`Sweep::sort`]).
     order: Vec<u32>,
@@ -90,22 +97,13 @@ struct Run {
     pairs: Vec<(u32, u32)>,
     /// How many pairs its entries start.
     found: usize,
-    /// Whether `pairs` holds every pair its entries start: a run stops collecting at its
-    /// share of the budget (and goes on counting).
+    /// Whether `pairs` holds every pair its entries start: past its share of the budget, a
+    /// run keeps the lowest draws in `lowest` instead (and goes on counting).
     whole: bool,
-    /// Per bucket of draws ([`bucket`]), its pairs, when the pairs are over the budget.
-    drawn: Vec<usize>,
-    /// How many of its pairs in the cut bucket a step over the budget keeps: its first ones
-    /// in sweep order.
-    cut_share: usize,
+    /// Past its share, the lowest draws it has seen with their pairs, at most the budget's
+    /// worth: a heap, the highest on top.
+    lowest: std::collections::BinaryHeap<(u64, (u32, u32))>,
 }
-
-/// Buckets per power of two of the draws: the cut bucket, whose pairs are kept in sweep order,
-/// holds at most a 64th of the pairs below it.
-const BUCKET_STEPS: usize = 64;
-
-/// The buckets of the draws, low to high (the highest is `58 · 64 + 63`).
-const BUCKETS: usize = 59 * BUCKET_STEPS;
 
 /// A draw for a step: `value` and the step's seed hashed (SplitMix64's finish: every bit of
 /// both moves every bit of the draw).
@@ -117,23 +115,13 @@ pub(crate) fn draw(value: u64, seed: u64) -> u64 {
     value ^ value >> 31
 }
 
-/// The bucket of a pair's draw for a step: the pair of dense indices, the lower first.
+/// A pair's draw for a step (the pair of dense indices, the lower first): its bodies' `keys`
+/// for the step (each a [`draw`] of its dense index) joined and multiplied, every bit of both
+/// moving the draw's high bits.
 #[inline]
-fn pair_bucket((one, other): (u32, u32), seed: u64) -> usize {
-    usize::from(bucket(draw(u64::from(one) << 32 | u64::from(other), seed)))
-}
-
-/// The bucket of a draw: its highest bit and the six bits below it, in the order of the
-/// draws (a bucket is a 64th of its power of two).
-#[inline]
-fn bucket(draw: u64) -> u16 {
-    if draw < BUCKET_STEPS as u64 {
-        return draw as u16;
-    }
-    let high = 63 - draw.leading_zeros() as usize;
-    let steps = BUCKET_STEPS.trailing_zeros() as usize;
-    let below = (draw >> (high - steps)) as usize & (BUCKET_STEPS - 1);
-    ((high + 1 - steps) * BUCKET_STEPS + below) as u16
+fn pair_draw((one, other): (u32, u32), keys: &[u64]) -> u64 {
+    let joined = keys[one as usize] ^ keys[other as usize].rotate_left(32);
+    joined.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The pair of dense indices `one` and `other`, the lower first.
@@ -161,7 +149,7 @@ impl Sweep {
         self.pairs.clear();
         self.deferred = 0;
         let axis = widest_axis(spheres.middles);
-        self.sort(axis, spheres.middles, spheres.radii);
+        self.sort(axis, spheres);
         let count = self.entries.len();
         let runs = if count < PARALLEL_FROM {
             1
@@ -174,77 +162,45 @@ impl Sweep {
             let start = (index * length).min(count);
             run.entries = start..(start + length).min(count);
         }
-        // Each run's share of the budget: what it collects while it counts.
+        self.keys.clear();
+        self.keys
+            .extend((0..spheres.middles.len() as u64).map(|body| draw(body, seed)));
+        // Each run's share of the budget: what it collects before it keeps only the lowest
+        // draws.
         let share = budget.div_ceil(runs);
-        let entries = &self.entries;
-        let sweep = |run: &mut Run| sweep_run(entries, run, spheres, share, seed);
+        let (entries, keys) = (&self.entries, &self.keys);
+        let sweep = |run: &mut Run| sweep_run(entries, run, (share, budget), keys);
         if runs == 1 {
             sweep(&mut self.runs[0]);
         } else {
             pool.for_each_mut(&mut self.runs, sweep);
         }
         let found: usize = self.runs.iter().map(|run| run.found).sum();
-        if found > budget {
-            // Every run collects the sample's pairs.
-            let cut = self.cut(budget, seed);
-            let entries = &self.entries;
-            let collect = |run: &mut Run| collect_sample(entries, run, spheres, seed, cut);
-            if runs == 1 {
-                collect(&mut self.runs[0]);
-            } else {
-                pool.for_each_mut(&mut self.runs, collect);
+        if self.runs.iter().all(|run| run.whole) && found <= budget {
+            for run in &self.runs {
+                self.pairs.extend_from_slice(&run.pairs);
             }
-        } else if self.runs.iter().any(|run| !run.whole) {
-            // Within the budget: the runs that stopped at their share collect every pair.
-            let entries = &self.entries;
-            let collect = |run: &mut Run| {
-                if !run.whole {
-                    run.pairs.clear();
-                    for at in run.entries.clone() {
-                        pairs_of(entries, at, spheres, |one, other| {
-                            run.pairs.push(ordered(one, other));
-                            true
-                        });
-                    }
+        } else {
+            // The lowest draws of all the runs' (a run's whole list, or the lowest it kept):
+            // the budget's worth, in the order of the pairs.
+            self.drawn.clear();
+            for run in &mut self.runs {
+                if run.whole {
+                    let keys = &self.keys;
+                    self.drawn
+                        .extend(run.pairs.iter().map(|&pair| (pair_draw(pair, keys), pair)));
+                } else {
+                    self.drawn.extend(run.lowest.drain());
                 }
-            };
-            if runs == 1 {
-                collect(&mut self.runs[0]);
-            } else {
-                pool.for_each_mut(&mut self.runs, collect);
             }
-        }
-        for run in &self.runs {
-            self.pairs.extend_from_slice(&run.pairs);
+            if self.drawn.len() > budget {
+                self.drawn.select_nth_unstable(budget);
+                self.drawn.truncate(budget);
+            }
+            self.pairs.extend(self.drawn.iter().map(|&(_, pair)| pair));
+            self.pairs.sort_unstable();
         }
         self.deferred = found - self.pairs.len();
-    }
-
-    /// The cut bucket of a sweep over `budget` (module header): the runs that held all their
-    /// pairs tally them, the tallies are added up, and the lowest buckets that fit are kept
-    /// whole; of the next (the cut), each run's share, run after run.
-    fn cut(&mut self, budget: usize, seed: u64) -> usize {
-        self.drawn.clear();
-        self.drawn.resize(BUCKETS, 0);
-        for run in &mut self.runs {
-            if run.whole {
-                tally(&mut run.drawn, &run.pairs, seed);
-            }
-            for (sum, tally) in self.drawn.iter_mut().zip(&run.drawn) {
-                *sum += tally;
-            }
-        }
-        let mut left = budget;
-        let mut cut = 0;
-        while cut < BUCKETS - 1 && self.drawn[cut] <= left {
-            left -= self.drawn[cut];
-            cut += 1;
-        }
-        for run in &mut self.runs {
-            run.cut_share = run.drawn[cut].min(left);
-            left -= run.cut_share;
-        }
-        cut
     }
 
     /// Frees the runs' lists of pairs where they keep much more room than the step used
@@ -252,7 +208,11 @@ impl Sweep {
     pub fn trim(&mut self) {
         for run in &mut self.runs {
             release(&mut run.pairs);
+            if run.lowest.capacity() > 2 * run.lowest.len() + 64 {
+                run.lowest = Default::default();
+            }
         }
+        release(&mut self.drawn);
     }
 
     /// Fills [`Sweep::entries`] with every body whose sphere is finite, sorted by where its
@@ -261,13 +221,17 @@ impl Sweep {
     /// last step's order where it names each of them once, and an insertion sort finishes it
     /// in about one pass; a full sort where it cannot, or where the insertion sort would move
     /// too much.
-    fn sort(&mut self, axis: usize, middles: &[[f64; 3]], radii: &[f64]) {
+    fn sort(&mut self, axis: usize, spheres: Spheres) {
+        let middles = spheres.middles;
         let entry = |body: usize| {
-            let (middle, radius) = (middles[body], radii[body]);
+            let (middle, radius) = (middles[body], spheres.radii[body]);
             (middle.iter().all(|value| value.is_finite()) && radius.is_finite()).then_some(Entry {
                 low: middle[axis] - radius,
                 high: middle[axis] + radius,
                 body: body as u32,
+                awake: spheres.awake[body],
+                middle,
+                radius,
             })
         };
         let before = |a: &Entry, b: &Entry| a.low.total_cmp(&b.low).then(a.body.cmp(&b.body));
@@ -335,25 +299,17 @@ pub(super) fn insertion_sort<T: Copy>(
     true
 }
 
-/// `drawn` set to the tally of `pairs` by the bucket of their draw with `seed`.
-fn tally(drawn: &mut Vec<usize>, pairs: &[(u32, u32)], seed: u64) {
-    drawn.clear();
-    drawn.resize(BUCKETS, 0);
-    for &pair in pairs {
-        drawn[pair_bucket(pair, seed)] += 1;
-    }
-}
-
 /// The pairs whose first entry (in sweep order) lies in `run.entries`: counted, and
 /// collected in order up to the run's `share` of the budget ([`Run::whole`] says whether all
-/// were). Past its share, the run tallies its pairs by the bucket of their draw with `seed`,
-/// those it holds first.
-fn sweep_run(entries: &[Entry], run: &mut Run, spheres: Spheres, share: usize, seed: u64) {
+/// were). Past its share, the run keeps the `budget`'s worth of the lowest draws it sees with
+/// the bodies' `keys` (those it holds first).
+fn sweep_run(entries: &[Entry], run: &mut Run, (share, budget): (usize, usize), keys: &[u64]) {
     run.pairs.clear();
+    run.lowest.clear();
     run.found = 0;
     run.whole = true;
     for at in run.entries.clone() {
-        pairs_of(entries, at, spheres, |one, other| {
+        pairs_of(entries, at, |one, other| {
             let pair = ordered(one, other);
             run.found += 1;
             if run.whole {
@@ -361,33 +317,31 @@ fn sweep_run(entries: &[Entry], run: &mut Run, spheres: Spheres, share: usize, s
                     run.pairs.push(pair);
                     return true;
                 }
-                // Only counted and tallied from here on.
                 run.whole = false;
-                tally(&mut run.drawn, &run.pairs, seed);
+                for &held in &run.pairs {
+                    keep_lowest(&mut run.lowest, (pair_draw(held, keys), held), budget);
+                }
             }
-            run.drawn[pair_bucket(pair, seed)] += 1;
+            keep_lowest(&mut run.lowest, (pair_draw(pair, keys), pair), budget);
             true
         });
     }
 }
 
-/// The sample's pairs (those drawn below the `cut` bucket with `seed`, and the run's share of
-/// those in it) whose first entry lies in `run.entries`, into `run.pairs` in sweep order.
-fn collect_sample(entries: &[Entry], run: &mut Run, spheres: Spheres, seed: u64, cut: usize) {
-    run.pairs.clear();
-    let mut cut_share = run.cut_share;
-    for at in run.entries.clone() {
-        pairs_of(entries, at, spheres, |one, other| {
-            let pair = ordered(one, other);
-            let drawn = pair_bucket(pair, seed);
-            if drawn < cut {
-                run.pairs.push(pair);
-            } else if drawn == cut && cut_share > 0 {
-                cut_share -= 1;
-                run.pairs.push(pair);
-            }
-            true
-        });
+/// Adds `drawn` to `lowest`, a heap of at most `most` draws with their pairs, if it is lower
+/// than the highest there (which then goes).
+#[inline]
+fn keep_lowest(
+    lowest: &mut std::collections::BinaryHeap<(u64, (u32, u32))>,
+    drawn: (u64, (u32, u32)),
+    most: usize,
+) {
+    if lowest.len() < most {
+        lowest.push(drawn);
+    } else if let Some(mut highest) = lowest.peek_mut() {
+        if drawn < *highest {
+            *highest = drawn;
+        }
     }
 }
 
@@ -396,33 +350,20 @@ fn collect_sample(entries: &[Entry], run: &mut Run, spheres: Spheres, seed: u64,
 /// which one is awake, given to `visit` as dense indices (this entry's body first) until it
 /// says stop.
 #[inline]
-fn pairs_of(
-    entries: &[Entry],
-    at: usize,
-    spheres: Spheres,
-    mut visit: impl FnMut(usize, usize) -> bool,
-) {
-    let Spheres {
-        middles,
-        radii,
-        awake,
-    } = spheres;
+fn pairs_of(entries: &[Entry], at: usize, mut visit: impl FnMut(usize, usize) -> bool) {
     let first = &entries[at];
-    let one = first.body as usize;
     for second in &entries[at + 1..] {
         if second.low > first.high {
             break;
         }
-        let other = second.body as usize;
-        if !(awake[one] || awake[other]) {
+        if !(first.awake || second.awake) {
             continue;
         }
-        let a = middles[one];
-        let b = middles[other];
+        let (a, b) = (first.middle, second.middle);
         let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-        let reach = radii[one] + radii[other];
+        let reach = first.radius + second.radius;
         if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach
-            && !visit(one, other)
+            && !visit(first.body as usize, second.body as usize)
         {
             return;
         }
@@ -626,6 +567,58 @@ mod tests {
             let first = first.get_or_insert_with(|| sweep.pairs.clone());
             assert_eq!(&sweep.pairs, first, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_sweep_beyond_its_budget_keeps_a_sample_the_same_on_any_number_of_threads() {
+        // 768 bodies crowded together: some 66,000 overlapping pairs.
+        let mut next = uniform(2024);
+        let count = 3 * PARALLEL_FROM;
+        let middles: Vec<[f64; 3]> = (0..count)
+            .map(|_| [next() * 6.0, next() * 2.0, next() * 6.0])
+            .collect();
+        let radii: Vec<f64> = (0..count).map(|_| 0.5 + next()).collect();
+        let awake: Vec<bool> = (0..count).map(|_| next() < 0.8).collect();
+        let spheres = Spheres {
+            middles: &middles,
+            radii: &radii,
+            awake: &awake,
+        };
+        let all = brute(&middles, &radii, &awake);
+        assert!(all.len() > 50_000, "{} pairs", all.len());
+        let mut kept_times = vec![0u32; all.len()];
+        let budget = all.len() / 10;
+        for seed in 0..200u64 {
+            let mut first: Option<Vec<(u32, u32)>> = None;
+            let threads: &[usize] = if seed < 10 { &[1, 2, 3, 8] } else { &[1] };
+            for &threads in threads {
+                let pool = WorkerPool::new(threads).unwrap();
+                let mut sweep = Sweep::default();
+                sweep.find(&pool, spheres, budget, seed);
+                assert_eq!(sweep.pairs.len(), budget, "the budget's worth");
+                assert_eq!(sweep.deferred, all.len() - budget, "the rest counted");
+                let first = first.get_or_insert_with(|| sweep.pairs.clone());
+                assert_eq!(&sweep.pairs, first, "seed {seed}, {threads} threads");
+                if threads > 1 {
+                    continue;
+                }
+                for pair in sorted(&sweep.pairs) {
+                    let at = all.binary_search(&pair).expect("an overlapping pair");
+                    kept_times[at] += 1;
+                }
+            }
+        }
+        // Every pair had its turns: each about a tenth of the steps (20 of 200).
+        let fewest = *kept_times.iter().min().unwrap();
+        let most = *kept_times.iter().max().unwrap();
+        assert!(fewest >= 2 && most <= 50, "kept {fewest} to {most} times");
+        // Within the budget, or just at it, every pair, as without one.
+        let pool = WorkerPool::new(2).unwrap();
+        let mut sweep = Sweep::default();
+        sweep.find(&pool, spheres, all.len(), 7);
+        assert_eq!((sorted(&sweep.pairs), sweep.deferred), (all.clone(), 0));
+        sweep.find(&pool, spheres, all.len() - 1, 7);
+        assert_eq!((sweep.pairs.len(), sweep.deferred), (all.len() - 1, 1));
     }
 
     #[test]

@@ -58,11 +58,12 @@
 //!
 //! # Bodies against bodies
 //!
-//! A sort and sweep over the grown spheres on x finds the pairs that may touch. For a pair,
-//! each body's points are asked against the other body's shape, in the other's frame, and
-//! the normal turned back into the world; the rows push the two bodies apart. A sleeping body
-//! that an awake body's contacts reach wakes before the solve and is reported in
-//! [`StepReport::woke`]: only the world is fixed, so the blow moves what it strikes.
+//! A sort and sweep over the grown spheres on x finds the pairs that may touch (at most a
+//! budget of them, [`PairBudget`]). For a pair, each body's points are asked against the other
+//! body's shape, in the other's frame, and the normal turned back into the world; the rows
+//! push the two bodies apart. A sleeping body that an awake body's contacts reach wakes before
+//! the solve and is reported in [`StepReport::woke`]: only the world is fixed, so the blow
+//! moves what it strikes.
 //!
 //! # Threads, and why the result does not depend on their number
 //!
@@ -90,6 +91,13 @@
 //! nothing of its own. The pool makes a channel per parallel call (and its staged call a lock
 //! per bundle and two counters per stage), and a report's lists grow when something comes to
 //! rest, falls out or wakes.
+//!
+//! What a step holds grows with its pairs and their contacts, and bodies heaped into one place
+//! make `n (n − 1) / 2` pairs: a step takes on at most a budget of pairs and of their contacts
+//! ([`PairBudget`], [`PAIR_BUDGET`], [`CONTACT_BUDGET`]), a sample drawn afresh each step,
+//! and counts the rest ([`StepCounts::deferred_pairs`]) for later steps (`budget`,
+//! docs/physics.md "The pair budget"). A step beyond the budget gives back the room its lists
+//! keep beyond what they used, so what stays allocated is bounded too.
 
 mod body;
 mod broad;

@@ -176,13 +176,13 @@ impl PhysicsWorld {
     }
 }
 
-/// Gives back the room a step's lists keep beyond what they hold, after a step over the pair
-/// budget. Each job, bundle and body keeps its lists from step to step, grown to the most it
-/// has held; beyond the budget the window of pairs moves from step to step, and with it which
-/// jobs, bundles and bodies hold the pairs' contacts, rows, manifolds and pushes: kept, that
-/// room would add up step after step to every pair's, the budget's worth at a time. Trimmed,
-/// what a step keeps is what it holds, within the budget. (A step within the budget, as every
-/// step of the game's scenes, keeps its room: its next step needs about as much.)
+/// Gives back the room a step's lists keep beyond what they used, after a step beyond the
+/// pair budget (`budget`). Each job, bundle and body keeps its lists from step to step, grown
+/// to the most it has held; beyond the budget each step draws another sample of the pairs, and
+/// with it changes which jobs, bundles and bodies hold the pairs' contacts, rows, manifolds and
+/// pushes: kept, that room would add up, sample after sample, to every pair's. Given back,
+/// what stays is about what a step uses, within the budget. (A step within the budget, as
+/// every step of the game's scenes, keeps its room: its next step needs about as much.)
 fn trim(bodies: &mut Bodies, scratch: &mut Scratch, warm: &mut WarmStarts) {
     scratch.jobs.iter_mut().for_each(ContactJob::trim);
     bodies.manifolds.iter_mut().for_each(Manifolds::trim);

@@ -72,8 +72,8 @@ pub(super) struct Scratch {
     pub sweep: Sweep,
     pub partner_start: Vec<u32>,
     pub partners: Vec<u32>,
-    /// Each job's share of the contact budget (`budget`), and what it gets more when it stopped
-    /// short of its partners.
+    /// Each job's share of the contact budget (`budget`), and, for a job that stopped short of
+    /// its partners at it, its share of what the others left.
     pub contact_shares: Vec<u32>,
     pub more: Vec<u64>,
     pub jobs: Vec<ContactJob>,
@@ -119,12 +119,12 @@ impl PhysicsWorld {
         self.resting = resting;
     }
 
-    /// How many pairs of bodies a step gives contacts to, and how many points their bodies
-    /// may have between them: [`PairBudget::DEFAULT`] unless set. A step whose overlapping
-    /// pairs are beyond it gives contacts to a window of them that moves from step to step,
-    /// and counts the rest ([`StepCounts::deferred_pairs`]; docs/physics.md, "The pair
-    /// budget"). A smaller budget is for tests of a heap beyond it, and for a caller that
-    /// wants a step's memory held lower.
+    /// How many pairs of bodies a step gives contacts to, and how many contacts those pairs may
+    /// find: [`PairBudget::DEFAULT`] unless set. A step whose overlapping pairs are beyond it
+    /// gives contacts to a sample of them drawn afresh each step, and counts the rest
+    /// ([`StepCounts::deferred_pairs`]; docs/physics.md, "The pair budget"). A smaller budget
+    /// is for tests of a heap beyond it, and for a caller that wants a step's memory held
+    /// lower; [`PairBudget::UNLIMITED`] is the step without one.
     pub fn set_pair_budget(&mut self, budget: PairBudget) {
         self.pair_budget = budget;
     }
