@@ -79,7 +79,7 @@ fn all_finite(pieces: &Pieces) -> bool {
 fn thousands_of_pieces_in_one_place_step_within_the_pair_budget() {
     let count = 3_000;
     let mut pieces = pieces_in_one_place(count, 2);
-    // A lone 1 m block's points: the most contacts it can give with another.
+    // A 1 m block's contact points: the most contacts it can have with the ground.
     let points = pieces.iter().next().expect("a piece").1.contact_points;
     let mut deferred_steps = 0;
     for index in 0..30 {

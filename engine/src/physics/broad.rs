@@ -51,6 +51,8 @@ struct Entry {
     awake: bool,
     middle: [f64; 3],
     radius: f64,
+    /// The body's key for this step's draws ([`pair_draw`]).
+    key: u64,
 }
 
 /// Finds the pairs of overlapping spheres, reusing its buffers from step to step.
@@ -116,12 +118,17 @@ pub(crate) fn draw(value: u64, seed: u64) -> u64 {
 }
 
 /// A pair's draw for a step (the pair of dense indices, the lower first): its bodies' `keys`
-/// for the step (each a [`draw`] of its dense index) joined and multiplied, every bit of both
-/// moving the draw's high bits.
+/// for the step (each a [`draw`] of its dense index), [`joined`].
 #[inline]
 fn pair_draw((one, other): (u32, u32), keys: &[u64]) -> u64 {
-    let joined = keys[one as usize] ^ keys[other as usize].rotate_left(32);
-    joined.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    joined(keys[one as usize], keys[other as usize])
+}
+
+/// The draw of a pair whose bodies have the keys `lower` (the lower dense index's) and
+/// `higher`: the keys joined and multiplied, every bit of both moving the draw's high bits.
+#[inline]
+fn joined(lower: u64, higher: u64) -> u64 {
+    (lower ^ higher.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The pair of dense indices `one` and `other`, the lower first.
@@ -165,6 +172,9 @@ impl Sweep {
         self.keys.clear();
         self.keys
             .extend((0..spheres.middles.len() as u64).map(|body| draw(body, seed)));
+        for entry in &mut self.entries {
+            entry.key = self.keys[entry.body as usize];
+        }
         // Each run's share of the budget: what it collects before it keeps only the lowest
         // draws.
         let share = budget.div_ceil(runs);
@@ -232,6 +242,7 @@ impl Sweep {
                 awake: spheres.awake[body],
                 middle,
                 radius,
+                key: 0,
             })
         };
         let before = |a: &Entry, b: &Entry| a.low.total_cmp(&b.low).then(a.body.cmp(&b.body));
@@ -309,21 +320,25 @@ fn sweep_run(entries: &[Entry], run: &mut Run, (share, budget): (usize, usize), 
     run.found = 0;
     run.whole = true;
     for at in run.entries.clone() {
-        pairs_of(entries, at, |one, other| {
-            let pair = ordered(one, other);
+        pairs_of(entries, at, |first, second| {
+            let pair = ordered(first.body as usize, second.body as usize);
             run.found += 1;
             if run.whole {
                 if run.found <= share {
                     run.pairs.push(pair);
-                    return true;
+                    return;
                 }
                 run.whole = false;
                 for &held in &run.pairs {
                     keep_lowest(&mut run.lowest, (pair_draw(held, keys), held), budget);
                 }
             }
-            keep_lowest(&mut run.lowest, (pair_draw(pair, keys), pair), budget);
-            true
+            let (lower, higher) = if first.body < second.body {
+                (first.key, second.key)
+            } else {
+                (second.key, first.key)
+            };
+            keep_lowest(&mut run.lowest, (joined(lower, higher), pair), budget);
         });
     }
 }
@@ -347,10 +362,9 @@ fn keep_lowest(
 
 /// Each pair the entry at `at` of `entries` starts, in sweep order: the entry against the ones
 /// after it whose interval starts before its own ends, whose sphere overlaps its own, and of
-/// which one is awake, given to `visit` as dense indices (this entry's body first) until it
-/// says stop.
+/// which one is awake, given to `visit` (this entry first).
 #[inline]
-fn pairs_of(entries: &[Entry], at: usize, mut visit: impl FnMut(usize, usize) -> bool) {
+fn pairs_of(entries: &[Entry], at: usize, mut visit: impl FnMut(&Entry, &Entry)) {
     let first = &entries[at];
     for second in &entries[at + 1..] {
         if second.low > first.high {
@@ -362,10 +376,8 @@ fn pairs_of(entries: &[Entry], at: usize, mut visit: impl FnMut(usize, usize) ->
         let (a, b) = (first.middle, second.middle);
         let gap = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
         let reach = first.radius + second.radius;
-        if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach
-            && !visit(first.body as usize, second.body as usize)
-        {
-            return;
+        if gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2] <= reach * reach {
+            visit(first, second);
         }
     }
 }

@@ -94,6 +94,6 @@ pub const PAIR_BUDGET: usize = 1 << 16;
 /// bodies have 175,327 points between them, never reaches it. In a heap sunk into itself each
 /// contact costs about a kilobyte through the step (found, three rows in the solver's lanes,
 /// its push kept three times), so this holds the step to a few hundred megabytes: twenty
-/// thousand of the game's pieces in one place stay under 650 MiB resident, the pieces
+/// thousand of the game's pieces in one place stay near 700 MiB resident, the pieces
 /// themselves 247 MiB of it.
 pub const CONTACT_BUDGET: usize = 1 << 18;
