@@ -68,11 +68,14 @@ fn refuse<E: de::Error>(message: String) -> E {
     E::custom(message)
 }
 
+/// How a list of `length` elements of `what` over its limit `most` is refused.
+pub fn over_limit(length: usize, what: &str, most: usize) -> String {
+    format!("{length} {what}, more than the {most} a save may hold")
+}
+
 /// The refusal of `length` elements of `what` over `most`.
 fn too_many<E: de::Error>(length: usize, what: &str, most: usize) -> E {
-    refuse(format!(
-        "{length} {what}, more than the {most} a save may hold"
-    ))
+    refuse(over_limit(length, what, most))
 }
 
 /// Elements allocated ahead of the ones read: a list claiming more is grown as it is read.

@@ -63,9 +63,3 @@ most!(
     512,
     "offsets in one edited brick"
 );
-most!(
-    /// The pieces ([`MOST_PIECES`]).
-    Pieces,
-    MOST_PIECES,
-    "pieces"
-);

@@ -225,7 +225,7 @@ impl<'de> Visitor<'de> for PiecesVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<SavedPiece>, A::Error> {
         let too_many = |count: usize| {
-            let message = format!("{count} pieces, more than the {MOST_PIECES} a save may hold");
+            let message = bounded::over_limit(count, "pieces", MOST_PIECES);
             bounded::keep_refusal(&message);
             de::Error::custom(message)
         };

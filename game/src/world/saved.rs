@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use blockfall_engine::bounded;
 use blockfall_engine::physics::{self, shown};
 use blockfall_engine::workers::WorkerPool;
 use ultraviolet::Vec3;
@@ -244,9 +245,7 @@ impl WorldSave {
         ];
         for (count, most, what) in counts {
             if count > most {
-                return Err(SaveError::TooMuch(format!(
-                    "{count} {what}, more than the {most} a save may hold"
-                )));
+                return Err(SaveError::TooMuch(bounded::over_limit(count, what, most)));
             }
         }
         Ok(())
