@@ -145,6 +145,9 @@ impl Play {
         for message in lost {
             self.say(message);
         }
+        if let Some(refusal) = world.world.take_tool_refusal() {
+            self.say(refusal);
+        }
         world.stream(frames, LOADS_PER_FRAME)?;
         world.sync(gpu)?;
         if let Some((_, frames_left)) = &mut self.message {

@@ -9,9 +9,19 @@ use blockfall_engine::most;
 
 /// Blocks standing in the world, and slots of its block store (a slot is made only when no
 /// free one is left, so the slots never outnumber the most blocks there ever were). The
-/// support benchmark's generated city is a million blocks; twice that is about 700 MiB in
-/// memory (some 350 bytes a block with the support's and the meshes' share).
+/// support benchmark's generated city is a million blocks, 240 MiB in `sim`; a solid cube of
+/// twice that many 0.5 m blocks is some 330 MiB. How far apart they may lie is
+/// [`MOST_BLOCK_BRICKS`].
 pub const MOST_BLOCKS: usize = 1 << 21;
+
+/// Bricks of 8³ cells (4 m a side) of the block store's grid holding a block's cell: what the
+/// grid's memory follows (`blocks::cell_grid`), about 100 bytes a brick and 4 a filled cell, so
+/// at most some 280 MiB with every brick full. Without it a few blocks a brick apart would
+/// cost far more than a block's share: a 4-cell block across the corner of eight bricks fills
+/// eight. The support benchmark's city of a million blocks fills 46,104 bricks, a third of
+/// this; a solid cube of 2 m blocks stops here at about a million blocks (some 450 MiB in
+/// `sim`, the most any layout of blocks reaches within the limits).
+pub const MOST_BLOCK_BRICKS: usize = 1 << 17;
 
 /// Pieces (loose groups falling or lying as rubble) at once: forty times the heap of the
 /// physics benchmark (400 pieces), four times its capacity test (4,000 awake pieces).

@@ -24,7 +24,7 @@ use thiserror::Error;
 use super::cell_grid::CellGrid;
 use super::materials::MATERIALS;
 use super::shapes::SIDES;
-use crate::limits::MOST_BLOCKS;
+use crate::limits::{MOST_BLOCKS, MOST_BLOCK_BRICKS};
 
 /// Meters per grid cell.
 pub const CELL: f32 = 0.5;
@@ -58,6 +58,11 @@ pub enum BlockError {
     OutsideWorld { x: i32, y: i32, z: i32, size: u8 },
     #[error("the world holds {MOST_BLOCKS} blocks, the most it may (docs/saves.md, \"Limits\")")]
     Full,
+    #[error(
+        "the world's blocks would fill more than {MOST_BLOCK_BRICKS} bricks of 8³ cells (4 m), \
+         the most they may (docs/saves.md, \"Limits\")"
+    )]
+    Spread,
     #[error("the cell ({x}, {y}, {z}) is already taken by another block")]
     Occupied { x: i32, y: i32, z: i32 },
     #[error("the block was removed")]
@@ -259,6 +264,11 @@ impl BlockStore {
         slot.block.as_ref()
     }
 
+    /// How many bricks of 8³ cells hold a block's cell (docs/saves.md, "Limits").
+    pub fn brick_count(&self) -> usize {
+        self.cells.brick_count()
+    }
+
     /// Whether every cell of a cube of `size` cells from `(x, y, z)` is free. A cube reaching
     /// beyond the grid doesn't fit.
     pub fn fits(&self, x: i32, y: i32, z: i32, size: u8) -> bool {
@@ -275,6 +285,12 @@ impl BlockStore {
         }
         if let Some([x, y, z]) = block.cells().find(|&cell| self.cells.contains(cell)) {
             return Err(BlockError::Occupied { x, y, z });
+        }
+        let high = block.low().map(|low| low + i32::from(block.size) - 1);
+        if self.cells.brick_count() + self.cells.empty_bricks_in(block.low(), high)
+            > MOST_BLOCK_BRICKS
+        {
+            return Err(BlockError::Spread);
         }
         let id = match self.free.pop() {
             Some(index) => {
@@ -505,6 +521,33 @@ mod tests {
             assert_eq!(store.at(-3, 5, 7), None);
             assert_eq!(store.count(), 0);
         }
+    }
+
+    #[test]
+    fn a_block_past_the_most_bricks_is_refused_and_changes_nothing() {
+        let mut store = BlockStore::new();
+        // One 1-cell block in each brick, in a square of bricks.
+        let side = (MOST_BLOCK_BRICKS as f64).sqrt().ceil() as i32;
+        for i in 0..MOST_BLOCK_BRICKS as i32 {
+            store
+                .add(block(8 * (i % side), 0, 8 * (i / side), 1))
+                .expect("room within the limit");
+        }
+        assert_eq!(store.brick_count(), MOST_BLOCK_BRICKS);
+        store.drain_events().for_each(drop);
+        let revision = store.revision();
+        // A block in a new brick is refused, with the limit named...
+        let far = block(-8, 0, -8, 1);
+        let refused = store.add(far).unwrap_err();
+        assert_eq!(refused, BlockError::Spread);
+        assert!(refused.to_string().contains(&MOST_BLOCK_BRICKS.to_string()));
+        assert_eq!(store.count(), MOST_BLOCK_BRICKS);
+        assert_eq!(store.revision(), revision);
+        assert_eq!(store.at(-8, 0, -8), None);
+        // ...and one reaching a new brick from a held one too, while the held brick has room.
+        assert_eq!(store.add(block(4, 0, -2, 4)), Err(BlockError::Spread));
+        store.add(block(2, 0, 2, 4)).expect("room in a held brick");
+        assert_eq!(store.brick_count(), MOST_BLOCK_BRICKS);
     }
 
     #[test]

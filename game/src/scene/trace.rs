@@ -220,7 +220,7 @@ pub(super) struct EventLine {
     pub(super) removed: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) placed: Option<bool>,
-    /// Why a block was not placed: "occupied" or "player".
+    /// Why a block was not placed: "occupied", "player" or "full" (a limit of the world).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -134,6 +134,9 @@ pub struct World {
     /// how many of them the last frame's report already named.
     lost: Vec<crate::pieces::Lost>,
     lost_named: usize,
+    /// Why the player's last use of a tool changed nothing, where a limit or the world's edge
+    /// refused it ([`World::take_tool_refusal`]).
+    tool_refusal: Option<String>,
 }
 
 impl World {
@@ -192,6 +195,7 @@ impl World {
             splits: Vec::new(),
             lost: Vec::new(),
             lost_named: 0,
+            tool_refusal: None,
         }
     }
 
@@ -491,6 +495,14 @@ impl World {
     /// the frame (the trace, the HUD) names them; nothing vanishes unsaid.
     pub fn lost(&self) -> &[crate::pieces::Lost] {
         &self.lost
+    }
+
+    /// Why the player's last use of a tool changed nothing, once: a block past a limit of the
+    /// world (docs/saves.md, "Limits"), a dig or build past the edited ground's limit or the
+    /// world's edge. The HUD says it; a block refused because its cells are taken is not told
+    /// (the tool's marker shows that already).
+    pub fn take_tool_refusal(&mut self) -> Option<String> {
+        self.tool_refusal.take()
     }
 
     /// The boxes of the ground's samples changed since the last call or [`World::frame`]

@@ -5,7 +5,7 @@
 
 use blockfall_engine::physics::{BodyHandle, PhysicsError};
 
-use crate::blocks::store::{region_of, Block, BlockId, StoreEvent, CELL, SIZES};
+use crate::blocks::store::{region_of, Block, BlockError, BlockId, StoreEvent, CELL, SIZES};
 use crate::pieces::{BreakPieceError, Lost, PieceError, Split};
 use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
@@ -21,6 +21,9 @@ pub enum PlaceRefusal {
     Occupied,
     /// It would reach into the walking player.
     Player,
+    /// The world holds the most blocks it may, or its blocks would spread past the most
+    /// bricks ([`BlockError::Full`], [`BlockError::Spread`]; docs/saves.md, "Limits").
+    Full(BlockError),
 }
 
 impl PlaceRefusal {
@@ -29,6 +32,7 @@ impl PlaceRefusal {
         match self {
             PlaceRefusal::Occupied => "occupied",
             PlaceRefusal::Player => "player",
+            PlaceRefusal::Full(_) => "full",
         }
     }
 }
@@ -82,7 +86,10 @@ impl World {
         if let Some(refusal) = self.refuse_place(&block) {
             return Err(refusal);
         }
-        let id = self.blocks.add(block).map_err(|_| PlaceRefusal::Occupied)?;
+        let id = self.blocks.add(block).map_err(|error| match error {
+            BlockError::Full | BlockError::Spread => PlaceRefusal::Full(error),
+            _ => PlaceRefusal::Occupied,
+        })?;
         // Adding a block holds more, never less: the support need not hear of it.
         self.drain_store_events();
         Ok(id)

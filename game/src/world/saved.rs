@@ -109,6 +109,7 @@ impl World {
             splits: Vec::new(),
             lost: Vec::new(),
             lost_named: 0,
+            tool_refusal: None,
         };
         world.changed_regions = world
             .blocks

@@ -211,6 +211,39 @@ fn the_block_tool_places_on_the_ground_then_on_the_block_and_breaks_what_it_aims
 }
 
 #[test]
+fn a_block_past_the_worlds_limits_is_not_placed_and_the_player_is_told_why() {
+    use crate::limits::MOST_BLOCK_BRICKS;
+    // Looking down at the ground 3 m ahead, with the world's blocks in as many bricks as they
+    // may fill, all far behind the player.
+    let mut world = flat(-(EYES / 3.0).atan().to_degrees());
+    let mut store = crate::blocks::store::BlockStore::new();
+    let side = (MOST_BLOCK_BRICKS as f64).sqrt().ceil() as i32;
+    for i in 0..MOST_BLOCK_BRICKS as i32 {
+        let block = Block::new(8 * (i % side), 0, -800 - 8 * (i / side), 1, 0, 0, false);
+        store.add(block.unwrap()).unwrap();
+    }
+    world.replace_blocks(store);
+    world.update_aim();
+    assert!(world.aim().unwrap().placement.unwrap().fits());
+    let mut input = Input {
+        captured: true,
+        ..Input::default()
+    };
+    input.button(Button::MouseRight, true, false);
+    world.frame(1.0 / 60.0, &mut input, &[]);
+    assert_eq!(world.blocks().count(), MOST_BLOCK_BRICKS, "nothing placed");
+    let told = world.take_tool_refusal().expect("the refusal is told");
+    assert!(
+        told.starts_with("Not placed") && told.contains(&MOST_BLOCK_BRICKS.to_string()),
+        "{told}"
+    );
+    assert_eq!(world.take_tool_refusal(), None, "told once");
+    let refused = world.place(stone(0, 0, 6)).unwrap_err();
+    assert_eq!(refused, PlaceRefusal::Full(BlockError::Spread));
+    assert_eq!(refused.name(), "full");
+}
+
+#[test]
 fn a_block_is_refused_where_it_would_reach_into_the_player_or_a_piece() {
     let mut world = flat(0.0);
     let at_feet = stone(0, 0, 0);

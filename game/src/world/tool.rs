@@ -12,6 +12,7 @@ use crate::player::Mode;
 use crate::terrain::SampleBox;
 
 use super::aim::AimTarget;
+use super::rules::PlaceRefusal;
 use super::World;
 
 /// The terrain tool's radius at the start, and its limits, in meters.
@@ -198,7 +199,7 @@ impl World {
                 match self.edit_at(dig, at, self.tool.radius) {
                     Ok(result) => result,
                     Err(error) => {
-                        log::warn!("the terrain tool: {error}");
+                        self.tool_refusal = Some(format!("Not dug or built: {error}"));
                         (None, 0)
                     }
                 }
@@ -228,7 +229,9 @@ impl World {
             ToolButton::Secondary => {
                 if let Some(placement) = aim.placement.filter(|p| p.fits()) {
                     // Checked again: the world may have moved since the aim was taken.
-                    let _ = self.place(placement.block);
+                    if let Err(PlaceRefusal::Full(error)) = self.place(placement.block) {
+                        self.tool_refusal = Some(format!("Not placed: {error}"));
+                    }
                 }
                 0
             }

@@ -27,6 +27,23 @@ pub enum SaveFamily {
     EditsDense,
     /// `n` blocks in a row.
     Blocks,
+    /// `n` blocks on the ground in a square, one in each brick of 8³ cells of the block
+    /// store's grid: the sparsest layout that still shares no brick.
+    BlocksSpread,
+    /// `n` blocks on the ground in a square, one in each region of 64³ cells.
+    BlocksApart,
+    /// `n` blocks of 4 cells a side on the ground in a square, each across the corner of
+    /// eight bricks, with no other block in them: the most bricks a block can fill.
+    LargeBlocksAcross,
+    /// `n` blocks of 4 cells a side on the ground, two in each brick and no other there: the
+    /// most bricks held as whole arrays for the blocks.
+    LargeBlocksPaired,
+    /// `n` blocks of 2 cells a side on the ground, eight to a brick (a cube of 2 by 2 by 2
+    /// filling a corner of it) and no other there: the most blocks held in lists.
+    BlocksClustered,
+    /// `n` blocks of 4 cells a side filling a cube that stands on the ground: every brick
+    /// whole, and the most cells there can be.
+    LargeBlocksSolid,
     /// `n` empty slots in the block store, all free.
     BlockSlots,
     /// One block whose slot's generation is `n` (a count of removals).
@@ -51,10 +68,16 @@ pub enum SaveFamily {
 }
 
 impl SaveFamily {
-    pub const ALL: [SaveFamily; 13] = [
+    pub const ALL: [SaveFamily; 19] = [
         SaveFamily::EditsScattered,
         SaveFamily::EditsDense,
         SaveFamily::Blocks,
+        SaveFamily::BlocksSpread,
+        SaveFamily::BlocksApart,
+        SaveFamily::LargeBlocksAcross,
+        SaveFamily::LargeBlocksPaired,
+        SaveFamily::BlocksClustered,
+        SaveFamily::LargeBlocksSolid,
         SaveFamily::BlockSlots,
         SaveFamily::BlockGeneration,
         SaveFamily::BodySlots,
@@ -72,6 +95,12 @@ impl SaveFamily {
             SaveFamily::EditsScattered => "edits-scattered",
             SaveFamily::EditsDense => "edits-dense",
             SaveFamily::Blocks => "blocks",
+            SaveFamily::BlocksSpread => "blocks-spread",
+            SaveFamily::BlocksApart => "blocks-apart",
+            SaveFamily::LargeBlocksAcross => "large-blocks-across",
+            SaveFamily::LargeBlocksPaired => "large-blocks-paired",
+            SaveFamily::BlocksClustered => "blocks-clustered",
+            SaveFamily::LargeBlocksSolid => "large-blocks-solid",
             SaveFamily::BlockSlots => "block-slots",
             SaveFamily::BlockGeneration => "block-generation",
             SaveFamily::BodySlots => "body-slots",
@@ -91,7 +120,13 @@ impl SaveFamily {
         match self {
             SaveFamily::EditsScattered | SaveFamily::EditsDense => 1 << 16,
             SaveFamily::PiecesPiled | SaveFamily::PieceBlocks => 1 << 20,
-            SaveFamily::ContactPushes => 1 << 22,
+            SaveFamily::ContactPushes
+            | SaveFamily::BlocksSpread
+            | SaveFamily::BlocksApart
+            | SaveFamily::LargeBlocksAcross
+            | SaveFamily::LargeBlocksPaired
+            | SaveFamily::BlocksClustered
+            | SaveFamily::LargeBlocksSolid => 1 << 22,
             _ => 1 << 23,
         }
     }
@@ -118,6 +153,49 @@ impl SaveFamily {
             }
             SaveFamily::Blocks => {
                 let blocks = (0..count).map(|i| block_at([(2 * i) as i32, 0, 0]));
+                save.blocks = columns(blocks, 0);
+            }
+            SaveFamily::BlocksSpread | SaveFamily::BlocksApart | SaveFamily::LargeBlocksAcross => {
+                let (spacing, offset, size) = match self {
+                    SaveFamily::BlocksSpread => (8, [0, 0, 0], 2),
+                    SaveFamily::BlocksApart => (64, [0, 0, 0], 2),
+                    _ => (16, [6, -2, 6], 4),
+                };
+                save.blocks = columns(square(count, spacing, offset, size), 0);
+            }
+            SaveFamily::LargeBlocksPaired => {
+                // Each brick's pair: one at its corner, one 4 cells along x.
+                let bricks = square(count.div_ceil(2), 8, [0, 0, 0], 4);
+                let blocks = bricks.flat_map(|low| {
+                    [
+                        low,
+                        Block {
+                            x: low.x + 4,
+                            ..low
+                        },
+                    ]
+                });
+                save.blocks = columns(blocks.take(count), 0);
+            }
+            SaveFamily::BlocksClustered => {
+                let corners = square(count.div_ceil(8), 8, [0, 0, 0], 2);
+                let blocks = corners.flat_map(|low| {
+                    (0..8).map(move |i| Block {
+                        x: low.x + 2 * (i & 1),
+                        y: low.y + (i & 2),
+                        z: low.z + (i & 4) / 2,
+                        ..low
+                    })
+                });
+                save.blocks = columns(blocks.take(count), 0);
+            }
+            SaveFamily::LargeBlocksSolid => {
+                let side = (count as f64).cbrt().ceil().max(1.0) as usize;
+                let at = |k: usize| 4 * k as i32;
+                let blocks = (0..count).map(|i| Block {
+                    size: 4,
+                    ..block_at([at(i % side), at(i / side / side), at(i / side % side)])
+                });
                 save.blocks = columns(blocks, 0);
             }
             SaveFamily::BlockSlots => save.blocks = columns(std::iter::empty(), count),
@@ -278,7 +356,13 @@ pub fn generate_save(rng: &mut Rng) -> Vec<u8> {
     let most = match family {
         SaveFamily::PiecesPiled => 1 << 5,
         SaveFamily::EditsScattered | SaveFamily::EditsDense | SaveFamily::PieceBlocks => 1 << 10,
-        SaveFamily::Blocks => 1 << 12,
+        SaveFamily::Blocks
+        | SaveFamily::BlocksSpread
+        | SaveFamily::BlocksApart
+        | SaveFamily::LargeBlocksAcross
+        | SaveFamily::LargeBlocksPaired
+        | SaveFamily::BlocksClustered
+        | SaveFamily::LargeBlocksSolid => 1 << 12,
         SaveFamily::BlockSlots | SaveFamily::BodySlots | SaveFamily::ContactPushes => 1 << 15,
         _ => u64::MAX,
     };
@@ -343,6 +427,23 @@ fn edited_brick(brick: [i32; 3]) -> EditedBrick {
         brick,
         offsets: vec![-4096; 512],
     }
+}
+
+/// `count` blocks of `size` cells in a square on the ground, `spacing` cells apart, from
+/// `offset`.
+fn square(count: usize, spacing: i64, offset: [i32; 3], size: u8) -> impl Iterator<Item = Block> {
+    let side = (count as f64).sqrt().ceil().max(1.0) as usize;
+    (0..count).map(move |i| {
+        let at = |k: usize| (k as i64 * spacing).clamp(i32::MIN.into(), i32::MAX.into()) as i32;
+        Block {
+            size,
+            ..block_at([
+                offset[0].saturating_add(at(i % side)),
+                offset[1],
+                offset[2].saturating_add(at(i / side)),
+            ])
+        }
+    })
 }
 
 /// Block columns of `blocks`, after `empty` empty free slots.
