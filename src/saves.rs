@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::files;
 use blockfall_game::input::Input;
 use blockfall_game::save::{WorldSave, EXTENSION};
 use blockfall_game::scene::SaveState;
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::world_lock::{LockError, WorldLock};
 

@@ -12,11 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Command;
 use blockfall_game::save::WorldSave;
 use blockfall_game::scene::{self, Outcome, Runner, SaveState, SceneError, SceneFile, Start};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::refusal::{Refusal, WorldFile};
 

@@ -26,9 +26,9 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{Gpu, GpuDesc, MemoryReport};
-use blockfall_engine::random::Rng;
 use blockfall_game::scene::{Limits, LONGEST_FRAME, LONGEST_SCENE};
 use blockfall_game::terrain::Generator;
+use blockfall_physics::random::Rng;
 use serde_json::{json, Value};
 
 use crate::headless::HeadlessRenderer;

@@ -938,7 +938,7 @@ mod tests {
     fn save_and_load_come_back_from_the_world_and_its_view_takes_the_field_of_view() {
         use std::sync::Arc;
 
-        use blockfall_engine::workers::WorkerPool;
+        use blockfall_physics::workers::WorkerPool;
         use ultraviolet::Vec3;
 
         use crate::terrain::PlaneGround;

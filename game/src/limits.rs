@@ -5,7 +5,7 @@
 //! is one it reads back, and the loader refuses anything past them before allocating it, with
 //! the field, its value and the limit. At the limits a world loads and runs in well under 1 GiB.
 
-use blockfall_engine::most;
+use blockfall_physics::most;
 
 /// Blocks standing in the world, and slots of its block store (a slot is made only when no
 /// free one is left, so the slots never outnumber the most blocks there ever were). The
@@ -25,7 +25,7 @@ pub const MOST_BLOCK_BRICKS: usize = 1 << 17;
 
 /// Pieces (loose groups falling or lying as rubble) at once: forty times the heap of the
 /// physics benchmark (400 pieces), four times its capacity test (4,000 awake pieces).
-pub const MOST_PIECES: usize = blockfall_engine::physics::MOST_BODIES;
+pub const MOST_PIECES: usize = blockfall_physics::MOST_BODIES;
 
 /// Blocks in all the pieces together: a piece keeps its blocks' mesh, contact points and
 /// joints, some 2–6 KiB a block, so this is at most about 400 MiB. A break that would drop

@@ -11,8 +11,8 @@
 //! so it slides along. Moves are split into steps of at most 20 cm so a fast fall cannot pass
 //! through a thin floor between two looks.
 
-use blockfall_engine::collision::Solid;
-use blockfall_engine::physics;
+use blockfall_physics as physics;
+use blockfall_physics::collision::Solid;
 use ultraviolet::Vec3;
 
 /// The balls' radius, in meters.

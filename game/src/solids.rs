@@ -8,7 +8,7 @@
 //! [`SceneSolids`](crate::world::SceneSolids) takes the nearer of the two. The trait lets the
 //! player and the physics core ask either.
 
-use blockfall_engine::collision::{
+use blockfall_physics::collision::{
     box_clearance, box_face, Around, FaceAnswer, Solid, Surface, FLUSH,
 };
 
@@ -64,7 +64,7 @@ fn exact_surface(probe: Probe, squared: f32, reach: f32) -> Option<Surface> {
 /// The terrain's part of many questions at once, into `out`: the same answers as
 /// [`terrain_surface`] point by point, from the samples around all the points read once (one
 /// lock per brick of the field's cache instead of one or eight per point). With `clear`, also
-/// how clear of the terrain each point surely is (`blockfall_engine::collision::Solid::
+/// how clear of the terrain each point surely is (`blockfall_physics::collision::Solid::
 /// nearest_many_clear`; −∞ where it cannot tell), from [`SampleWindow::clearance`] over a
 /// window a sample wider on every side.
 pub fn terrain_surfaces<S: Samples>(

@@ -19,7 +19,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::blocks::store::{region_of, Block, BlockId, BlockStore, CELL};
 use crate::terrain::{Field, SampleBox, SampleWindow, Samples};

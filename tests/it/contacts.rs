@@ -17,13 +17,13 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::physics::{BodyHandle, BodyView, STEP};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::{COPPER, PLANKS, PLASTER, STONE};
 use blockfall_game::blocks::Block;
 use blockfall_game::player::Controls;
 use blockfall_game::terrain::{Ground, PlaneGround};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyHandle, BodyView, STEP};
 
 /// Meters per cell of the block grid.
 const CELL: f64 = 0.5;

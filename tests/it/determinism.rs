@@ -13,9 +13,9 @@
 //! same bits. Checked with both `cargo test --test it determinism::` and `cargo test --release
 //! --test it determinism::`.
 
-use blockfall_engine::random::Rng;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::scene;
+use blockfall_physics::random::Rng;
+use blockfall_physics::workers::WorkerPool;
 
 /// The FNV-1a hash of the trace of [`scene_text`]. A change to the physics, the support, the
 /// pieces, the trace's format or this scene that alters the trace changes it: when that is meant,

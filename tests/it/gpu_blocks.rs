@@ -8,7 +8,6 @@ use crate::common;
 use blockfall::headless::OFFSCREEN_FORMAT;
 use blockfall::shaders::LIBRARY;
 use blockfall_engine::gpu::{FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaImage};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::{BRICKS, STONE};
 use blockfall_game::blocks::store::{region_of, Block, BlockId, BlockStore};
 use blockfall_game::camera::Camera;
@@ -19,6 +18,7 @@ use blockfall_game::render::structures::{
 };
 use blockfall_game::render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
 use blockfall_game::render::terrain::{sky_colour, WORLD_SKY};
+use blockfall_physics::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use common::assert_no_validation_errors;

@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::save::WorldSave;
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 fn skip_gpu() -> bool {
     std::env::var("BLOCKFALL_SKIP_GPU").is_ok_and(|v| v == "1")

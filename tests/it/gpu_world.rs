@@ -14,12 +14,12 @@ use std::collections::BTreeSet;
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::player::{Controls, Mode};
 use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
+use blockfall_physics::workers::WorkerPool;
 
 use common::{assert_chunk_meshed_as_the_cpu, assert_no_validation_errors, resident_mesh};
 

@@ -11,12 +11,12 @@
 use std::process::Command;
 use std::time::Instant;
 
-use blockfall_engine::collision::{Solid, Surface};
-use blockfall_engine::physics::{StepCounts, CONTACT_BUDGET, PAIR_BUDGET, STEP};
-use blockfall_engine::random::Rng;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::Block;
 use blockfall_game::pieces::Pieces;
+use blockfall_physics::collision::{Solid, Surface};
+use blockfall_physics::random::Rng;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{StepCounts, CONTACT_BUDGET, PAIR_BUDGET, STEP};
 
 /// Everything below `y = 0` is solid.
 struct Flat;

@@ -26,15 +26,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use blockfall_engine::physics::{BodyHandle, BodyView, BOTTOM, GRAVITY, LONGEST_FALL, STEP};
-use blockfall_engine::random::Rng;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::part_of;
 use blockfall_game::blocks::{Block, BlockStore, MATERIALS};
 use blockfall_game::pieces::contact_points;
 use blockfall_game::player::Controls;
 use blockfall_game::terrain::{Ground, PlaneGround};
 use blockfall_game::world::World;
+use blockfall_physics::random::Rng;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyHandle, BodyView, BOTTOM, GRAVITY, LONGEST_FALL, STEP};
 
 /// Random scenes per run of [`random_scenes_keep_every_property_after_every_step`].
 const SCENE_CASES: u64 = 32;

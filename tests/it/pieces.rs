@@ -1,8 +1,8 @@
 //! Falling pieces through the scene runner (docs/physics.md): loose groups leave the grid as rigid
 //! bodies, fall, land and rest; the trace lists them; threads do not change a byte.
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::scene;
+use blockfall_physics::workers::WorkerPool;
 use serde_json::Value;
 
 fn trace_with(scene_text: &str, threads: usize) -> String {

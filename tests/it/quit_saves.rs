@@ -13,11 +13,11 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use blockfall::world_lock::WorldLock;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Input;
 use blockfall_game::save::WorldSave;
 use blockfall_game::terrain::Generator;
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 /// The clock of the saves the tests start from.
 const SAVED_AT: f64 = 5.0;
@@ -571,7 +571,7 @@ fn a_quit_in_the_window_whose_save_fails_asks_once_then_leaves_with_status_1() {
 /// world on disk always loads, never older than the session's start.
 #[test]
 fn bursts_of_signals_while_the_world_saves_never_lose_it() {
-    let mut rng = blockfall_engine::random::Rng::new(52);
+    let mut rng = blockfall_physics::random::Rng::new(52);
     let presses: String = (1..200)
         .map(|k| {
             let t = f64::from(k) * 0.1;

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::save::{SaveError, WorldSave, FORMAT_VERSION};
 use blockfall_game::scene;
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 use serde_json::Value;
 
 /// A folder of its own for each test.
@@ -581,8 +581,8 @@ fn blockfall_world_refuses_absurd_saves_with_their_reason() {
 /// of play still save a world that loads again.
 #[test]
 fn a_save_with_the_largest_accepted_values_steps_saves_and_loads_again() {
-    use blockfall_engine::physics::{EDGE, MOST_SPEED, MOST_SPIN};
     use blockfall_game::save::LONGEST_CLOCK;
+    use blockfall_physics::{EDGE, MOST_SPEED, MOST_SPIN};
 
     let mut save = busy_save("largest");
     let edge = EDGE as f32;

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::physics::{BodyView, STEP};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::{BRICKS, COPPER, PLASTER, STONE};
 use blockfall_game::blocks::Block;
 use blockfall_game::pieces::Split;
 use blockfall_game::player::Controls;
 use blockfall_game::terrain::{Ground, PlaneGround};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyView, STEP};
 
 fn flat_world() -> World {
     let ground: Arc<dyn Ground> = Arc::new(PlaneGround::flat(0.0));

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::chunks::{
     chunks_touched, classify, fill_padded_grid, fill_padded_grid_or_skip, generate_chunks, kind_of,
     load_order, PADDED_VOLUME,
@@ -11,6 +10,7 @@ use blockfall_game::terrain::chunks::{
 use blockfall_game::terrain::{
     ChunkCoord, ChunkKind, EditStore, Field, Generator, CHUNK_SIZE, PADDED_SIZE,
 };
+use blockfall_physics::workers::WorkerPool;
 
 fn edits(seed: u32) -> EditStore {
     EditStore::new(Arc::new(Generator::new(seed)))

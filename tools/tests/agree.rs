@@ -20,13 +20,13 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::physics::{BodyHandle, STEP};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::{COPPER, MATERIALS, PLANKS, PLASTER, STONE};
 use blockfall_game::blocks::Block;
 use blockfall_game::player::Controls;
 use blockfall_game::terrain::{Ground, PlaneGround};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyHandle, STEP};
 use rapier3d::prelude as rp;
 
 /// Meters per cell of the block grid.

@@ -419,7 +419,7 @@ mod tests {
     /// tiny and huge samples and every sign included.
     #[test]
     fn a_quarter_of_each_sample_crosses_where_the_whole_samples_do() {
-        let mut rng = crate::random::Rng::new(0x5eed_c405);
+        let mut rng = blockfall_physics::random::Rng::new(0x5eed_c405);
         let limit = 2f32.powi(126);
         let mut checked = 0;
         for _ in 0..200_000 {

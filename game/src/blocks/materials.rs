@@ -24,7 +24,7 @@
 //! A block's part of a falling piece's body (its mass, middle and inertia) follows from its
 //! material's density: [`part_of`] (docs/physics.md, "A block's part").
 
-use blockfall_engine::physics::Part;
+use blockfall_physics::Part;
 
 use super::shapes::shape_of;
 use super::store::{Block, CELL};

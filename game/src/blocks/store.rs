@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
-use blockfall_engine::collision::fresh_stamp;
+use blockfall_physics::collision::fresh_stamp;
 use thiserror::Error;
 
 use super::cell_grid::CellGrid;
@@ -436,7 +436,7 @@ impl BlockStore {
     }
 
     /// A name for what the store holds now, never given to a store that held other blocks:
-    /// fresh with every add, remove and reshape (`blockfall_engine::collision::Solid::stamp`).
+    /// fresh with every add, remove and reshape (`blockfall_physics::collision::Solid::stamp`).
     /// Stores no block was ever added to share 0: they hold the same, nothing.
     pub fn stamp(&self) -> u64 {
         self.stamp

@@ -1,5 +1,5 @@
 //! Falling pieces (docs/physics.md): a loose group of blocks leaves the grid and falls as one rigid
-//! body of `engine::physics` (a piece is a compound rigid body, one part per block). The piece
+//! body of `blockfall-physics` (a piece is a compound rigid body, one part per block). The piece
 //! keeps its blocks where they were in the grid — that is its own frame — in a store of its own, so
 //! that its shape (for contacts with other bodies) and its mesh leave out the sides between its
 //! blocks.
@@ -13,12 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use blockfall_engine::collision::{Around, Solid, Surface};
-use blockfall_engine::physics::{
+use blockfall_physics::collision::{Around, Solid, Surface};
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{
     BodyDesc, BodyHandle, BodyShape, BodyView, Impact, Part, PhysicsError, PhysicsState,
     PhysicsWorld, StepReport,
 };
-use blockfall_engine::workers::WorkerPool;
 
 use crate::blocks::materials::part_of;
 use crate::blocks::mesher::{mesh_blocks, BlockMesh};
@@ -988,10 +988,7 @@ mod tests {
             .all(|&h| pieces.is_resting(h)));
         let woken: Vec<BodyHandle> = pieces.wake(below).into_iter().map(|(h, _, _)| h).collect();
         assert_eq!(woken, vec![below]);
-        let report = pieces.update(
-            blockfall_engine::physics::STEP,
-            &TerrainSolid { field: &field },
-        );
+        let report = pieces.update(blockfall_physics::STEP, &TerrainSolid { field: &field });
         let mut woke: Vec<BodyHandle> = report.woke.iter().map(|&(h, _, _)| h).collect();
         woke.sort();
         let mut touching = vec![on_top, beside];

@@ -1,8 +1,8 @@
 //! Rubble: the pieces lying at rest, as something solid ([`Rubble`], made by
 //! [`Pieces::rubble`]).
 
-use blockfall_engine::collision::{Solid, Surface};
-use blockfall_engine::physics::BodyHandle;
+use blockfall_physics::collision::{Solid, Surface};
+use blockfall_physics::BodyHandle;
 
 use super::{Piece, Pieces};
 use crate::solids::blocks_surface;

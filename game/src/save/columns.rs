@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use blockfall_engine::bounded;
+use blockfall_physics::bounded;
 
 use crate::blocks::store::{Block, BlockStore, SIZES};
 use crate::limits::{BlockCells, BlockSlots, FreeBlockSlots};

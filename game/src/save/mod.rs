@@ -6,7 +6,7 @@
 //! body's state (position, orientation, velocity, spin, resting and its clocks, in the
 //! physics' own order), the player (feet, velocity, mode, view), the tools, what is held, and
 //! the clock. Loading it and stepping gives the same bits as never having saved: the physics is
-//! a function of that state alone (`blockfall_engine::physics::PhysicsState`).
+//! a function of that state alone (`blockfall_physics::PhysicsState`).
 //!
 //! - `file`: the bytes on disk (header, checksum, LZ4), the limited read and the atomic write.
 //! - `columns`: the blocks of the world, column by column, for a small file.
@@ -23,8 +23,8 @@ mod file;
 
 use std::path::{Path, PathBuf};
 
-use blockfall_engine::bounded::{self, Budget};
-use blockfall_engine::physics::{
+use blockfall_physics::bounded::{self, Budget};
+use blockfall_physics::{
     BodyHandle, ContactPush, ContactPushes, KeptManifold, KeptManifolds, PhysicsState,
 };
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
@@ -283,7 +283,7 @@ impl<'de> Visitor<'de> for PieceSeed<'_> {
 mod tests {
     use std::sync::Arc;
 
-    use blockfall_engine::workers::WorkerPool;
+    use blockfall_physics::workers::WorkerPool;
 
     use super::*;
     use crate::blocks::Block;

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::iter::Peekable;
 use std::vec::IntoIter;
 
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::input::{Command, Input};
 use crate::terrain::streaming::VIEW_RADIUS;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::save::{SavedInput, WorldSave};
 use crate::terrain::{Generator, Ground, PlaneGround};

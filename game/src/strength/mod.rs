@@ -79,7 +79,7 @@
 mod algebra;
 mod grid;
 
-use blockfall_engine::physics::{FRICTION, STEP};
+use blockfall_physics::{FRICTION, STEP};
 
 use crate::blocks::materials::{part_of, MATERIALS};
 use crate::blocks::store::{Block, BlockId, BlockStore, CELL};

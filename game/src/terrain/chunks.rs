@@ -12,7 +12,7 @@
 //! so its grid is 34 samples per axis (a padded grid: a halo, or ghost cells, of one sample on
 //! every side); a neighbour's grid shares the border samples.
 
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use super::edits::{EditStore, SampleBox};
 use super::generator::ChunkKind;

@@ -134,7 +134,7 @@ enum Direction {
 pub struct EditedBrick {
     pub brick: [i32; 3],
     #[serde(
-        deserialize_with = "blockfall_engine::bounded::vec::<_, _, crate::limits::BrickOffsets>"
+        deserialize_with = "blockfall_physics::bounded::vec::<_, _, crate::limits::BrickOffsets>"
     )]
     pub offsets: Vec<i64>,
 }
@@ -913,7 +913,7 @@ mod tests {
 
     use super::*;
     use crate::terrain::ground::PlaneGround;
-    use blockfall_engine::random::Rng;
+    use blockfall_physics::random::Rng;
 
     fn store() -> EditStore {
         EditStore::new(Arc::new(Generator::new(3)))

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use blockfall_engine::collision::fresh_stamp;
+use blockfall_physics::collision::fresh_stamp;
 use crossbeam::utils::CachePadded;
 
 use crate::cell_hash::CellMap;
@@ -190,7 +190,7 @@ impl<S: Samples> Field<S> {
 
     /// A name for the field's answers now, never given to a field that answered otherwise:
     /// it changes whenever the field forgets samples, as it does when its ground is dug or
-    /// built on (`blockfall_engine::collision::Solid::stamp`).
+    /// built on (`blockfall_physics::collision::Solid::stamp`).
     pub fn stamp(&self) -> u64 {
         self.stamp.load(Ordering::Acquire)
     }
@@ -699,7 +699,7 @@ mod tests {
 
     #[test]
     fn the_steepest_rise_is_the_largest_difference_along_each_axis() {
-        let mut rng = blockfall_engine::random::Rng::new(0x57ee_9e57);
+        let mut rng = blockfall_physics::random::Rng::new(0x57ee_9e57);
         for case in 0..400 {
             let size = [0; 3].map(|_| 1 + rng.between(0, 6) as usize);
             let count = size[0] * size[1] * size[2];

@@ -23,7 +23,7 @@
 //! known simplification, small next to the caves' darkness).
 
 use blockfall_engine::meshing::vertex_light;
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use super::chunks::{ChunkCoord, PADDED_SIZE};
 use super::edits::{EditStore, SampleBox};

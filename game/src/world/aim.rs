@@ -15,7 +15,7 @@
 //! the ground by up to a cell, as the showcase's columns do. Across the side it is centred on
 //! the aimed point, snapped to the cells.
 
-use blockfall_engine::physics::BodyHandle;
+use blockfall_physics::BodyHandle;
 use ultraviolet::Vec3;
 
 use crate::blocks::store::{Block, BlockId, CELL};
@@ -185,7 +185,7 @@ impl World {
 
     /// The outward normal of the rubble at a point on it.
     fn pieces_normal(&self, point: Vec3) -> Option<Vec3> {
-        use blockfall_engine::collision::Solid;
+        use blockfall_physics::collision::Solid;
         self.pieces
             .rubble()
             .nearest(point.into(), 0.1)

@@ -103,7 +103,7 @@ impl<'a> GroundSampler<'a> {
 mod tests {
     use std::sync::Arc;
 
-    use blockfall_engine::workers::WorkerPool;
+    use blockfall_physics::workers::WorkerPool;
 
     use crate::terrain::Generator;
     use crate::world::World;

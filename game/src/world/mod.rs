@@ -38,7 +38,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use blockfall_engine::meshing::Mesher;
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 use ultraviolet::Vec3;
 
 use crate::blocks::store::{Block, BlockError, BlockStore};
@@ -96,7 +96,7 @@ pub enum WorldError {
     #[error("an edit of the ground: {0}")]
     Edit(#[from] EditError),
     #[error("starting the worker threads: {0}")]
-    Workers(#[from] blockfall_engine::workers::WorkerError),
+    Workers(#[from] blockfall_physics::workers::WorkerError),
 }
 
 /// The world at play.

@@ -3,7 +3,7 @@
 //! wakes, and a frame of the pieces and the player. The scene runner's events and the tools call
 //! these, so `sim`, scripted runs and the window play by one set of rules.
 
-use blockfall_engine::physics::{BodyHandle, PhysicsError};
+use blockfall_physics::{BodyHandle, PhysicsError};
 
 use crate::blocks::store::{region_of, Block, BlockError, BlockId, StoreEvent, CELL, SIZES};
 use crate::pieces::{BreakPieceError, Lost, PieceError, Split};

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use blockfall_engine::bounded;
-use blockfall_engine::physics::{self, shown};
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::bounded;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{self as physics, shown};
 use ultraviolet::Vec3;
 
 use crate::input::{Input, ToolButton};
@@ -139,7 +139,7 @@ impl WorldSave {
     /// The loader ([`WorldSave::decode`], [`World::from_save`]) refuses what fails it, and
     /// [`WorldSave::write`] writes nothing that fails it.
     ///
-    /// [`BodyState::check`]: blockfall_engine::physics::BodyState::check
+    /// [`BodyState::check`]: blockfall_physics::BodyState::check
     /// [`WORLD_METERS`]: crate::scene::WORLD_METERS
     pub fn check(&self) -> Result<(), SaveError> {
         let bad = |reason: String| Err(SaveError::Inconsistent(reason));

@@ -3,7 +3,7 @@
 //! nearer surface. The answer of each kind alone (the terrain's, the blocks') is
 //! [`crate::solids`]'s.
 
-use blockfall_engine::collision::{Around, Solid, Surface};
+use blockfall_physics::collision::{Around, Solid, Surface};
 
 use crate::blocks::store::BlockStore;
 use crate::solids::terrain_surface;
@@ -142,8 +142,8 @@ fn sooner(terrain: Option<Surface>, blocks: Option<Surface>, motion: [f32; 3]) -
 mod tests {
     use std::sync::Arc;
 
-    use blockfall_engine::collision::Solid;
-    use blockfall_engine::random::Rng;
+    use blockfall_physics::collision::Solid;
+    use blockfall_physics::random::Rng;
 
     use super::SceneSolids;
     use crate::blocks::store::{Block, BlockStore, ALL_CUTS, CELL};

@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::{chunks, ChunkKind};
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{padded_grid, threads_word, world_chunks, PADDED};
 

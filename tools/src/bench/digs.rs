@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::edits::MAX_EDIT_RADIUS;
 use blockfall_game::terrain::{chunks, ChunkCoord, EditStore, Generator};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{Rng, PADDED};
 

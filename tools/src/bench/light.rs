@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::{chunks, sky_light, ChunkKind};
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{threads_word, world_chunks};
 

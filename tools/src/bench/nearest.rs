@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blockfall_engine::collision::Solid;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::store::{Block, BlockStore};
 use blockfall_game::player::RADIUS;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::{EditStore, Field, Generator, Ground, PlaneGround};
+use blockfall_physics::collision::Solid;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{threads_word, world_field, Sequence};
 

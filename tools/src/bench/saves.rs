@@ -12,13 +12,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::store::BlockStore;
 use blockfall_game::input::Input;
 use blockfall_game::save::WorldSave;
 use blockfall_game::terrain::streaming::VIEW_RADIUS;
 use blockfall_game::terrain::Generator;
 use blockfall_game::world::{World, TOOL_RADIUS};
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{median, Rng};
 use crate::bench::support::city::build_city;

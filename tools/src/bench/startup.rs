@@ -9,9 +9,9 @@ use std::time::Instant;
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::meshing::terrain_meshes::{INDEX_BYTES, LIGHT_BYTES, VERTEX_BYTES};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::terrain::Generator;
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::{bench_gpu, median};
 

@@ -137,7 +137,7 @@ enum Benchmark {
         #[arg(
             long,
             requires = "equal_work",
-            value_parser = clap::value_parser!(u32).range(1..=blockfall_engine::workers::MAX_THREADS as i64)
+            value_parser = clap::value_parser!(u32).range(1..=blockfall_physics::workers::MAX_THREADS as i64)
         )]
         threads: Option<u32>,
     },

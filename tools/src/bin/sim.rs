@@ -11,8 +11,8 @@ use std::io::{BufWriter, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::scene::{self, SceneError};
+use blockfall_physics::workers::WorkerPool;
 use clap::Parser;
 
 #[derive(Debug, Parser)]

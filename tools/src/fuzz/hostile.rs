@@ -8,13 +8,13 @@
 //! What every one of them must get: refused with a short message naming the field, its value
 //! and the limit (exit status 2), or run within the memory the limits promise — never an abort.
 
-use blockfall_engine::physics::{BodyHandle, BodyState, ContactKey, ContactPush};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::store::Block;
 use blockfall_game::input::Input;
 use blockfall_game::save::{BlockColumns, SavedPiece, WorldSave};
 use blockfall_game::scene;
 use blockfall_game::terrain::EditedBrick;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyHandle, BodyState, ContactKey, ContactPush};
 
 use super::Rng;
 

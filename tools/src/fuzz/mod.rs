@@ -99,7 +99,7 @@ pub enum Outcome {
     Used,
 }
 
-pub use blockfall_engine::random::Rng;
+pub use blockfall_physics::random::Rng;
 
 /// Bytes that matter to parsers: brackets, quotes, separators, escapes, signs and digits,
 /// whitespace, and the extremes of a byte.

@@ -14,13 +14,13 @@
 
 use std::sync::OnceLock;
 
-use blockfall_engine::physics::{ContactKey, ContactPush};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::input::Input;
 use blockfall_game::save::{WorldSave, FORMAT_VERSION, LARGEST, LONGEST_CLOCK, MAGIC};
 use blockfall_game::scene::{self, Runner};
 use blockfall_game::terrain::{EditedBrick, GroundKind};
 use blockfall_game::world::World;
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{ContactKey, ContactPush};
 
 use super::{check_message, mutate_bytes, Outcome, Rng};
 

@@ -16,11 +16,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::materials::MATERIALS;
 use blockfall_game::blocks::store::SIZES;
 use blockfall_game::input::Button;
 use blockfall_game::scene::{self, ActionSpec, SceneFile};
+use blockfall_physics::workers::WorkerPool;
 
 use super::{check_message, mutate_bytes, Outcome, Rng};
 

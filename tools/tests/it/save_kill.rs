@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use blockfall_engine::random::Rng;
 use blockfall_game::save::WorldSave;
+use blockfall_physics::random::Rng;
 
 /// How many times the writer is killed.
 const KILLS: usize = 60;

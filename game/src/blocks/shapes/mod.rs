@@ -109,8 +109,8 @@ pub fn side_edges(axis: usize, positive: bool) -> [usize; 4] {
     edges
 }
 
-/// The nearest surface to a point: the one collision question's answer (engine::collision).
-pub use blockfall_engine::collision::Surface;
+/// The nearest surface to a point: the one collision question's answer (physics::collision).
+pub use blockfall_physics::collision::Surface;
 
 /// A part of a block shape's triangle mesh (its inner surfaces, or what lies on one cube face),
 /// counter-clockwise seen from outside. Not a body's mass element (`physics::Part`).

@@ -22,7 +22,7 @@ mod updates;
 
 use blockfall_engine::gpu::{vk, FrameRing, Gpu, GpuError, ShaderLibrary};
 use blockfall_engine::meshing::{Mesher, TerrainMeshError, TerrainMeshes};
-use blockfall_engine::workers::WorkerError;
+use blockfall_physics::workers::WorkerError;
 
 use super::chunk_meshes::terrain_meshes;
 use super::shadows::{Casters, ShadowMaps, Shadows};

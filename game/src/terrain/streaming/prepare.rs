@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use crate::terrain::chunks::{classify, generate_chunks, ChunkCoord, ChunkGrid};
 use crate::terrain::sky_light::{light_grids, LightGrid};

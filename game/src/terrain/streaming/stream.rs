@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use blockfall_engine::meshing::Mesher;
-use blockfall_engine::workers::WorkerPool;
+use blockfall_physics::workers::WorkerPool;
 
 use super::plan::{StreamPlan, Streamer};
 use super::prepare::{prepare_batches, Prepared};

@@ -6,14 +6,14 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Context as _};
-use blockfall_engine::collision::{Around, Surface};
+use blockfall_physics::collision::{Around, Surface};
 use std::collections::BTreeMap;
 
-use blockfall_engine::physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::{Block, BlockStore};
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::strength::{Joints, Push};
+use blockfall_physics::workers::WorkerPool;
+use blockfall_physics::{BodyHandle, BodyShape, Impact, PhysicsWorld};
 
 use super::piece::BenchPiece;
 use super::scene::{rotate, Placed};
@@ -211,7 +211,7 @@ pub(super) fn run_blockfall(
 /// A body's inverse inertia in the world's axes, R I⁻¹ Rᵀ: what the other engines' tests
 /// compare theirs with.
 #[cfg(test)]
-pub(super) fn world_inverse_inertia(view: &blockfall_engine::physics::BodyView) -> [[f64; 3]; 3] {
+pub(super) fn world_inverse_inertia(view: &blockfall_physics::BodyView) -> [[f64; 3]; 3] {
     // The columns of R I⁻¹, then the rows of R (R I⁻¹)ᵀ: the same matrix, as it is symmetric.
     let turned = [0, 1, 2].map(|column| {
         let line = [0, 1, 2].map(|row| view.inverse_inertia[row][column]);

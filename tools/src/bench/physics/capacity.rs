@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use anyhow::ensure;
-use blockfall_engine::physics::StepCounts;
 use blockfall_game::blocks::BlockStore;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
+use blockfall_physics::StepCounts;
 
 use super::blockfall_runner::{blockfall_world, check_blockfall};
 use super::scene::resting_scene;

@@ -2,8 +2,8 @@
 //! each at its defaults and (the others) at blockfall's [`ITERATIONS`] too, on 1 and 2 threads,
 //! the engines taking turns, each step's fastest time of the repeats kept.
 
-use blockfall_engine::physics::ITERATIONS;
 use blockfall_game::blocks::BlockStore;
+use blockfall_physics::ITERATIONS;
 
 use super::blockfall_runner::run_blockfall;
 use super::stage::Stage;

@@ -19,10 +19,10 @@
 //! same passes over the same contacts.
 
 use anyhow::ensure;
-use blockfall_engine::physics::{StepTimes, ITERATIONS};
 use blockfall_game::blocks::BlockStore;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::Generator;
+use blockfall_physics::{StepTimes, ITERATIONS};
 
 use super::blockfall_runner::{blockfall_world, run_blockfall};
 use super::compare::THREADS;

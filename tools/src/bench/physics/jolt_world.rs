@@ -20,8 +20,8 @@ use std::sync::Once;
 use std::time::Instant;
 
 use anyhow::{bail, ensure};
-use blockfall_engine::physics::{GRAVITY, STEP};
 use blockfall_game::blocks::MATERIALS;
+use blockfall_physics::{GRAVITY, STEP};
 use joltc_sys as jolt;
 
 use super::scene::{rotate, Placed};

@@ -14,7 +14,7 @@
 //! mass and inertia), and the ground as one static triangle mesh: the CPU surface nets of the
 //! chunks under the scene, the mesh the game draws. All: gravity 9.81 m/s², steps of 1/120 s,
 //! friction 0.6, restitution 0.15, the same thread count (blockfall's
-//! [`WorkerPool`](blockfall_engine::workers::WorkerPool), rapier's `parallel` feature on a rayon
+//! [`WorkerPool`](blockfall_physics::workers::WorkerPool), rapier's `parallel` feature on a rayon
 //! pool of that many threads, Jolt's job pool). Each engine runs at its defaults; the others
 //! also at blockfall's 8 iterations. The report closes with the anchors line: per scene and
 //! thread count, the faster other engine's time per step over blockfall's.
@@ -66,8 +66,8 @@ pub use rapier_world::RAPIER_VERSION;
 pub const FRAME_MS: f64 = 1000.0 / 120.0;
 
 /// Friction and restitution given to the other engines, blockfall's own constants.
-const FRICTION: f32 = blockfall_engine::physics::FRICTION as f32;
-const RESTITUTION: f32 = blockfall_engine::physics::BOUNCE as f32;
+const FRICTION: f32 = blockfall_physics::FRICTION as f32;
+const RESTITUTION: f32 = blockfall_physics::BOUNCE as f32;
 
 /// Anything deeper than this below the lowest ground of the area has tunnelled.
 pub(super) const TUNNEL_DEPTH: f64 = 50.0;

@@ -3,9 +3,9 @@
 //! contact points (the half-meter lattice points on its outside), and the exact distance to
 //! the union of its blocks.
 
-use blockfall_engine::collision::{box_face, Around, FaceAnswer, Surface, FLUSH};
-use blockfall_engine::physics::{BodyDesc, Part};
 use blockfall_game::blocks::MATERIALS;
+use blockfall_physics::collision::{box_face, Around, FaceAnswer, Surface, FLUSH};
+use blockfall_physics::{BodyDesc, Part};
 
 use crate::bench::shared::Rng;
 

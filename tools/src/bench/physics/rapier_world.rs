@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use anyhow::{anyhow, ensure, Context as _};
-use blockfall_engine::physics::{GRAVITY, STEP};
+use blockfall_physics::{GRAVITY, STEP};
 use rapier3d::prelude as rp;
 
 use super::piece::BenchPiece;

@@ -2,7 +2,7 @@
 //! one table of every engine's runs of every scene, the speed-ups, and the anchors line that
 //! closes the report.
 
-use blockfall_engine::physics::ITERATIONS;
+use blockfall_physics::ITERATIONS;
 
 use super::compare::Comparison;
 use super::stage::Stage;

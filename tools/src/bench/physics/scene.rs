@@ -4,11 +4,11 @@
 //! (4 × 4 × 4 pieces just above the ground), the turns that place them, and the area a scene
 //! covers.
 
-use blockfall_engine::collision::Solid;
 use blockfall_game::blocks::MATERIALS;
 use blockfall_game::scene::SceneSolids;
 use blockfall_game::terrain::generator::SPAWN_XZ;
 use blockfall_game::terrain::{Generator, Ground};
+use blockfall_physics::collision::Solid;
 
 use super::piece::BenchPiece;
 use crate::bench::shared::{world_field, BenchField, Rng};

@@ -12,10 +12,10 @@ pub mod reference_support;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use blockfall_engine::workers::WorkerPool;
 use blockfall_game::blocks::store::BlockStore;
 use blockfall_game::support::Support;
 use blockfall_game::terrain::{EditStore, Field, Generator};
+use blockfall_physics::workers::WorkerPool;
 
 use crate::bench::shared::Rng;
 use city::{build_city, build_platform};

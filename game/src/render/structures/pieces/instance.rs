@@ -2,7 +2,7 @@
 //! the piece's light) and the size of its draw command, and the turn `pieces.vert` gives it.
 
 use ash::vk;
-use blockfall_engine::physics::BodyView;
+use blockfall_physics::BodyView;
 use ultraviolet::Vec3;
 
 /// Bytes of a `VkDrawIndexedIndirectCommand`.

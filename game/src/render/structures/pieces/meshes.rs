@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use blockfall_engine::gpu::{self, Gpu, GpuResult};
-use blockfall_engine::physics::BodyHandle;
+use blockfall_physics::BodyHandle;
 use ultraviolet::Vec3;
 
 use super::{Known, PiecesRenderer, FIRST_INDICES, FIRST_VERTICES};
@@ -167,7 +167,7 @@ mod tests {
         let blocks = [(0, 0, 0), (2, 0, 0), (0, 2, 0)]
             .map(|(x, y, z)| Block::new(x, y, z, 2, 0, 0, false).unwrap())
             .to_vec();
-        let mut pieces = Pieces::new(blockfall_engine::workers::WorkerPool::new(1).unwrap());
+        let mut pieces = Pieces::new(blockfall_physics::workers::WorkerPool::new(1).unwrap());
         pieces.add(blocks).unwrap();
         let (_, piece, _) = pieces.iter().next().unwrap();
         let vertices = piece_vertices(piece);

@@ -33,7 +33,7 @@ use blockfall_engine::gpu::{
     self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, RenderPass,
     ShaderLibrary, TransientRange, TransientUse,
 };
-use blockfall_engine::physics::BodyHandle;
+use blockfall_physics::BodyHandle;
 use ultraviolet::Vec3;
 
 use self::instance::{turn, DRAW_COMMAND_BYTES};

@@ -1,8 +1,19 @@
-//! The physics core: rigid bodies that fall, spin, hit the world and each other, slide, tip
-//! over and come to rest (docs/physics.md), laid out for many bodies on several threads.
+//! blockfall's physics core: rigid bodies that fall, spin, hit the world and each other, slide,
+//! tip over and come to rest (docs/physics.md), laid out for many bodies on several threads. It
+//! knows nothing of the GPU (no Vulkan crate in its tree), nor of the game.
 //!
-//! It knows two questions and nothing else of what it moves: [`Solid::nearest`] for the
-//! world, and [`BodyShape::nearest`] for a body's own shape. It draws nothing.
+//! Beside the bodies, what every solid thing in the game answers through and what the step
+//! runs on:
+//!
+//! - [`collision`]: the one question everything solid answers: the nearest surface.
+//! - [`workers`]: a thread pool whose results do not depend on its thread count.
+//! - [`random`]: the one seeded generator (SplitMix64) for reproducible numbers: random scenes
+//!   in tests, the soak's script, the fuzzers' cases.
+//! - [`bounded`]: lists read from files with a limit on their length, checked before they are
+//!   allocated (saves of a few bytes that claim a billion elements).
+//!
+//! The step knows two questions and nothing else of what it moves: [`Solid::nearest`] for the
+//! world, and [`BodyShape::nearest`] for a body's own shape.
 //!
 //! # Bodies
 //!
@@ -98,6 +109,11 @@
 //! and counts the rest ([`StepCounts::deferred_pairs`]) for later steps (`budget`,
 //! docs/physics.md "The pair budget"). A step beyond the budget gives back the room its lists
 //! keep beyond what they used, so what stays allocated is bounded too.
+
+pub mod bounded;
+pub mod collision;
+pub mod random;
+pub mod workers;
 
 mod body;
 mod broad;

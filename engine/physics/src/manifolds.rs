@@ -345,9 +345,9 @@ fn place(poses: &Poses, pair: Pair, kept: &[KeptContact], out: &mut Vec<Contact>
 
 #[cfg(test)]
 mod tests {
-    use crate::physics::testing::{block_box, block_box_extent, Boxes, Ground};
-    use crate::physics::{BodyHandle, PhysicsWorld};
+    use crate::testing::{block_box, block_box_extent, Boxes, Ground};
     use crate::workers::WorkerPool;
+    use crate::{BodyHandle, PhysicsWorld};
 
     /// A tower of three cubes on the ground beside a plank across two of them, settling: the
     /// world and its shapes. `keep` false forgets every kept manifold before each step, so

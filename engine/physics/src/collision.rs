@@ -2,7 +2,7 @@
 //! way is out? Its answer is a [`Surface`] (distance and outward normal; not the window's
 //! `gpu::WindowSurface`). The player, the block tool and the physics core ask it of whatever is
 //! solid through [`Solid`] (`Sync`, so workers can ask in parallel); rigid bodies ask it of their
-//! own shape through [`crate::physics::BodyShape`]. See `docs/blocks.md` for the rule the game
+//! own shape through [`crate::BodyShape`]. See `docs/blocks.md` for the rule the game
 //! answers it with.
 
 /// The nearest surface to a point.

@@ -322,8 +322,8 @@ fn row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::contacts::NONE;
-    use crate::physics::lanes::{Bundle, Velocities};
+    use crate::contacts::NONE;
+    use crate::lanes::{Bundle, Velocities};
 
     fn falling(speed: f64) -> Mover {
         Mover {
@@ -383,10 +383,10 @@ mod tests {
         if let Some(start) = starting.row(a, &b_mover) {
             bundle.set_start(0, &start, starting.count());
         }
-        for lane in 0..crate::physics::lanes::LANES {
+        for lane in 0..crate::lanes::LANES {
             bundle.end_group(lane);
         }
-        for _ in 0..=crate::physics::ITERATIONS {
+        for _ in 0..=crate::ITERATIONS {
             bundle.work(&velocities);
         }
         Solved {

@@ -184,7 +184,7 @@ impl Clearance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::math::NO_TURN;
+    use crate::math::NO_TURN;
 
     #[test]
     fn a_bound_shrinks_by_how_far_the_body_moved() {

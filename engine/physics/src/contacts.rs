@@ -979,8 +979,8 @@ fn push(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::body::Cluster;
-    use crate::physics::math::rotation;
+    use crate::body::Cluster;
+    use crate::math::rotation;
     use crate::random::Rng;
 
     #[test]

@@ -134,9 +134,9 @@ pub(crate) fn fit<T>(list: &mut Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::testing::{cube, uniform, Boxes, Ground};
-    use crate::physics::{BodyDesc, BodyHandle, PhysicsWorld};
+    use crate::testing::{cube, uniform, Boxes, Ground};
     use crate::workers::WorkerPool;
+    use crate::{BodyDesc, BodyHandle, PhysicsWorld};
 
     #[test]
     fn the_contact_shares_are_whole_within_the_budget_and_add_up_to_at_most_it_beyond() {

@@ -711,7 +711,7 @@ mod avx {
     };
 
     use super::{Bundle, Wide, WideRow, WideVector};
-    use crate::physics::tuning::FRICTION;
+    use crate::tuning::FRICTION;
 
     /// One [`WideVector`] in AVX registers: an axis per register, a lane per `f64`.
     type AvxVector = [__m256d; 3];
@@ -933,8 +933,8 @@ impl Velocities {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::rows::ContactRows;
     use crate::random::Rng;
+    use crate::rows::ContactRows;
 
     /// A bundle of four groups of up to `most` contacts with rows of random numbers (some
     /// zero, some −0, a few NaN), and its bodies' velocities, made the same way from the same

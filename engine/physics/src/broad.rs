@@ -413,7 +413,7 @@ fn widest_axis(middles: &[[f64; 3]]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::testing::uniform;
+    use crate::testing::uniform;
 
     /// Every pair, with no budget (a point each).
     fn find_all(
