@@ -20,7 +20,7 @@
 use std::time::Instant;
 
 use blockfall_engine::gpu::FrameRing;
-use blockfall_game::render::target::RenderTarget;
+use blockfall_game_render::target::RenderTarget;
 
 use crate::commands::{Asked, Run};
 use crate::gpu_failure::Fault;

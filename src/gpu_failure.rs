@@ -20,10 +20,10 @@ use blockfall_engine::gpu::{vk, GpuError, GpuResult};
 use blockfall_engine::meshing::gpu::GpuMeshError;
 use blockfall_engine::meshing::TerrainMeshError;
 use blockfall_game::input::Input;
-use blockfall_game::render::hud::HudError;
-use blockfall_game::render::world::WorldRenderError;
 use blockfall_game::save::EXTENSION;
 use blockfall_game::world::World;
+use blockfall_game_render::hud::HudError;
+use blockfall_game_render::world::WorldRenderError;
 
 /// The exit status of a run the GPU failed.
 pub const EXIT_CODE: u8 = 3;

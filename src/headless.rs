@@ -10,12 +10,12 @@ use anyhow::Context as _;
 use blockfall_engine::gpu::{
     vk, FrameRing, Gpu, GpuDesc, GpuResult, ImageAccess, OffscreenTarget, RgbaImage,
 };
-use blockfall_game::render::hud::HudRenderer;
-use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::test_scene::TestSceneRenderer;
-use blockfall_game::render::textures::TextureStyle;
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::World;
+use blockfall_game_render::hud::HudRenderer;
+use blockfall_game_render::target::RenderTarget;
+use blockfall_game_render::test_scene::TestSceneRenderer;
+use blockfall_game_render::textures::TextureStyle;
+use blockfall_game_render::world::WorldRenderer;
 
 use crate::capture::FrameCapture;
 use crate::commands::Run;

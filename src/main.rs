@@ -11,7 +11,7 @@ use blockfall::refusal::{self, Refusal, Role, RunFiles};
 use blockfall::screenshot::check_writable;
 use blockfall::window::{run_windowed, NoDisplay};
 use blockfall::world_lock::{lock_path, LockError, WorldLock};
-use blockfall_game::render::shadows::Shadows;
+use blockfall_game_render::shadows::Shadows;
 use clap::Parser;
 
 /// Smooth voxel terrain with buildings of blocks that stand, break and fall.

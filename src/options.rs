@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Bindings, Look};
-use blockfall_game::render::shadows::Shadows;
 use blockfall_game::settings::{self, Settings};
+use blockfall_game_render::shadows::Shadows;
 
 /// What a run shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use blockfall_engine::gpu::{vk, Device, FrameRing, PassTiming};
 use blockfall_game::input::Action;
 use blockfall_game::player::Mode;
-use blockfall_game::render::hud::{Hud, HudError, HudRenderer};
-use blockfall_game::render::shadows::Shadows;
-use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::world::ToolKind;
+use blockfall_game_render::hud::{Hud, HudError, HudRenderer};
+use blockfall_game_render::shadows::Shadows;
+use blockfall_game_render::target::RenderTarget;
+use blockfall_game_render::world::WorldRenderer;
 
 use crate::play::Play;
 use crate::shown::Shown;

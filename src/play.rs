@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_game::input::{Button, Command, Input};
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
+use blockfall_game_render::world::WorldRenderer;
 
 use crate::options::RunOptions;
 use crate::script::Script;

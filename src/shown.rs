@@ -3,13 +3,13 @@
 
 use anyhow::Context as _;
 use blockfall_engine::gpu::{vk, FrameRing, Gpu};
-use blockfall_game::render::chunk_meshes::{arenas_for, largest_view_radius};
-use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::test_scene::{TestScene, TestSceneRenderer};
-use blockfall_game::render::textures::TextureStyle;
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::scene::Start;
 use blockfall_game::world::World;
+use blockfall_game_render::chunk_meshes::{arenas_for, largest_view_radius};
+use blockfall_game_render::target::RenderTarget;
+use blockfall_game_render::test_scene::{TestScene, TestSceneRenderer};
+use blockfall_game_render::textures::TextureStyle;
+use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 
 use crate::options::{RunOptions, SceneChoice};

@@ -21,7 +21,7 @@ use blockfall_engine::gpu::{
     Swapchain, WindowSurface,
 };
 use blockfall_game::input::Action;
-use blockfall_game::render::target::RenderTarget;
+use blockfall_game_render::target::RenderTarget;
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalSize};
 use winit::event::{DeviceEvent, DeviceId, KeyEvent, MouseScrollDelta, WindowEvent};

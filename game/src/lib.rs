@@ -1,4 +1,5 @@
-//! blockfall's world and its rules.
+//! blockfall's world and its rules, with no GPU crate in their tree (what draws them is
+//! `blockfall-game-render`, `game/render/`).
 //!
 //! - [`blocks`]: blocks on the 0.5 m grid: materials, the store, shapes, the mesher.
 //! - [`camera`]: where the world is seen from, for the renderer and for tests.
@@ -9,9 +10,6 @@
 //! - [`limits`]: what a world may hold, and so what a save, a scene or a script may ask for.
 //! - [`pieces`]: loose groups of blocks falling as rigid bodies, and resting ones as rubble.
 //! - [`player`]: two balls that walk on whatever is solid, or fly.
-//! - [`render`]: what the renderer draws with — procedural material textures, the streamed
-//!   chunks' meshes, the terrain pass, the blocks', pieces' and markers' passes, the HUD, the
-//!   test scene.
 //! - [`save`]: saved worlds: one file with everything needed to carry on (docs/saves.md).
 //! - [`scene`]: scene files run headless into a JSON-lines trace (the `sim` tool).
 //! - [`settings`]: the player's `settings.ron` (bindings, mouse, view, window), where it and
@@ -36,7 +34,6 @@ pub mod input;
 pub mod limits;
 pub mod pieces;
 pub mod player;
-pub mod render;
 pub mod save;
 pub mod scene;
 pub mod settings;

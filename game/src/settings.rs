@@ -30,11 +30,10 @@ use directories::ProjectDirs;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use blockfall_engine::meshing::Mesher;
+use blockfall_meshing::Mesher;
 
 use crate::camera::FIELD_OF_VIEW_DEGREES;
 use crate::input::{Bindings, Input, Look};
-use crate::render::shadows::Shadows;
 use crate::terrain::streaming::VIEW_RADIUS;
 
 /// The settings file's name in the config folder.
@@ -644,6 +643,10 @@ pub fn load(path: &Path) -> Loaded {
     loaded.problem = Some(problem);
     loaded
 }
+
+mod shadows;
+
+pub use shadows::Shadows;
 
 #[cfg(test)]
 mod tests;

@@ -70,7 +70,7 @@ fn headless_writes_the_png_it_names() {
     assert_eq!(png_size(&path), (320, 180));
     // The world: sky above, ground below.
     let image = read_png(&path);
-    let sky = blockfall_game::render::terrain::sky_colour();
+    let sky = blockfall_game_render::terrain::sky_colour();
     let near = |p: [u8; 3], q: [u8; 3]| (0..3).all(|c| p[c].abs_diff(q[c]) <= 2);
     assert!(near(image.pixel(160, 2), sky), "sky at the top");
     assert!(!near(image.pixel(160, 170), sky), "ground at the bottom");
@@ -133,7 +133,7 @@ fn the_test_scene_is_still_there_on_request() {
     assert!(output.status.success(), "stderr: {}", text(&output.stderr));
     let image = read_png(&path);
     // The test scene's own sky, not the world's.
-    let sky = blockfall_game::render::test_scene::TestScene::sky_colour();
+    let sky = blockfall_game_render::test_scene::TestScene::sky_colour();
     let top = image.pixel(64, 0);
     assert!(
         (0..3).all(|c| top[c].abs_diff(sky[c]) <= 1),
@@ -849,7 +849,7 @@ fn the_farthest_view_radius_is_drawn_or_refused_naming_what_the_device_holds() {
         return;
     }
     let range = least_storage_buffer_range().expect("vulkaninfo reports the device's limits");
-    let most = blockfall_game::render::chunk_meshes::largest_view_radius(range, 32);
+    let most = blockfall_game_render::chunk_meshes::largest_view_radius(range, 32);
     let dir = scratch("view-radius");
     let shot = dir.join("far.png");
     let output = blockfall(

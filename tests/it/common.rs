@@ -22,8 +22,8 @@ use blockfall_engine::gpu::{
 };
 use blockfall_engine::gpu::{Gpu, RgbaImage};
 use blockfall_game::blocks::materials::MATERIALS;
-use blockfall_game::render::test_scene::TestScene;
-use blockfall_game::render::textures::TextureStyle;
+use blockfall_game_render::test_scene::TestScene;
+use blockfall_game_render::textures::TextureStyle;
 
 /// Asserts two colours are equal within `tolerance` per channel.
 pub fn assert_colour_near(actual: [u8; 4], expected: [u8; 3], tolerance: u8, what: &str) {
@@ -362,7 +362,7 @@ pub fn resident_mesh(
 /// and to the bit on an IEEE device (`meshes::assert_same`), or no mesh, where the CPU finds no
 /// surface. `readback` is the arenas read back after the meshing.
 pub fn assert_chunk_meshed_as_the_cpu(
-    world: &mut blockfall_game::render::world::WorldRenderer,
+    world: &mut blockfall_game_render::world::WorldRenderer,
     readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
     coord: blockfall_game::terrain::ChunkCoord,
 ) {
@@ -376,7 +376,7 @@ pub fn assert_chunk_meshed_as_the_cpu(
         .mesh_with_skirt(
             DensityGrid::new(&samples, dims).unwrap(),
             GridRegion::owned_edges_of_padded_grid(dims),
-            blockfall_game::render::chunk_meshes::skirt(coord),
+            blockfall_game_render::chunk_meshes::skirt(coord),
             &mut cpu,
         )
         .unwrap();

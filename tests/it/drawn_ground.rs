@@ -13,11 +13,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use blockfall_engine::meshing::{DensityGrid, GridRegion, SurfaceMesh, SurfaceNets};
-use blockfall_game::render::chunk_meshes::skirt;
 use blockfall_game::terrain::chunks::fill_padded_grid_or_skip;
 use blockfall_game::terrain::{
     ChunkCoord, ChunkKind, EditStore, Generator, Ground, CHUNK_SIZE, PADDED_SIZE,
 };
+use blockfall_game_render::chunk_meshes::skirt;
 
 /// How far a skirted mesh may lie above the same mesh without skirts, in meters: a skirt never
 /// raises the ground (a skirt up to a chunk's top face raised it by up to a meter). The GPU's

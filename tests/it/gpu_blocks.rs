@@ -12,12 +12,12 @@ use blockfall_game::blocks::materials::{BRICKS, STONE};
 use blockfall_game::blocks::store::{region_of, Block, BlockId, BlockStore};
 use blockfall_game::camera::Camera;
 use blockfall_game::pieces::Pieces;
-use blockfall_game::render::structures::{
+use blockfall_game_render::structures::{
     BlockMaterials, BlocksRenderer, MarkerView, MarkersRenderer, PiecesRenderer, BLOCKS_PASS,
     MARKERS_PASS, PIECES_PASS,
 };
-use blockfall_game::render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
-use blockfall_game::render::terrain::{sky_colour, WORLD_SKY};
+use blockfall_game_render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
+use blockfall_game_render::terrain::{sky_colour, WORLD_SKY};
 use blockfall_physics::workers::WorkerPool;
 use ultraviolet::Vec3;
 

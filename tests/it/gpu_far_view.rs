@@ -17,11 +17,11 @@ use std::process::Command;
 
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::FrameRing;
-use blockfall_game::render::terrain::sky_colour;
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
+use blockfall_game_render::terrain::sky_colour;
+use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 use serde_json::json;
 

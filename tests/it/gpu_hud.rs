@@ -12,9 +12,9 @@ use std::sync::Arc;
 use blockfall::headless::OFFSCREEN_FORMAT;
 use blockfall::screenshot::write_png;
 use blockfall_engine::gpu::{self, FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaImage};
-use blockfall_game::render::hud::{Hud, HudRenderer, PASS_NAME};
-use blockfall_game::render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
-use blockfall_game::render::textures::linear_to_srgb;
+use blockfall_game_render::hud::{Hud, HudRenderer, PASS_NAME};
+use blockfall_game_render::target::{clear_colour_and_depth, DepthTarget, RenderTarget};
+use blockfall_game_render::textures::linear_to_srgb;
 
 use common::assert_no_validation_errors;
 

@@ -5,8 +5,8 @@ use crate::common;
 
 use blockfall_engine::gpu::RgbaImage;
 use blockfall_game::blocks::materials::MATERIALS;
-use blockfall_game::render::test_scene::TestScene;
-use blockfall_game::render::textures::TextureStyle;
+use blockfall_game_render::test_scene::TestScene;
+use blockfall_game_render::textures::TextureStyle;
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use blockfall_game::blocks::CELL;
 use blockfall_game::camera::{Camera, FIELD_OF_VIEW_DEGREES};
 use blockfall_game::player::EYES;
-use blockfall_game::render::shadows::sun_toward;
+use blockfall_game_render::shadows::sun_toward;
 use serde_json::{json, Value};
 use ultraviolet::{Vec2, Vec3};
 

@@ -13,11 +13,11 @@ use blockfall_engine::meshing::{
     is_uniform, DensityGrid, GridRegion, TerrainMeshes, TerrainMeshesDesc,
 };
 use blockfall_game::camera::Camera;
-use blockfall_game::render::frustum::Frustum;
-use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::terrain::{TerrainLook, TerrainRenderer};
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order, ChunkCoord};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
+use blockfall_game_render::frustum::Frustum;
+use blockfall_game_render::target::RenderTarget;
+use blockfall_game_render::terrain::{TerrainLook, TerrainRenderer};
 use ultraviolet::Vec3;
 
 use common::assert_no_validation_errors;
@@ -188,7 +188,7 @@ fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
 }
 
 fn terrain_pixels(image: &RgbaImage) -> usize {
-    let sky = blockfall_game::render::terrain::sky_colour();
+    let sky = blockfall_game_render::terrain::sky_colour();
     image
         .pixels
         .chunks(4)

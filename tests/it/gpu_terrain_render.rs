@@ -14,12 +14,12 @@ use blockfall_engine::gpu::{FrameRing, Gpu, ImageAccess, OffscreenTarget, RgbaIm
 use blockfall_engine::meshing::TerrainMeshesDesc;
 use blockfall_engine::meshing::{is_uniform, DensityGrid, GridRegion, TerrainMeshes};
 use blockfall_game::camera::Camera;
-use blockfall_game::render::target::RenderTarget;
-use blockfall_game::render::terrain::{
-    sky_colour, TerrainLook, TerrainRenderer, CULL_PASS_NAME, PASS_NAME,
-};
 use blockfall_game::terrain::chunks::{fill_padded_grid, load_order};
 use blockfall_game::terrain::{EditStore, Generator, PADDED_SIZE};
+use blockfall_game_render::target::RenderTarget;
+use blockfall_game_render::terrain::{
+    sky_colour, TerrainLook, TerrainRenderer, CULL_PASS_NAME, PASS_NAME,
+};
 
 use common::assert_no_validation_errors;
 

@@ -6,7 +6,7 @@
 use crate::common;
 
 use blockfall_engine::gpu::ShaderTarget;
-use blockfall_game::render::textures::TextureStyle;
+use blockfall_game_render::textures::TextureStyle;
 
 #[test]
 fn vulkan_1_2_path_computes_and_renders_like_the_core_path() {

@@ -15,10 +15,10 @@ use std::collections::BTreeSet;
 use blockfall::headless::HeadlessRenderer;
 use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
 use blockfall_game::player::{Controls, Mode};
-use blockfall_game::render::world::WorldRenderer;
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
+use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 
 use common::{assert_chunk_meshed_as_the_cpu, assert_no_validation_errors, resident_mesh};
@@ -311,7 +311,7 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     assert_eq!(meshes.index_arena().used(), indices);
     assert_eq!(meshes.vertex_arena().allocations(), resident.len());
     // The last frame shows terrain and sky.
-    let sky = blockfall_game::render::terrain::sky_colour();
+    let sky = blockfall_game_render::terrain::sky_colour();
     let sky_pixels = image
         .pixels
         .chunks(4)

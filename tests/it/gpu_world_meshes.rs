@@ -215,7 +215,7 @@ fn no_shelves_in_the_arenas_where_the_ground_lies_under_a_layer_border() {
                 coord.key(),
                 grid,
                 region,
-                blockfall_game::render::chunk_meshes::skirt(*coord),
+                blockfall_game_render::chunk_meshes::skirt(*coord),
                 None,
             )
             .unwrap();

@@ -1,8 +1,8 @@
 use std::path::{Path, PathBuf};
 
+use super::Shadows;
 use super::*;
 use crate::input::{Action, Button};
-use crate::render::shadows::Shadows;
 
 /// A fresh folder of its own under the system's temporary folder.
 fn scratch(name: &str) -> PathBuf {

@@ -22,7 +22,7 @@
 //! and anything above is open, unless something was built over it (builds do not shade: a
 //! known simplification, small next to the caves' darkness).
 
-use blockfall_engine::meshing::vertex_light;
+use blockfall_meshing::vertex_light;
 use blockfall_physics::workers::WorkerPool;
 
 use super::chunks::{ChunkCoord, PADDED_SIZE};
@@ -61,7 +61,7 @@ impl LightGrid {
     }
 
     /// The light at a point (meters), blended from the 8 samples around it as the meshes blend
-    /// it (`blockfall_engine::meshing::vertex_light::blend`, the rule the GPU's light pass
+    /// it (`blockfall_meshing::vertex_light::blend`, the rule the GPU's light pass
     /// follows); points outside the grid take the nearest sample inside. Blocks and pieces are
     /// lit with this.
     pub fn light_at(&self, point: [f32; 3]) -> f32 {

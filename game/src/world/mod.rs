@@ -37,7 +37,7 @@ mod tool;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use blockfall_engine::meshing::Mesher;
+use blockfall_meshing::Mesher;
 use blockfall_physics::workers::WorkerPool;
 use ultraviolet::Vec3;
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use blockfall::headless::HeadlessRenderer;
-use blockfall_game::render::textures::TextureStyle;
+use blockfall_game_render::textures::TextureStyle;
 
 use crate::bench::shared::{bench_gpu, median};
 

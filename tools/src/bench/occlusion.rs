@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use blockfall_game::blocks::mesher::{mesh_region, BlockMesh};
 use blockfall_game::blocks::store::{region_of, Block, BlockStore};
-use blockfall_game::render::structures::blocks::region_vertices;
-use blockfall_game::render::structures::{vertices_of, LitGround};
 use blockfall_game::terrain::Generator;
 use blockfall_game::world::World;
+use blockfall_game_render::structures::blocks::region_vertices;
+use blockfall_game_render::structures::{vertices_of, LitGround};
 use blockfall_physics::workers::WorkerPool;
 
 /// A plain block of `size` cells, its low cell at (x, y, z).

@@ -87,7 +87,7 @@ pub fn run(
             .frames
             .last_timings()
             .iter()
-            .find(|t| t.name == blockfall_game::render::terrain::PASS_NAME)
+            .find(|t| t.name == blockfall_game_render::terrain::PASS_NAME)
         {
             gpu_times.push(timing.milliseconds);
         }

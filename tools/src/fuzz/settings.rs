@@ -12,10 +12,10 @@ use std::sync::OnceLock;
 
 use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Action, Bindings, Button};
-use blockfall_game::render::shadows::Shadows;
 use blockfall_game::settings::{
     Settings, FIELD_OF_VIEW_RANGE, SENSITIVITY_RANGE, VIEW_RADIUS_RANGE, WINDOW_SIZE,
 };
+use blockfall_game_render::shadows::Shadows;
 
 use super::{check_message, mutate_bytes, Outcome, Rng};
 

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use blockfall_engine::meshing::Mesher;
+use blockfall_meshing::Mesher;
 use blockfall_physics::workers::WorkerPool;
 
 use super::plan::{StreamPlan, Streamer};
