@@ -1,9 +1,10 @@
 //! The application's tests, one binary (one build, one link, one Vulkan instance): run with
-//! `cargo test --test it`, or one subject with `cargo test --test it contacts::`. Each module is
-//! one subject: the physics' scenes and properties, pieces, rubble, strength, support, saves
-//! (and what quitting, a second game and a full disk do to them: `quit_saves`), the terrain,
-//! the command line and the `sim` runner, and the GPU tests (`gpu_*`: render,
-//! world, HUD, scripts, shadows, saves, a lost device). `common` holds what the GPU tests share.
+//! `cargo test --test it`, or one subject with `cargo test --test it saves::`. Each module is
+//! one subject: saves (and what quitting, a second game and a full disk do to them:
+//! `quit_saves`), the command line, the meshers against each other, and the GPU tests
+//! (`gpu_*`: render, world, HUD, scripts, shadows, saves, a lost device). `common` holds what
+//! the GPU tests share. The rules' own scenario tests (physics, pieces, rubble, strength,
+//! support, the player, the terrain, scenes) are `game/tests/rules/`, built without the GPU.
 //!
 //! Three tests are binaries of their own: the windowed ones (`tests/gpu_windowed*.rs`), since
 //! winit allows one event loop per process, and the soak (`tests/gpu_soak.rs`), which makes its
@@ -13,8 +14,6 @@
 mod common;
 
 mod cli;
-mod contacts;
-mod determinism;
 mod drawn_ground;
 mod gpu_backend;
 mod gpu_blocks;
@@ -33,15 +32,5 @@ mod gpu_world;
 mod gpu_world_meshes;
 mod gpu_world_saves;
 mod meshers;
-mod pair_budget;
-mod physics_properties;
-mod pieces;
-mod player;
 mod quit_saves;
-mod rigid_bodies;
-mod rubble;
 mod saves;
-mod sim;
-mod strength;
-mod support;
-mod terrain;

@@ -487,7 +487,7 @@ struct Tumble {
 
 /// A 1 m stone cube dropped onto a 25° slope through the origin, its bottom 2 m up: 2 m above
 /// the ground under its uphill edge (x = 0), 1.77 m under its middle (the scene of
-/// `tests/it/rigid_bodies.rs`).
+/// `game/tests/rules/rigid_bodies.rs`).
 fn tumble<E: Engine>() -> Tumble {
     let degrees = 25.0f64;
     let cube = Piece::cube([0, 4, 0], 2, STONE);
@@ -526,7 +526,7 @@ fn tumble<E: Engine>() -> Tumble {
 /// lands: released 1.8 to 2.2 m above the slope under its middle (0.05 m steps) blockfall
 /// tumbles 1.32 to 1.59 quarter turns and travels 3.71 to 4.55 m, rapier3d 1.34 to 1.65 and
 /// 3.76 to 4.83 m (at exactly 2.0 m under its middle: blockfall 4.15 m, rapier3d 4.64 m, past
-/// 4.5 m). So this test keeps the scene of `tests/it/rigid_bodies.rs` (whole cells, 1.77 m under
+/// 4.5 m). So this test keeps the scene of `game/tests/rules/rigid_bodies.rs` (whole cells, 1.77 m under
 /// the middle), where both end well inside the bounds; the 1.5 m and 1.5 quarter turn gaps
 /// allowed are three times the largest gap seen over those heights (0.43 m, 0.26 quarter turns).
 /// A cube rolling on like a wheel (blockfall before its edge impacts kept a quarter of their
@@ -791,7 +791,7 @@ fn tower_one_by_one<E: Engine>() -> Tower {
 }
 
 /// A tower stands: its top cube within 5 cm of its place across, no cube tilted 2° or more, the
-/// top sunk at most 5 mm for each of the 16 contacts under it (as `tests/it/contacts.rs`
+/// top sunk at most 5 mm for each of the 16 contacts under it (as `game/tests/rules/contacts.rs`
 /// allows), at rest at the end.
 fn assert_stands(name: &str, seen: Tower) {
     assert!(
@@ -807,7 +807,7 @@ fn assert_stands(name: &str, seen: Tower) {
 /// rapier3d 0.4 mm; the most any cube turned blockfall 0.21°, rapier3d 0.00°; the top sunk
 /// blockfall 1.34 cm, rapier3d 6.67 cm; all at rest at the end. The asked bound "top within
 /// 5 cm of its place" is split: 5 cm across (blockfall 6 times inside), and the sinking on its
-/// own, 5 mm for each contact under the top as `tests/it/contacts.rs` allows (8 cm for 16), as
+/// own, 5 mm for each contact under the top as `game/tests/rules/contacts.rs` allows (8 cm for 16), as
 /// rapier3d's 16 contacts each give about 4.2 mm and alone would take the top 6.7 cm down.
 #[test]
 fn a_tower_built_one_cube_at_a_time_stands_alike() {

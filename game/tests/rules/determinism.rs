@@ -10,8 +10,8 @@
 //! The release build must be deterministic. The suite runs in the dev profile (`opt-level = 1`),
 //! and the hash is the same there: Rust neither reorders nor contracts floating-point operations
 //! (no fast-math, no fused multiply-add unless written), so every optimisation level computes the
-//! same bits. Checked with both `cargo test --test it determinism::` and `cargo test --release
-//! --test it determinism::`.
+//! same bits. Checked with both `cargo test -p blockfall-game --test rules determinism::` and `cargo test --release
+//! -p blockfall-game --test rules determinism::`.
 
 use blockfall_game::scene;
 use blockfall_physics::random::Rng;
