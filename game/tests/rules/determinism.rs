@@ -66,12 +66,12 @@ fn hanging_group(
         let size = *rng.pick(&[1, 2, 2, 4]);
         let material = *rng.pick(&MATERIALS);
         // Half the blocks with cut edges (rounded or sloped), half plain.
-        let cuts = if rng.next_u64().is_multiple_of(2) {
+        let cuts = if rng.next_u64() % 2 == 0 {
             0
         } else {
             rng.next_u64() % 0x1000
         };
-        let slope = rng.next_u64().is_multiple_of(2);
+        let slope = rng.next_u64() % 2 == 0;
         blocks.push(format!(
             r#"{{"cell": [{x}, {top}, {z}], "size": {size}, "material": "{material}", "cuts": {cuts}, "slope": {slope}}}"#
         ));

@@ -760,7 +760,7 @@ impl Throw {
             ],
         };
         let direction: [f64; 3] = std::array::from_fn(|axis| aim[axis] - middle[axis]);
-        let speed = if seed.is_multiple_of(4) {
+        let speed = if seed % 4 == 0 {
             200.0
         } else {
             rng.float(15.0, 200.0)
