@@ -45,8 +45,8 @@ impl Run<'_> {
                 Command::ToggleFullscreen => asked.fullscreen = true,
                 Command::ToggleWireframe => {
                     if let Shown::World(world) = &mut *self.shown {
-                        let on = !world.renderer().wireframe();
-                        let on = world.renderer().set_wireframe(on);
+                        let on = !world.renderer.renderer().wireframe();
+                        let on = world.renderer.renderer().set_wireframe(on);
                         self.play.say(format!(
                             "terrain wireframe {}",
                             if on { "on" } else { "off" }
@@ -55,7 +55,7 @@ impl Run<'_> {
                 }
                 Command::SwitchMesher => {
                     if let Shown::World(world) = &mut *self.shown {
-                        let mesher = world.mesher().other();
+                        let mesher = world.renderer.mesher().other();
                         world.set_mesher(mesher);
                         self.play.say(format!("terrain: {}", mesher.label()));
                     }

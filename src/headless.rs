@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::playing::Playing;
 use anyhow::Context as _;
 use blockfall_engine::gpu::{
     vk, FrameRing, Gpu, GpuDesc, GpuResult, ImageAccess, OffscreenTarget, RgbaImage,
@@ -15,7 +16,6 @@ use blockfall_game_render::hud::HudRenderer;
 use blockfall_game_render::target::RenderTarget;
 use blockfall_game_render::test_scene::TestSceneRenderer;
 use blockfall_game_render::textures::TextureStyle;
-use blockfall_game_render::world::WorldRenderer;
 
 use crate::capture::FrameCapture;
 use crate::commands::Run;
@@ -79,7 +79,7 @@ impl HeadlessRenderer {
         height: u32,
         world: World,
     ) -> anyhow::Result<Self> {
-        let world = WorldRenderer::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, world)?;
+        let world = Playing::new(gpu, &LIBRARY, OFFSCREEN_FORMAT, world)?;
         Ok(Self::showing(
             gpu,
             width,
@@ -120,7 +120,7 @@ impl HeadlessRenderer {
     }
 
     /// The world and the frame ring its meshing work goes through, for driving it by hand.
-    pub fn world_and_frames(&mut self) -> Option<(&mut WorldRenderer, &mut FrameRing)> {
+    pub fn world_and_frames(&mut self) -> Option<(&mut Playing, &mut FrameRing)> {
         match &mut self.shown {
             Shown::World(world) => Some((world, &mut self.frames)),
             Shown::Test(_) => None,
@@ -304,7 +304,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
             "{loaded} chunks within {} chunks of the spawn loaded, {} with a surface meshed, \
              in {:.2} s",
             options.view_radius,
-            world.meshes().resident_chunks(),
+            world.renderer.meshes().resident_chunks(),
             started.elapsed().as_secs_f64()
         );
     }

@@ -12,6 +12,7 @@
 //! - [`overlay`]: the HUD: what it says and the pass that draws it.
 //! - [`play`]: the world's side of a frame: whose input drives it, what the HUD shows, what
 //!   goes back to whoever presents the frame.
+//! - [`playing`]: the world and what draws it, side by side; a frame's order.
 //! - [`refusal`]: bad input refused before any frame with exit status 2; a run never writes
 //!   over its own inputs.
 //! - [`saves`]: saving and loading (F5, F9, `--world`, autosave, the save at the end); a failed
@@ -34,6 +35,7 @@ pub mod input;
 pub mod options;
 pub mod overlay;
 pub mod play;
+pub mod playing;
 pub mod refusal;
 pub mod saves;
 pub mod screenshot;

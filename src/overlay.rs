@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::playing::Playing;
 use blockfall_engine::gpu::{vk, Device, FrameRing, PassTiming};
 use blockfall_game::input::Action;
 use blockfall_game::player::Mode;
@@ -14,7 +15,6 @@ use blockfall_game::world::ToolKind;
 use blockfall_game_render::hud::{Hud, HudError, HudRenderer};
 use blockfall_game_render::shadows::Shadows;
 use blockfall_game_render::target::RenderTarget;
-use blockfall_game_render::world::WorldRenderer;
 
 use crate::play::Play;
 use crate::shown::Shown;
@@ -211,8 +211,11 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
     }
     if let Shown::World(world) = shown {
         world_lines(&mut hud, world);
-        hud.detail
-            .push(shadows_line(world.shadows, timings, play.script.is_some()));
+        hud.detail.push(shadows_line(
+            world.renderer.shadows,
+            timings,
+            play.script.is_some(),
+        ));
         // Where the world is seen, its centre marked.
         hud.crosshair = true;
     }
@@ -246,8 +249,8 @@ fn shadows_line(shadows: Shadows, timings: &[PassTiming], scripted: bool) -> Str
     format!("shadows: {}, {count}, {milliseconds:.2} ms", shadows.name())
 }
 
-fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
-    let world = &renderer.world;
+fn world_lines(hud: &mut Hud, playing: &Playing) {
+    let (world, renderer) = (&playing.world, &playing.renderer);
     let mode = match world.player().mode {
         Mode::Fly => "flying",
         Mode::Walk if world.player().grounded => "walking",
@@ -283,7 +286,7 @@ fn world_lines(hud: &mut Hud, renderer: &WorldRenderer) {
         hud.lines
             .push(format!("{falling} falling, {resting} at rest"));
     }
-    let viewer = renderer.viewer();
+    let viewer = playing.viewer();
     // Waiting: chunks still to load, and loaded ones still to mesh with a new mesher.
     hud.lines.push(format!(
         "{}: {} chunks, {} waiting",

@@ -6,10 +6,10 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use crate::playing::Playing;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_game::input::{Button, Command, Input};
 use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
-use blockfall_game_render::world::WorldRenderer;
 
 use crate::options::RunOptions;
 use crate::script::Script;
@@ -111,7 +111,7 @@ impl Play {
     pub fn advance(
         &mut self,
         gpu: &mut Gpu,
-        world: &mut WorldRenderer,
+        world: &mut Playing,
         frames: &mut FrameRing,
         dt: f32,
     ) -> anyhow::Result<PlayFrame> {
@@ -119,7 +119,7 @@ impl Play {
         let mut commands = std::mem::take(&mut self.commands);
         if self.script.is_some() {
             // A script plays as if the mouse were captured: the tool's markers show.
-            world.show_tool = true;
+            world.renderer.show_tool = true;
         }
         let (dt, input) = match &mut self.script {
             Some(script) => {
@@ -160,7 +160,7 @@ impl Play {
     }
 
     /// After the frame was drawn: the script's state line when one is due, `done` at its end.
-    pub fn finish_frame(&mut self, world: &WorldRenderer) -> anyhow::Result<()> {
+    pub fn finish_frame(&mut self, world: &Playing) -> anyhow::Result<()> {
         if let Some(script) = &mut self.script {
             print_lines(&script.end_frame(&world.world)?);
         }

@@ -9,17 +9,17 @@ use blockfall_game_render::chunk_meshes::{arenas_for, largest_view_radius};
 use blockfall_game_render::target::RenderTarget;
 use blockfall_game_render::test_scene::{TestScene, TestSceneRenderer};
 use blockfall_game_render::textures::TextureStyle;
-use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 
 use crate::options::{RunOptions, SceneChoice};
+use crate::playing::Playing;
 use crate::refusal::{Refusal, WorldFile};
 use crate::shaders::LIBRARY;
 
 /// The scene a run draws.
 pub enum Shown {
     /// The world around the player: streamed, lit, edited with the terrain tool.
-    World(Box<WorldRenderer>),
+    World(Box<Playing>),
     /// Cubes of every material on a stone slab.
     Test(Box<TestSceneRenderer>),
 }
@@ -46,7 +46,7 @@ impl Shown {
                     }
                 };
                 let (world, start) = world_for(options)?;
-                let mut renderer = WorldRenderer::new(gpu, &LIBRARY, colour_format, world)
+                let mut playing = Playing::new(gpu, &LIBRARY, colour_format, world)
                     .context("setting up the world's renderer")?;
                 // The player's field of view, mesher and shadows; a script's world keeps the
                 // default view, as `sim`'s does, unless `--settings` names a file (then it
@@ -54,14 +54,14 @@ impl Shown {
                 // a world loaded later keeps them.
                 let settings_read = options.settings_file.is_some();
                 if options.script.is_none() || settings_read {
-                    renderer.fov_degrees = options.fov_degrees;
-                    renderer.set_mesher(options.mesher);
+                    playing.renderer.fov_degrees = options.fov_degrees;
+                    playing.set_mesher(options.mesher);
                 }
-                renderer.set_debug_sky(options.debug_sky);
+                playing.renderer.set_debug_sky(options.debug_sky);
                 if options.script.is_none() || settings_read || options.shadows_given {
-                    renderer.shadows = options.shadows;
+                    playing.renderer.shadows = options.shadows;
                 }
-                (Self::World(Box::new(renderer)), start)
+                (Self::World(Box::new(playing)), start)
             }
             SceneChoice::Test => (
                 Self::Test(Box::new(
@@ -74,7 +74,7 @@ impl Shown {
     }
 
     /// The world, when it is what is shown.
-    pub fn world(&mut self) -> Option<&mut WorldRenderer> {
+    pub fn world(&mut self) -> Option<&mut Playing> {
         match self {
             Self::World(world) => Some(world),
             Self::Test(_) => None,

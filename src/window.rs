@@ -690,7 +690,7 @@ impl WindowState {
         let dt = self.clock.since_last_start().unwrap_or(1.0 / 60.0);
         if let Shown::World(world) = &mut self.shown {
             // The tool's markers show while the mouse is captured (the player is aiming).
-            world.show_tool = self.play.input.captured;
+            world.renderer.show_tool = self.play.input.captured;
         }
         let time = self.started.elapsed().as_secs_f32();
         let (overlay, egui_state) = match &mut self.overlay {

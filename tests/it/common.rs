@@ -362,7 +362,7 @@ pub fn resident_mesh(
 /// and to the bit on an IEEE device (`meshes::assert_same`), or no mesh, where the CPU finds no
 /// surface. `readback` is the arenas read back after the meshing.
 pub fn assert_chunk_meshed_as_the_cpu(
-    world: &mut blockfall_game_render::world::WorldRenderer,
+    world: &mut blockfall::playing::Playing,
     readback: &blockfall_engine::meshing::terrain_meshes::TerrainReadback,
     coord: blockfall_game::terrain::ChunkCoord,
 ) {
@@ -381,7 +381,7 @@ pub fn assert_chunk_meshed_as_the_cpu(
         )
         .unwrap();
     let key = coord.key();
-    match world.meshes_mut().chunk(key) {
+    match world.renderer.meshes_mut().chunk(key) {
         None => assert!(cpu.indices.is_empty(), "{key:?} lost its surface"),
         Some(chunk) => {
             let (vertices, indices) = resident_mesh(readback, chunk);

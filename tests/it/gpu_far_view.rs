@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use blockfall::headless::HeadlessRenderer;
+use blockfall::playing::Playing;
 use blockfall_engine::gpu::FrameRing;
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
 use blockfall_game_render::terrain::sky_colour;
-use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 use serde_json::json;
 
@@ -282,7 +282,7 @@ fn the_sky_shows_neither_where_a_side_skirt_meets_its_chunk_top_nor_under_a_stee
 }
 
 /// The world renderer of a headless run.
-fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mut FrameRing) {
+fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut Playing, &mut FrameRing) {
     renderer
         .world_and_frames()
         .expect("a headless renderer of the world")
@@ -306,8 +306,8 @@ fn a_dig_at_a_level_border_meshes_every_level_it_touches_as_the_cpu_does() {
     // A border between full detail and level 1 where both sides hold the ground: a resident
     // chunk of level 1 whose neighbour across its face towards the player is a resident chunk
     // of level 0.
-    let resident = |world: &mut WorldRenderer, coord: ChunkCoord| {
-        world.meshes_mut().chunk(coord.key()).is_some()
+    let resident = |world: &mut Playing, coord: ChunkCoord| {
+        world.renderer.meshes_mut().chunk(coord.key()).is_some()
     };
     let eye = world.world.eye();
     let generator = Generator::new(Generator::DEFAULT_SEED);
@@ -378,7 +378,7 @@ fn a_dig_at_a_level_border_meshes_every_level_it_touches_as_the_cpu_does() {
     }
     // The chunks meshed again hold the CPU mesher's mesh of the edited ground at every level
     // (to the bit on an IEEE device).
-    let readback = world.meshes_mut().read_back().unwrap();
+    let readback = world.renderer.meshes_mut().read_back().unwrap();
     for coord in &report.remeshed {
         assert_chunk_meshed_as_the_cpu(world, &readback, *coord);
     }

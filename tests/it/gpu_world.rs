@@ -13,12 +13,12 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use blockfall::headless::HeadlessRenderer;
+use blockfall::playing::Playing;
 use blockfall_engine::gpu::{FrameRing, Gpu, RgbaImage};
 use blockfall_game::player::{Controls, Mode};
 use blockfall_game::terrain::chunks::fill_padded_grid;
 use blockfall_game::terrain::{ChunkCoord, Generator, PADDED_SIZE};
 use blockfall_game::world::{ToolKind, World};
-use blockfall_game_render::world::WorldRenderer;
 use blockfall_physics::workers::WorkerPool;
 
 use common::{assert_chunk_meshed_as_the_cpu, assert_no_validation_errors, resident_mesh};
@@ -50,11 +50,11 @@ fn look_down(renderer: &mut HeadlessRenderer, pitch: f32) {
     world.set_look(world.yaw(), pitch);
 }
 
-fn world(renderer: &mut HeadlessRenderer) -> &mut WorldRenderer {
+fn world(renderer: &mut HeadlessRenderer) -> &mut Playing {
     world_and_frames(renderer).0
 }
 
-fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut WorldRenderer, &mut FrameRing) {
+fn world_and_frames(renderer: &mut HeadlessRenderer) -> (&mut Playing, &mut FrameRing) {
     renderer
         .world_and_frames()
         .expect("a headless renderer of the world")
@@ -76,8 +76,8 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
     let mut renderer = loaded_world(&mut gpu);
     let world = world(&mut renderer);
     let loaded: Vec<ChunkCoord> = world.world.chunks().loaded().collect();
-    let before = world.meshes_mut().read_back().unwrap();
-    let resident_before: Vec<_> = world.meshes_mut().chunks().collect();
+    let before = world.renderer.meshes_mut().read_back().unwrap();
+    let resident_before: Vec<_> = world.renderer.meshes_mut().chunks().collect();
 
     // A dig at a chunk corner near the spawn reaches the padded grids of several chunks.
     let spawn = generator().spawn_point();
@@ -134,13 +134,17 @@ fn an_edit_meshes_again_exactly_the_chunks_it_touched() {
         "relit chunks are not meshed"
     );
 
-    let after = world.meshes_mut().read_back().unwrap();
+    let after = world.renderer.meshes_mut().read_back().unwrap();
     let touched: BTreeSet<[i32; 4]> = changed.iter().map(|c| c.key()).collect();
     for (key, chunk) in &resident_before {
         if touched.contains(key) {
             continue;
         }
-        let now = world.meshes_mut().chunk(*key).expect("still resident");
+        let now = world
+            .renderer
+            .meshes_mut()
+            .chunk(*key)
+            .expect("still resident");
         assert_eq!(now, *chunk, "chunk {key:?} kept its ranges");
         assert_eq!(
             resident_mesh(&after, now),
@@ -302,7 +306,7 @@ fn three_hundred_streamed_frames_with_edits_stay_valid() {
     assert!(counters.unloads > start.unloads, "chunks were unloaded");
     assert!(counters.loads > start.loads + 20, "chunks were loaded");
     // The arenas hold exactly the resident chunks' ranges.
-    let meshes = world.meshes_mut();
+    let meshes = world.renderer.meshes_mut();
     let resident: Vec<_> = meshes.chunks().collect();
     assert!(!resident.is_empty());
     let vertices: u64 = resident.iter().map(|(_, c)| c.vertices.size).sum();
@@ -344,8 +348,8 @@ fn blocks_and_pieces_get_the_light_the_terrain_is_lit_with() {
     assert_eq!(world.world.light_at([f32::NAN, 0.0, 0.0]), 0.0);
 
     // At the terrain's vertices, `light_at` gives what the light arena holds.
-    let readback = world.meshes_mut().read_back().unwrap();
-    let resident: Vec<_> = world.meshes_mut().chunks().collect();
+    let readback = world.renderer.meshes_mut().read_back().unwrap();
+    let resident: Vec<_> = world.renderer.meshes_mut().chunks().collect();
     let mut compared = 0;
     let mut dark = 0;
     for (key, chunk) in resident {
@@ -387,9 +391,9 @@ fn the_tool_marks_the_ground_it_would_dig_and_only_that() {
     let mut renderer = loaded_world(&mut gpu);
     look_down(&mut renderer, (-25f32).to_radians());
     let plain = frame(&mut gpu, &mut renderer);
-    world(&mut renderer).show_tool = true;
+    world(&mut renderer).renderer.show_tool = true;
     let marked = frame(&mut gpu, &mut renderer);
-    world(&mut renderer).show_tool = false;
+    world(&mut renderer).renderer.show_tool = false;
     let plain_again = frame(&mut gpu, &mut renderer);
     assert_eq!(
         plain.pixels, plain_again.pixels,

@@ -11,7 +11,7 @@
 //! through these calls, so that the support, the pieces, the regions to mesh again and the
 //! rubble hear of every change. A scene (`crate::scene`) builds a world through the same
 //! calls and applies its events to it; the window and the headless run feed it [`Input`]. The
-//! CPU side alone: whoever meshes and draws it (`game::render`) is a [`ChunkSink`] that
+//! CPU side alone: whoever meshes and draws it (`blockfall-game-render`) is a [`ChunkSink`] that
 //! [`World::stream`] and [`World::stream_edit`] feed, reads the blocks' changed regions from
 //! [`World::take_changed_regions`], and draws the [`Camera`] of [`World::view`]:
 //!

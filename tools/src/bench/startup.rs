@@ -45,7 +45,7 @@ pub fn run(
     let load_seconds = load.elapsed().as_secs_f64();
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     let counters = world.world.chunks().counters();
-    let resident = world.meshes().resident_chunks();
+    let resident = world.renderer.meshes().resident_chunks();
     let threads = world.world.pool().threads();
 
     println!("device: {}", gpu.device.adapter.name);
@@ -81,7 +81,7 @@ pub fn run(
         renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         frame_times.push(start.elapsed().as_secs_f64() * 1000.0);
         if let Some((world, _)) = renderer.world_and_frames() {
-            terrain_cpu.push(world.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+            terrain_cpu.push(world.renderer.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
         }
         if let Some(timing) = renderer
             .frames
@@ -95,11 +95,11 @@ pub fn run(
     renderer.frames.wait_all()?;
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
     // Where the GPU culls, its counts of the last frame (finished now).
-    world.renderer().refresh_counts();
-    let calls = world.renderer().draws_last_frame();
-    let drawn = world.renderer().chunks_drawn();
-    let triangles = world.renderer().triangles_last_frame();
-    let meshes = world.meshes();
+    world.renderer.renderer().refresh_counts();
+    let calls = world.renderer.renderer().draws_last_frame();
+    let drawn = world.renderer.renderer().chunks_drawn();
+    let triangles = world.renderer.renderer().triangles_last_frame();
+    let meshes = world.renderer.meshes();
     // The terrain's GPU memory: the arenas (vertices, light, indices) and the draw slots, as
     // allocated for the radius, and how much of the arenas the resident meshes use.
     let allocated = meshes.vertex_buffer().size
@@ -126,20 +126,20 @@ pub fn run(
         median(&mut frame_times),
         median(&mut gpu_times)
     );
-    let gpu_culling = world.renderer().gpu_culling();
+    let gpu_culling = world.renderer.renderer().gpu_culling();
     // The same frames with the CPU's culling, for comparison.
-    world.renderer().set_gpu_culling(false);
+    world.renderer.renderer().set_gpu_culling(false);
     let mut fallback_cpu = Vec::with_capacity(frames as usize);
     for frame in 0..frames {
         renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         if let Some((world, _)) = renderer.world_and_frames() {
-            fallback_cpu.push(world.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+            fallback_cpu.push(world.renderer.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
         }
     }
     renderer.frames.wait_all()?;
     let (world, _) = renderer.world_and_frames().expect("the world is shown");
-    world.renderer().set_gpu_culling(gpu_culling);
-    let fallback_calls = world.renderer().draws_last_frame();
+    world.renderer.renderer().set_gpu_culling(gpu_culling);
+    let fallback_calls = world.renderer.renderer().draws_last_frame();
     println!(
         "terrain cull + record, CPU per frame ({resident} resident chunks): {} median {:.3} ms, \
          max {:.3} ms; CPU culling (fallback, {fallback_calls} draw calls) median {:.3} ms",

@@ -1,18 +1,18 @@
-//! The world on screen: the [`World`] (ground, blocks, pieces, player, tools, and the chunks
-//! streamed around the player's eyes, prepared on the workers), its chunks meshed into the
-//! engine's arenas ([`ChunkMeshes`]) and drawn with the terrain material ([`TerrainRenderer`]),
-//! then its blocks ([`BlocksRenderer`]), its pieces ([`PiecesRenderer`]) and the block tool's
-//! markers ([`MarkersRenderer`]) into the same picture. The window and the headless run both
-//! drive it, a frame at a time:
+//! What draws the world: its chunks meshed into the engine's arenas ([`ChunkMeshes`]) and drawn
+//! with the terrain material ([`TerrainRenderer`]), then its blocks ([`BlocksRenderer`]), its
+//! pieces ([`PiecesRenderer`]) and the block tool's markers ([`MarkersRenderer`]) into the same
+//! picture, after the sun's shadow maps. It holds no [`World`]: whoever plays one (the
+//! application) owns both side by side, and each frame hands the renderer what changed and a
+//! read-only view of the world:
 //!
 //! ```text
-//!   frame(frames, dt, input)  the world's frame (view, tools, pieces, player); the chunks a
-//!                             dig or build changed are meshed again now, those near it lit again
-//!   stream(frames, budget)    the world's far chunks out, its nearest missing ones in
-//!   sync(gpu)                 the block regions that changed meshed again, new pieces'
-//!                             meshes uploaded (before the frame is begun)
-//!   record(frames, target)    the terrain, blocks, pieces and markers passes of the world's
-//!                             camera into the frame
+//!   the world's frame            World::frame: input, tools, pieces, player; what it changed
+//!   the world's streaming        World::stream / World::stream_edit into chunk_sink(frames):
+//!                                chunks meshed; ground_remeshed / chunks_loaded note the block
+//!                                regions over them to light again
+//!   sync(gpu, world, regions)    the block regions that changed meshed again, new pieces'
+//!                                meshes uploaded (before the frame is begun)
+//!   record(frames, target, world) the shadow, terrain, blocks, pieces and markers passes
 //! ```
 //!
 //! Streaming and edits submit their own meshing work on the frame ring before the frame that
@@ -48,7 +48,6 @@ pub enum WorldRenderError {
 
 /// The world, its chunks' meshes and the renderer that draws them.
 pub struct WorldRenderer {
-    pub world: World,
     meshes: TerrainMeshes,
     /// The view radius `meshes`' arenas were sized for.
     meshes_radius: u32,
@@ -78,20 +77,19 @@ pub struct WorldRenderer {
 }
 
 impl WorldRenderer {
-    /// Draws `world` into targets of `colour_format`. Loads nothing yet:
-    /// [`WorldRenderer::load_all`] or [`WorldRenderer::stream`] do.
+    /// Draws `world` into targets of `colour_format`. Meshes nothing yet: the world's
+    /// streaming into [`WorldRenderer::chunk_sink`] does (the world's ground changed so far is
+    /// in the chunks it loads, so its changed boxes are for the caller to forget).
     pub fn new(
         gpu: &mut Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
-        mut world: World,
+        world: &World,
     ) -> Result<Self, WorldRenderError> {
-        // No chunk is loaded yet: each is meshed from the ground as edited so far.
-        world.take_changed_ground();
         let shadow_maps = ShadowMaps::new(gpu, shaders)?;
         let shadow_layout = Some(shadow_maps.set_layout());
         let renderer =
-            TerrainRenderer::new(gpu, shaders, colour_format, look_of(&world), shadow_layout)?;
+            TerrainRenderer::new(gpu, shaders, colour_format, look_of(world), shadow_layout)?;
         let materials = BlockMaterials::new(gpu)?;
         let radius = world.chunks().radius();
         Ok(Self {
@@ -102,7 +100,6 @@ impl WorldRenderer {
             blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
-            world,
             blocks_meshed: false,
             relit_regions: Vec::new(),
             show_tool: false,
@@ -111,17 +108,22 @@ impl WorldRenderer {
         })
     }
 
-    /// Draws [`WorldRenderer::world`] from scratch after it was replaced (a scene's `load`,
-    /// F9): waits for the frames in flight (they may read the old world's meshes), then forgets
-    /// every mesh of the old world, with nothing of the new one loaded yet
-    /// ([`WorldRenderer::load_all`] or [`WorldRenderer::stream`] load it). The passes, their
-    /// pipelines, textures and arenas are kept: a load compiles nothing, and a session of many
-    /// loads costs no more than one (the soak's resident memory). The terrain's arenas are made
-    /// anew only when the new world streams a different radius. `show_tool`, the field of view
-    /// and the wireframe stay as they were.
-    pub fn renew(&mut self, gpu: &mut Gpu, frames: &mut FrameRing) -> Result<(), WorldRenderError> {
+    /// Draws `world` from scratch after it replaced the last (a scene's `load`, F9): waits for
+    /// the frames in flight (they may read the old world's meshes), then forgets every mesh of
+    /// the old world, with nothing of the new one loaded yet (its streaming loads it). The
+    /// passes, their pipelines, textures and arenas are kept: a load compiles nothing, and a
+    /// session of many loads costs no more than one (the soak's resident memory). The terrain's
+    /// arenas are made anew only when the new world streams a different radius. `show_tool`,
+    /// the field of view and the wireframe stay as they were. The new world is to mesh its
+    /// chunks with [`WorldRenderer::mesher`].
+    pub fn renew(
+        &mut self,
+        gpu: &mut Gpu,
+        frames: &mut FrameRing,
+        world: &World,
+    ) -> Result<(), WorldRenderError> {
         frames.wait_all()?;
-        let radius = self.world.chunks().radius();
+        let radius = world.chunks().radius();
         if radius == self.meshes_radius {
             self.meshes.unload_all();
         } else {
@@ -130,13 +132,7 @@ impl WorldRenderer {
             self.meshes.set_mesher(mesher);
             self.meshes_radius = radius;
         }
-        // The new world's chunks are meshed with the mesher the arenas use (none loaded yet:
-        // nothing to mesh again).
-        let mesher = self.meshes.mesher();
-        self.world.set_terrain_mesher(mesher);
-        // Every chunk is meshed anew from the new world's ground as edited so far.
-        self.world.take_changed_ground();
-        self.renderer.set_look(look_of(&self.world));
+        self.renderer.set_look(look_of(world));
         self.blocks.forget_all();
         self.pieces.forget_all();
         self.markers.forget_all();
@@ -150,16 +146,12 @@ impl WorldRenderer {
         self.meshes.mesher()
     }
 
-    /// Meshes the terrain with `mesher` from now on: every resident chunk meshed again, nearest
-    /// the player first, a frame's streaming budget at a time, each drawn as it was until its
-    /// new mesh replaces it (`ChunkStream::remesh_all`). The same mesher again changes nothing.
-    /// Collision does not change: it asks the density field, not the meshes.
+    /// Meshes the terrain with `mesher` from now on (the world is to stream its chunks again
+    /// with it: `World::set_terrain_mesher`). The same mesher again changes nothing.
     pub fn set_mesher(&mut self, mesher: Mesher) {
         self.meshes.set_mesher(mesher);
-        self.world.set_terrain_mesher(mesher);
     }
 
-    /// The arenas the world's chunks are meshed into.
     /// Whether the sky is cleared to magenta ([`DEBUG_SKY`]) instead of its colour, the fog
     /// keeping the sky's: holes in the terrain stand out (`--debug-sky`).
     pub fn set_debug_sky(&mut self, on: bool) {
@@ -167,6 +159,7 @@ impl WorldRenderer {
             .set_clear_colour(if on { DEBUG_SKY } else { WORLD_SKY });
     }
 
+    /// The arenas the world's chunks are meshed into.
     pub fn meshes(&self) -> &TerrainMeshes {
         &self.meshes
     }
@@ -179,14 +172,9 @@ impl WorldRenderer {
         &mut self.renderer
     }
 
-    /// The world's camera for a `width`×`height` image, with this renderer's field of view.
-    pub fn view(&self, width: u32, height: u32) -> Camera {
-        self.world.view(width, height, self.fov_degrees)
-    }
-
-    /// Where the terrain is streamed around: the player's eyes.
-    pub fn viewer(&self) -> [f32; 3] {
-        self.world.eye().into()
+    /// `world`'s camera for a `width`×`height` image, with this renderer's field of view.
+    pub fn view(&self, world: &World, width: u32, height: u32) -> Camera {
+        world.view(width, height, self.fov_degrees)
     }
 
     /// Terrain draw calls recorded in the last frame (1 where the GPU culls).
@@ -220,17 +208,19 @@ impl WorldRenderer {
         &self.markers
     }
 
-    /// Records the terrain pass of the player's view into the frame being recorded.
+    /// Records the passes of `world` seen from the player's eyes into the frame being
+    /// recorded: the sun's shadow maps, the terrain, the blocks, the pieces and the markers.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
+        world: &World,
     ) -> Result<(), WorldRenderError> {
-        let mut view = self.view(target.width, target.height);
+        let mut view = self.view(world, target.width, target.height);
         if self.show_tool {
-            view.marker = self.world.ground_aim().map(|centre| Marker {
+            view.marker = world.ground_aim().map(|centre| Marker {
                 centre: centre.into(),
-                radius: self.world.tool().radius,
+                radius: world.tool().radius,
             });
         }
         // The wireframe shows the meshes alone: no shadows drawn for it.
@@ -239,7 +229,7 @@ impl WorldRenderer {
         } else {
             self.shadows
         };
-        let chunks = self.world.chunks();
+        let chunks = world.chunks();
         let shadows = self.shadow_maps.record(
             frames,
             quality,
@@ -249,7 +239,7 @@ impl WorldRenderer {
                 dark: &|coord| chunks.is_dark(coord),
                 blocks: &self.blocks,
                 pieces: &self.pieces,
-                world_pieces: self.world.pieces(),
+                world_pieces: world.pieces(),
             },
         )?;
         self.renderer
@@ -259,31 +249,31 @@ impl WorldRenderer {
         };
         self.blocks.record(frames, target, depth, &view, shadows)?;
         self.pieces
-            .record(frames, target, depth, &view, self.world.pieces(), shadows)?;
+            .record(frames, target, depth, &view, world.pieces(), shadows)?;
         let markers = if self.show_tool {
-            self.marker_view()
+            marker_view(world)
         } else {
             MarkerView::default()
         };
         self.markers
-            .record(frames, target, depth, &view, self.world.blocks(), &markers)?;
+            .record(frames, target, depth, &view, world.blocks(), &markers)?;
         Ok(())
     }
+}
 
-    /// The block tool's markers for what the view aims at: the ghost of the block to place,
-    /// the aimed block's outline and the tint over what would fall with it.
-    pub fn marker_view(&self) -> MarkerView {
-        let Some(aim) = self.world.aim() else {
-            return MarkerView::default();
-        };
-        MarkerView {
-            ghost: aim.placement.map(|p| (p.block, p.fits())),
-            outline: match aim.target {
-                AimTarget::Block { block, .. } => Some(block),
-                _ => None,
-            },
-            tint: aim.would_fall.clone(),
-        }
+/// The block tool's markers for what `world`'s view aims at: the ghost of the block to place,
+/// the aimed block's outline and the tint over what would fall with it.
+pub fn marker_view(world: &World) -> MarkerView {
+    let Some(aim) = world.aim() else {
+        return MarkerView::default();
+    };
+    MarkerView {
+        ghost: aim.placement.map(|p| (p.block, p.fits())),
+        outline: match aim.target {
+            AimTarget::Block { block, .. } => Some(block),
+            _ => None,
+        },
+        tint: aim.would_fall.clone(),
     }
 }
 
