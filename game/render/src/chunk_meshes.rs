@@ -74,7 +74,7 @@ pub fn largest_view_radius(storage_limit: u64, most: u32) -> u32 {
 
 /// How deep, in cells of its own level, every chunk's mesh hangs a skirt from its open border
 /// into the ground: where a chunk meets one of the next level, the two meshes' borders lie up
-/// to a coarse cell apart (ARCHITECTURE.md, "The far view").
+/// to a coarse cell apart (docs/terrain.md, "The far view").
 pub const SKIRT_CELLS: f32 = blockfall_game::terrain::chunks::SKIRT_REACH;
 
 /// A chunk of full detail's skirt, in its cells (1 m): the coarser neighbour's skirt (4 m deep)
