@@ -56,11 +56,9 @@ impl Scene {
 
     /// Pass "clear": the target cleared to [`CLEAR`], left a colour attachment.
     fn record_clear(&mut self, frames: &mut FrameRing) {
-        frames.begin_pass("clear");
         let target = self.render_target();
         let depth = self.depth.ensure(frames, WIDTH, HEIGHT).unwrap();
         clear_colour_and_depth(&self.device, frames, &target, depth, CLEAR).unwrap();
-        frames.end_pass();
     }
 
     fn record_readback(&self, frames: &mut FrameRing) {

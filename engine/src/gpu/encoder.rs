@@ -95,7 +95,7 @@ impl<'a> RenderPass<'a> {
         Self::begin_in(device, command_buffer, None, Some(depth), area)
     }
 
-    fn begin_in(
+    pub(crate) fn begin_in(
         device: &'a Device,
         command_buffer: vk::CommandBuffer,
         colour: Option<ColourAttachment>,
@@ -426,7 +426,7 @@ impl RenderPass<'_> {
 
 /// A compute pass being recorded into a frame's (or one-time commands') recording command
 /// buffer: pipeline, descriptor sets, push constants and dispatches, with no `unsafe` at the
-/// call site. Its barriers come from the frame graph (`FrameRing::declare_compute`).
+/// call site. Its barriers come from the frame graph (`FrameRing::pass`, `PassBuilder::compute`).
 #[must_use = "record dispatches through it"]
 pub struct ComputePass<'a> {
     device: &'a Device,

@@ -22,7 +22,7 @@ use super::debug::label_colour;
 use super::device::{Device, Recording, SemaphoreWait, Submission};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::graph::{self, FrameGraph, ImageUse};
-use super::image::ImageAccess;
+use super::image::{Image, ImageAccess};
 use super::transient::{Transient, TransientRange, TransientUse};
 
 /// Frames the CPU may record ahead of the GPU.
@@ -283,6 +283,44 @@ impl FrameRing {
         self.frame_number
     }
 
+    /// Opens the label and the first timestamp of a pass begun through [`FrameRing::pass`]; the
+    /// returned end closes both (the guard's drop). Only while a frame records.
+    pub(crate) fn open_pass<'d>(
+        &mut self,
+        device: &'d Device,
+        name: &str,
+        colour: [f32; 4],
+    ) -> GpuResult<PassEnd<'d>> {
+        if self.recording.is_none() {
+            return Err(GpuError::Invalid(format!(
+                "pass `{name}` begun while no frame records"
+            )));
+        }
+        let frame = &mut self.frames[self.current];
+        device.begin_label(frame.command_buffer, name, colour);
+        let index = frame.pass_names.len() as u32;
+        frame.pass_names.push(name.to_owned());
+        let query = (device.adapter.timestamps && index < MAX_PASSES).then_some(index * 2 + 1);
+        if query.is_some() {
+            // SAFETY: recording; query `2 * index` was reset at `begin`.
+            unsafe {
+                device.cmd_write_timestamp2(
+                    frame.command_buffer,
+                    vk::PipelineStageFlags2::TOP_OF_PIPE,
+                    frame.query_pool,
+                    index * 2,
+                )
+            };
+        }
+        Ok(PassEnd {
+            device,
+            command_buffer: frame.command_buffer,
+            query_pool: frame.query_pool,
+            query,
+            open: true,
+        })
+    }
+
     /// Opens a labelled, timed pass: a debug label for RenderDoc and a timestamp pair.
     pub fn begin_pass(&mut self, name: &str) {
         self.begin_pass_coloured(name, label_colour::GRAPHICS);
@@ -331,6 +369,13 @@ impl FrameRing {
         device.end_label(frame.command_buffer);
     }
 
+    /// Says that `image` is kept from frame to frame (a depth target, the shadow atlas): from
+    /// the next frame on, each frame starts it in the state the last submitted frame left it
+    /// in (`FrameGraph::keep`). Call it each frame that uses the image, before its first pass.
+    pub fn keep(&mut self, image: &Image) {
+        self.graph.keep(image.raw, image.id());
+    }
+
     /// Ends recording and submits the frame.
     pub fn submit(&mut self, waits: &[SemaphoreWait], signals: &[vk::Semaphore]) -> GpuResult<u64> {
         if self.recording.is_none() {
@@ -357,6 +402,7 @@ impl FrameRing {
         self.recording = None;
         let value = submitted?;
         frame.submitted = value;
+        self.graph.end_frame(self.frame_number);
         self.frame_number += 1;
         Ok(value)
     }
@@ -456,5 +502,44 @@ impl Drop for FrameRing {
                 self.device.raw.destroy_command_pool(frame.pool, None);
             }
         }
+    }
+}
+
+/// The end of a pass begun through [`FrameRing::pass`]: its closing timestamp and label.
+pub(crate) struct PassEnd<'d> {
+    device: &'d Device,
+    command_buffer: vk::CommandBuffer,
+    query_pool: vk::QueryPool,
+    /// The closing timestamp's query, where the device times passes.
+    query: Option<u32>,
+    open: bool,
+}
+
+impl PassEnd<'_> {
+    pub(crate) fn command_buffer(&self) -> vk::CommandBuffer {
+        self.command_buffer
+    }
+
+    /// Writes the closing timestamp and ends the label (once).
+    pub(crate) fn close_in_place(&mut self) {
+        if !std::mem::replace(&mut self.open, false) {
+            return;
+        }
+        if let Some(query) = self.query {
+            // SAFETY: recording; the query was reset at `begin`.
+            unsafe {
+                self.device.cmd_write_timestamp2(
+                    self.command_buffer,
+                    vk::PipelineStageFlags2::BOTTOM_OF_PIPE,
+                    self.query_pool,
+                    query,
+                )
+            };
+        }
+        self.device.end_label(self.command_buffer);
+    }
+
+    pub(crate) fn close(mut self) {
+        self.close_in_place();
     }
 }

@@ -49,6 +49,18 @@ pub struct ImageUse {
     pub keep: bool,
 }
 
+impl Kept {
+    fn new(image: vk::Image, id: u64) -> Self {
+        Kept {
+            image,
+            id,
+            left: None,
+            kept_now: true,
+            used_in: 0,
+        }
+    }
+}
+
 /// A barrier the graph derived.
 #[derive(Debug, Clone)]
 pub enum Derived {
@@ -125,6 +137,22 @@ pub struct FrameGraph {
     written: Vec<BufferAccess>,
     /// The reads a barrier already made those writes visible to.
     seen_by: Vec<BufferAccess>,
+    /// Images kept from frame to frame ([`FrameGraph::keep`]).
+    kept: Vec<Kept>,
+}
+
+/// An image kept from frame to frame, and what the frames did with it.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    image: vk::Image,
+    /// The image's [`super::Image::id`]: a later image with the same handle is another.
+    id: u64,
+    /// The state the last submitted frame that used it left it in.
+    left: Option<ImageAccess>,
+    /// Whether the frame being recorded said it keeps the image.
+    kept_now: bool,
+    /// The last submitted frame that used it.
+    used_in: u64,
 }
 
 impl Default for FrameGraph {
@@ -133,6 +161,7 @@ impl Default for FrameGraph {
             images: Vec::new(),
             written: Vec::new(),
             seen_by: Vec::new(),
+            kept: Vec::new(),
         };
         graph.begin_frame();
         graph
@@ -144,13 +173,59 @@ impl Default for FrameGraph {
 const EARLIER_WRITES: [BufferAccess; 2] = [BufferAccess::TransferWrite, BufferAccess::ComputeWrite];
 
 impl FrameGraph {
-    /// A new frame: nothing known of its images, and what earlier submissions wrote not yet
-    /// seen by any of its reads.
+    /// A new frame: of its images, only the kept ones known (in the state the last submitted
+    /// frame left them in), and what earlier submissions wrote not yet seen by any of its
+    /// reads.
     pub fn begin_frame(&mut self) {
         self.images.clear();
         self.written.clear();
         self.written.extend_from_slice(&EARLIER_WRITES);
         self.seen_by.clear();
+        for kept in &mut self.kept {
+            kept.kept_now = false;
+        }
+        let starts: Vec<_> = self
+            .kept
+            .iter()
+            .filter_map(|kept| kept.left.map(|left| (kept.image, left)))
+            .collect();
+        for (image, left) in starts {
+            self.set(image, left);
+        }
+    }
+
+    /// Says that `image` (with its unique `id`) is kept from frame to frame: a depth target
+    /// drawn into every frame, the shadow atlas. Once a frame that used it was submitted, each
+    /// frame starts it in the state that frame left it in, so that its first barrier waits for
+    /// the frames still in flight (from nothing, it would wait for nothing). A new image with
+    /// the handle of one destroyed starts from nothing. Call it each frame that uses the image,
+    /// before its first pass.
+    pub fn keep(&mut self, image: vk::Image, id: u64) {
+        match self.kept.iter_mut().find(|kept| kept.image == image) {
+            Some(kept) if kept.id == id => kept.kept_now = true,
+            Some(kept) => {
+                *kept = Kept::new(image, id);
+                self.images.retain(|(known, _)| *known != image);
+            }
+            None => self.kept.push(Kept::new(image, id)),
+        }
+    }
+
+    /// The frame `number` was submitted: the kept images it used remember the state it left
+    /// them in; those no frame used for [`super::FRAMES_IN_FLIGHT`] frames are forgotten (no
+    /// frame in flight uses them, so the next use may start from nothing).
+    pub fn end_frame(&mut self, number: u64) {
+        for index in 0..self.kept.len() {
+            let kept = self.kept[index];
+            if kept.kept_now {
+                if let Some(left) = self.last_use(kept.image) {
+                    self.kept[index].left = Some(left);
+                    self.kept[index].used_in = number;
+                }
+            }
+        }
+        self.kept
+            .retain(|kept| kept.used_in + super::FRAMES_IN_FLIGHT as u64 > number);
     }
 
     /// Declares the state an image starts the frame in (one whose contents a pass keeps
@@ -307,6 +382,7 @@ pub fn record(device: &Device, command_buffer: vk::CommandBuffer, derived: &[Der
 
 #[cfg(test)]
 mod tests {
+    use super::super::FRAMES_IN_FLIGHT;
     use super::*;
     use ash::vk::Handle;
 
@@ -497,5 +573,42 @@ mod tests {
         };
         graph.import(texture.image, ImageAccess::ShaderRead);
         assert!(graph.derive(&[texture], &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_kept_image_starts_each_frame_as_the_last_submitted_frame_left_it() {
+        let mut graph = FrameGraph::default();
+        let depth_use = |keep| ImageUse {
+            image: depth(),
+            range: depth_range(),
+            access: ImageAccess::DepthAttachment,
+            keep,
+        };
+        // Frame 0: the depth image is new; its first pass starts it from nothing.
+        graph.begin_frame();
+        graph.keep(depth(), 7);
+        graph.derive(&[depth_use(false)], &[]).unwrap();
+        graph.end_frame(0);
+        // Frame 1 starts it as frame 0 left it: its first barrier waits for frame 0's writes.
+        graph.begin_frame();
+        assert_eq!(graph.last_use(depth()), Some(ImageAccess::DepthAttachment));
+        graph.keep(depth(), 7);
+        graph.derive(&[depth_use(false)], &[]).unwrap();
+        // An abandoned frame (never ended) changes nothing.
+        graph.begin_frame();
+        assert_eq!(graph.last_use(depth()), Some(ImageAccess::DepthAttachment));
+        // A new image with the same handle starts from nothing.
+        graph.keep(depth(), 8);
+        assert_eq!(graph.last_use(depth()), None);
+        graph.derive(&[depth_use(false)], &[]).unwrap();
+        graph.end_frame(1);
+        // Unused for as many frames as are in flight, it is forgotten.
+        for number in 2..2 + FRAMES_IN_FLIGHT as u64 {
+            graph.begin_frame();
+            assert!(graph.last_use(depth()).is_some(), "frame {number}");
+            graph.end_frame(number);
+        }
+        graph.begin_frame();
+        assert_eq!(graph.last_use(depth()), None);
     }
 }

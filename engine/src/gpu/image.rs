@@ -52,9 +52,15 @@ pub struct Image {
     pub layers: u32,
     pub mips: u32,
     name: String,
+    /// Unique among every image of the process: tells an image from a later one that Vulkan
+    /// gave the same handle once the first was destroyed (the frame graph's kept images).
+    id: u64,
     allocation: Option<Allocation>,
     device: Arc<Device>,
 }
+
+/// The next image's [`Image::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// The number of mips of a full chain down to 1×1.
 pub fn full_mip_count(width: u32, height: u32) -> u32 {
@@ -143,6 +149,7 @@ impl Image {
             layers: desc.layers,
             mips: desc.mips,
             name: desc.name.to_owned(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             allocation: Some(allocation),
             device: device.clone(),
         })
@@ -153,6 +160,12 @@ impl Image {
     }
 
     /// The whole image: every mip and layer.
+    /// Unique among every image the process made (handles are not: Vulkan may give a new
+    /// image the handle of one destroyed).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     pub fn range(&self) -> vk::ImageSubresourceRange {
         full_range(self.format, self.mips, self.layers)
     }

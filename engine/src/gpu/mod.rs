@@ -26,6 +26,7 @@ pub mod image;
 pub mod instance;
 pub mod memory;
 pub mod offscreen;
+pub mod pass;
 pub mod pipeline;
 pub mod retire;
 pub mod swapchain;
@@ -52,6 +53,7 @@ pub use image::{Image, ImageAccess, ImageDesc};
 pub use instance::{Instance, InstanceDesc};
 pub use memory::{MemoryLocation, MemoryReport};
 pub use offscreen::{ImageReadback, OffscreenTarget, RgbaImage};
+pub use pass::{ComputeGuard, DrawPass, PassBuilder, RenderTarget, Sampled};
 pub use pipeline::{
     DepthBias, GraphicsPipelineDesc, Pipeline, PipelineLayout, ShaderLibrary, ShaderTarget,
 };

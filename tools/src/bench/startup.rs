@@ -81,7 +81,14 @@ pub fn run(
         renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         frame_times.push(start.elapsed().as_secs_f64() * 1000.0);
         if let Some((world, _)) = renderer.world_and_frames() {
-            terrain_cpu.push(world.renderer.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+            terrain_cpu.push(
+                world
+                    .renderer
+                    .renderer()
+                    .cpu_time_last_frame()
+                    .as_secs_f64()
+                    * 1000.0,
+            );
         }
         if let Some(timing) = renderer
             .frames
@@ -133,7 +140,14 @@ pub fn run(
     for frame in 0..frames {
         renderer.render(&mut gpu, frame as f32 / 60.0, 0.0, false)?;
         if let Some((world, _)) = renderer.world_and_frames() {
-            fallback_cpu.push(world.renderer.renderer().cpu_time_last_frame().as_secs_f64() * 1000.0);
+            fallback_cpu.push(
+                world
+                    .renderer
+                    .renderer()
+                    .cpu_time_last_frame()
+                    .as_secs_f64()
+                    * 1000.0,
+            );
         }
     }
     renderer.frames.wait_all()?;

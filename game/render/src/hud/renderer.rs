@@ -35,11 +35,11 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, CommandPool, EguiRenderer, FrameRing, GpuError, Retire, FRAMES_IN_FLIGHT,
+    self, CommandPool, EguiRenderer, FrameRing, GpuError, Load, Retire, FRAMES_IN_FLIGHT,
 };
 use egui::{ColorImage, TextureId};
 
-use super::super::target::{begin_colour_load, RenderTarget};
+use super::super::target::RenderTarget;
 use super::glyphs::add_glyphs;
 use super::textures::LastUse;
 use super::{lay_out, Hud, HudError, PASS_NAME};
@@ -154,10 +154,7 @@ impl HudRenderer {
         self.set_textures(set)?;
         let primitives = self.context.tessellate(shapes, pixels_per_point);
 
-        frames.begin_pass(PASS_NAME);
-        let drawn = self.draw(frames, &target, pixels_per_point, &primitives, recording);
-        frames.end_pass();
-        drawn?;
+        self.draw(frames, &target, pixels_per_point, &primitives, recording)?;
         self.meshes_last_frame = primitives.len();
         Ok(())
     }
@@ -191,7 +188,10 @@ impl HudRenderer {
         }
         let device = self.device.clone();
         // egui-ash-renderer's buffers are written by the host: no buffer reads to declare.
-        let pass = begin_colour_load(&device, frames, target, &[])?;
+        let pass = frames
+            .pass(PASS_NAME)
+            .draws_into(target, Load::Keep)
+            .draw(&device)?;
         let drawn = self.renderer.draw(
             &pass,
             vk::Extent2D {

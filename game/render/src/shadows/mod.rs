@@ -40,8 +40,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BufferAccess, DepthAttachment, DepthSampling, DepthSamplingLayout, FrameRing, Gpu,
-    GpuResult, Image, ImageAccess, ImageDesc, ImageUse, Load, RenderPass,
+    self, BufferAccess, DepthSampling, DepthSamplingLayout, FrameRing, Gpu, GpuResult, Image,
+    ImageDesc, Load, Sampled,
 };
 use blockfall_engine::meshing::TerrainMeshes;
 use ultraviolet::Vec3;
@@ -145,9 +145,6 @@ struct Atlas {
     plan: Plan,
     image: Image,
     sampling: DepthSampling,
-    /// The frame number the atlas was first drawn in: once that frame was submitted, every
-    /// frame leaves the atlas sampled (its layout `SHADER_READ_ONLY_OPTIMAL`).
-    first_frame: Option<u64>,
 }
 
 /// The sun's shadow maps and the passes that draw them.
@@ -202,7 +199,7 @@ impl ShadowMaps {
         quality: Shadows,
         view: &Camera,
         scene: Casters<'_>,
-    ) -> GpuResult<Option<vk::DescriptorSet>> {
+    ) -> GpuResult<Option<Sampled>> {
         self.triangles_last_frame = 0;
         let Some(plan) = Plan::of(quality) else {
             // Its memory goes once the frames that may sample it have run.
@@ -232,36 +229,10 @@ impl ShadowMaps {
             terrain: TerrainCasters::of(&scene),
             pieces,
         };
-        let whole = atlas.image.range();
-        // An earlier frame in flight may still sample the atlas: the first cascade's barrier
-        // must wait for those reads (from "sampled", not from "nothing", which waits for
-        // nothing). Frame numbers count submitted frames only, so a first frame that was
-        // abandoned does not count.
-        match atlas.first_frame {
-            Some(first) if frames.frame_number() > first => {
-                frames
-                    .graph()
-                    .import(atlas.image.raw, ImageAccess::ShaderRead);
-            }
-            Some(_) => {}
-            None => atlas.first_frame = Some(frames.frame_number()),
-        }
+        // Kept from frame to frame: an earlier frame in flight may still sample it, and the
+        // graph starts each frame's first cascade from that.
+        frames.keep(&atlas.image);
         for (k, cascade) in all.iter().enumerate() {
-            frames.begin_pass(&pass_name(k));
-            // Each cascade keeps the tiles drawn before it; the first starts from nothing.
-            frames.declare_pass(
-                &[ImageUse {
-                    image: atlas.image.raw,
-                    range: whole,
-                    access: ImageAccess::DepthAttachment,
-                    keep: k > 0,
-                }],
-                &[
-                    BufferAccess::IndirectRead,
-                    BufferAccess::IndexRead,
-                    BufferAccess::VertexAttributeRead,
-                ],
-            )?;
             let tile = vk::Rect2D {
                 offset: vk::Offset2D {
                     x: (k as u32 * plan.texels) as i32,
@@ -272,15 +243,19 @@ impl ShadowMaps {
                     height: plan.texels,
                 },
             };
-            let mut pass = RenderPass::begin_depth_only(
-                &device,
-                frames.command_buffer(),
-                DepthAttachment {
-                    view: atlas.image.view,
-                    load: Load::Clear(1.0),
-                },
-                tile,
-            );
+            // Each cascade clears its own tile and keeps the tiles drawn before it; the first
+            // starts the rest of the atlas from nothing.
+            let name = pass_name(k);
+            let mut pass = frames
+                .pass(&name)
+                .depth(&atlas.image, Load::Clear(1.0))
+                .tile(tile, k > 0)
+                .reads(&[
+                    BufferAccess::IndirectRead,
+                    BufferAccess::IndexRead,
+                    BufferAccess::VertexAttributeRead,
+                ])
+                .draw(&device)?;
             let cull = CasterCull::of(cascade, view, sun);
             let cull = match receiver_floor(&cull, &gathered.terrain, &scene) {
                 Some(floor) => cull.with_floor(floor),
@@ -290,20 +265,11 @@ impl ShadowMaps {
                 .casters
                 .draw(&mut pass, frames, cascade, &cull, &scene, &gathered)?;
             drop(pass);
-            frames.end_pass();
         }
-        // The atlas handed to the materials that sample it.
-        frames.declare_pass(
-            &[ImageUse {
-                image: atlas.image.raw,
-                range: whole,
-                access: ImageAccess::ShaderRead,
-                keep: true,
-            }],
-            &[],
-        )?;
+        // Handed to the passes that sample it: each declares it (`PassBuilder::samples`).
         let block = ShadowBlock::new(&plan, &all, end);
-        Ok(Some(atlas.sampling.write(frames.slot(), &block)?))
+        let set = atlas.sampling.write(frames.slot(), &block)?;
+        Ok(Some(Sampled::of(&atlas.image, set)))
     }
 
     fn make_atlas(&self, plan: Plan) -> GpuResult<Atlas> {
@@ -333,7 +299,6 @@ impl ShadowMaps {
             plan,
             image,
             sampling,
-            first_frame: None,
         })
     }
 }

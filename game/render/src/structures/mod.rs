@@ -1,5 +1,5 @@
 //! Blocks, pieces and the block tool's markers on screen: three passes after the terrain's,
-//! each drawing into the same colour and depth (`super::target::begin_loaded`), so that blocks
+//! each drawing into the same colour and depth (kept: `Load::Keep`), so that blocks
 //! and ground hide each other.
 //!
 //! | pass | what | draws |

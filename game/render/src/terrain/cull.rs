@@ -20,11 +20,10 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blockfall_engine::gpu::debug::label_colour;
 use blockfall_engine::gpu::descriptors::BufferSetLayout;
 use blockfall_engine::gpu::{
-    self, Buffer, BufferAccess, BufferDesc, ComputePass, FrameRing, GpuResult, MemoryLocation,
-    Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+    self, Buffer, BufferAccess, BufferDesc, FrameRing, GpuResult, MemoryLocation, Pipeline,
+    PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
 };
 use blockfall_engine::meshing::terrain_meshes::DRAW_BYTES;
 use blockfall_engine::meshing::TerrainMeshes;
@@ -216,22 +215,24 @@ impl GpuCull {
             eye: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
             sizes: [meshes.draw_count(), 0, 0, 0],
         };
-        frames.begin_pass_coloured(CULL_PASS_NAME, label_colour::COMPUTE);
         // Zeroed slots of unloaded chunks before the cull reads them (the clears carry their
         // own barriers).
         meshes.record_pending_clears(frames.command_buffer());
+        let device = self.device.clone();
+        let set = self.frame(slot)?.set;
         // The draw slots were written by the meshing's compute passes (earlier submissions) and
         // the clears; the table by the CPU (visible at submission). Writes: the frame slot's
         // own outputs, which its finished earlier frame last used.
-        frames.declare_compute(&[BufferAccess::ComputeRead], &[BufferAccess::ComputeWrite])?;
-        let device = self.device.clone();
-        let set = self.frame(slot)?.set;
-        let mut pass = ComputePass::begin(&device, frames.command_buffer());
+        let mut pass = frames
+            .pass(CULL_PASS_NAME)
+            .reads(&[BufferAccess::ComputeRead])
+            .writes(&[BufferAccess::ComputeWrite])
+            .compute(&device)?;
         pass.bind_pipeline(&self.pipeline)?;
         pass.bind_set_at(&self.layout, 0, set);
         pass.push(&self.layout, &push);
         pass.dispatch([1, 1, 1])?;
-        frames.end_pass();
+        drop(pass);
         if let Some(frames) = self.frames.as_mut() {
             frames.frames[slot].recorded = true;
         }

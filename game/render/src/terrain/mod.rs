@@ -32,7 +32,7 @@
 //!   (finer near the eye, under 2 m wide within 16 m) and lays the rings out in order; within
 //!   a ring the order is the atomics', which can only change which of two surfaces at exactly
 //!   the same depth wins a pixel. The frame graph orders the cull's writes before the draw's
-//!   indirect and vertex reads (`FrameRing::declare_compute`). The CPU's part is a few push
+//!   indirect and vertex reads (its pass declares them: `PassBuilder::writes`). The CPU's part is a few push
 //!   constants and the chunk table's changed entries: it does not grow with the resident
 //!   chunks.
 //! * **Fallback** (no `drawIndirectCount`, or forced): the CPU culls by the same rule
@@ -73,8 +73,8 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BoundTexture, BufferAccess, FrameRing, GpuResult, Image, Pipeline, PipelineLayout,
-    TextureSlot,
+    self, BoundTexture, BufferAccess, FrameRing, GpuResult, Image, Load, Pipeline, PipelineLayout,
+    Sampled, TextureSlot,
 };
 use blockfall_engine::meshing::terrain_meshes::DRAW_BYTES;
 use blockfall_engine::meshing::TerrainMeshes;
@@ -195,7 +195,7 @@ impl TerrainRenderer {
 
     /// The depth image the last [`TerrainRenderer::record`] drew into and stored (`None` before
     /// the first frame): the passes after the terrain's test against it and write into it
-    /// (`super::target::begin_loaded`). It is in depth-attachment layout after the pass.
+    /// (with `Load::Keep`). It is in depth-attachment layout after the pass.
     pub fn depth(&self) -> Option<&Image> {
         self.depth.current()
     }
@@ -256,7 +256,7 @@ impl TerrainRenderer {
         target: RenderTarget,
         meshes: &mut TerrainMeshes,
         view: &Camera,
-        shadows: Option<vk::DescriptorSet>,
+        shadows: Option<Sampled>,
     ) -> GpuResult<()> {
         let start = Instant::now();
         let device = self.device.clone();
@@ -274,7 +274,6 @@ impl TerrainRenderer {
             self.cull.record(frames, meshes, view)?;
         }
 
-        frames.begin_pass(PASS_NAME);
         if !gpu_culling {
             meshes.record_pending_clears(frames.command_buffer());
         }
@@ -282,18 +281,18 @@ impl TerrainRenderer {
         // The meshes' arenas: written by the meshing's copies and compute in earlier
         // submissions (and the clears), read as vertices, light and indices; the cull's
         // commands and count, written by the compute pass above, as indirect commands.
-        let mut pass = super::target::begin_colour_and_depth(
-            &device,
-            frames,
-            &target,
-            depth,
-            self.clear_colour,
-            &[
+        let mut pass = frames
+            .pass(PASS_NAME)
+            .draws_into(&target, Load::Clear(self.clear_colour))
+            .depth(depth, Load::Clear(1.0))
+            .samples(shadows.as_slice())
+            .reads(&[
                 BufferAccess::IndirectRead,
                 BufferAccess::IndexRead,
                 BufferAccess::VertexAttributeRead,
-            ],
-        )?;
+            ])
+            .draw(&device)?;
+        let shadows = shadows.map(|sampled| sampled.set);
         let (pipeline, layout, shadow_set) =
             match (&self.wireframe, self.wireframe_on, &self.shadowed, shadows) {
                 (Some(wireframe), true, _, _) => (wireframe, &self.layout, None),
@@ -353,7 +352,6 @@ impl TerrainRenderer {
                 chunks.iter().map(|(_, chunk)| chunk.indices.size / 3).sum();
         }
         drop(pass);
-        frames.end_pass();
         self.cpu_time_last_frame = start.elapsed();
         Ok(())
     }

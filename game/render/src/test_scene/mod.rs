@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BoundTexture, Buffer, BufferAccess, FrameRing, GpuResult, Pipeline, PipelineLayout,
+    self, BoundTexture, Buffer, BufferAccess, FrameRing, GpuResult, Load, Pipeline, PipelineLayout,
     TextureSlot, TransientUse,
 };
 
@@ -59,16 +59,13 @@ impl TestSceneRenderer {
         let instances = scene.instances(&self.slots());
         let instances_range = frames.transient(TransientUse::Vertex, &instances)?;
 
-        frames.begin_pass("scene");
         let depth = self.depth.ensure(frames, target.width, target.height)?;
-        let mut pass = super::target::begin_colour_and_depth(
-            &device,
-            frames,
-            &target,
-            depth,
-            TEST_SCENE_SKY,
-            &[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead],
-        )?;
+        let mut pass = frames
+            .pass("scene")
+            .draws_into(&target, Load::Clear(TEST_SCENE_SKY))
+            .depth(depth, Load::Clear(1.0))
+            .reads(&[BufferAccess::VertexAttributeRead, BufferAccess::IndexRead])
+            .draw(&device)?;
         // A replaced instance buffer or depth image is retired into the frame ring.
         pass.bind_pipeline(&self.pipeline);
         pass.bind_set(&self.layout, self.bindless_set);
@@ -83,7 +80,6 @@ impl TestSceneRenderer {
         pass.draw_indexed(0..self.index_count, 0, 0..instances.len() as u32)?;
         drop(pass);
         self.draws_last_frame = 1;
-        frames.end_pass();
         Ok(())
     }
 }

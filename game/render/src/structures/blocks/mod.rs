@@ -24,7 +24,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, ShaderLibrary,
+    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Load, Pipeline, PipelineLayout, Sampled,
+    ShaderLibrary,
 };
 use ultraviolet::Vec3;
 
@@ -35,7 +36,7 @@ use super::{
 use crate::frustum::Frustum;
 use crate::pass::bindless_pass;
 use crate::pass::ShadowedPipeline;
-use crate::target::{begin_loaded, RenderTarget};
+use crate::target::RenderTarget;
 use blockfall_game::blocks::mesher::BlockMesh;
 use blockfall_game::blocks::store::{CELL, REGION_CELLS};
 use blockfall_game::camera::Camera;
@@ -158,13 +159,18 @@ impl BlocksRenderer {
         target: RenderTarget,
         depth: &Image,
         view: &Camera,
-        shadows: Option<vk::DescriptorSet>,
+        shadows: Option<Sampled>,
     ) -> GpuResult<()> {
         let device = self.device.clone();
-        frames.begin_pass(PASS_NAME);
         // The regions' meshes, copied in by earlier submissions: vertices and indices.
         let reads = [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
-        let mut pass = begin_loaded(&device, frames, &target, depth, &reads)?;
+        let mut pass = frames
+            .pass(PASS_NAME)
+            .draws_into(&target, Load::Keep)
+            .depth(depth, Load::Keep)
+            .samples(shadows.as_slice())
+            .reads(&reads)
+            .draw(&device)?;
         let frustum = Frustum::of(view);
         let mut regions: Vec<_> = self
             .arena
@@ -187,7 +193,7 @@ impl BlocksRenderer {
             (&self.pipeline, &self.layout),
             self.shadowed.as_ref(),
             self.bindless_set,
-            shadows,
+            shadows.map(|sampled| sampled.set),
         );
         pass.push(layout, &push);
         pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
@@ -206,7 +212,6 @@ impl BlocksRenderer {
             .iter()
             .map(|(_, _, range)| u64::from(range.index_count() / 3))
             .sum();
-        frames.end_pass();
         Ok(())
     }
 }

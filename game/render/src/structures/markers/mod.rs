@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use blockfall_engine::gpu::{
-    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, Image, MemoryLocation, Pipeline,
+    self, Buffer, BufferDesc, FrameRing, Gpu, GpuResult, Image, Load, MemoryLocation, Pipeline,
     PipelineLayout, ShaderLibrary, TransientUse,
 };
 
@@ -31,7 +31,7 @@ use self::geometry::{
     block_box, linear, push_box, push_edges, GHOST_VERTICES, OUTLINE, OUTLINE_MARGIN,
     OUTLINE_VERTICES,
 };
-use crate::target::{begin_loaded, RenderTarget};
+use crate::target::RenderTarget;
 use blockfall_game::blocks::mesher::{mesh_blocks, BlockMesh};
 use blockfall_game::blocks::store::{Block, BlockId, BlockStore};
 use blockfall_game::camera::Camera;
@@ -158,9 +158,13 @@ impl MarkersRenderer {
             Some(frames.transient(TransientUse::Vertex, &vertices)?)
         };
 
-        frames.begin_pass(PASS_NAME);
-        // Vertices only, written by the host (the tint's buffer, the frame's transient memory).
-        let mut pass = begin_loaded(&device, frames, &target, depth, &[])?;
+        // Vertices only, written by the host (the tint's buffer, the frame's transient memory):
+        // no buffer reads to declare.
+        let mut pass = frames
+            .pass(PASS_NAME)
+            .draws_into(&target, Load::Keep)
+            .depth(depth, Load::Keep)
+            .draw(&device)?;
         let mut view_projection = [0.0; 16];
         view_projection.copy_from_slice(view.view_projection.as_slice());
         let push = |toward_eye: f32| MarkerPush {
@@ -194,7 +198,6 @@ impl MarkersRenderer {
         }
         drop(pass);
         self.draws_last_frame = draws;
-        frames.end_pass();
         Ok(())
     }
 

@@ -30,8 +30,8 @@ use std::sync::Arc;
 use ash::vk;
 use blockfall_engine::gpu::pipeline::vertex_attribute;
 use blockfall_engine::gpu::{
-    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Pipeline, PipelineLayout, RenderPass,
-    ShaderLibrary, TransientRange, TransientUse,
+    self, BufferAccess, FrameRing, Gpu, GpuResult, Image, Load, Pipeline, PipelineLayout,
+    RenderPass, Sampled, ShaderLibrary, TransientRange, TransientUse,
 };
 use blockfall_physics::BodyHandle;
 use ultraviolet::Vec3;
@@ -44,7 +44,7 @@ use super::{
 use crate::frustum::Frustum;
 use crate::pass::bindless_pass;
 use crate::pass::ShadowedPipeline;
-use crate::target::{begin_loaded, RenderTarget};
+use crate::target::RenderTarget;
 use blockfall_game::camera::Camera;
 use blockfall_game::pieces::Pieces;
 
@@ -170,7 +170,7 @@ impl PiecesRenderer {
         depth: &Image,
         view: &Camera,
         pieces: &Pieces,
-        shadows: Option<vk::DescriptorSet>,
+        shadows: Option<Sampled>,
     ) -> GpuResult<()> {
         let device = self.device.clone();
         let frustum = Frustum::of(view);
@@ -185,10 +185,15 @@ impl PiecesRenderer {
         let count_range =
             frames.transient(TransientUse::Indirect, &[draw_commands.len() as u32])?;
 
-        frames.begin_pass(PASS_NAME);
         // The pieces' meshes, copied in by earlier submissions: vertices and indices.
         let reads = [BufferAccess::VertexAttributeRead, BufferAccess::IndexRead];
-        let mut pass = begin_loaded(&device, frames, &target, depth, &reads)?;
+        let mut pass = frames
+            .pass(PASS_NAME)
+            .draws_into(&target, Load::Keep)
+            .depth(depth, Load::Keep)
+            .samples(shadows.as_slice())
+            .reads(&reads)
+            .draw(&device)?;
         let push = StructurePush::new(view, self.materials.slot());
         // Every command reads a range the arena gave out and an instance written above. The
         // indirect draw only where multiDrawIndirect and drawIndirectFirstInstance are on, its
@@ -198,7 +203,7 @@ impl PiecesRenderer {
             (&self.pipeline, &self.layout),
             self.shadowed.as_ref(),
             self.bindless_set,
-            shadows,
+            shadows.map(|sampled| sampled.set),
         );
         pass.push(layout, &push);
         pass.bind_vertices(0, self.arena.vertex_buffer(), 0)?;
@@ -242,7 +247,6 @@ impl PiecesRenderer {
         drop(pass);
         self.draws_last_frame = draws;
         self.pieces_last_frame = draw_commands.len() as u32;
-        frames.end_pass();
         Ok(())
     }
 
