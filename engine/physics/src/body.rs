@@ -264,7 +264,102 @@ impl ClusterLanes {
     }
 }
 
-/// Every body's state, one `Vec` per field over a dense index `0..len`.
+/// Columns of per-body state over the dense index, each a `Vec`; `swap_remove` moves the last
+/// body into a removed one's place in every column at once.
+macro_rules! columns {
+    ($(#[$meta:meta])* $name:ident { $($(#[$field_meta:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Default)]
+        pub(crate) struct $name {
+            $($(#[$field_meta])* pub $field: Vec<$ty>,)*
+        }
+
+        impl $name {
+            fn swap_remove(&mut self, dense: usize) {
+                $(self.$field.swap_remove(dense);)*
+            }
+        }
+    };
+}
+
+columns!(
+    /// How each body moves: what the integration writes and every phase of a step reads.
+    Motion {
+        /// Where the centre of mass is in the world.
+        position: Vector,
+        orientation: Quaternion,
+        velocity: Vector,
+        /// Angular velocity, world frame, radians per second.
+        spin: Vector,
+    }
+);
+
+columns!(
+    /// How each body answers a push: what the solver's rows are made from.
+    Inertial {
+        mass: f64,
+        inverse_mass: f64,
+        /// The centre of mass in the body's own frame.
+        center: Vector,
+        /// About the centre of mass, in the body's own frame.
+        inertia: Matrix,
+        inverse_inertia: Matrix,
+    }
+);
+
+columns!(
+    /// Where each body's points and clusters are and what bounds them: what the broad phase and
+    /// the contact jobs read.
+    Shape {
+        /// Where each body's points start in [`Bodies::offsets`], and how many there are
+        /// (stored by cluster, see [`Cluster`]).
+        points_start: u32,
+        points_count: u32,
+        /// The sphere about the centre of mass that holds all points.
+        radius: f64,
+        /// The box that holds all points, from the centre of mass in the body's own frame:
+        /// low, high.
+        extent: (Vector, Vector),
+        /// Each body's points fall into up to eight clusters (by octant about the centre of
+        /// mass, the points stored cluster by cluster): where its clusters start in
+        /// [`Bodies::clusters`].
+        clusters_start: u32,
+        clusters_count: u32,
+        /// Each body's clusters again, in `f32` lanes (`contacts` rules them out eight at once).
+        cluster_lanes: ClusterLanes,
+    }
+);
+
+columns!(
+    /// Whether each body sleeps, and what decides it: what the islands read and write.
+    Sleep {
+        /// Sleeping: not stepped until woken.
+        resting: bool,
+        /// Seconds it has been touching and slow.
+        still: f64,
+        /// Seconds it has touched something since it was added or woken.
+        age: f64,
+        /// Contacts that touched it in its last step.
+        touching: u32,
+    }
+);
+
+columns!(
+    /// What each body's contact job keeps from step to step (lent to the job during a step).
+    Kept {
+        /// The normal push in one step (newton seconds, all its contacts together) from which
+        /// the step reports where it was pushed ([`super::Impact`]); infinite: never.
+        impact_limit: f64,
+        /// How clear of the world its points were found, and how far they may have moved since.
+        clearance: Clearance,
+        /// The manifolds of the pairs it found that barely moved (`manifolds`).
+        manifolds: Manifolds,
+    }
+);
+
+/// Every body's state over a dense index `0..len`, grouped by what each phase of a step reads:
+/// [`Motion`], [`Inertial`], [`Shape`], [`Sleep`], and what the contact jobs keep ([`Kept`]),
+/// each a column per field. Handles are generational slots outside the columns.
 #[derive(Debug, Default)]
 pub(crate) struct Bodies {
     slots: Vec<Slot>,
@@ -272,62 +367,24 @@ pub(crate) struct Bodies {
     free: Vec<u32>,
     /// The slot of each dense index.
     pub owner: Vec<u32>,
-    /// Where the middle is in the world.
-    pub position: Vec<Vector>,
-    pub orientation: Vec<Quaternion>,
-    pub velocity: Vec<Vector>,
-    /// World frame, radians per second.
-    pub spin: Vec<Vector>,
-    pub mass: Vec<f64>,
-    pub inverse_mass: Vec<f64>,
-    /// The middle in the body's own frame.
-    pub center: Vec<Vector>,
-    /// About the middle, in the body's own frame.
-    pub inertia: Vec<Matrix>,
-    pub inverse_inertia: Vec<Matrix>,
-    /// Where each body's points start in [`Bodies::offsets`], and how many there are (stored
-    /// by cluster, see [`Cluster`]).
-    pub points_start: Vec<u32>,
-    pub points_count: Vec<u32>,
-    /// Every body's points, measured from its middle in its own frame (`point − center`),
-    /// one body after another.
+    pub motion: Motion,
+    pub inertial: Inertial,
+    pub shape: Shape,
+    pub sleep: Sleep,
+    pub kept: Kept,
+    /// Every body's points, measured from its centre of mass in its own frame
+    /// (`point − center`), one body after another.
     pub offsets: Vec<Vector>,
     /// What each body fills around each of its points (`collision::Around::octants`, 0 when
     /// unknown), beside [`Bodies::offsets`].
     pub around: Vec<u8>,
-    /// The sphere about the middle that holds all points.
-    pub radius: Vec<f64>,
-    /// The box that holds all points, from the middle in the body's own frame: low, high.
-    pub extent: Vec<(Vector, Vector)>,
-    /// Each body's points fall into up to eight clusters (by octant about the middle, the
-    /// points stored cluster by cluster): where its clusters start in [`Bodies::clusters`].
-    pub clusters_start: Vec<u32>,
-    pub clusters_count: Vec<u32>,
     /// Every body's clusters, one body after another.
     pub clusters: Vec<Cluster>,
-    /// Each body's clusters again, in `f32` lanes (`contacts` rules them out eight at once).
-    pub cluster_lanes: Vec<ClusterLanes>,
-    pub resting: Vec<bool>,
-    /// Seconds it has been touching and slow.
-    pub still: Vec<f64>,
-    /// Seconds it has touched something since it was added or woken.
-    pub age: Vec<f64>,
-    /// Contacts that touched it in its last step.
-    pub touching: Vec<u32>,
-    /// The normal push in one step (newton seconds, all its contacts together) from which the
-    /// step reports where it was pushed ([`super::Impact`]); infinite: never.
-    pub impact_limit: Vec<f64>,
-    /// How clear of the world its points were found, and how far they may have moved since
-    /// (lent to the body's contact job during a step).
-    pub clearance: Vec<Clearance>,
-    /// The manifolds of the pairs it found that barely moved (`manifolds`; lent to the body's
-    /// contact job during a step).
-    pub manifolds: Vec<Manifolds>,
 }
 
 impl Bodies {
     pub fn len(&self) -> usize {
-        self.position.len()
+        self.motion.position.len()
     }
 
     /// The dense index of a live handle.
@@ -502,33 +559,38 @@ impl Bodies {
                 extent.1 = std::array::from_fn(|axis| extent.1[axis].max(offset[axis]));
             }
         }
-        self.extent.push(extent);
-        self.clusters_start.push(clusters_start);
-        self.clusters_count
+        self.shape.extent.push(extent);
+        self.shape.clusters_start.push(clusters_start);
+        self.shape
+            .clusters_count
             .push(self.clusters.len() as u32 - clusters_start);
-        self.cluster_lanes
+        self.shape
+            .cluster_lanes
             .push(ClusterLanes::new(&self.clusters[clusters_start as usize..]));
         self.owner.push(index);
-        self.position.push(properties.center);
-        self.orientation.push(NO_TURN);
-        self.velocity.push(ZERO);
-        self.spin.push(ZERO);
-        self.mass.push(properties.mass);
-        self.inverse_mass.push(1.0 / properties.mass);
-        self.center.push(properties.center);
-        self.inertia.push(properties.inertia);
-        self.inverse_inertia.push(properties.inverse_inertia);
-        self.points_start.push(start);
-        self.points_count.push(points.len() as u32);
-        self.radius.push(radius);
-        self.resting.push(false);
-        self.still.push(0.0);
-        self.age.push(0.0);
-        self.touching.push(0);
-        self.impact_limit.push(f64::INFINITY);
-        self.clearance
+        self.motion.position.push(properties.center);
+        self.motion.orientation.push(NO_TURN);
+        self.motion.velocity.push(ZERO);
+        self.motion.spin.push(ZERO);
+        self.inertial.mass.push(properties.mass);
+        self.inertial.inverse_mass.push(1.0 / properties.mass);
+        self.inertial.center.push(properties.center);
+        self.inertial.inertia.push(properties.inertia);
+        self.inertial
+            .inverse_inertia
+            .push(properties.inverse_inertia);
+        self.shape.points_start.push(start);
+        self.shape.points_count.push(points.len() as u32);
+        self.shape.radius.push(radius);
+        self.sleep.resting.push(false);
+        self.sleep.still.push(0.0);
+        self.sleep.age.push(0.0);
+        self.sleep.touching.push(0);
+        self.kept.impact_limit.push(f64::INFINITY);
+        self.kept
+            .clearance
             .push(Clearance::new(properties.center, NO_TURN));
-        self.manifolds.push(Manifolds::default());
+        self.kept.manifolds.push(Manifolds::default());
         Ok(dense as usize)
     }
 
@@ -538,20 +600,20 @@ impl Bodies {
         let dense = self
             .dense(handle)
             .ok_or(PhysicsError::StaleHandle(handle))?;
-        let start = self.points_start[dense] as usize;
-        let count = self.points_count[dense] as usize;
+        let start = self.shape.points_start[dense] as usize;
+        let count = self.shape.points_count[dense] as usize;
         self.offsets.drain(start..start + count);
         self.around.drain(start..start + count);
-        for other in &mut self.points_start {
+        for other in &mut self.shape.points_start {
             if *other as usize > start {
                 *other -= count as u32;
             }
         }
-        let clusters_start = self.clusters_start[dense] as usize;
-        let clusters = self.clusters_count[dense] as usize;
+        let clusters_start = self.shape.clusters_start[dense] as usize;
+        let clusters = self.shape.clusters_count[dense] as usize;
         self.clusters
             .drain(clusters_start..clusters_start + clusters);
-        for other in &mut self.clusters_start {
+        for other in &mut self.shape.clusters_start {
             if *other as usize > clusters_start {
                 *other -= clusters as u32;
             }
@@ -565,29 +627,11 @@ impl Bodies {
             self.free.push(handle.index);
         }
         self.owner.swap_remove(dense);
-        self.position.swap_remove(dense);
-        self.orientation.swap_remove(dense);
-        self.velocity.swap_remove(dense);
-        self.spin.swap_remove(dense);
-        self.mass.swap_remove(dense);
-        self.inverse_mass.swap_remove(dense);
-        self.center.swap_remove(dense);
-        self.inertia.swap_remove(dense);
-        self.inverse_inertia.swap_remove(dense);
-        self.points_start.swap_remove(dense);
-        self.points_count.swap_remove(dense);
-        self.radius.swap_remove(dense);
-        self.extent.swap_remove(dense);
-        self.clusters_start.swap_remove(dense);
-        self.clusters_count.swap_remove(dense);
-        self.cluster_lanes.swap_remove(dense);
-        self.resting.swap_remove(dense);
-        self.still.swap_remove(dense);
-        self.age.swap_remove(dense);
-        self.touching.swap_remove(dense);
-        self.impact_limit.swap_remove(dense);
-        self.clearance.swap_remove(dense);
-        self.manifolds.swap_remove(dense);
+        self.motion.swap_remove(dense);
+        self.inertial.swap_remove(dense);
+        self.shape.swap_remove(dense);
+        self.sleep.swap_remove(dense);
+        self.kept.swap_remove(dense);
         if let Some(&moved) = self.owner.get(dense) {
             self.slots[moved as usize].dense = Some(dense as u32);
         }
@@ -597,39 +641,39 @@ impl Bodies {
     /// The clusters of the body at `dense`.
     #[inline]
     pub fn clusters_of(&self, dense: usize) -> &[Cluster] {
-        let start = self.clusters_start[dense] as usize;
-        &self.clusters[start..start + self.clusters_count[dense] as usize]
+        let start = self.shape.clusters_start[dense] as usize;
+        &self.clusters[start..start + self.shape.clusters_count[dense] as usize]
     }
 
     /// What the body at `dense` fills around each of its points, beside
     /// [`Bodies::offsets_of`].
     #[inline]
     pub fn around_of(&self, dense: usize) -> &[u8] {
-        let start = self.points_start[dense] as usize;
-        &self.around[start..start + self.points_count[dense] as usize]
+        let start = self.shape.points_start[dense] as usize;
+        &self.around[start..start + self.shape.points_count[dense] as usize]
     }
 
     /// The points of the body at `dense`, from its middle in its own frame.
     #[inline]
     pub fn offsets_of(&self, dense: usize) -> &[Vector] {
-        let start = self.points_start[dense] as usize;
-        &self.offsets[start..start + self.points_count[dense] as usize]
+        let start = self.shape.points_start[dense] as usize;
+        &self.offsets[start..start + self.shape.points_count[dense] as usize]
     }
 
     pub fn view(&self, dense: usize) -> BodyView {
         BodyView {
-            mass: self.mass[dense],
-            center: self.center[dense],
-            position: self.position[dense],
-            orientation: self.orientation[dense],
-            velocity: self.velocity[dense],
-            spin: self.spin[dense],
-            resting: self.resting[dense],
-            touching: self.touching[dense],
-            age: self.age[dense],
-            inverse_inertia: self.inverse_inertia[dense],
-            inertia: self.inertia[dense],
-            radius: self.radius[dense],
+            mass: self.inertial.mass[dense],
+            center: self.inertial.center[dense],
+            position: self.motion.position[dense],
+            orientation: self.motion.orientation[dense],
+            velocity: self.motion.velocity[dense],
+            spin: self.motion.spin[dense],
+            resting: self.sleep.resting[dense],
+            touching: self.sleep.touching[dense],
+            age: self.sleep.age[dense],
+            inverse_inertia: self.inertial.inverse_inertia[dense],
+            inertia: self.inertial.inertia[dense],
+            radius: self.shape.radius[dense],
         }
     }
 }
@@ -762,7 +806,7 @@ mod tests {
         assert!(bodies.dense(handles[1]).is_none());
         for &handle in [handles[0], handles[2], handles[3]].iter() {
             let dense = bodies.dense(handle).expect("still live");
-            let x = bodies.position[dense][0];
+            let x = bodies.motion.position[dense][0];
             assert_eq!(bodies.handle(dense), handle);
             assert_eq!(bodies.offsets_of(dense), &[[0.0; 3], [1.0, 0.0, 0.0]]);
             assert_eq!(f64::from(handle.index()), x);
@@ -777,6 +821,6 @@ mod tests {
         assert_ne!(again, handles[1]);
         assert!(bodies.dense(handles[1]).is_none());
         assert_eq!(bodies.handles().count(), 4);
-        assert_eq!(bodies.radius[bodies.dense(again).expect("live")], 1.0);
+        assert_eq!(bodies.shape.radius[bodies.dense(again).expect("live")], 1.0);
     }
 }

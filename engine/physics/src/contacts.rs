@@ -334,12 +334,12 @@ impl ContactJob {
         self.around.clear();
         let bodies = scene.bodies;
         let body = self.body as usize;
-        let position = bodies.position[body];
+        let position = bodies.motion.position[body];
         let rotation = &scene.rotation[body];
-        let velocity = bodies.velocity[body];
-        let spin = bodies.spin[body];
+        let velocity = bodies.motion.velocity[body];
+        let spin = bodies.motion.spin[body];
         let bound = scene.bound[body];
-        let radius = bodies.radius[body];
+        let radius = bodies.shape.radius[body];
         let most_reach = MARGIN + bound * STEP;
         let job = self.job as usize;
         let has_partners = scene.partner_start[job] < scene.partner_start[job + 1];
@@ -526,7 +526,7 @@ impl ContactJob {
         if !points_against(scene, (body, other_index), false, extra, &mut self.contacts) {
             return;
         }
-        if scene.bodies.resting[other_index] {
+        if scene.bodies.sleep.resting[other_index] {
             // A resting body has no job of its own: its points against this body's shape
             // are found here, and this body is pushed the other way.
             resting_points_against(scene, (body, other_index), extra, &mut self.contacts);
@@ -553,11 +553,11 @@ fn resting_points_against(
     contacts: &mut Vec<Contact>,
 ) {
     let bodies = scene.bodies;
-    let position = bodies.position[body];
+    let position = bodies.motion.position[body];
     let rotation = &scene.rotation[body];
     let bound = scene.bound[body];
-    let radius = bodies.radius[body];
-    let other_position = bodies.position[other_index];
+    let radius = bodies.shape.radius[body];
+    let other_position = bodies.motion.position[other_index];
     let other_rotation = &scene.rotation[other_index];
     let reach = MARGIN + bound * STEP + extra;
     let limit = radius + reach + BOUND_SLACK;
@@ -613,10 +613,10 @@ fn points_against(
     contacts: &mut Vec<Contact>,
 ) -> bool {
     let bodies = scene.bodies;
-    let position = bodies.position[body];
+    let position = bodies.motion.position[body];
     let rotation = &scene.rotation[body];
-    let velocity = bodies.velocity[body];
-    let spin = bodies.spin[body];
+    let velocity = bodies.motion.velocity[body];
+    let spin = bodies.motion.spin[body];
     let bound = scene.bound[body];
     let offsets = bodies.offsets_of(body);
     let around = bodies.around_of(body);
@@ -625,18 +625,18 @@ fn points_against(
         let moving = math::add(velocity, math::cross(spin, lever));
         (math::add(position, lever), math::length(moving), moving)
     };
-    let other_position = bodies.position[other_index];
+    let other_position = bodies.motion.position[other_index];
     let other_rotation = &scene.rotation[other_index];
     let other_bound = scene.bound[other_index];
-    let other_radius = bodies.radius[other_index];
-    let other_extent = bodies.extent[other_index];
+    let other_radius = bodies.shape.radius[other_index];
+    let other_extent = bodies.shape.extent[other_index];
     // A cluster whose sphere is out of reach of the other's has no point within reach.
     let most_reach = MARGIN + (bound + other_bound) * STEP + extra;
     // Nothing at all when the two boxes of points are apart by more than the reach (a quarter
     // of the pairs in a heap, and pieces lying side by side, whose spheres overlap but whose
     // boxes do not come near): each body's points lie in its box, and so does its shape.
     let gap = most_reach + BOUND_SLACK;
-    let this_box = (position, rotation, bodies.extent[body]);
+    let this_box = (position, rotation, bodies.shape.extent[body]);
     if !boxes_near
         && boxes_apart(
             this_box,
@@ -651,7 +651,7 @@ fn points_against(
     let from_body = math::times_transposed(rotation, math::sub(other_position, position));
     let reaches = within(
         from_body,
-        bodies.extent[body],
+        bodies.shape.extent[body],
         other_radius + most_reach + BOUND_SLACK,
     );
     if !reaches {
@@ -674,10 +674,10 @@ fn points_against(
     // sphere reaches the other's and whose points, seen from the other, may lie within reach
     // of its box of points.
     let cluster_reach = other_radius + most_reach + BOUND_SLACK;
-    let lanes = &bodies.cluster_lanes[body];
+    let lanes = &bodies.shape.cluster_lanes[body];
     let mut near = seen_from_other.clusters_near(
         lanes,
-        (cluster_reach, bodies.radius[body]),
+        (cluster_reach, bodies.shape.radius[body]),
         other_extent,
         point_grow,
     );
@@ -854,12 +854,12 @@ fn ask_shape(scene: &Scene, contacts: &mut Vec<Contact>, body: u32, other: u32, 
     let relative = math::times_transposed(rotation, asked.from);
     if !within(
         relative,
-        bodies.extent[asked.shape],
+        bodies.shape.extent[asked.shape],
         asked.reach + BOUND_SLACK,
     ) {
         return;
     }
-    let local = math::add(bodies.center[asked.shape], relative);
+    let local = math::add(bodies.inertial.center[asked.shape], relative);
     let handle = bodies.handle(asked.shape);
     let reach = asked.reach as f32;
     let surface = scene
@@ -921,10 +921,10 @@ fn motion_of(velocity: Vector) -> [f32; 3] {
 
 /// The velocity of body `dense` at `point` (the world): its own and its spin's.
 fn velocity_at(bodies: &Bodies, dense: usize, point: Vector) -> Vector {
-    let lever = math::sub(point, bodies.position[dense]);
+    let lever = math::sub(point, bodies.motion.position[dense]);
     math::add(
-        bodies.velocity[dense],
-        math::cross(bodies.spin[dense], lever),
+        bodies.motion.velocity[dense],
+        math::cross(bodies.motion.spin[dense], lever),
     )
 }
 

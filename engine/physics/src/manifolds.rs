@@ -129,8 +129,8 @@ impl Poses<'_> {
         let shift = math::times_transposed(
             other_rotation,
             math::sub(
-                self.bodies.position[pair.body],
-                self.bodies.position[pair.other],
+                self.bodies.motion.position[pair.body],
+                self.bodies.motion.position[pair.other],
             ),
         );
         (turn, shift)
@@ -186,7 +186,7 @@ impl Manifolds {
     ) -> bool {
         let bodies = poses.bodies;
         let other = bodies.handle(pair.other);
-        let other_awake = !bodies.resting[pair.other];
+        let other_awake = !bodies.sleep.resting[pair.other];
         let Some(head) = kept
             .heads
             .iter()
@@ -203,7 +203,8 @@ impl Manifolds {
             .map(|(row, column)| (turn[row][column] - head.turn[row][column]).powi(2))
             .sum::<f64>()
             .sqrt();
-        let far = bodies.radius[pair.body] + bodies.radius[pair.other] + math::length(shift);
+        let far =
+            bodies.shape.radius[pair.body] + bodies.shape.radius[pair.other] + math::length(shift);
         let moved = math::length(math::sub(shift, head.shift)) + turned * far;
         let ahead = (poses.bound[pair.body] + poses.bound[pair.other]) * STEP;
         // (Not finite: not kept.)
@@ -245,7 +246,7 @@ impl Manifolds {
                 others_point,
                 surface: math::times_transposed(
                     rotation,
-                    math::sub(surface, bodies.position[shape]),
+                    math::sub(surface, bodies.motion.position[shape]),
                 ),
                 normal: math::times_transposed(rotation, normal),
             });
@@ -253,7 +254,7 @@ impl Manifolds {
         let (turn, shift) = poses.relative(pair);
         self.heads.push(Head {
             other: bodies.handle(pair.other),
-            other_awake: !bodies.resting[pair.other],
+            other_awake: !bodies.sleep.resting[pair.other],
             turn,
             shift,
             start,
@@ -303,17 +304,17 @@ fn place(poses: &Poses, pair: Pair, kept: &[KeptContact], out: &mut Vec<Contact>
         };
         let offset = bodies.offsets_of(owner)[(contact.point & !OTHER_POINT) as usize];
         let lever = math::times(&poses.rotation[owner], offset);
-        let point = math::add(bodies.position[owner], lever);
+        let point = math::add(bodies.motion.position[owner], lever);
         let shape_rotation = &poses.rotation[shape];
         let normal = math::times(shape_rotation, contact.normal);
         let surface = math::add(
-            bodies.position[shape],
+            bodies.motion.position[shape],
             math::times(shape_rotation, contact.surface),
         );
         let distance = math::dot(math::sub(point, surface), normal);
         let moving = math::add(
-            bodies.velocity[owner],
-            math::cross(bodies.spin[owner], lever),
+            bodies.motion.velocity[owner],
+            math::cross(bodies.motion.spin[owner], lever),
         );
         let reach = MARGIN + (math::length(moving) + poses.bound[shape]) * STEP;
         let within = distance < reach;
@@ -376,7 +377,7 @@ mod tests {
         let mut most_kept = 0;
         for _ in 0..steps {
             if !keep {
-                for manifolds in &mut physics.bodies.manifolds {
+                for manifolds in &mut physics.bodies.kept.manifolds {
                     manifolds.clear();
                 }
             }

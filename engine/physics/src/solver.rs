@@ -684,10 +684,10 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
     bundle.clear();
     let bodies = shared.bodies;
     let mover = |dense: usize| Mover {
-        position: bodies.position[dense],
-        velocity: bodies.velocity[dense],
-        spin: bodies.spin[dense],
-        inverse_mass: bodies.inverse_mass[dense],
+        position: bodies.motion.position[dense],
+        velocity: bodies.motion.velocity[dense],
+        spin: bodies.motion.spin[dense],
+        inverse_mass: bodies.inertial.inverse_mass[dense],
         inverse_inertia: shared.inverse_inertia[dense],
     };
     for lane in 0..LANES {

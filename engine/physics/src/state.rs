@@ -117,19 +117,19 @@ impl PhysicsWorld {
             bodies: (0..bodies.len())
                 .map(|dense| BodyState {
                     handle: bodies.handle(dense),
-                    position: bodies.position[dense],
-                    orientation: bodies.orientation[dense],
-                    velocity: bodies.velocity[dense],
-                    spin: bodies.spin[dense],
-                    resting: bodies.resting[dense],
-                    still: bodies.still[dense],
-                    age: bodies.age[dense],
-                    touching: bodies.touching[dense],
+                    position: bodies.motion.position[dense],
+                    orientation: bodies.motion.orientation[dense],
+                    velocity: bodies.motion.velocity[dense],
+                    spin: bodies.motion.spin[dense],
+                    resting: bodies.sleep.resting[dense],
+                    still: bodies.sleep.still[dense],
+                    age: bodies.sleep.age[dense],
+                    touching: bodies.sleep.touching[dense],
                 })
                 .collect(),
             contacts: self.warm.pushes(),
             manifolds: (0..bodies.len())
-                .flat_map(|dense| bodies.manifolds[dense].saved(bodies.handle(dense)))
+                .flat_map(|dense| bodies.kept.manifolds[dense].saved(bodies.handle(dense)))
                 .collect(),
         }
     }
@@ -194,14 +194,14 @@ impl PhysicsWorld {
                 &desc.around,
             )?;
             let bodies = &mut world.bodies;
-            bodies.position[dense] = body.position;
-            bodies.orientation[dense] = body.orientation;
-            bodies.velocity[dense] = body.velocity;
-            bodies.spin[dense] = body.spin;
-            bodies.resting[dense] = body.resting;
-            bodies.still[dense] = body.still;
-            bodies.age[dense] = body.age;
-            bodies.touching[dense] = body.touching;
+            bodies.motion.position[dense] = body.position;
+            bodies.motion.orientation[dense] = body.orientation;
+            bodies.motion.velocity[dense] = body.velocity;
+            bodies.motion.spin[dense] = body.spin;
+            bodies.sleep.resting[dense] = body.resting;
+            bodies.sleep.still[dense] = body.still;
+            bodies.sleep.age[dense] = body.age;
+            bodies.sleep.touching[dense] = body.touching;
         }
         world.bodies.set_free(state.free.clone());
         for (index, push) in state.contacts.iter().enumerate() {
@@ -223,7 +223,7 @@ impl PhysicsWorld {
             let dense = check_manifold(&world.bodies, manifold).map_err(|reason| {
                 PhysicsError::BadState(format!("kept manifold {index} {reason}"))
             })?;
-            world.bodies.manifolds[dense].restore(manifold);
+            world.bodies.kept.manifolds[dense].restore(manifold);
         }
         Ok(world)
     }

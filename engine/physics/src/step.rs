@@ -47,7 +47,7 @@ use crate::collision::Solid;
 use crate::workers::WorkerPool;
 use std::time::Instant;
 
-use super::body::Bodies;
+use super::body::{Bodies, Inertial, Kept, Motion, Shape, Sleep};
 
 /// Added to every grown sphere, meters: the spheres are compared in `f64` but the queries
 /// they guard are asked in `f32`.
@@ -96,7 +96,7 @@ impl PhysicsWorld {
             // each job starts among its partners.
             let seed = seed(bodies);
             let spheres = Spheres {
-                middles: &bodies.position,
+                middles: &bodies.motion.position,
                 radii: &scratch.sphere,
                 awake: &scratch.awake,
             };
@@ -107,7 +107,7 @@ impl PhysicsWorld {
                 &scratch.moving,
                 &scratch.partner_start,
                 &scratch.partners,
-                &bodies.points_count,
+                &bodies.shape.points_count,
                 &mut scratch.contact_shares,
             );
             times.broad += clock.lap();
@@ -127,7 +127,7 @@ impl PhysicsWorld {
         let solver = &mut scratch.solver;
         solver.plan(&scratch.jobs[..moving], &scratch.job_of);
         let awake_bodies = &scratch.moving;
-        solver.lay_out(|index| bodies.position[awake_bodies[index] as usize]);
+        solver.lay_out(|index| bodies.motion.position[awake_bodies[index] as usize]);
         scratch.owner.resize(bodies.len(), 0);
         for (index, &body) in awake_bodies.iter().enumerate() {
             scratch.owner[body as usize] = solver.thread_of(index, pool.threads()) as u32;
@@ -140,12 +140,12 @@ impl PhysicsWorld {
             jobs: &scratch.jobs[..moving],
             warm,
         };
-        solver.velocities.fill(
-            scratch
-                .moving
-                .iter()
-                .map(|&body| (bodies.velocity[body as usize], bodies.spin[body as usize])),
-        );
+        solver.velocities.fill(scratch.moving.iter().map(|&body| {
+            (
+                bodies.motion.velocity[body as usize],
+                bodies.motion.spin[body as usize],
+            )
+        }));
         solver.solve(pool, &shared);
         times.solve = clock.lap();
         solver.collect_pushes(pool, moving);
@@ -185,7 +185,7 @@ impl PhysicsWorld {
 /// every step of the game's scenes, keeps its room: its next step needs about as much.)
 fn trim(bodies: &mut Bodies, scratch: &mut Scratch, warm: &mut WarmStarts) {
     scratch.jobs.iter_mut().for_each(ContactJob::trim);
-    bodies.manifolds.iter_mut().for_each(Manifolds::trim);
+    bodies.kept.manifolds.iter_mut().for_each(Manifolds::trim);
     scratch.solver.trim();
     scratch.sweep.trim();
     warm.trim();
@@ -209,8 +209,14 @@ fn find_contacts(
         slot.body = body;
         slot.job = job as u32;
         // Lent for the contacts, given back after them.
-        std::mem::swap(&mut slot.clearance, &mut bodies.clearance[body as usize]);
-        std::mem::swap(&mut slot.manifolds, &mut bodies.manifolds[body as usize]);
+        std::mem::swap(
+            &mut slot.clearance,
+            &mut bodies.kept.clearance[body as usize],
+        );
+        std::mem::swap(
+            &mut slot.manifolds,
+            &mut bodies.kept.manifolds[body as usize],
+        );
     }
     let scene = Scene {
         bodies,
@@ -243,7 +249,7 @@ fn find_contacts(
     if jobs.iter().any(|job| job.short) {
         let found: usize = jobs.iter().map(ContactJob::pair_contacts_found).sum();
         let left = contact_budget.saturating_sub(found);
-        let points = &bodies.points_count;
+        let points = &bodies.shape.points_count;
         let more = &mut scratch.more;
         more.clear();
         more.extend(jobs.iter().map(|job| {
@@ -273,8 +279,14 @@ fn find_contacts(
         );
     }
     for job in &mut scratch.jobs[..moving] {
-        std::mem::swap(&mut job.clearance, &mut bodies.clearance[job.body as usize]);
-        std::mem::swap(&mut job.manifolds, &mut bodies.manifolds[job.body as usize]);
+        std::mem::swap(
+            &mut job.clearance,
+            &mut bodies.kept.clearance[job.body as usize],
+        );
+        std::mem::swap(
+            &mut job.manifolds,
+            &mut bodies.kept.manifolds[job.body as usize],
+        );
     }
 }
 
@@ -292,17 +304,17 @@ fn wake_reached(bodies: &mut Bodies, scratch: &Scratch, report: &mut StepReport)
                 continue;
             }
             let body = other - 1;
-            if !bodies.resting[body] {
+            if !bodies.sleep.resting[body] {
                 continue;
             }
-            bodies.resting[body] = false;
-            bodies.still[body] = 0.0;
-            bodies.age[body] = 0.0;
-            bodies.velocity[body] = [0.0, -GRAVITY * STEP, 0.0];
-            bodies.spin[body] = ZERO;
+            bodies.sleep.resting[body] = false;
+            bodies.sleep.still[body] = 0.0;
+            bodies.sleep.age[body] = 0.0;
+            bodies.motion.velocity[body] = [0.0, -GRAVITY * STEP, 0.0];
+            bodies.motion.spin[body] = ZERO;
             report
                 .woke
-                .push((bodies.handle(body), bodies.position[body]));
+                .push((bodies.handle(body), bodies.motion.position[body]));
             woke = true;
         }
     }
@@ -315,7 +327,7 @@ fn wake_reached(bodies: &mut Bodies, scratch: &Scratch, report: &mut StepReport)
 /// same pairs; it changes as the bodies move, so each step draws others.
 fn seed(bodies: &Bodies) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for (place, velocity) in bodies.position.iter().zip(&bodies.velocity) {
+    for (place, velocity) in bodies.motion.position.iter().zip(&bodies.motion.velocity) {
         for value in place.iter().chain(velocity) {
             hash ^= value.to_bits();
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
@@ -356,7 +368,7 @@ struct Tally {
 /// and the counts for [`count`].
 fn tally(bodies: &mut Bodies, scratch: &mut Scratch) -> Tally {
     for &body in &scratch.moving {
-        bodies.touching[body as usize] = 0;
+        bodies.sleep.touching[body as usize] = 0;
     }
     let taken = &mut scratch.taken;
     taken.clear();
@@ -376,10 +388,10 @@ fn tally(bodies: &mut Bodies, scratch: &mut Scratch) -> Tally {
             let first = group.first as usize;
             let push = group.normal_push;
             tally.touching += group.touching as usize;
-            bodies.touching[first] += group.touching;
+            bodies.sleep.touching[first] += group.touching;
             taken[first] += push;
             if group.second != NONE {
-                bodies.touching[group.second as usize] += group.touching;
+                bodies.sleep.touching[group.second as usize] += group.touching;
                 taken[group.second as usize] += push;
             }
         }
@@ -395,7 +407,7 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
     let over = |body: u32| {
         body != NONE && {
             let body = body as usize;
-            taken[body] > 0.0 && taken[body] >= bodies.impact_limit[body]
+            taken[body] > 0.0 && taken[body] >= bodies.kept.impact_limit[body]
         }
     };
     if !scratch.moving.iter().any(|&body| over(body)) {
@@ -417,12 +429,12 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
             }
             let dense = body as usize;
             let rotation = &scratch.rotation[dense];
-            let offset = math::sub(contact.point, bodies.position[dense]);
+            let offset = math::sub(contact.point, bodies.motion.position[dense]);
             report.impacts.push(Impact {
                 step,
                 body: bodies.handle(dense),
                 point: math::add(
-                    bodies.center[dense],
+                    bodies.inertial.center[dense],
                     math::times_transposed(rotation, offset),
                 ),
                 push: math::times_transposed(rotation, push),
@@ -489,14 +501,19 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch, gravit
     scratch.bound.resize(count, 0.0);
     scratch.sphere.resize(count, 0.0);
     let Bodies {
-        position,
-        orientation,
-        velocity,
-        spin,
-        inverse_inertia,
-        radius,
-        resting,
-        clearance,
+        motion:
+            Motion {
+                position,
+                orientation,
+                velocity,
+                spin,
+            },
+        inertial: Inertial {
+            inverse_inertia, ..
+        },
+        shape: Shape { radius, .. },
+        sleep: Sleep { resting, .. },
+        kept: Kept { clearance, .. },
         ..
     } = bodies;
     let (position, orientation, spin) = (&*position, &*orientation, &*spin);
@@ -585,9 +602,9 @@ fn sleep_islands(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepRe
     for &body in &scratch.moving {
         let dense = body as usize;
         if scratch.moved[dense] != Moved::Fell && islands.sleeps(body) {
-            bodies.resting[dense] = true;
-            bodies.velocity[dense] = ZERO;
-            bodies.spin[dense] = ZERO;
+            bodies.sleep.resting[dense] = true;
+            bodies.motion.velocity[dense] = ZERO;
+            bodies.motion.spin[dense] = ZERO;
             report.came_to_rest.push(bodies.handle(dense));
         }
     }
@@ -686,13 +703,20 @@ fn integrate(
     let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
     let (job_of, velocities) = (&scratch.job_of, &scratch.solver.velocities);
     let Bodies {
-        position,
-        orientation,
-        velocity,
-        spin,
-        still,
-        age,
-        touching,
+        motion:
+            Motion {
+                position,
+                orientation,
+                velocity,
+                spin,
+            },
+        sleep:
+            Sleep {
+                still,
+                age,
+                touching,
+                ..
+            },
         ..
     } = bodies;
     let touching = &*touching;

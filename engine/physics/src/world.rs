@@ -165,7 +165,7 @@ impl PhysicsWorld {
     ) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("velocity", velocity)?;
-        self.bodies.velocity[dense] = math::at_most(velocity, MOST_SPEED);
+        self.bodies.motion.velocity[dense] = math::at_most(velocity, MOST_SPEED);
         Ok(())
     }
 
@@ -180,7 +180,7 @@ impl PhysicsWorld {
         if limit.is_nan() || limit < 0.0 {
             return Err(PhysicsError::BadLimit(limit));
         }
-        self.bodies.impact_limit[dense] = limit;
+        self.bodies.kept.impact_limit[dense] = limit;
         Ok(())
     }
 
@@ -189,7 +189,7 @@ impl PhysicsWorld {
     pub fn set_spin(&mut self, handle: BodyHandle, spin: [f64; 3]) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("spin", spin)?;
-        self.bodies.spin[dense] = math::at_most(spin, MOST_SPIN);
+        self.bodies.motion.spin[dense] = math::at_most(spin, MOST_SPIN);
         Ok(())
     }
 
@@ -211,8 +211,8 @@ impl PhysicsWorld {
         }
         let unit = math::normalized_quaternion(orientation)
             .ok_or(PhysicsError::ZeroOrientation(orientation))?;
-        self.bodies.position[dense] = position;
-        self.bodies.orientation[dense] = unit;
+        self.bodies.motion.position[dense] = position;
+        self.bodies.motion.orientation[dense] = unit;
         // Its contacts are elsewhere now: none starts from what it pushed where it was.
         self.warm.forget(handle);
         Ok(())
@@ -223,9 +223,9 @@ impl PhysicsWorld {
     /// body an awake body's contacts reach ([`StepReport::woke`]).
     pub fn wake(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
-        self.bodies.resting[dense] = false;
-        self.bodies.still[dense] = 0.0;
-        self.bodies.age[dense] = 0.0;
+        self.bodies.sleep.resting[dense] = false;
+        self.bodies.sleep.still[dense] = 0.0;
+        self.bodies.sleep.age[dense] = 0.0;
         Ok(())
     }
 
@@ -287,6 +287,7 @@ impl PhysicsWorld {
     /// How many bodies are not resting.
     pub fn awake_count(&self) -> usize {
         self.bodies
+            .sleep
             .resting
             .iter()
             .filter(|resting| !**resting)
@@ -303,10 +304,10 @@ impl PhysicsWorld {
     /// Where a point of the body's own frame is in the world.
     pub fn to_world(&self, handle: BodyHandle, local: [f64; 3]) -> Option<[f64; 3]> {
         let dense = self.bodies.dense(handle)?;
-        let rotation = math::rotation(self.bodies.orientation[dense]);
-        let offset = math::sub(local, self.bodies.center[dense]);
+        let rotation = math::rotation(self.bodies.motion.orientation[dense]);
+        let offset = math::sub(local, self.bodies.inertial.center[dense]);
         Some(math::add(
-            self.bodies.position[dense],
+            self.bodies.motion.position[dense],
             math::times(&rotation, offset),
         ))
     }
@@ -314,10 +315,10 @@ impl PhysicsWorld {
     /// Where a point of the world is in the body's own frame.
     pub fn to_local(&self, handle: BodyHandle, world: [f64; 3]) -> Option<[f64; 3]> {
         let dense = self.bodies.dense(handle)?;
-        let rotation = math::rotation(self.bodies.orientation[dense]);
-        let offset = math::sub(world, self.bodies.position[dense]);
+        let rotation = math::rotation(self.bodies.motion.orientation[dense]);
+        let offset = math::sub(world, self.bodies.motion.position[dense]);
         Some(math::add(
-            self.bodies.center[dense],
+            self.bodies.inertial.center[dense],
             math::times_transposed(&rotation, offset),
         ))
     }
@@ -333,15 +334,15 @@ impl PhysicsWorld {
         };
         let bodies = &self.bodies;
         for dense in bodies.dense_in_slot_order() {
-            let words = bodies.position[dense]
+            let words = bodies.motion.position[dense]
                 .iter()
-                .chain(&bodies.orientation[dense])
-                .chain(&bodies.velocity[dense])
-                .chain(&bodies.spin[dense]);
+                .chain(&bodies.motion.orientation[dense])
+                .chain(&bodies.motion.velocity[dense])
+                .chain(&bodies.motion.spin[dense]);
             for value in words {
                 mix(value.to_bits());
             }
-            mix(u64::from(bodies.resting[dense]));
+            mix(u64::from(bodies.sleep.resting[dense]));
         }
         hash
     }
