@@ -1,5 +1,5 @@
-//! Where points lie among a piece's cells, and which of its blocks fill them (see the parent
-//! module, "Where a push goes").
+//! Where points lie among a piece's cells, and which of its blocks fill them (docs/blocks.md,
+//! "Strength", "Where a push goes").
 
 use super::HAIR;
 use crate::blocks::store::{Block, CELL};

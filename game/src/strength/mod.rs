@@ -1,80 +1,23 @@
-//! Strength: where a falling piece breaks when it strikes something (docs/blocks.md,
-//! "Strength"). Standing buildings keep the support rule (`support`, docs/support.md): strength
-//! is only about pieces, and only about what pushes them in a step.
+//! Strength: where a falling piece breaks when it strikes something. The rule, its numbers and
+//! the reasons for each (joints, cuts, the load a cut carries, the pushes spread as a rigid
+//! contact carries them, where a push goes, giving way) are in docs/blocks.md, "Strength";
+//! standing buildings keep the support rule (`support`, docs/support.md).
 //!
-//! **Joints.** Two blocks of a piece that share part of a side are joined over that area; two
-//! that share only part of an edge are joined along it as if over a strip [`EDGE_SHARE`] of a
-//! cell wide (a tenth of a side joint of that length); blocks that meet at a corner are not
-//! joined. A joint holds the weaker of its two materials' strengths (`blocks::materials`)
-//! times its area, in newtons.
-//!
-//! **Cuts.** The blocks hang together in breadth-first chains of joints from the block at the
-//! piece's middle of mass (neighbours in block order). Each block beyond the first and what
-//! lies beyond it in the chains is a *branch*; every joint between a branch and the rest holds
-//! it, together: the branch's *cut*. For a piece whose joints make no ring (a beam, a column,
-//! an L, a T) the cuts are its joints, whichever block the chains start from.
-//!
-//! **Load.** The physics reports each push on a piece (normal and friction together) in a
-//! step whose normal pushes reached its impact limit ([`Joints::impact_limit`]). The piece is
-//! rigid: it moves as one, so a cut holds what its branch is pushed *less what the branch's
-//! own mass needs to follow the whole piece's change of motion*. The step's pushes `J` change
-//! the piece's velocity by `Δv = ΣJ / m` and its spin by `Δω = I⁻¹ Σ r × J` (its own frame,
-//! about its middle); block `i` needs `m_i (Δv + Δω × r_i)` of it. Gravity pulls every block
-//! alike and loads nothing. Over the whole piece these needs add up to the pushes, so a cut's
-//! load is the same seen from either side, whichever block the chains start from:
+//! In the code:
 //!
 //! ```text
-//!   a beam landing flat:  ↑      ↑      ↑      ↑     each block is pushed what it needs
-//!                       [ 0 ]──[ 1 ]──[ 2 ]──[ 3 ]   to slow as the beam does: no load.
-//!
-//!   across a post:             ↑↑↑                   the post stops block 2; blocks 3 and
-//!                [ 0 ]──[ 1 ]──[ 2 ]──[ 3 ]──[ 4 ]   4 need 2/5 of the blow to follow
-//!                              ▐██▌                  through 2–3 (so do 0 and 1 through 1–2),
-//!                                                    block 4 1/5 through 3–4.
+//!   Joints::of               a piece's joints (side: shared area; edge: EDGE_SHARE of a cell
+//!                            wide), the breadth-first chains from the block at the centre of
+//!                            mass, the cuts; Joints::impact_limit, the push that may break it
+//!   even_spread              a step's pushes spread as a rigid contact of springs, each point
+//!                            as stiff as the solver pushed it (a 3×3 solve: `algebra`), over
+//!                            the surface each point stands for (Joints::areas)
+//!   Joints::broken           the load of each cut (its branch's pushes less what its blocks
+//!                            need to follow), the most overloaded cut and those within
+//!                            TOGETHER of it broken, each part weighed again alone
+//!   Joints::groups           the groups that still hold together: the new pieces
+//!   grid                     where the pushes' points lie among the blocks
 //! ```
-//!
-//! A blow at one end also turns the piece: its far blocks must be turned back, so a blow
-//! square to a 4-block beam's end loads its joints 0.22, 0.21 and 0.28 of the blow, the far
-//! one most (the load is the force across a cut, not its bending). A tilted landing pushes
-//! along the beam as well, which the near joint carries for the three blocks beyond it: a
-//! beam landing at 20° on its end breaks there.
-//!
-//! **The pushes, spread as a rigid contact carries them.** How a step's pushes share out over
-//! the points a piece touches with is not settled by its motion: any pushes with the same net
-//! push and moment move a rigid piece alike, and the solver (sequential impulses, 8 passes)
-//! ends with one of them, uneven and squeezing. A 4-block plaster beam landing flat from 10 m
-//! took 750–1760 N s on its points, with sideways parts up to 990 N s that squeeze it
-//! together: taken as they came, its joints would carry 0.7–1.0 of what they hold (1 m blocks:
-//! 1.1–1.7, and it would break). So each step's pushes are first spread as a rigid contact of
-//! springs would carry them, each point as stiff as what the solver pushed it
-//! ([`even_spread`]): the pushes `w_k (λ + μ × r_k)`, `w_k = |J_k|`, with the step's net push
-//! and moment, least apart from the solver's (least `Σ |f_k|² / w_k`). The squeeze and the
-//! uneven share of a flat landing go (the flat beams' joints carry 0.04–0.38 of what they
-//! hold). Springs all alike (the plain least squares, `w_k = 1`) would even out more, but
-//! would have points push that hardly pushed, and sideways where nothing could hold them: a
-//! piece lying on the ground and struck at its end would have its blow spread over the ground
-//! under it. With each point as stiff as it pushed, a point that pushed little stays one that
-//! pushed little, and the spread never adds to the pushes' total size, which keeps the impact
-//! limit sound.
-//!
-//! **Where a push goes.** Each push goes to the blocks at its point, shared by their masses. A
-//! point where blocks meet stands for the contact around it, on the side where the step's
-//! other pushes lie: along each axis with a pushed point one cell beyond it on one side only,
-//! it goes to the blocks on that side (a 0.5 m block landing on a 0.5 m post is pushed at its
-//! four corners, which it shares with its neighbours; the post pushes it alone).
-//!
-//! **Giving way.** A cut gives way when its load over the step's length is more than its
-//! joints hold together; it breaks them all. The most overloaded cut of a piece gives way
-//! first, and with it every cut loaded at least [`TOGETHER`] of it (a symmetric piece's
-//! mirrored cuts, alike but for the solver's noise, give way together). The parts are then
-//! weighed again, each with the pushes on it alone and its own motion, until nothing more
-//! gives way: a part that was not pushed follows freely and loads nothing. So a beam struck at
-//! one end loses that end, not every joint the blow would have loaded had it held. The piece
-//! then splits into the groups that still hold together.
-//!
-//! A push of one step is a blow: a landing's pushes come in the step it strikes, a piece lying
-//! still takes its weight's push every step (`m g · STEP`), which its blocks need to stay
-//! still, so nothing breaks under its own weight, and rubble at rest is not stepped at all.
 
 mod algebra;
 mod grid;
