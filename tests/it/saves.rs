@@ -478,7 +478,7 @@ fn absurd_saves(good: &WorldSave) -> Vec<(&'static str, WorldSave, String)> {
         ),
         (
             "piece-spin",
-            with(&|s| s.physics.bodies[0].spin = [0.0, 0.0, -1e30]),
+            with(&|s| s.physics.bodies[0].angular_velocity = [0.0, 0.0, -1e30]),
             format!("piece {piece}'s spin [\"0\", \"0\", \"-1e30\"] is 1e30 rad/s"),
         ),
     ];
@@ -594,8 +594,8 @@ fn a_save_with_the_largest_accepted_values_steps_saves_and_loads_again() {
     for body in &mut save.physics.bodies {
         body.position = [EDGE - 1.0, 30.0, 1.0 - EDGE];
         body.velocity = [0.0, 0.0, -MOST_SPEED];
-        body.spin = [MOST_SPIN, 0.0, 0.0];
-        body.resting = false;
+        body.angular_velocity = [MOST_SPIN, 0.0, 0.0];
+        body.sleeping = false;
     }
     let first = save.encode();
     // At the bounds: load, save, load, save gives the same bytes.

@@ -294,8 +294,8 @@ impl Engine for Blockfall {
             position: body.position,
             orientation: body.orientation,
             velocity: body.velocity,
-            spin: body.spin,
-            resting: body.resting,
+            spin: body.angular_velocity,
+            resting: body.sleeping,
         }
     }
 

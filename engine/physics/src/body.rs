@@ -76,18 +76,18 @@ impl BodyHandle {
 pub struct BodyView {
     /// Kilograms.
     pub mass: f64,
-    /// The middle of the mass, in the body's own frame.
-    pub center: [f64; 3],
-    /// Where that middle is in the world.
+    /// The centre of mass, in the body's own frame.
+    pub center_of_mass: [f64; 3],
+    /// Where the centre of mass is in the world.
     pub position: [f64; 3],
     /// How the body is turned, a unit quaternion `[x, y, z, w]`.
     pub orientation: [f64; 4],
     /// Meters per second.
     pub velocity: [f64; 3],
-    /// Turning speed: around this axis of the world, its length in radians per second.
-    pub spin: [f64; 3],
-    /// At rest: not stepped until woken.
-    pub resting: bool,
+    /// Angular velocity: around this axis of the world, its length in radians per second.
+    pub angular_velocity: [f64; 3],
+    /// Sleeping: not stepped until woken.
+    pub sleeping: bool,
     /// How many contacts touched it in its last step.
     pub touching: u32,
     /// Seconds it has touched something since it was added or woken (the clock of
@@ -663,12 +663,12 @@ impl Bodies {
     pub fn view(&self, dense: usize) -> BodyView {
         BodyView {
             mass: self.inertial.mass[dense],
-            center: self.inertial.center[dense],
+            center_of_mass: self.inertial.center[dense],
             position: self.motion.position[dense],
             orientation: self.motion.orientation[dense],
             velocity: self.motion.velocity[dense],
-            spin: self.motion.spin[dense],
-            resting: self.sleep.resting[dense],
+            angular_velocity: self.motion.spin[dense],
+            sleeping: self.sleep.resting[dense],
             touching: self.sleep.touching[dense],
             age: self.sleep.age[dense],
             inverse_inertia: self.inertial.inverse_inertia[dense],

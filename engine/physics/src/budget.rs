@@ -222,7 +222,7 @@ mod tests {
 
     fn finite(physics: &PhysicsWorld, handle: BodyHandle) -> bool {
         let body = physics.body(handle).expect("a live body");
-        [body.position, body.velocity, body.spin]
+        [body.position, body.velocity, body.angular_velocity]
             .iter()
             .flatten()
             .chain(&body.orientation)

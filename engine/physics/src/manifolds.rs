@@ -356,7 +356,7 @@ mod tests {
     fn settle(keep: bool, steps: usize) -> (PhysicsWorld, Vec<BodyHandle>, usize) {
         // (Returns as well the most pairs whose kept manifold a step used.)
         let mut physics = PhysicsWorld::new(WorkerPool::new(2).expect("threads"));
-        physics.set_resting(false);
+        physics.set_sleeping(false);
         let mut shapes = Boxes::default();
         let mut handles = Vec::new();
         let bodies: [([f64; 3], [usize; 3]); 5] = [

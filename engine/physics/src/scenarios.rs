@@ -70,7 +70,7 @@ fn free_fall_matches_the_closed_form_of_the_integrator() {
         assert!(relative(body.position[2] - 0.5, -0.25 * STEP * n) < 1e-9);
         assert_eq!(body.orientation, [0.0, 0.0, 0.0, 1.0]);
         assert_eq!(body.touching, 0);
-        assert!(!body.resting);
+        assert!(!body.sleeping);
     }
 }
 
@@ -97,7 +97,7 @@ fn a_cube_dropped_on_the_ground_comes_to_rest_upright() {
     let ground = Ground { height: 0.0 };
     let mut rested = false;
     let steps = run(&mut physics, 360, &ground, &Boxes::default(), |physics| {
-        rested = view(physics, handle).resting;
+        rested = view(physics, handle).sleeping;
         rested
     });
     assert!(
@@ -159,7 +159,7 @@ fn a_beam_on_a_ledge_stays_with_its_middle_behind_the_edge_and_tips_past_it() {
     let (start, end) = beam_on_ledge(-0.3);
     assert!(distance(start.position, end.position) < 0.05, "{end:?}");
     assert!(turn_angle(end.orientation) < 0.02, "{end:?}");
-    assert!(end.resting, "{end:?}");
+    assert!(end.sleeping, "{end:?}");
     let (_, end) = beam_on_ledge(0.3);
     assert!(end.position[1] < -1.0, "did not tip off: {end:?}");
 }
@@ -177,10 +177,10 @@ fn a_cube_dropped_from_100_m_stops_on_a_thin_slab() {
     run(&mut physics, 900, &slab, &Boxes::default(), |physics| {
         let body = physics.body(handle).expect("still in the world");
         lowest = lowest.min(body.position[1]);
-        body.resting
+        body.sleeping
     });
     let body = view(&physics, handle);
-    assert!(body.resting, "{body:?}");
+    assert!(body.sleeping, "{body:?}");
     assert!((body.position[1] - 0.5).abs() < 0.03, "{body:?}");
     assert!(lowest > 0.45, "sank to {lowest}");
 }
@@ -227,7 +227,7 @@ fn two_falling_cubes_land_on_each_other_without_passing_through() {
     // The lower cube lands first and is still moving when the upper one lands on it.
     let (physics, lower, upper, report) = stack(2, 1.0, 2.5);
     let (a, b) = (view(&physics, lower), view(&physics, upper));
-    assert!(a.resting && b.resting, "{a:?} {b:?}");
+    assert!(a.sleeping && b.sleeping, "{a:?} {b:?}");
     assert!((a.position[1] - 0.5).abs() < 0.03, "{a:?}");
     assert!((b.position[1] - 1.5).abs() < 0.05, "{b:?}");
     assert!(turn_angle(b.orientation) < 0.05, "{b:?}");
@@ -239,7 +239,7 @@ fn a_body_landing_on_a_sleeping_one_wakes_it_before_the_solve() {
     // The lower cube starts on the ground and sleeps before the upper one arrives.
     let (physics, lower, upper, report) = stack(1, 0.001, 3.0);
     let (a, b) = (view(&physics, lower), view(&physics, upper));
-    assert!(a.resting && b.resting);
+    assert!(a.sleeping && b.sleeping);
     assert!((b.position[1] - 1.5).abs() < 0.05, "{b:?}");
     assert_eq!(report.came_to_rest.first(), Some(&lower));
     // Woken where it lay, by the upper cube's contacts, and asleep again with it: the two
@@ -349,7 +349,7 @@ fn a_body_that_falls_out_of_the_world_is_removed_and_reported() {
     assert_eq!(fell, vec![falls]);
     assert!(physics.body(falls).is_none());
     assert_eq!(physics.len(), 1);
-    assert!(view(&physics, stays).resting);
+    assert!(view(&physics, stays).sleeping);
     assert_eq!(physics.handles().collect::<Vec<_>>(), vec![stays]);
 }
 
@@ -452,7 +452,7 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
         .set_pose(handle, [0.0, 0.001, 0.0], [0.0, 0.0, 0.0, 1.0])
         .expect("a valid pose");
     run(&mut physics, 120, &ground, &Boxes::default(), |_| false);
-    assert!(view(&physics, handle).resting);
+    assert!(view(&physics, handle).sleeping);
     let hash = physics.state_hash();
     physics.step(&ground, &Boxes::default());
     assert_eq!(physics.state_hash(), hash, "a resting body is not stepped");
@@ -463,7 +463,7 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
     physics.step(&ground, &Boxes::default());
     let body = view(&physics, handle);
     assert!(
-        !body.resting && body.position[1] > 0.01 && body.age <= STEP,
+        !body.sleeping && body.position[1] > 0.01 && body.age <= STEP,
         "{body:?}"
     );
 }
@@ -471,21 +471,21 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
 #[test]
 fn with_resting_off_a_still_cube_stays_awake_and_on_the_ground() {
     let mut physics = physics(1);
-    physics.set_resting(false);
+    physics.set_sleeping(false);
     let handle = physics.add(&cube([-0.5, 1.0, -0.5])).expect("a cube");
     let ground = Ground { height: 0.0 };
     // Past both the still time and the longest fall.
     let steps = ((LONGEST_FALL + 1.0) / STEP) as usize;
     run(&mut physics, steps, &ground, &Boxes::default(), |_| false);
     let body = view(&physics, handle);
-    assert!(!body.resting, "{body:?}");
+    assert!(!body.sleeping, "{body:?}");
     assert_eq!(physics.awake_count(), 1);
     assert!(body.touching > 0, "{body:?}");
     assert!((body.position[1] - 0.5).abs() < 0.02, "{body:?}");
     // Resting on again: it comes to rest within the still time.
-    physics.set_resting(true);
+    physics.set_sleeping(true);
     let steps = run(&mut physics, 120, &ground, &Boxes::default(), |physics| {
-        view(physics, handle).resting
+        view(physics, handle).sleeping
     });
     assert!(steps < 120, "{:?}", view(&physics, handle));
 }
@@ -496,14 +496,15 @@ fn with_resting_off_a_still_cube_stays_awake_and_on_the_ground() {
 /// the column's axis.
 fn stack_of_ten(seconds: f64) -> (f64, f64) {
     let mut physics = physics(1);
-    physics.set_resting(false);
+    physics.set_sleeping(false);
     let ground = Ground { height: 0.0 };
     let mut shapes = Boxes::default();
     let mut handles = Vec::new();
     let still = |physics: &PhysicsWorld, handles: &[BodyHandle]| {
         handles.iter().all(|&handle| {
             let body = view(physics, handle);
-            math::length(body.velocity) < STILL_SPEED && math::length(body.spin) < STILL_SPIN
+            math::length(body.velocity) < STILL_SPEED
+                && math::length(body.angular_velocity) < STILL_SPIN
         })
     };
     for level in 0..10 {
@@ -599,7 +600,7 @@ fn a_body_in_free_fall_is_never_put_to_rest_in_the_air() {
     let steps = (25.0 / STEP) as usize;
     run(&mut physics, steps, &ground, &Boxes::default(), |_| false);
     let body = view(&physics, handle);
-    assert!(!body.resting, "{body:?}");
+    assert!(!body.sleeping, "{body:?}");
     assert_eq!(body.age, 0.0, "it never touched anything: {body:?}");
     assert!(body.velocity[1] < -0.99 * GRAVITY * 25.0, "{body:?}");
     assert!(body.position[1] > 500.0, "{body:?}");
@@ -656,7 +657,7 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
     // weight's push, under the limit.
     assert!(!reported.is_empty() && reported.len() <= 3, "{reported:?}");
     assert!(reported.iter().all(|&step| step < 120), "{reported:?}");
-    assert!(view(&physics, unlimited).touching > 0 || view(&physics, unlimited).resting);
+    assert!(view(&physics, unlimited).touching > 0 || view(&physics, unlimited).sleeping);
 }
 
 /// A 2 m × 2 m slab of 1 m blocks lying on the ground touches it at the 25 corners of its
@@ -667,7 +668,7 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
 fn a_slab_lying_flat_is_solved_at_its_corners_and_pushed_at_every_point() {
     let mut physics = physics(1);
     // Kept awake, so that it is stepped lying still.
-    physics.set_resting(false);
+    physics.set_sleeping(false);
     let handle = physics
         .add(&block_box([-1.0, 0.001, -1.0], [2, 1, 2], 1.0))
         .expect("a slab");
@@ -743,7 +744,7 @@ impl Solid for RisingGround {
 /// at the end.
 fn thrown_on_rising_ground(keep: bool) -> (u64, usize, f64) {
     let mut physics = physics(2);
-    physics.set_resting(false);
+    physics.set_sleeping(false);
     let mut shapes = Boxes::default();
     let mut next = uniform(0xc1ea_5eed);
     for index in 0..30 {
@@ -858,10 +859,10 @@ fn a_body_whose_middle_is_told_nothing_is_near_still_lands_on_what_its_points_to
             if body.position[1] > 10.0 {
                 asked_falling = asked_falling.min(physics.last_step_counts().asked);
             }
-            body.resting
+            body.sleeping
         });
         let body = view(&physics, handle);
-        assert!(body.resting, "still moving after {steps} steps: {body:?}");
+        assert!(body.sleeping, "still moving after {steps} steps: {body:?}");
         // On the ground, standing (its middle 1.5 m up) or fallen over (0.5 m): struck on its
         // end at 20 m/s, it bounces and may topple, as it does in rapier3d 0.36.
         let [x, _, z, _] = body.orientation;

@@ -61,14 +61,14 @@ crate::most!(
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BodyState {
     pub handle: BodyHandle,
-    /// Where the middle is in the world.
+    /// Where the centre of mass is in the world.
     pub position: [f64; 3],
     /// `[x, y, z, w]`, unit length.
     pub orientation: [f64; 4],
     pub velocity: [f64; 3],
-    /// World frame, radians per second.
-    pub spin: [f64; 3],
-    pub resting: bool,
+    /// Angular velocity, world frame, radians per second.
+    pub angular_velocity: [f64; 3],
+    pub sleeping: bool,
     /// Seconds it has been touching and slow.
     pub still: f64,
     /// Seconds it has touched something since it was added or woken.
@@ -120,8 +120,8 @@ impl PhysicsWorld {
                     position: bodies.motion.position[dense],
                     orientation: bodies.motion.orientation[dense],
                     velocity: bodies.motion.velocity[dense],
-                    spin: bodies.motion.spin[dense],
-                    resting: bodies.sleep.resting[dense],
+                    angular_velocity: bodies.motion.spin[dense],
+                    sleeping: bodies.sleep.resting[dense],
                     still: bodies.sleep.still[dense],
                     age: bodies.sleep.age[dense],
                     touching: bodies.sleep.touching[dense],
@@ -197,8 +197,8 @@ impl PhysicsWorld {
             bodies.motion.position[dense] = body.position;
             bodies.motion.orientation[dense] = body.orientation;
             bodies.motion.velocity[dense] = body.velocity;
-            bodies.motion.spin[dense] = body.spin;
-            bodies.sleep.resting[dense] = body.resting;
+            bodies.motion.spin[dense] = body.angular_velocity;
+            bodies.sleep.resting[dense] = body.sleeping;
             bodies.sleep.still[dense] = body.still;
             bodies.sleep.age[dense] = body.age;
             bodies.sleep.touching[dense] = body.touching;
@@ -291,7 +291,7 @@ impl BodyState {
         let vectors: [(&str, Vector); 3] = [
             ("position", self.position),
             ("velocity", self.velocity),
-            ("spin", self.spin),
+            ("spin", self.angular_velocity),
         ];
         for (field, value) in vectors {
             if let Some(axis) = value.iter().position(|c| !c.is_finite()) {
@@ -316,11 +316,11 @@ impl BodyState {
                 shown(speed)
             ));
         }
-        let spin = math::length(self.spin);
+        let spin = math::length(self.angular_velocity);
         if spin > MOST_SPIN * (1.0 + ROUNDING) {
             return Err(format!(
                 "spin {:?} is {} rad/s, faster than the {MOST_SPIN} rad/s a body may spin",
-                self.spin.map(shown),
+                self.angular_velocity.map(shown),
                 shown(spin)
             ));
         }
@@ -423,7 +423,7 @@ mod tests {
         let body = state.bodies[0];
         assert_eq!(body.handle, fast);
         assert!(math::length(body.velocity) <= MOST_SPEED * (1.0 + 1e-12));
-        assert!(math::length(body.spin) <= MOST_SPIN * (1.0 + 1e-12));
+        assert!(math::length(body.angular_velocity) <= MOST_SPIN * (1.0 + 1e-12));
         body.check().expect("a state a restore accepts");
         let mut outside = body;
         outside.position[0] = 1e300;

@@ -115,8 +115,8 @@ impl PhysicsWorld {
     ///
     /// [`STILL_TIME`]: super::STILL_TIME
     /// [`LONGEST_FALL`]: super::LONGEST_FALL
-    pub fn set_resting(&mut self, resting: bool) {
-        self.resting = resting;
+    pub fn set_sleeping(&mut self, sleeping: bool) {
+        self.resting = sleeping;
     }
 
     /// How many pairs of bodies a step gives contacts to, and how many contacts those pairs may

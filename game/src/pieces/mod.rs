@@ -450,7 +450,7 @@ impl Pieces {
         }
         report.split = self.break_struck(&impacts);
         for handle in came_to_rest {
-            if !self.is_resting(handle) {
+            if !self.is_sleeping(handle) {
                 continue;
             }
             if let Some((low, high)) = self.bounds(handle) {
@@ -494,8 +494,8 @@ impl Pieces {
     }
 
     /// Whether a piece is rubble: lying at rest.
-    pub fn is_resting(&self, handle: BodyHandle) -> bool {
-        self.physics.body(handle).is_some_and(|body| body.resting)
+    pub fn is_sleeping(&self, handle: BodyHandle) -> bool {
+        self.physics.body(handle).is_some_and(|body| body.sleeping)
     }
 
     /// The box (low, high, in meters) a piece lies in: its points' sphere.
@@ -510,7 +510,7 @@ impl Pieces {
     /// resting. What touches it wakes in the next step, when its contacts reach it (the
     /// physics wakes islands whole), and is reported then ([`PiecesReport::woke`]).
     pub fn wake(&mut self, handle: BodyHandle) -> Vec<(BodyHandle, [f32; 3], [f32; 3])> {
-        if !self.is_resting(handle) {
+        if !self.is_sleeping(handle) {
             return Vec::new();
         }
         match (self.bounds(handle), self.physics.wake(handle)) {
@@ -559,7 +559,7 @@ impl Pieces {
             .keys()
             .copied()
             .filter(|&handle| {
-                self.is_resting(handle)
+                self.is_sleeping(handle)
                     && self.bounds(handle).is_some_and(|(l, h)| {
                         (0..3).all(|axis| l[axis] <= high[axis] && h[axis] >= low[axis])
                     })
@@ -645,7 +645,7 @@ impl Pieces {
                 .to_world(handle, middle)
                 .ok_or(PhysicsError::StaleHandle(handle))?;
             let lever: [f64; 3] = std::array::from_fn(|axis| position[axis] - body.position[axis]);
-            let [wx, wy, wz] = body.spin;
+            let [wx, wy, wz] = body.angular_velocity;
             let turning = [
                 wy * lever[2] - wz * lever[1],
                 wz * lever[0] - wx * lever[2],
@@ -661,7 +661,7 @@ impl Pieces {
             let new = self.add(blocks)?;
             self.physics.set_pose(new, position, body.orientation)?;
             self.physics.set_velocity(new, velocity)?;
-            self.physics.set_spin(new, body.spin)?;
+            self.physics.set_spin(new, body.angular_velocity)?;
             made.push(new);
         }
         Ok(made)
@@ -748,7 +748,7 @@ impl Pieces {
                 let inside: [f32; 3] =
                     std::array::from_fn(|axis| point[axis] + direction[axis] * 0.01);
                 return self.pieces.iter().find_map(|(&handle, piece)| {
-                    if !self.is_resting(handle) {
+                    if !self.is_sleeping(handle) {
                         return None;
                     }
                     let local = self.physics.to_local(handle, inside.map(f64::from))?;
@@ -985,7 +985,7 @@ mod tests {
         settle(&mut pieces, &field);
         assert!([below, on_top, beside, apart]
             .iter()
-            .all(|&h| pieces.is_resting(h)));
+            .all(|&h| pieces.is_sleeping(h)));
         let woken: Vec<BodyHandle> = pieces.wake(below).into_iter().map(|(h, _, _)| h).collect();
         assert_eq!(woken, vec![below]);
         let report = pieces.update(blockfall_physics::STEP, &TerrainSolid { field: &field });
@@ -997,7 +997,7 @@ mod tests {
             woke, touching,
             "what touches it wakes with it, in the next step"
         );
-        assert!(pieces.is_resting(apart), "what lies apart stays");
+        assert!(pieces.is_sleeping(apart), "what lies apart stays");
         let report = settle(&mut pieces, &field);
         assert!(report.woke.is_empty(), "nothing more: {report:?}");
         assert_eq!(
@@ -1027,7 +1027,7 @@ mod tests {
         let report = settle(&mut pieces, &field);
         let woke: Vec<BodyHandle> = report.woke.iter().map(|(h, _, _)| *h).collect();
         assert_eq!(woke, vec![rubble], "{report:?}");
-        assert!(pieces.is_resting(rubble) && pieces.is_resting(laid));
+        assert!(pieces.is_sleeping(rubble) && pieces.is_sleeping(laid));
         let now = pieces.physics().body(rubble).unwrap().position;
         let moved = (0..3).map(|a| (now[a] - lay[a]).abs()).fold(0.0, f64::max);
         assert!(moved < 2e-3, "the rubble moved {moved} m");
@@ -1040,7 +1040,7 @@ mod tests {
         let below = pieces.add(vec![cube(0, 0, 0)]).unwrap();
         let on_top = pieces.add(vec![cube(0, 2, 0)]).unwrap();
         settle(&mut pieces, &field);
-        assert!(pieces.is_resting(below) && pieces.is_resting(on_top));
+        assert!(pieces.is_sleeping(below) && pieces.is_sleeping(on_top));
         let hash = pieces.physics().state_hash();
         assert!(matches!(
             pieces.launch(below, [f64::NAN, 0.0, 0.0], [0.0; 3]),
@@ -1053,7 +1053,7 @@ mod tests {
             .launch(below, [0.0; 3], [0.0, f64::INFINITY, 0.0])
             .is_err());
         assert_eq!(pieces.physics().state_hash(), hash, "nothing changed");
-        assert!(pieces.is_resting(below));
+        assert!(pieces.is_sleeping(below));
 
         let woken: Vec<BodyHandle> = pieces
             .launch(below, [3.0, 4.0, 0.0], [0.0, 1.0, 0.0])
@@ -1064,7 +1064,7 @@ mod tests {
         assert_eq!(woken, vec![below], "what lies on it wakes in the next step");
         let body = pieces.physics().body(below).unwrap();
         assert_eq!(
-            (body.velocity, body.spin),
+            (body.velocity, body.angular_velocity),
             ([3.0, 4.0, 0.0], [0.0, 1.0, 0.0])
         );
         // A piece already moving is launched again without waking anything.

@@ -24,7 +24,7 @@ impl Rubble<'_> {
             .iter()
             .filter_map(move |(&handle, piece)| {
                 let body = self.pieces.physics.body(handle)?;
-                if !body.resting {
+                if !body.sleeping {
                     return None;
                 }
                 let apart = (0..3)

@@ -105,8 +105,8 @@ impl StateLine {
                     center_of_mass: body.position,
                     orientation: body.orientation,
                     velocity: body.velocity,
-                    spin: body.spin,
-                    resting: body.resting,
+                    spin: body.angular_velocity,
+                    resting: body.sleeping,
                     contact_points: piece.contact_points,
                 })
                 .collect(),

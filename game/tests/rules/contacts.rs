@@ -137,10 +137,10 @@ fn assert_in_place_within(
             across <= across_most
                 && tilt < 1.0
                 && gap.abs() <= 0.005 * f64::from(contacts)
-                && body.resting,
+                && body.sleeping,
             "{scene}: cube {index} ({cube:?}) rests {across:.4} m off its place across, tilted \
              {tilt:.3}°, its bottom {gap:.4} m from its floor, resting {}: {body:?}",
-            body.resting
+            body.sleeping
         );
     }
     steps(world, 10.0);
@@ -151,9 +151,9 @@ fn assert_in_place_within(
             .sum::<f64>()
             .sqrt();
         assert!(
-            now.resting && moved < 1e-3,
+            now.sleeping && moved < 1e-3,
             "{scene}: cube {index} moved {moved} m over 10 s (resting {})",
-            now.resting
+            now.sleeping
         );
     }
 }

@@ -67,7 +67,7 @@ fn step(pieces: &mut Pieces) -> StepCounts {
 /// Every piece's place, turn, velocity and spin are numbers.
 fn all_finite(pieces: &Pieces) -> bool {
     pieces.iter().all(|(_, _, body)| {
-        [body.position, body.velocity, body.spin]
+        [body.position, body.velocity, body.angular_velocity]
             .iter()
             .flatten()
             .chain(&body.orientation)

@@ -354,7 +354,7 @@ impl RestWatch {
         let mut longest = 0.0f64;
         let mut awake = HashMap::new();
         for &(handle, body) in bodies {
-            if body.resting {
+            if body.sleeping {
                 continue;
             }
             let before = match self.awake.get(&handle) {
@@ -406,7 +406,7 @@ fn check_state(
             .iter()
             .chain(&body.orientation)
             .chain(&body.velocity)
-            .chain(&body.spin);
+            .chain(&body.angular_velocity);
         if !values.clone().all(|v| v.is_finite()) {
             return Err(format!("piece {id} is not finite: {body:?}"));
         }
@@ -602,7 +602,7 @@ fn run_scene(scene: &RandomScene, coverage: &mut Coverage) -> Result<(), String>
             if seen.insert(handle) {
                 coverage.pieces_made += 1;
             }
-            if body.resting && body.age >= LONGEST_FALL && watch.awake.contains_key(&handle) {
+            if body.sleeping && body.age >= LONGEST_FALL && watch.awake.contains_key(&handle) {
                 coverage.rested_by_longest_fall += 1;
             }
         }
@@ -912,7 +912,7 @@ fn throw(world: &mut World, throw: &Throw, depth: &mut Depth) -> Result<(), Stri
             }
         }
         followed = next;
-        let resting = |piece: &Followed| world.pieces().is_resting(piece.handle);
+        let resting = |piece: &Followed| world.pieces().is_sleeping(piece.handle);
         if followed.iter().all(resting) {
             break;
         }

@@ -188,8 +188,14 @@ fn tumble(size: u8, material: usize, degrees: f64, height: f64) -> Tumble {
         let dot: f64 = (0..4).map(|i| now.orientation[i] * last[i]).sum();
         turned += 2.0 * dot.abs().min(1.0).acos();
         last = now.orientation;
-        most_spin = most_spin.max(now.spin.iter().map(|c| c * c).sum::<f64>().sqrt());
-        if now.resting {
+        most_spin = most_spin.max(
+            now.angular_velocity
+                .iter()
+                .map(|c| c * c)
+                .sum::<f64>()
+                .sqrt(),
+        );
+        if now.sleeping {
             break;
         }
     }
@@ -211,7 +217,7 @@ fn tumble(size: u8, material: usize, degrees: f64, height: f64) -> Tumble {
         quarter_turns: turned / std::f64::consts::FRAC_PI_2,
         travelled,
         most_spin,
-        resting: end.resting,
+        resting: end.sleeping,
     }
 }
 
@@ -304,7 +310,7 @@ fn a_heavy_cube_does_not_press_light_ones_into_the_ground() {
                 .sum::<f64>()
                 .sqrt();
             assert!(
-                moved < 1e-3 && now.resting,
+                moved < 1e-3 && now.sleeping,
                 "materials {top} on {bottom}: a plank cube moved {moved} m over 4 s: {now:?}"
             );
         }
@@ -345,14 +351,17 @@ fn a_cube_tipping_over_an_edge_keeps_about_a_quarter_of_its_spin() {
             let now = body(&world, handle);
             let tilt = tilt_degrees(&now);
             if !struck {
-                before = before.max(was.spin[2]);
+                before = before.max(was.angular_velocity[2]);
                 // The face strikes: most of the spin goes in one step.
-                if tilt < 3.0 && was.spin[2] > 0.5 && now.spin[2] < 0.6 * was.spin[2] {
+                if tilt < 3.0
+                    && was.angular_velocity[2] > 0.5
+                    && now.angular_velocity[2] < 0.6 * was.angular_velocity[2]
+                {
                     struck = true;
-                    after = now.spin[2];
+                    after = now.angular_velocity[2];
                 }
             } else {
-                after = after.max(now.spin[2]);
+                after = after.max(now.angular_velocity[2]);
                 turned_after = turned_after.max(tilt_degrees(&now));
             }
         }
@@ -360,7 +369,7 @@ fn a_cube_tipping_over_an_edge_keeps_about_a_quarter_of_its_spin() {
         eprintln!(
             "{side} m, material {material}: spin {before:.2} rad/s before, {after:.2} after, \
              tilted up to {turned_after:.1}° after, resting {}",
-            end.resting
+            end.sleeping
         );
         assert!(struck, "{side} m: it fell onto its face");
         assert!(
@@ -368,7 +377,7 @@ fn a_cube_tipping_over_an_edge_keeps_about_a_quarter_of_its_spin() {
             "{side} m, material {material}: {after:.3} rad/s kept of {before:.3}"
         );
         assert!(
-            tilt_degrees(&end) < 1.0 && end.resting,
+            tilt_degrees(&end) < 1.0 && end.sleeping,
             "it lies on its face: {end:?}"
         );
     }

@@ -163,7 +163,7 @@ fn assert_kept(seen: &Seen) {
             }
             for body in new {
                 let r: [f64; 3] = std::array::from_fn(|a| body.position[a] - old.position[a]);
-                let w = old.spin;
+                let w = old.angular_velocity;
                 let turning = [
                     w[1] * r[2] - w[2] * r[1],
                     w[2] * r[0] - w[0] * r[2],
@@ -172,7 +172,7 @@ fn assert_kept(seen: &Seen) {
                 for ((got, was), turn) in body.velocity.iter().zip(old.velocity).zip(turning) {
                     assert!((got - (was + turn)).abs() < 1e-9, "{body:?} from {old:?}");
                 }
-                assert_eq!(body.spin, old.spin);
+                assert_eq!(body.angular_velocity, old.angular_velocity);
             }
         }
     }

@@ -320,7 +320,7 @@ fn change_save(rng: &mut Rng, save: &mut WorldSave) {
                     1 => body.orientation[rng.below(4)] = odd_f64(rng),
                     2 => body.orientation = [0.0; 4],
                     3 => body.velocity[rng.below(3)] = odd_f64(rng),
-                    4 => body.spin[rng.below(3)] = odd_f64(rng),
+                    4 => body.angular_velocity[rng.below(3)] = odd_f64(rng),
                     5 => body.still = odd_f64(rng),
                     6 => body.age = odd_f64(rng),
                     _ => body.touching = odd_u32(rng),

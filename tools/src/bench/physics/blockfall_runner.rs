@@ -56,7 +56,8 @@ pub(super) fn blockfall_world(
     for (index, place) in placed.iter().enumerate() {
         let handle = physics.add(&place.piece.desc())?;
         let view = physics.body(handle).context("a body just added")?;
-        let from_box = [0, 1, 2].map(|axis| view.center[axis] - place.piece.box_middle()[axis]);
+        let from_box =
+            [0, 1, 2].map(|axis| view.center_of_mass[axis] - place.piece.box_middle()[axis]);
         let turned = rotate(place.turn, from_box);
         let position = [0, 1, 2].map(|axis| place.at[axis] + turned[axis]);
         physics.set_pose(handle, position, place.turn)?;
@@ -162,7 +163,7 @@ pub(super) fn run_blockfall(
 ) -> anyhow::Result<Run> {
     let placed = &stage.placed;
     let (mut physics, shapes, handles) = blockfall_world(placed, threads)?;
-    physics.set_resting(resting);
+    physics.set_sleeping(resting);
     let mut judge = if strength {
         Some(StrengthJudge::new(placed, &mut physics, &handles)?)
     } else {
@@ -200,7 +201,7 @@ pub(super) fn run_blockfall(
         awake: physics.awake_count(),
         moving: views
             .iter()
-            .filter(|view| is_moving(view.velocity, view.spin))
+            .filter(|view| is_moving(view.velocity, view.angular_velocity))
             .count(),
         in_ground,
         highest,
@@ -239,7 +240,7 @@ pub(super) fn check_blockfall(
             .iter()
             .chain(&view.orientation)
             .chain(&view.velocity)
-            .chain(&view.spin)
+            .chain(&view.angular_velocity)
             .all(|value| value.is_finite());
         ensure!(
             finite,

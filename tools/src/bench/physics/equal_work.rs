@@ -177,7 +177,7 @@ pub fn run_heap_only(
     heap.warm(&solids);
     // The work of the steps, once: the same on any thread count.
     let (mut physics, shapes, _) = blockfall_world(&heap.placed, 1)?;
-    physics.set_resting(false);
+    physics.set_sleeping(false);
     for step in 1..=steps {
         physics.step(&solids, &shapes);
         if step % 150 == 0 || step == steps {
@@ -231,7 +231,7 @@ fn phase_means(
     let mut names = [""; PHASES];
     for _ in 0..repeats {
         let (mut physics, shapes, _) = blockfall_world(heap, threads)?;
-        physics.set_resting(false);
+        physics.set_sleeping(false);
         for step in 0..steps {
             let started = std::time::Instant::now();
             physics.step(solids, &shapes);
@@ -338,7 +338,7 @@ mod tests {
             .into_iter()
             .map(|threads| {
                 let (mut physics, shapes, _) = blockfall_world(&placed, threads).expect("a world");
-                physics.set_resting(false);
+                physics.set_sleeping(false);
                 let (mut touching, mut regions, mut apart) = (0, 0, 0);
                 for _ in 0..HEAP_STEPS {
                     physics.step(&solids, &shapes);

@@ -25,7 +25,7 @@ impl PieceInstance {
     pub(super) fn of(body: &BodyView, light: f32) -> Self {
         let [x, y, z, w] = body.orientation.map(|c| c as f32);
         let [px, py, pz] = body.position.map(|c| c as f32);
-        let [cx, cy, cz] = body.center.map(|c| c as f32);
+        let [cx, cy, cz] = body.center_of_mass.map(|c| c as f32);
         Self {
             rotation: [x, y, z, w],
             position_light: [px, py, pz, light],
