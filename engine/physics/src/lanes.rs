@@ -529,9 +529,9 @@ impl Bundle {
     }
 
     /// One pass over its rows, each lane's in its group's order (the normal rows the other way
-    /// round in two passes: [`Bundle::backward`]), on the velocities it holds:
-    /// with AVX where the processor has it ([`avx`]), else with `wide`'s portable lanes. The
-    /// two give the same bits.
+    /// round in two passes: [`Bundle::backward`]), on the velocities it holds: the one kernel
+    /// ([`solve_pass`]) on AVX registers where the processor has them ([`avx`]), else on
+    /// `wide`'s portable lanes. The two give the same bits.
     fn solve_once(&mut self) {
         #[cfg(target_arch = "x86_64")]
         if avx::available() {
@@ -559,55 +559,7 @@ impl Bundle {
     /// [`Bundle::solve_once`] on `wide`'s lanes: on x86-64 builds without AVX enabled, two
     /// SSE2 instructions for each operation on four lanes.
     fn solve_once_portable(&mut self) {
-        let (inverse_mass_a, inverse_mass_b) = (self.inverse_mass_a, self.inverse_mass_b);
-        let mut velocity_a = self.velocity_a;
-        let mut spin_a = self.spin_a;
-        let mut velocity_b = self.velocity_b;
-        let mut spin_b = self.spin_b;
-        let friction = Wide::splat(FRICTION);
-        let backward = self.backward();
-        let mut solve = |row: &mut WideRow, low: Wide, high: Wide| {
-            let relative = [
-                velocity_a[0] - velocity_b[0],
-                velocity_a[1] - velocity_b[1],
-                velocity_a[2] - velocity_b[2],
-            ];
-            let speed = dot(&row.direction, &relative) + dot(&row.angular_a, &spin_a)
-                - dot(&row.angular_b, &spin_b);
-            let old = row.impulse;
-            let wanted = old + (row.target - speed) * row.mass;
-            let new = wanted.max(low).min(high);
-            let change = new - old;
-            row.impulse = new;
-            add_scaled(&mut velocity_a, &row.direction, inverse_mass_a * change);
-            add_scaled(&mut spin_a, &row.turn_a, change);
-            add_scaled(&mut velocity_b, &row.direction, -(inverse_mass_b * change));
-            add_scaled(&mut spin_b, &row.turn_b, -change);
-        };
-        if backward {
-            for [normal, _, _] in self.contacts.iter_mut().rev() {
-                solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
-            }
-            for [normal, first, second] in &mut self.contacts {
-                let most = friction * normal.impulse;
-                solve(first, -most, most);
-                solve(second, -most, most);
-            }
-        } else {
-            for [normal, first, second] in &mut self.contacts {
-                solve(normal, Wide::ZERO, Wide::splat(f64::INFINITY));
-                let most = friction * normal.impulse;
-                solve(first, -most, most);
-                solve(second, -most, most);
-            }
-        }
-        if self.bouncing {
-            solve(&mut self.bounce_row, Wide::ZERO, Wide::splat(f64::INFINITY));
-        }
-        self.velocity_a = velocity_a;
-        self.spin_a = spin_a;
-        self.velocity_b = velocity_b;
-        self.spin_b = spin_b;
+        solve_pass::<Wide>(self);
     }
 
     /// Once the rows are solved: each lane's normal push summed
@@ -697,7 +649,163 @@ impl Bundle {
     }
 }
 
-/// The passes with AVX: one instruction for each operation on four lanes, where `wide` in a
+/// Four `f64` lanes and what a pass does with them, by `wide`'s rules: no fused multiply-add;
+/// `max` and `min` keep `self` where `rhs` is NaN; negation is `0 − x` (so −(+0) is +0). The
+/// one kernel ([`solve_pass`]) runs on `wide`'s portable lanes and on AVX registers
+/// ([`avx`]); the same operations in the same order give the same bits on both.
+trait Lanes: Copy {
+    fn load(wide: &Wide) -> Self;
+    fn store(self, wide: &mut Wide);
+    fn splat(value: f64) -> Self;
+    fn add(self, rhs: Self) -> Self;
+    fn sub(self, rhs: Self) -> Self;
+    fn mul(self, rhs: Self) -> Self;
+    fn max(self, rhs: Self) -> Self;
+    fn min(self, rhs: Self) -> Self;
+    fn neg(self) -> Self;
+}
+
+impl Lanes for Wide {
+    #[inline(always)]
+    fn load(wide: &Wide) -> Self {
+        *wide
+    }
+    #[inline(always)]
+    fn store(self, wide: &mut Wide) {
+        *wide = self;
+    }
+    #[inline(always)]
+    fn splat(value: f64) -> Self {
+        Wide::splat(value)
+    }
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        self + rhs
+    }
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        self - rhs
+    }
+    #[inline(always)]
+    fn mul(self, rhs: Self) -> Self {
+        self * rhs
+    }
+    #[inline(always)]
+    fn max(self, rhs: Self) -> Self {
+        Wide::max(self, rhs)
+    }
+    #[inline(always)]
+    fn min(self, rhs: Self) -> Self {
+        Wide::min(self, rhs)
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        -self
+    }
+}
+
+/// A [`WideVector`] in lanes `L`: an axis each.
+type LaneVector<L> = [L; 3];
+
+#[inline(always)]
+fn load_vector<L: Lanes>(wide: &WideVector) -> LaneVector<L> {
+    [L::load(&wide[0]), L::load(&wide[1]), L::load(&wide[2])]
+}
+
+#[inline(always)]
+fn store_vector<L: Lanes>(wide: &mut WideVector, value: LaneVector<L>) {
+    for (axis, part) in value.into_iter().enumerate() {
+        part.store(&mut wide[axis]);
+    }
+}
+
+/// `a·b` summed as `(a₀b₀ + a₁b₁) + a₂b₂`.
+#[inline(always)]
+fn lane_dot<L: Lanes>(a: &LaneVector<L>, b: &LaneVector<L>) -> L {
+    a[0].mul(b[0]).add(a[1].mul(b[1])).add(a[2].mul(b[2]))
+}
+
+/// `v + d · s` per axis.
+#[inline(always)]
+fn lane_add_scaled<L: Lanes>(v: &mut LaneVector<L>, d: &LaneVector<L>, s: L) {
+    for axis in 0..3 {
+        v[axis] = v[axis].add(d[axis].mul(s));
+    }
+}
+
+/// One row worked in every lane: the push that brings the row's speed to its target, kept
+/// within `low..=high` in all (the accumulated impulse), and its change given to the two
+/// bodies' velocities and angular velocities (`[velocity_a, spin_a, velocity_b, spin_b]`).
+#[inline(always)]
+fn solve_row<L: Lanes>(
+    row: &mut WideRow,
+    (low, high): (L, L),
+    (inverse_mass_a, inverse_mass_b): (L, L),
+    [velocity_a, spin_a, velocity_b, spin_b]: &mut [LaneVector<L>; 4],
+) {
+    let direction = load_vector(&row.direction);
+    let relative = [0, 1, 2].map(|axis| velocity_a[axis].sub(velocity_b[axis]));
+    let speed = lane_dot(&direction, &relative)
+        .add(lane_dot(&load_vector(&row.angular_a), spin_a))
+        .sub(lane_dot(&load_vector(&row.angular_b), spin_b));
+    let old = L::load(&row.impulse);
+    let wanted = old.add(L::load(&row.target).sub(speed).mul(L::load(&row.mass)));
+    let new = wanted.max(low).min(high);
+    let change = new.sub(old);
+    new.store(&mut row.impulse);
+    lane_add_scaled(velocity_a, &direction, inverse_mass_a.mul(change));
+    lane_add_scaled(spin_a, &load_vector(&row.turn_a), change);
+    lane_add_scaled(velocity_b, &direction, inverse_mass_b.mul(change).neg());
+    lane_add_scaled(spin_b, &load_vector(&row.turn_b), change.neg());
+}
+
+/// One pass of `bundle`'s rows in lanes `L` ([`Bundle::solve_once`]): written once for every
+/// kind of lane.
+#[inline(always)]
+fn solve_pass<L: Lanes>(bundle: &mut Bundle) {
+    let masses = (
+        L::load(&bundle.inverse_mass_a),
+        L::load(&bundle.inverse_mass_b),
+    );
+    let mut state = [
+        load_vector(&bundle.velocity_a),
+        load_vector(&bundle.spin_a),
+        load_vector(&bundle.velocity_b),
+        load_vector(&bundle.spin_b),
+    ];
+    let friction = L::splat(FRICTION);
+    let pushes_only = (L::splat(0.0), L::splat(f64::INFINITY));
+    let backward = bundle.backward();
+    if backward {
+        for [normal, _, _] in bundle.contacts.iter_mut().rev() {
+            solve_row(normal, pushes_only, masses, &mut state);
+        }
+        for [normal, first, second] in &mut bundle.contacts {
+            let most = friction.mul(L::load(&normal.impulse));
+            let limits = (most.neg(), most);
+            solve_row(first, limits, masses, &mut state);
+            solve_row(second, limits, masses, &mut state);
+        }
+    } else {
+        for [normal, first, second] in &mut bundle.contacts {
+            solve_row(normal, pushes_only, masses, &mut state);
+            let most = friction.mul(L::load(&normal.impulse));
+            let limits = (most.neg(), most);
+            solve_row(first, limits, masses, &mut state);
+            solve_row(second, limits, masses, &mut state);
+        }
+    }
+    if bundle.bouncing {
+        solve_row(&mut bundle.bounce_row, pushes_only, masses, &mut state);
+    }
+    let [velocity_a, spin_a, velocity_b, spin_b] = state;
+    store_vector(&mut bundle.velocity_a, velocity_a);
+    store_vector(&mut bundle.spin_a, spin_a);
+    store_vector(&mut bundle.velocity_b, velocity_b);
+    store_vector(&mut bundle.spin_b, spin_b);
+}
+
+/// The passes with AVX: [`solve_pass`] with one instruction for each operation on four lanes, where `wide` in a
 /// build for any x86-64 takes two. Found at run time (a build for any x86-64 runs on any), and
 /// bitwise the same as the portable pass: the same IEEE operations in the same order, no
 /// fused multiply-add, and `wide`'s rules for NaN in `max` and `min` and for negation
@@ -710,11 +818,12 @@ mod avx {
         _mm256_sub_pd, _CMP_UNORD_Q,
     };
 
-    use super::{Bundle, Wide, WideRow, WideVector};
-    use crate::tuning::FRICTION;
+    use super::{solve_pass, Bundle, Lanes, Wide};
 
-    /// One [`WideVector`] in AVX registers: an axis per register, a lane per `f64`.
-    type AvxVector = [__m256d; 3];
+    /// Four lanes in one AVX register. Made only inside [`solve_once`], which runs only where
+    /// the processor has AVX: what each of its operations asks of the processor is there.
+    #[derive(Clone, Copy)]
+    struct Avx(__m256d);
 
     /// Whether this processor has AVX (the answer is cached by the standard library).
     #[inline]
@@ -722,155 +831,67 @@ mod avx {
         std::arch::is_x86_feature_detected!("avx")
     }
 
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn load(wide: &Wide) -> __m256d {
-        // SAFETY: four `f64` in a row, read unaligned.
-        unsafe { _mm256_loadu_pd(wide.as_array_ref().as_ptr()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn store(wide: &mut Wide, value: __m256d) {
-        // SAFETY: four `f64` in a row, written unaligned.
-        unsafe { _mm256_storeu_pd(wide.as_array_mut().as_mut_ptr(), value) };
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn load_vector(wide: &WideVector) -> AvxVector {
-        [load(&wide[0]), load(&wide[1]), load(&wide[2])]
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn store_vector(wide: &mut WideVector, value: AvxVector) {
-        for (axis, part) in value.into_iter().enumerate() {
-            store(&mut wide[axis], part);
+    impl Lanes for Avx {
+        #[inline(always)]
+        fn load(wide: &Wide) -> Self {
+            // SAFETY: AVX is there (see `Avx`); four `f64` in a row, read unaligned.
+            Avx(unsafe { _mm256_loadu_pd(wide.as_array_ref().as_ptr()) })
         }
-    }
-
-    /// `a·b` as `wide`'s `dot` sums it: `(a₀b₀ + a₁b₁) + a₂b₂`.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn dot(a: &AvxVector, b: &AvxVector) -> __m256d {
-        _mm256_add_pd(
-            _mm256_add_pd(_mm256_mul_pd(a[0], b[0]), _mm256_mul_pd(a[1], b[1])),
-            _mm256_mul_pd(a[2], b[2]),
-        )
-    }
-
-    /// `v + d · s` per axis.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn add_scaled(v: &mut AvxVector, d: &AvxVector, s: __m256d) {
-        for axis in 0..3 {
-            v[axis] = _mm256_add_pd(v[axis], _mm256_mul_pd(d[axis], s));
+        #[inline(always)]
+        fn store(self, wide: &mut Wide) {
+            // SAFETY: AVX is there (see `Avx`); four `f64` in a row, written unaligned.
+            unsafe { _mm256_storeu_pd(wide.as_array_mut().as_mut_ptr(), self.0) };
         }
-    }
-
-    /// `wide`'s `max`: `rhs` NaN gives `value`, else the instruction's.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn max(value: __m256d, rhs: __m256d) -> __m256d {
-        let nan = _mm256_cmp_pd::<_CMP_UNORD_Q>(rhs, rhs);
-        _mm256_blendv_pd(_mm256_max_pd(value, rhs), value, nan)
-    }
-
-    /// `wide`'s `min`, likewise.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn min(value: __m256d, rhs: __m256d) -> __m256d {
-        let nan = _mm256_cmp_pd::<_CMP_UNORD_Q>(rhs, rhs);
-        _mm256_blendv_pd(_mm256_min_pd(value, rhs), value, nan)
-    }
-
-    /// `wide`'s negation, `0 − x` (so that −(+0) is +0, as there).
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn negate(value: __m256d) -> __m256d {
-        _mm256_sub_pd(_mm256_setzero_pd(), value)
-    }
-
-    /// One row, as `solve_once_portable`'s `solve` works it.
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn solve(
-        row: &mut WideRow,
-        (low, high): (__m256d, __m256d),
-        (inverse_mass_a, inverse_mass_b): (__m256d, __m256d),
-        [velocity_a, spin_a, velocity_b, spin_b]: &mut [AvxVector; 4],
-    ) {
-        let direction = load_vector(&row.direction);
-        let relative = [0, 1, 2].map(|axis| _mm256_sub_pd(velocity_a[axis], velocity_b[axis]));
-        let speed = _mm256_sub_pd(
-            _mm256_add_pd(
-                dot(&direction, &relative),
-                dot(&load_vector(&row.angular_a), spin_a),
-            ),
-            dot(&load_vector(&row.angular_b), spin_b),
-        );
-        let old = load(&row.impulse);
-        let wanted = _mm256_add_pd(
-            old,
-            _mm256_mul_pd(_mm256_sub_pd(load(&row.target), speed), load(&row.mass)),
-        );
-        let new = min(max(wanted, low), high);
-        let change = _mm256_sub_pd(new, old);
-        store(&mut row.impulse, new);
-        add_scaled(
-            velocity_a,
-            &direction,
-            _mm256_mul_pd(inverse_mass_a, change),
-        );
-        add_scaled(spin_a, &load_vector(&row.turn_a), change);
-        add_scaled(
-            velocity_b,
-            &direction,
-            negate(_mm256_mul_pd(inverse_mass_b, change)),
-        );
-        add_scaled(spin_b, &load_vector(&row.turn_b), negate(change));
+        #[inline(always)]
+        fn splat(value: f64) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe { _mm256_set1_pd(value) })
+        }
+        #[inline(always)]
+        fn add(self, rhs: Self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe { _mm256_add_pd(self.0, rhs.0) })
+        }
+        #[inline(always)]
+        fn sub(self, rhs: Self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe { _mm256_sub_pd(self.0, rhs.0) })
+        }
+        #[inline(always)]
+        fn mul(self, rhs: Self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe { _mm256_mul_pd(self.0, rhs.0) })
+        }
+        /// `wide`'s `max`: `rhs` NaN gives `self`, else the instruction's.
+        #[inline(always)]
+        fn max(self, rhs: Self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe {
+                let nan = _mm256_cmp_pd::<_CMP_UNORD_Q>(rhs.0, rhs.0);
+                _mm256_blendv_pd(_mm256_max_pd(self.0, rhs.0), self.0, nan)
+            })
+        }
+        /// `wide`'s `min`, likewise.
+        #[inline(always)]
+        fn min(self, rhs: Self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe {
+                let nan = _mm256_cmp_pd::<_CMP_UNORD_Q>(rhs.0, rhs.0);
+                _mm256_blendv_pd(_mm256_min_pd(self.0, rhs.0), self.0, nan)
+            })
+        }
+        /// `wide`'s negation, `0 − x`.
+        #[inline(always)]
+        fn neg(self) -> Self {
+            // SAFETY: AVX is there (see `Avx`).
+            Avx(unsafe { _mm256_sub_pd(_mm256_setzero_pd(), self.0) })
+        }
     }
 
     /// [`Bundle::solve_once`] with AVX: only for a processor that has it ([`available`]).
     #[target_feature(enable = "avx")]
     pub(super) fn solve_once(bundle: &mut Bundle) {
-        let masses = (load(&bundle.inverse_mass_a), load(&bundle.inverse_mass_b));
-        let mut state = [
-            load_vector(&bundle.velocity_a),
-            load_vector(&bundle.spin_a),
-            load_vector(&bundle.velocity_b),
-            load_vector(&bundle.spin_b),
-        ];
-        let friction = _mm256_set1_pd(FRICTION);
-        let pushes_only = (_mm256_setzero_pd(), _mm256_set1_pd(f64::INFINITY));
-        if bundle.backward() {
-            for [normal, _, _] in bundle.contacts.iter_mut().rev() {
-                solve(normal, pushes_only, masses, &mut state);
-            }
-            for [normal, first, second] in &mut bundle.contacts {
-                let most = _mm256_mul_pd(friction, load(&normal.impulse));
-                let limits = (negate(most), most);
-                solve(first, limits, masses, &mut state);
-                solve(second, limits, masses, &mut state);
-            }
-        } else {
-            for [normal, first, second] in &mut bundle.contacts {
-                solve(normal, pushes_only, masses, &mut state);
-                let most = _mm256_mul_pd(friction, load(&normal.impulse));
-                let limits = (negate(most), most);
-                solve(first, limits, masses, &mut state);
-                solve(second, limits, masses, &mut state);
-            }
-        }
-        if bundle.bouncing {
-            solve(&mut bundle.bounce_row, pushes_only, masses, &mut state);
-        }
-        let [velocity_a, spin_a, velocity_b, spin_b] = state;
-        store_vector(&mut bundle.velocity_a, velocity_a);
-        store_vector(&mut bundle.spin_a, spin_a);
-        store_vector(&mut bundle.velocity_b, velocity_b);
-        store_vector(&mut bundle.spin_b, spin_b);
+        solve_pass::<Avx>(bundle);
     }
 }
 
