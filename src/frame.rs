@@ -90,6 +90,8 @@ impl FrameRun<'_> {
         let started = self.clock.start();
         let run = &mut self.run;
         let mut play = PlayFrame::default();
+        // Input, play, stream, sync (`Play::advance`, `crate::playing`), then the frame's
+        // commands; then record and submit.
         let commands = match &mut *run.shown {
             Shown::World(world) => {
                 play = run.play.advance(run.gpu, world, run.frames, dt)?;
@@ -127,6 +129,7 @@ impl FrameRun<'_> {
                 submission: 0,
             });
         };
+        // Record: the world's passes (or the test scene's), then the HUD over them.
         self.run.shown.record(self.run.frames, target, time)?;
         if let Some(overlay) = self.overlay.as_deref_mut() {
             let hud = hud_text(self.run.play, self.run.shown, self.run.frames, *self.times);
@@ -138,6 +141,7 @@ impl FrameRun<'_> {
             return Err(error.into());
         }
         *self.submitted += 1;
+        // Submit: presented, or read back.
         let submission = end.submit(self.run.frames, &target, readback)?;
         *self.times = self.clock.times(started, played, (begun, recorded));
         if let Shown::World(world) = &*self.run.shown {

@@ -121,6 +121,7 @@ impl Play {
             // A script plays as if the mouse were captured: the tool's markers show.
             world.renderer.show_tool = true;
         }
+        // Input: the script's events due now and its held keys, or the player's.
         let (dt, input) = match &mut self.script {
             Some(script) => {
                 let frame = script.begin_frame(&mut world.world)?;
@@ -138,6 +139,7 @@ impl Play {
             }
             None => (dt, &mut self.input),
         };
+        // Play: the world's frame; the ground it changed meshed again at once.
         let report = world.frame(frames, dt, input, &commands)?;
         play.commands = report.commands;
         // Blocks that left the world without falling as a piece are said, never lost unsaid.
@@ -148,6 +150,7 @@ impl Play {
         if let Some(refusal) = world.world.take_tool_refusal() {
             self.say(refusal);
         }
+        // Stream, then sync: the chunks in and out, the blocks' and pieces' meshes up to date.
         world.stream(frames, LOADS_PER_FRAME)?;
         world.sync(gpu)?;
         if let Some((_, frames_left)) = &mut self.message {
