@@ -289,8 +289,8 @@ columns!(
         position: Vector,
         orientation: Quaternion,
         velocity: Vector,
-        /// Angular velocity, world frame, radians per second.
-        spin: Vector,
+        /// World frame, radians per second.
+        angular_velocity: Vector,
     }
 );
 
@@ -299,8 +299,8 @@ columns!(
     Inertial {
         mass: f64,
         inverse_mass: f64,
-        /// The centre of mass in the body's own frame.
-        center: Vector,
+        /// In the body's own frame.
+        center_of_mass: Vector,
         /// About the centre of mass, in the body's own frame.
         inertia: Matrix,
         inverse_inertia: Matrix,
@@ -333,8 +333,8 @@ columns!(
 columns!(
     /// Whether each body sleeps, and what decides it: what the islands read and write.
     Sleep {
-        /// Sleeping: not stepped until woken.
-        resting: bool,
+        /// Not stepped until woken.
+        sleeping: bool,
         /// Seconds it has been touching and slow.
         still: f64,
         /// Seconds it has touched something since it was added or woken.
@@ -571,10 +571,10 @@ impl Bodies {
         self.motion.position.push(properties.center);
         self.motion.orientation.push(NO_TURN);
         self.motion.velocity.push(ZERO);
-        self.motion.spin.push(ZERO);
+        self.motion.angular_velocity.push(ZERO);
         self.inertial.mass.push(properties.mass);
         self.inertial.inverse_mass.push(1.0 / properties.mass);
-        self.inertial.center.push(properties.center);
+        self.inertial.center_of_mass.push(properties.center);
         self.inertial.inertia.push(properties.inertia);
         self.inertial
             .inverse_inertia
@@ -582,7 +582,7 @@ impl Bodies {
         self.shape.points_start.push(start);
         self.shape.points_count.push(points.len() as u32);
         self.shape.radius.push(radius);
-        self.sleep.resting.push(false);
+        self.sleep.sleeping.push(false);
         self.sleep.still.push(0.0);
         self.sleep.age.push(0.0);
         self.sleep.touching.push(0);
@@ -663,12 +663,12 @@ impl Bodies {
     pub fn view(&self, dense: usize) -> BodyView {
         BodyView {
             mass: self.inertial.mass[dense],
-            center_of_mass: self.inertial.center[dense],
+            center_of_mass: self.inertial.center_of_mass[dense],
             position: self.motion.position[dense],
             orientation: self.motion.orientation[dense],
             velocity: self.motion.velocity[dense],
-            angular_velocity: self.motion.spin[dense],
-            sleeping: self.sleep.resting[dense],
+            angular_velocity: self.motion.angular_velocity[dense],
+            sleeping: self.sleep.sleeping[dense],
             touching: self.sleep.touching[dense],
             age: self.sleep.age[dense],
             inverse_inertia: self.inertial.inverse_inertia[dense],

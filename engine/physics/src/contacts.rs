@@ -337,7 +337,7 @@ impl ContactJob {
         let position = bodies.motion.position[body];
         let rotation = &scene.rotation[body];
         let velocity = bodies.motion.velocity[body];
-        let spin = bodies.motion.spin[body];
+        let spin = bodies.motion.angular_velocity[body];
         let bound = scene.bound[body];
         let radius = bodies.shape.radius[body];
         let most_reach = MARGIN + bound * STEP;
@@ -526,7 +526,7 @@ impl ContactJob {
         if !points_against(scene, (body, other_index), false, extra, &mut self.contacts) {
             return;
         }
-        if scene.bodies.sleep.resting[other_index] {
+        if scene.bodies.sleep.sleeping[other_index] {
             // A resting body has no job of its own: its points against this body's shape
             // are found here, and this body is pushed the other way.
             resting_points_against(scene, (body, other_index), extra, &mut self.contacts);
@@ -616,7 +616,7 @@ fn points_against(
     let position = bodies.motion.position[body];
     let rotation = &scene.rotation[body];
     let velocity = bodies.motion.velocity[body];
-    let spin = bodies.motion.spin[body];
+    let spin = bodies.motion.angular_velocity[body];
     let bound = scene.bound[body];
     let offsets = bodies.offsets_of(body);
     let around = bodies.around_of(body);
@@ -859,7 +859,7 @@ fn ask_shape(scene: &Scene, contacts: &mut Vec<Contact>, body: u32, other: u32, 
     ) {
         return;
     }
-    let local = math::add(bodies.inertial.center[asked.shape], relative);
+    let local = math::add(bodies.inertial.center_of_mass[asked.shape], relative);
     let handle = bodies.handle(asked.shape);
     let reach = asked.reach as f32;
     let surface = scene
@@ -924,7 +924,7 @@ fn velocity_at(bodies: &Bodies, dense: usize, point: Vector) -> Vector {
     let lever = math::sub(point, bodies.motion.position[dense]);
     math::add(
         bodies.motion.velocity[dense],
-        math::cross(bodies.motion.spin[dense], lever),
+        math::cross(bodies.motion.angular_velocity[dense], lever),
     )
 }
 

@@ -186,7 +186,7 @@ impl Manifolds {
     ) -> bool {
         let bodies = poses.bodies;
         let other = bodies.handle(pair.other);
-        let other_awake = !bodies.sleep.resting[pair.other];
+        let other_awake = !bodies.sleep.sleeping[pair.other];
         let Some(head) = kept
             .heads
             .iter()
@@ -254,7 +254,7 @@ impl Manifolds {
         let (turn, shift) = poses.relative(pair);
         self.heads.push(Head {
             other: bodies.handle(pair.other),
-            other_awake: !bodies.sleep.resting[pair.other],
+            other_awake: !bodies.sleep.sleeping[pair.other],
             turn,
             shift,
             start,
@@ -314,7 +314,7 @@ fn place(poses: &Poses, pair: Pair, kept: &[KeptContact], out: &mut Vec<Contact>
         let distance = math::dot(math::sub(point, surface), normal);
         let moving = math::add(
             bodies.motion.velocity[owner],
-            math::cross(bodies.motion.spin[owner], lever),
+            math::cross(bodies.motion.angular_velocity[owner], lever),
         );
         let reach = MARGIN + (math::length(moving) + poses.bound[shape]) * STEP;
         let within = distance < reach;

@@ -686,7 +686,7 @@ fn build(bundle: &mut Bundle, plans: &[Plan], shared: &Shared) {
     let mover = |dense: usize| Mover {
         position: bodies.motion.position[dense],
         velocity: bodies.motion.velocity[dense],
-        spin: bodies.motion.spin[dense],
+        spin: bodies.motion.angular_velocity[dense],
         inverse_mass: bodies.inertial.inverse_mass[dense],
         inverse_inertia: shared.inverse_inertia[dense],
     };

@@ -120,8 +120,8 @@ impl PhysicsWorld {
                     position: bodies.motion.position[dense],
                     orientation: bodies.motion.orientation[dense],
                     velocity: bodies.motion.velocity[dense],
-                    angular_velocity: bodies.motion.spin[dense],
-                    sleeping: bodies.sleep.resting[dense],
+                    angular_velocity: bodies.motion.angular_velocity[dense],
+                    sleeping: bodies.sleep.sleeping[dense],
                     still: bodies.sleep.still[dense],
                     age: bodies.sleep.age[dense],
                     touching: bodies.sleep.touching[dense],
@@ -197,8 +197,8 @@ impl PhysicsWorld {
             bodies.motion.position[dense] = body.position;
             bodies.motion.orientation[dense] = body.orientation;
             bodies.motion.velocity[dense] = body.velocity;
-            bodies.motion.spin[dense] = body.angular_velocity;
-            bodies.sleep.resting[dense] = body.sleeping;
+            bodies.motion.angular_velocity[dense] = body.angular_velocity;
+            bodies.sleep.sleeping[dense] = body.sleeping;
             bodies.sleep.still[dense] = body.still;
             bodies.sleep.age[dense] = body.age;
             bodies.sleep.touching[dense] = body.touching;

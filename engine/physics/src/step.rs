@@ -143,7 +143,7 @@ impl PhysicsWorld {
         solver.velocities.fill(scratch.moving.iter().map(|&body| {
             (
                 bodies.motion.velocity[body as usize],
-                bodies.motion.spin[body as usize],
+                bodies.motion.angular_velocity[body as usize],
             )
         }));
         solver.solve(pool, &shared);
@@ -304,14 +304,14 @@ fn wake_reached(bodies: &mut Bodies, scratch: &Scratch, report: &mut StepReport)
                 continue;
             }
             let body = other - 1;
-            if !bodies.sleep.resting[body] {
+            if !bodies.sleep.sleeping[body] {
                 continue;
             }
-            bodies.sleep.resting[body] = false;
+            bodies.sleep.sleeping[body] = false;
             bodies.sleep.still[body] = 0.0;
             bodies.sleep.age[body] = 0.0;
             bodies.motion.velocity[body] = [0.0, -GRAVITY * STEP, 0.0];
-            bodies.motion.spin[body] = ZERO;
+            bodies.motion.angular_velocity[body] = ZERO;
             report
                 .woke
                 .push((bodies.handle(body), bodies.motion.position[body]));
@@ -434,7 +434,7 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
                 step,
                 body: bodies.handle(dense),
                 point: math::add(
-                    bodies.inertial.center[dense],
+                    bodies.inertial.center_of_mass[dense],
                     math::times_transposed(rotation, offset),
                 ),
                 push: math::times_transposed(rotation, push),
@@ -506,13 +506,15 @@ fn prepare(pool: &WorkerPool, bodies: &mut Bodies, scratch: &mut Scratch, gravit
                 position,
                 orientation,
                 velocity,
-                spin,
+                angular_velocity: spin,
             },
         inertial: Inertial {
             inverse_inertia, ..
         },
         shape: Shape { radius, .. },
-        sleep: Sleep { resting, .. },
+        sleep: Sleep {
+            sleeping: resting, ..
+        },
         kept: Kept { clearance, .. },
         ..
     } = bodies;
@@ -602,9 +604,9 @@ fn sleep_islands(bodies: &mut Bodies, scratch: &mut Scratch, report: &mut StepRe
     for &body in &scratch.moving {
         let dense = body as usize;
         if scratch.moved[dense] != Moved::Fell && islands.sleeps(body) {
-            bodies.sleep.resting[dense] = true;
+            bodies.sleep.sleeping[dense] = true;
             bodies.motion.velocity[dense] = ZERO;
-            bodies.motion.spin[dense] = ZERO;
+            bodies.motion.angular_velocity[dense] = ZERO;
             report.came_to_rest.push(bodies.handle(dense));
         }
     }
@@ -708,7 +710,7 @@ fn integrate(
                 position,
                 orientation,
                 velocity,
-                spin,
+                angular_velocity: spin,
             },
         sleep:
             Sleep {

@@ -189,7 +189,7 @@ impl PhysicsWorld {
     pub fn set_spin(&mut self, handle: BodyHandle, spin: [f64; 3]) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("spin", spin)?;
-        self.bodies.motion.spin[dense] = math::at_most(spin, MOST_SPIN);
+        self.bodies.motion.angular_velocity[dense] = math::at_most(spin, MOST_SPIN);
         Ok(())
     }
 
@@ -223,7 +223,7 @@ impl PhysicsWorld {
     /// body an awake body's contacts reach ([`StepReport::woke`]).
     pub fn wake(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
-        self.bodies.sleep.resting[dense] = false;
+        self.bodies.sleep.sleeping[dense] = false;
         self.bodies.sleep.still[dense] = 0.0;
         self.bodies.sleep.age[dense] = 0.0;
         Ok(())
@@ -288,7 +288,7 @@ impl PhysicsWorld {
     pub fn awake_count(&self) -> usize {
         self.bodies
             .sleep
-            .resting
+            .sleeping
             .iter()
             .filter(|resting| !**resting)
             .count()
@@ -305,7 +305,7 @@ impl PhysicsWorld {
     pub fn to_world(&self, handle: BodyHandle, local: [f64; 3]) -> Option<[f64; 3]> {
         let dense = self.bodies.dense(handle)?;
         let rotation = math::rotation(self.bodies.motion.orientation[dense]);
-        let offset = math::sub(local, self.bodies.inertial.center[dense]);
+        let offset = math::sub(local, self.bodies.inertial.center_of_mass[dense]);
         Some(math::add(
             self.bodies.motion.position[dense],
             math::times(&rotation, offset),
@@ -318,7 +318,7 @@ impl PhysicsWorld {
         let rotation = math::rotation(self.bodies.motion.orientation[dense]);
         let offset = math::sub(world, self.bodies.motion.position[dense]);
         Some(math::add(
-            self.bodies.inertial.center[dense],
+            self.bodies.inertial.center_of_mass[dense],
             math::times_transposed(&rotation, offset),
         ))
     }
@@ -338,11 +338,11 @@ impl PhysicsWorld {
                 .iter()
                 .chain(&bodies.motion.orientation[dense])
                 .chain(&bodies.motion.velocity[dense])
-                .chain(&bodies.motion.spin[dense]);
+                .chain(&bodies.motion.angular_velocity[dense]);
             for value in words {
                 mix(value.to_bits());
             }
-            mix(u64::from(bodies.sleep.resting[dense]));
+            mix(u64::from(bodies.sleep.sleeping[dense]));
         }
         hash
     }
