@@ -1005,7 +1005,7 @@ fn heap<E: Engine>() -> Heap {
 /// all. rapier3d's 1.4 cm (and 3 m/s) are its contacts' give, pressed in and springing back;
 /// blockfall's heap gives 4 mm. The speed bound is half blockfall's, the 3 cm twice rapier3d's.
 #[test]
-fn a_cube_dropped_on_a_resting_heap_wakes_it_alike() {
+fn a_cube_dropped_on_a_sleeping_heap_wakes_it_alike() {
     let (ours, theirs) = both!(heap);
     for (name, seen) in [("blockfall", ours), ("rapier3d", theirs)] {
         assert!(
@@ -1148,7 +1148,7 @@ fn tip<E: Engine>() -> (f64, f64) {
 /// face stops) to 1/4 (the far edge alone), so both are right; an impact that gave the spin
 /// back (as blockfall's corner rows once did) fails by over 1.5 rad/s.
 #[test]
-fn a_cube_tipping_over_an_edge_keeps_a_quarter_of_its_spin_alike() {
+fn a_cube_tipping_over_an_edge_keeps_a_quarter_of_its_angular_velocity_alike() {
     let (ours, theirs) = both!(tip);
     for (name, (before, after)) in [("blockfall", ours), ("rapier3d", theirs)] {
         assert!(

@@ -634,7 +634,7 @@ mod tests {
     }
 
     #[test]
-    fn two_resting_bodies_are_no_pair_and_nan_is_left_out() {
+    fn two_sleeping_bodies_are_no_pair_and_nan_is_left_out() {
         let middles = [[0.0; 3], [0.5, 0.0, 0.0], [f64::NAN, 0.0, 0.0]];
         let radii = [1.0, 1.0, 1.0];
         let mut sweep = Sweep::default();

@@ -271,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn spinning_turns_about_the_spin_axis() {
+    fn spinning_turns_about_the_angular_velocity_axis() {
         // One radian per second about y for a second, in small steps: a one radian turn.
         let mut q = NO_TURN;
         for _ in 0..10_000 {

@@ -469,7 +469,7 @@ fn frames_convert_both_ways_and_wake_restarts_a_body() {
 }
 
 #[test]
-fn with_resting_off_a_still_cube_stays_awake_and_on_the_ground() {
+fn with_sleeping_off_a_still_cube_stays_awake_and_on_the_ground() {
     let mut physics = physics(1);
     physics.set_sleeping(false);
     let handle = physics.add(&cube([-0.5, 1.0, -0.5])).expect("a cube");

@@ -267,7 +267,7 @@ fn two_cubes_dropped_side_by_side_do_not_push_each_other_apart() {
 }
 
 #[test]
-fn a_resting_cube_touches_what_it_rests_on() {
+fn a_sleeping_cube_touches_what_it_rests_on() {
     // On the ground and on another cube, from several heights: the gap is closed, not held at
     // the touching margin.
     for above in [0.0, 0.5, 3.0] {

@@ -330,7 +330,7 @@ fn a_heavy_cube_does_not_press_light_ones_into_the_ground() {
 /// that slips a little keeps a little more: at most 3/10 here (measured 2 % for the 1 m stone
 /// cube, 29 % for the half-meter copper one, 14 % for the 2 m plank one).
 #[test]
-fn a_cube_tipping_over_an_edge_keeps_about_a_quarter_of_its_spin() {
+fn a_cube_tipping_over_an_edge_keeps_about_a_quarter_of_its_angular_velocity() {
     for (size, material) in [(2u8, STONE), (1, COPPER), (4, PLANKS)] {
         let mut world = world_on(PlaneGround::flat(0.0));
         let side = f64::from(size) * 0.5;

@@ -374,7 +374,7 @@ fn a_symmetric_piece_breaks_symmetrically() {
 }
 
 #[test]
-fn a_split_keeps_mass_and_momentum_whatever_the_turn_and_spin() {
+fn a_split_keeps_mass_and_momentum_whatever_the_turn_and_angular_velocity() {
     // Plaster pieces of several shapes, thrown down turning: each split keeps the mass and the
     // momentum of what broke.
     let shapes: [Vec<Block>; 3] = [
