@@ -582,7 +582,7 @@ fn blockfall_world_refuses_absurd_saves_with_their_reason() {
 #[test]
 fn a_save_with_the_largest_accepted_values_steps_saves_and_loads_again() {
     use blockfall_game::save::LONGEST_CLOCK;
-    use blockfall_physics::{EDGE, MOST_SPEED, MOST_SPIN};
+    use blockfall_physics::{EDGE, MOST_ANGULAR_SPEED, MOST_SPEED};
 
     let mut save = busy_save("largest");
     let edge = EDGE as f32;
@@ -594,7 +594,7 @@ fn a_save_with_the_largest_accepted_values_steps_saves_and_loads_again() {
     for body in &mut save.physics.bodies {
         body.position = [EDGE - 1.0, 30.0, 1.0 - EDGE];
         body.velocity = [0.0, 0.0, -MOST_SPEED];
-        body.angular_velocity = [MOST_SPIN, 0.0, 0.0];
+        body.angular_velocity = [MOST_ANGULAR_SPEED, 0.0, 0.0];
         body.sleeping = false;
     }
     let first = save.encode();

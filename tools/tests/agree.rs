@@ -909,7 +909,7 @@ fn lever<E: Engine>() -> Lever {
 /// later with the net weight's turn; the end's corner, 1.5 m out along the beam's bottom, meets
 /// the ground at a slope of asin(1 / 1.5) = −41.8°. blockfall's spin is 9 % under the closed
 /// form, rapier3d's 2 % over (blockfall's touching bodies lose spin at 2 per second,
-/// `SPIN_LOSS`: the likely cause, not isolated here). What
+/// `ANGULAR_DAMPING`: the likely cause, not isolated here). What
 /// follows is not compared: the cube slides off, and the beam, thrown up by the blow, lands
 /// back flat on its post in blockfall and tumbles over it in rapier3d, a branch that turns on
 /// millimeters.
@@ -1140,7 +1140,7 @@ fn tip<E: Engine>() -> (f64, f64) {
 ///
 /// Measured: the spin as the face strikes blockfall 2.19 rad/s, rapier3d 2.41 rad/s (the
 /// closed form from the drop of its middle about the edge, 0.2044 m: √(3 g 0.2044) = 2.45 rad/s;
-/// blockfall 11 % under, likely as its touching bodies lose spin at 2 per second, `SPIN_LOSS`);
+/// blockfall 11 % under, likely as its touching bodies lose spin at 2 per second, `ANGULAR_DAMPING`);
 /// kept after it blockfall 0.061 rad/s (2.8 %), rapier3d 0.550 rad/s (23 %), both within the
 /// bound (0.60 and 0.65 rad/s). They differ in how the strike is shared over the face: rapier3d
 /// lets the far edge take it, keeping nearly the quarter; blockfall stops the face's striking

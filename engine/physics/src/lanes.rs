@@ -32,7 +32,7 @@ use super::contacts::NONE;
 use super::math::{self, Vector};
 use super::rows::{ContactRows, Row};
 use super::tuning::{FRICTION, ITERATIONS};
-use super::warm::{ContactKey, ContactPush};
+use super::warm::{ContactImpulse, ContactKey};
 
 /// Groups solved side by side.
 pub(crate) const LANES: usize = 4;
@@ -136,7 +136,7 @@ pub(crate) struct Bundle {
     /// The pushes its touching contacts ended the step with ([`Bundle::finish`]), and the
     /// awake index of each one's key's body, apart: the threads gathering them by body read
     /// every bundle's bodies but only their own bodies' pushes.
-    pub kept: Vec<ContactPush>,
+    pub kept: Vec<ContactImpulse>,
     pub kept_bodies: Vec<u32>,
     /// How many of its stages it has worked this step: the first applies the pushes its rows
     /// start with, each later one is a pass.
@@ -587,7 +587,7 @@ impl Bundle {
     /// with the awake index of the key's body (the group's first body, or its second when the
     /// contact's normal was turned): the normal push, and the friction push on the key's body,
     /// in the world.
-    fn pushes(&self, lane: usize) -> impl Iterator<Item = (u32, ContactPush)> + '_ {
+    fn pushes(&self, lane: usize) -> impl Iterator<Item = (u32, ContactImpulse)> + '_ {
         self.lanes[lane]
             .kept
             .iter()
@@ -610,7 +610,7 @@ impl Bundle {
                     } else {
                         self.b[lane]
                     };
-                    let push = ContactPush {
+                    let push = ContactImpulse {
                         key,
                         normal: push,
                         friction: math::scale(rub, sign),

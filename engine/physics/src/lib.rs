@@ -144,15 +144,15 @@ pub use budget::PairBudget;
 pub use error::PhysicsError;
 pub use manifolds::{KeptContact, KeptManifold};
 pub use state::{
-    shown, BodyState, ContactPushes, KeptManifolds, PhysicsState, MOST_BODIES, MOST_CONTACT_PUSHES,
-    MOST_KEPT_MANIFOLDS,
+    shown, BodyState, ContactImpulses, KeptManifolds, PhysicsState, MOST_BODIES,
+    MOST_CONTACT_IMPULSES, MOST_KEPT_MANIFOLDS,
 };
 pub use tuning::{
-    BOTTOM, BOUNCE, BOUNCE_SPEED, CONTACT_BUDGET, EDGE, FRICTION, GRAVITY, ITERATIONS,
-    LONGEST_FALL, MARGIN, MOST_PUSH, MOST_SPEED, MOST_SPIN, MOST_STEPS, PAIR_BUDGET, PUSH, SLOP,
-    SPIN_LOSS, STEP, STILL_SPEED, STILL_SPIN, STILL_TIME,
+    ANGULAR_DAMPING, BAUMGARTE, BOTTOM, BOUNCE, BOUNCE_SPEED, CONTACT_BUDGET, EDGE, FRICTION,
+    GRAVITY, ITERATIONS, LONGEST_FALL, MARGIN, MOST_ANGULAR_SPEED, MOST_CORRECTIVE_SPEED,
+    MOST_SPEED, MOST_STEPS, PAIR_BUDGET, SLOP, STEP, STILL_ANGULAR_SPEED, STILL_SPEED, STILL_TIME,
 };
-pub use warm::{ContactKey, ContactPush, WARM_START};
+pub use warm::{ContactImpulse, ContactKey, WARM_START};
 pub use world::PhysicsWorld;
 
 use crate::collision::{Around, Surface};
@@ -212,7 +212,7 @@ pub struct StepCounts {
     /// Regions the awake set was cut into for the solve, and the groups between regions that
     /// are not neighbours, solved after them.
     pub regions: usize,
-    pub apart: usize,
+    pub between_regions: usize,
     /// Bundles the groups were solved in, four side by side, and the rows those work per
     /// pass, empty lanes included (`rows / lane_rows` is how full the lanes are).
     pub bundles: usize,
@@ -295,6 +295,6 @@ pub struct Impact {
     pub body: BodyHandle,
     /// Where the contact was.
     pub point: [f64; 3],
-    /// The push, newton seconds: the contact's normal push and its friction together.
-    pub push: [f64; 3],
+    /// The impulse, newton seconds: the contact's normal impulse and its friction together.
+    pub impulse: [f64; 3],
 }

@@ -25,7 +25,9 @@
 
 use super::contacts::Contact;
 use super::math::{self, Matrix, Vector, ZERO, ZERO_MATRIX};
-use super::tuning::{BOUNCE, BOUNCE_SPEED, FRICTION, MARGIN, MOST_PUSH, PUSH, SLOP, STEP};
+use super::tuning::{
+    BAUMGARTE, BOUNCE, BOUNCE_SPEED, FRICTION, MARGIN, MOST_CORRECTIVE_SPEED, SLOP, STEP,
+};
 use super::warm::WARM_START;
 
 /// One row.
@@ -96,7 +98,7 @@ pub(crate) struct ContactRows {
 /// | the point | target speed along the normal |
 /// |---|---|
 /// | apart (`d > 0`), touching or speculative | `−d / STEP`: it may close the whole gap in this step, and no more |
-/// | sunk in (`d ≤ 0`) | a push out of the part sunk deeper than the slop ([`SLOP`], or [`SIDE_SLOP`] on a side): `PUSH · (−d − slop) / STEP`, at most [`MOST_PUSH`] |
+/// | sunk in (`d ≤ 0`) | a push out of the part sunk deeper than the slop ([`SLOP`], or [`SIDE_SLOP`] on a side): `BAUMGARTE · (−d − slop) / STEP`, at most [`MOST_CORRECTIVE_SPEED`] |
 /// | striking: closing faster than [`BOUNCE_SPEED`] and reaching the surface by the step's end (`closing · STEP ≥ d`) | 0 if apart (it stops), the push out if sunk in; then its bounce (below) |
 ///
 /// So a body that would not reach the surface feels nothing, a fast one stops at a thin wall
@@ -157,7 +159,8 @@ pub(crate) fn contact_rows(
             -contact.distance / STEP
         }
     } else {
-        (PUSH * (-contact.distance - slop_of(direction)).max(0.0) / STEP).min(MOST_PUSH)
+        (BAUMGARTE * (-contact.distance - slop_of(direction)).max(0.0) / STEP)
+            .min(MOST_CORRECTIVE_SPEED)
     };
     let (first, second) = math::tangents(direction);
     let mut rows = [
@@ -422,10 +425,10 @@ mod tests {
     fn a_sunk_point_is_pushed_out_gently() {
         let mover = falling(0.0);
         let group = solved(&mover, &contact_below(-0.06));
-        let expected = PUSH * (0.06 - SLOP) / STEP;
+        let expected = BAUMGARTE * (0.06 - SLOP) / STEP;
         assert!((group.velocity_a[1] - expected).abs() < 1e-9);
         let deep = solved(&mover, &contact_below(-5.0));
-        assert!((deep.velocity_a[1] - MOST_PUSH).abs() < 1e-9);
+        assert!((deep.velocity_a[1] - MOST_CORRECTIVE_SPEED).abs() < 1e-9);
     }
 
     #[test]

@@ -282,7 +282,7 @@ fn fifty_cubes(threads: usize) -> (u64, usize) {
                 .boxes
                 .insert(handle, block_box_extent(low, [1, 1, 1], 1.0));
             physics
-                .set_spin(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
+                .set_angular_velocity(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
                 .expect("finite");
             height += 1.1 + next();
         }
@@ -374,7 +374,7 @@ fn bad_input_is_a_clear_error_and_disturbs_nothing() {
     assert!(physics
         .set_velocity(first, [0.0, f64::INFINITY, 0.0])
         .is_err());
-    assert!(physics.set_spin(first, [f64::NAN; 3]).is_err());
+    assert!(physics.set_angular_velocity(first, [f64::NAN; 3]).is_err());
     assert_eq!(
         physics.set_pose(first, [0.0; 3], [0.0; 4]),
         Err(PhysicsError::ZeroOrientation([0.0; 4]))
@@ -504,7 +504,7 @@ fn stack_of_ten(seconds: f64) -> (f64, f64) {
         handles.iter().all(|&handle| {
             let body = view(physics, handle);
             math::length(body.velocity) < STILL_SPEED
-                && math::length(body.angular_velocity) < STILL_SPIN
+                && math::length(body.angular_velocity) < STILL_ANGULAR_SPEED
         })
     };
     for level in 0..10 {
@@ -639,7 +639,11 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
             mass * (after[axis] - (before[axis] - gravity))
         });
         for axis in 0..3 {
-            let total: f64 = report.impacts.iter().map(|impact| impact.push[axis]).sum();
+            let total: f64 = report
+                .impacts
+                .iter()
+                .map(|impact| impact.impulse[axis])
+                .sum();
             let scale = change[1].abs();
             assert!(
                 (total - change[axis]).abs() < 1e-3 * scale,
@@ -650,7 +654,7 @@ fn a_body_over_its_impact_limit_reports_each_push_in_its_own_frame() {
         for impact in &report.impacts {
             assert_eq!(impact.step, 0);
             assert!((impact.point[1] - 2.0).abs() < 1e-6, "{impact:?}");
-            assert!(impact.push[1] > 0.0, "{impact:?}");
+            assert!(impact.impulse[1] > 0.0, "{impact:?}");
         }
     }
     // It struck (and again, softer, after its bounce); lying on the ground takes only its
@@ -691,11 +695,11 @@ fn a_slab_lying_flat_is_solved_at_its_corners_and_pushed_at_every_point() {
     let impacts = &report.impacts;
     assert_eq!(impacts.len(), 25, "{impacts:?}");
     assert!(
-        impacts.iter().all(|impact| impact.push[1] > 0.0),
+        impacts.iter().all(|impact| impact.impulse[1] > 0.0),
         "{impacts:?}"
     );
     let mass = slab.mass;
-    let total: f64 = impacts.iter().map(|impact| impact.push[1]).sum();
+    let total: f64 = impacts.iter().map(|impact| impact.impulse[1]).sum();
     let change = mass * (after[1] - (before[1] - GRAVITY * STEP));
     assert!(
         (total - change).abs() < 1e-6 * change.abs(),
@@ -762,7 +766,7 @@ fn thrown_on_rising_ground(keep: bool) -> (u64, usize, f64) {
             .set_velocity(handle, [next() - 0.5, 0.0, next() - 0.5])
             .expect("finite");
         physics
-            .set_spin(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
+            .set_angular_velocity(handle, [next() - 0.5, next() - 0.5, next() - 0.5])
             .expect("finite");
     }
     let mut ground = RisingGround {

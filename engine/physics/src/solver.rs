@@ -53,7 +53,7 @@ use super::math::{Matrix, Vector};
 use super::patches::spread;
 use super::rows::{contact_rows, Mover, Striking};
 use super::tuning::ITERATIONS;
-use super::warm::{sort_list, ContactKey, ContactPush, WarmStarts};
+use super::warm::{sort_list, ContactImpulse, ContactKey, WarmStarts};
 use crate::workers::WorkerPool;
 
 /// Groups a region is given at least, on average: fewer and its bundles would run part empty.
@@ -120,7 +120,7 @@ pub(crate) struct Solver {
     pub velocities: Velocities,
     /// Per awake body, the pushes its touching contacts ended the step with, sorted for the
     /// next step's search; handed to the world's [`WarmStarts`] after the step.
-    pub kept: Vec<Vec<ContactPush>>,
+    pub kept: Vec<Vec<ContactImpulse>>,
 }
 
 /// One item of the staged solve: a region's bundles, the first `count` in use, worked one
@@ -635,7 +635,7 @@ impl Solver {
         }
         let bundles = all_bundles(&self.items, &self.region_item);
         let share = awake_count.div_ceil(pool.threads()).max(1);
-        let mut shares: Vec<(usize, &mut [Vec<ContactPush>])> = self.kept[..awake_count]
+        let mut shares: Vec<(usize, &mut [Vec<ContactImpulse>])> = self.kept[..awake_count]
             .chunks_mut(share)
             .enumerate()
             .map(|(index, lists)| (index * share, lists))

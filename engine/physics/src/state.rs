@@ -14,8 +14,8 @@ use super::body::{Bodies, BodyDesc, BodyHandle, MassProperties};
 use super::error::PhysicsError;
 use super::manifolds::KeptManifold;
 use super::math::{self, Quaternion, Vector};
-use super::tuning::{EDGE, MOST_SPEED, MOST_SPIN, STEP};
-use super::warm::{ContactPush, OTHER_POINT};
+use super::tuning::{EDGE, MOST_ANGULAR_SPEED, MOST_SPEED, STEP};
+use super::warm::{ContactImpulse, OTHER_POINT};
 use super::world::PhysicsWorld;
 use crate::bounded;
 use crate::workers::WorkerPool;
@@ -27,7 +27,7 @@ pub const MOST_BODIES: usize = 16_384;
 
 /// The most contact pushes a saved state may keep: 128 touching contacts for each of
 /// [`MOST_BODIES`] bodies (a resting cube touches with 4 to 8), some 100 MiB.
-pub const MOST_CONTACT_PUSHES: usize = 1 << 21;
+pub const MOST_CONTACT_IMPULSES: usize = 1 << 21;
 
 /// The most kept manifolds a saved state may hold: 16 pairs for each of [`MOST_BODIES`] bodies.
 pub const MOST_KEPT_MANIFOLDS: usize = 1 << 18;
@@ -45,9 +45,9 @@ crate::most!(
     "bodies"
 );
 crate::most!(
-    /// The contact pushes ([`MOST_CONTACT_PUSHES`]).
-    ContactPushes,
-    MOST_CONTACT_PUSHES,
+    /// The contact pushes ([`MOST_CONTACT_IMPULSES`]).
+    ContactImpulses,
+    MOST_CONTACT_IMPULSES,
     "contact pushes"
 );
 crate::most!(
@@ -93,11 +93,11 @@ pub struct PhysicsState {
     #[serde(deserialize_with = "bounded::vec::<_, _, BodyCount>")]
     pub bodies: Vec<BodyState>,
     /// The pushes last step's touching contacts ended with, in key order: the next step starts
-    /// from them (warm starting, see [`ContactPush`]). Not part of this struct's serde form:
+    /// from them (warm starting, see [`ContactImpulse`]). Not part of this struct's serde form:
     /// saves made before warm starting have none, so a save keeps them after everything else
     /// (`WorldSave`, format version 2) and an older save loads with none, starting cold.
     #[serde(skip)]
-    pub contacts: Vec<ContactPush>,
+    pub contacts: Vec<ContactImpulse>,
     /// The manifolds the pairs of bodies keep (`manifolds`), body by body in dense order: the
     /// next step places their contacts again instead of finding them. Not part of this
     /// struct's serde form either: a save keeps them after the contact pushes (format version
@@ -283,7 +283,7 @@ const ROUNDING: f64 = 1e-12;
 
 impl BodyState {
     /// Whether this is a state a step could have left: position finite and within the world
-    /// ([`EDGE`]), velocity and spin finite and within [`MOST_SPEED`] and [`MOST_SPIN`], the
+    /// ([`EDGE`]), velocity and spin finite and within [`MOST_SPEED`] and [`MOST_ANGULAR_SPEED`], the
     /// orientation of unit length, the clocks finite and not negative. The reason names the
     /// first value that is not (`position x = 1e300 is outside the world (±524288 m)`).
     pub fn check(&self) -> Result<(), String> {
@@ -317,9 +317,9 @@ impl BodyState {
             ));
         }
         let spin = math::length(self.angular_velocity);
-        if spin > MOST_SPIN * (1.0 + ROUNDING) {
+        if spin > MOST_ANGULAR_SPEED * (1.0 + ROUNDING) {
             return Err(format!(
-                "spin {:?} is {} rad/s, faster than the {MOST_SPIN} rad/s a body may spin",
+                "spin {:?} is {} rad/s, faster than the {MOST_ANGULAR_SPEED} rad/s a body may spin",
                 self.angular_velocity.map(shown),
                 shown(spin)
             ));
@@ -406,7 +406,9 @@ mod tests {
         physics
             .set_velocity(fast, [3e38, 0.0, 0.0])
             .expect("finite");
-        physics.set_spin(fast, [0.0, 1e30, 0.0]).expect("finite");
+        physics
+            .set_angular_velocity(fast, [0.0, 1e30, 0.0])
+            .expect("finite");
         let leaving = physics.add(&cube([EDGE - 1.0, 0.0, 0.0])).expect("a body");
         physics
             .set_velocity(leaving, [MOST_SPEED, 0.0, 0.0])
@@ -423,7 +425,7 @@ mod tests {
         let body = state.bodies[0];
         assert_eq!(body.handle, fast);
         assert!(math::length(body.velocity) <= MOST_SPEED * (1.0 + 1e-12));
-        assert!(math::length(body.angular_velocity) <= MOST_SPIN * (1.0 + 1e-12));
+        assert!(math::length(body.angular_velocity) <= MOST_ANGULAR_SPEED * (1.0 + 1e-12));
         body.check().expect("a state a restore accepts");
         let mut outside = body;
         outside.position[0] = 1e300;

@@ -37,8 +37,8 @@ use super::manifolds::Manifolds;
 use super::math::{self, Matrix, Quaternion, Vector, ZERO, ZERO_MATRIX};
 use super::solver::Shared;
 use super::tuning::{
-    BOTTOM, EDGE, GRAVITY, LONGEST_FALL, MARGIN, MOST_SPEED, MOST_SPIN, SPIN_LOSS, STEP,
-    STILL_SPEED, STILL_SPIN, STILL_TIME,
+    ANGULAR_DAMPING, BOTTOM, EDGE, GRAVITY, LONGEST_FALL, MARGIN, MOST_ANGULAR_SPEED, MOST_SPEED,
+    STEP, STILL_ANGULAR_SPEED, STILL_SPEED, STILL_TIME,
 };
 use super::warm::WarmStarts;
 use super::world::{PhysicsWorld, Scratch};
@@ -437,7 +437,7 @@ fn impacts(bodies: &Bodies, scratch: &mut Scratch, moving: usize, report: &mut S
                     bodies.inertial.center_of_mass[dense],
                     math::times_transposed(rotation, offset),
                 ),
-                push: math::times_transposed(rotation, push),
+                impulse: math::times_transposed(rotation, push),
             });
         }
     });
@@ -468,7 +468,7 @@ fn count(scratch: &Scratch, tally: &Tally) -> StepCounts {
         rows: solver.contact_count() * 3,
         groups: solver.group_count(),
         regions: solver.region_count(),
-        apart: solver.apart_count(),
+        between_regions: solver.apart_count(),
         bundles: tally.bundles,
         lane_rows: tally.lane_rows,
     }
@@ -702,7 +702,7 @@ fn integrate(
     let count = bodies.len();
     scratch.moved.clear();
     scratch.moved.resize(count, Moved::On);
-    let spin_kept = (1.0 - SPIN_LOSS * STEP).max(0.0);
+    let spin_kept = (1.0 - ANGULAR_DAMPING * STEP).max(0.0);
     let (job_of, velocities) = (&scratch.job_of, &scratch.solver.velocities);
     let Bodies {
         motion:
@@ -756,7 +756,7 @@ fn integrate(
             let (velocity, spin) = velocities.get(job as usize);
             // The speed limits: a terminal velocity nothing in play reaches (`MOST_SPEED`).
             let velocity = math::at_most(velocity, MOST_SPEED);
-            let spin = math::at_most(spin, MOST_SPIN);
+            let spin = math::at_most(spin, MOST_ANGULAR_SPEED);
             run.velocity[at] = velocity;
             run.position[at] = math::add_scaled(run.position[at], velocity, STEP);
             run.orientation[at] = math::spun(run.orientation[at], spin, STEP);
@@ -768,7 +768,7 @@ fn integrate(
             };
             let still = touching
                 && math::length(velocity) < STILL_SPEED
-                && math::length(run.spin[at]) < STILL_SPIN;
+                && math::length(run.spin[at]) < STILL_ANGULAR_SPEED;
             run.still[at] = if still { run.still[at] + STEP } else { 0.0 };
             // The longest fall counts only the time spent touching: it ends endless jitter,
             // and a body in free fall falls until it lands or leaves the world.

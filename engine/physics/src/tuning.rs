@@ -19,11 +19,11 @@ pub const MARGIN: f64 = 0.02;
 pub const SLOP: f64 = 0.004;
 
 /// The share of a point's depth (beyond [`SLOP`]) that one step pushes out.
-pub const PUSH: f64 = 0.1;
+pub const BAUMGARTE: f64 = 0.1;
 
 /// The fastest a body is pushed out of a surface, in meters per second: a point that sank in
 /// comes out gently instead of jumping.
-pub const MOST_PUSH: f64 = 2.0;
+pub const MOST_CORRECTIVE_SPEED: f64 = 2.0;
 
 /// A hit faster than [`BOUNCE_SPEED`] bounces back with this share of its speed.
 pub const BOUNCE: f64 = 0.15;
@@ -37,13 +37,13 @@ pub const BOUNCE_SPEED: f64 = 1.5;
 pub const FRICTION: f64 = 0.6;
 
 /// The share of its spin a touching body loses per second.
-pub const SPIN_LOSS: f64 = 2.0;
+pub const ANGULAR_DAMPING: f64 = 2.0;
 
 /// A touching body slower than this, in meters per second, ...
 pub const STILL_SPEED: f64 = 0.15;
 
 /// ... and spinning slower than this, in radians per second, ...
-pub const STILL_SPIN: f64 = 0.3;
+pub const STILL_ANGULAR_SPEED: f64 = 0.3;
 
 /// ... for this many seconds comes to rest.
 pub const STILL_TIME: f64 = 0.4;
@@ -73,7 +73,7 @@ pub const MOST_SPEED: f64 = 1000.0;
 /// The fastest a body spins, in radians per second (160 turns a second: a half-meter block's
 /// corners then move at 350 m/s, within [`MOST_SPEED`]). Nothing in play comes near it; the
 /// step holds a body at it, and a saved body spinning faster is refused.
-pub const MOST_SPIN: f64 = 1000.0;
+pub const MOST_ANGULAR_SPEED: f64 = 1000.0;
 
 /// The most steps one call of `advance` takes. A frame that took longer (a stall, a debugger)
 /// would otherwise owe more steps than a frame can run, and the next frame even more: the

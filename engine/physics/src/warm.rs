@@ -48,7 +48,7 @@ pub struct ContactKey {
 
 /// A kept contact: its key and the pushes it ended its last step with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ContactPush {
+pub struct ContactImpulse {
     pub key: ContactKey,
     /// Newton seconds along the normal (never below zero).
     pub normal: f64,
@@ -64,7 +64,7 @@ pub struct ContactPush {
 /// hashing and no copying on the serial path of a step.
 #[derive(Debug, Default)]
 pub(crate) struct WarmStarts {
-    by_slot: Vec<Vec<ContactPush>>,
+    by_slot: Vec<Vec<ContactImpulse>>,
 }
 
 /// The order of a body's list: the other side (the world first, then by handle), then the
@@ -125,7 +125,7 @@ impl WarmStarts {
 
     /// Keeps `list` (sorted, every key's body `body`) as `body`'s pushes; `list` gets the old
     /// list's buffer, emptied.
-    pub fn put(&mut self, body: BodyHandle, list: &mut Vec<ContactPush>) {
+    pub fn put(&mut self, body: BodyHandle, list: &mut Vec<ContactImpulse>) {
         let slot = body.index() as usize;
         if self.by_slot.len() <= slot {
             self.by_slot.resize_with(slot + 1, Vec::new);
@@ -162,14 +162,14 @@ impl WarmStarts {
     }
 
     /// The kept pushes, in key order (so the same state gives the same bytes).
-    pub fn pushes(&self) -> Vec<ContactPush> {
-        let mut pushes: Vec<ContactPush> = self.by_slot.iter().flatten().copied().collect();
+    pub fn pushes(&self) -> Vec<ContactImpulse> {
+        let mut pushes: Vec<ContactImpulse> = self.by_slot.iter().flatten().copied().collect();
         pushes.sort_unstable_by_key(|push| push.key);
         pushes
     }
 
     /// What [`WarmStarts::pushes`] gave, kept again.
-    pub fn restore(&mut self, pushes: &[ContactPush]) {
+    pub fn restore(&mut self, pushes: &[ContactImpulse]) {
         self.clear_all();
         for push in pushes {
             let slot = push.key.body.index() as usize;
@@ -186,7 +186,7 @@ impl WarmStarts {
 }
 
 /// Sorts a body's new list into the order [`WarmStarts::get`] searches.
-pub(crate) fn sort_list(list: &mut [ContactPush]) {
+pub(crate) fn sort_list(list: &mut [ContactImpulse]) {
     list.sort_unstable_by_key(|push| order(&push.key));
 }
 
@@ -198,8 +198,8 @@ mod tests {
     fn a_lookup_from_where_the_last_ended_finds_what_a_search_finds() {
         let body = BodyHandle::new(2, 1);
         let mut warm = WarmStarts::default();
-        let mut list: Vec<ContactPush> = (0..40u32)
-            .map(|i| ContactPush {
+        let mut list: Vec<ContactImpulse> = (0..40u32)
+            .map(|i| ContactImpulse {
                 key: ContactKey {
                     body,
                     other: (i % 3 != 0).then(|| BodyHandle::new(i % 5, 0)),

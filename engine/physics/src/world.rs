@@ -7,7 +7,7 @@ use super::contacts::ContactJob;
 use super::error::PhysicsError;
 use super::math::{self, Matrix, Vector};
 use super::solver::Solver;
-use super::tuning::{MOST_SPEED, MOST_SPIN, MOST_STEPS, STEP};
+use super::tuning::{MOST_ANGULAR_SPEED, MOST_SPEED, MOST_STEPS, STEP};
 use super::warm::WarmStarts;
 use super::{BodyShape, StepCounts, StepReport, StepTimes};
 use crate::collision::Solid;
@@ -185,11 +185,15 @@ impl PhysicsWorld {
     }
 
     /// Sets the spin: around this axis of the world, its length in radians per second (held to
-    /// [`MOST_SPIN`]).
-    pub fn set_spin(&mut self, handle: BodyHandle, spin: [f64; 3]) -> Result<(), PhysicsError> {
+    /// [`MOST_ANGULAR_SPEED`]).
+    pub fn set_angular_velocity(
+        &mut self,
+        handle: BodyHandle,
+        spin: [f64; 3],
+    ) -> Result<(), PhysicsError> {
         let dense = self.dense(handle)?;
         check_finite("spin", spin)?;
-        self.bodies.motion.angular_velocity[dense] = math::at_most(spin, MOST_SPIN);
+        self.bodies.motion.angular_velocity[dense] = math::at_most(spin, MOST_ANGULAR_SPEED);
         Ok(())
     }
 

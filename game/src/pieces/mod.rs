@@ -543,7 +543,7 @@ impl Pieces {
         }
         let woken = self.wake(handle);
         self.physics.set_velocity(handle, velocity)?;
-        self.physics.set_spin(handle, spin)?;
+        self.physics.set_angular_velocity(handle, spin)?;
         Ok(woken)
     }
 
@@ -661,7 +661,8 @@ impl Pieces {
             let new = self.add(blocks)?;
             self.physics.set_pose(new, position, body.orientation)?;
             self.physics.set_velocity(new, velocity)?;
-            self.physics.set_spin(new, body.angular_velocity)?;
+            self.physics
+                .set_angular_velocity(new, body.angular_velocity)?;
             made.push(new);
         }
         Ok(made)
@@ -685,7 +686,7 @@ impl Pieces {
             for step in pushes.chunk_by(|a, b| a.step == b.step) {
                 let step: Vec<Push> = step
                     .iter()
-                    .map(|impact| (impact.point, impact.push))
+                    .map(|impact| (impact.point, impact.impulse))
                     .collect();
                 let now = piece.joints.broken(&piece.blocks, &piece.own, &step);
                 for (was, now) in broken.iter_mut().zip(now) {

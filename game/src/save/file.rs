@@ -10,7 +10,7 @@
 //!   24      8     the body's length before compression, little-endian u64
 //!   32      ...   the body, LZ4 block-compressed: the postcard-encoded `WorldSave`, then
 //!                 (version 2 on) its physics' contact pushes, a postcard list of
-//!                 `ContactPush` (warm starting), then (version 3 on) the manifolds its
+//!                 `ContactImpulse` (warm starting), then (version 3 on) the manifolds its
 //!                 pairs of bodies keep, a postcard list of `KeptManifold`
 //! ```
 //!

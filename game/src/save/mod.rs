@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use blockfall_physics::bounded::{self, Budget};
 use blockfall_physics::{
-    BodyHandle, ContactPush, ContactPushes, KeptManifold, KeptManifolds, PhysicsState,
+    BodyHandle, ContactImpulse, ContactImpulses, KeptManifold, KeptManifolds, PhysicsState,
 };
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -198,9 +198,11 @@ impl WorldSave {
     }
 }
 
-/// The contact pushes after a save's body, at most [`ContactPushes`]' limit.
+/// The contact pushes after a save's body, at most [`ContactImpulses`]' limit.
 #[derive(Deserialize)]
-struct Pushes(#[serde(deserialize_with = "bounded::vec::<_, _, ContactPushes>")] Vec<ContactPush>);
+struct Pushes(
+    #[serde(deserialize_with = "bounded::vec::<_, _, ContactImpulses>")] Vec<ContactImpulse>,
+);
 
 /// The kept manifolds after the pushes, at most [`KeptManifolds`]' limit.
 #[derive(Deserialize)]

@@ -235,7 +235,7 @@ impl WorldSave {
             ),
             (
                 physics.contacts.len(),
-                physics::MOST_CONTACT_PUSHES,
+                physics::MOST_CONTACT_IMPULSES,
                 "contact pushes",
             ),
             (

@@ -14,7 +14,7 @@ use blockfall_game::save::{BlockColumns, SavedPiece, WorldSave};
 use blockfall_game::scene;
 use blockfall_game::terrain::EditedBrick;
 use blockfall_physics::workers::WorkerPool;
-use blockfall_physics::{BodyHandle, BodyState, ContactKey, ContactPush};
+use blockfall_physics::{BodyHandle, BodyState, ContactImpulse, ContactKey};
 
 use super::Rng;
 
@@ -57,7 +57,7 @@ pub enum SaveFamily {
     /// One piece of two blocks `n` cells apart.
     PieceSpan,
     /// `n` contact pushes for the bodies there are.
-    ContactPushes,
+    ContactImpulses,
     /// A tower of three blocks whose foot lies `n` cells from the origin (past the world's
     /// edge when `n` is above 2^20).
     BlocksAt,
@@ -84,7 +84,7 @@ impl SaveFamily {
         SaveFamily::PiecesPiled,
         SaveFamily::PieceBlocks,
         SaveFamily::PieceSpan,
-        SaveFamily::ContactPushes,
+        SaveFamily::ContactImpulses,
         SaveFamily::BlocksAt,
         SaveFamily::PieceAt,
         SaveFamily::EditAt,
@@ -107,7 +107,7 @@ impl SaveFamily {
             SaveFamily::PiecesPiled => "pieces-piled",
             SaveFamily::PieceBlocks => "piece-blocks",
             SaveFamily::PieceSpan => "piece-span",
-            SaveFamily::ContactPushes => "contact-pushes",
+            SaveFamily::ContactImpulses => "contact-pushes",
             SaveFamily::BlocksAt => "blocks-at",
             SaveFamily::PieceAt => "piece-at",
             SaveFamily::EditAt => "edit-at",
@@ -120,7 +120,7 @@ impl SaveFamily {
         match self {
             SaveFamily::EditsScattered | SaveFamily::EditsDense => 1 << 16,
             SaveFamily::PiecesPiled | SaveFamily::PieceBlocks => 1 << 20,
-            SaveFamily::ContactPushes
+            SaveFamily::ContactImpulses
             | SaveFamily::BlocksSpread
             | SaveFamily::BlocksApart
             | SaveFamily::LargeBlocksAcross
@@ -232,11 +232,11 @@ impl SaveFamily {
                 let at = i32::try_from(n).unwrap_or(i32::MAX);
                 pieces(&mut save, std::iter::once(vec![block_at([at, 4, at])]));
             }
-            SaveFamily::ContactPushes => {
+            SaveFamily::ContactImpulses => {
                 pieces(&mut save, std::iter::once(vec![block_at([0, 4, 0])]));
                 let body = save.physics.bodies[0].handle;
                 save.physics.contacts = (0..count)
-                    .map(|i| ContactPush {
+                    .map(|i| ContactImpulse {
                         key: ContactKey {
                             body,
                             other: None,
@@ -363,7 +363,7 @@ pub fn generate_save(rng: &mut Rng) -> Vec<u8> {
         | SaveFamily::LargeBlocksPaired
         | SaveFamily::BlocksClustered
         | SaveFamily::LargeBlocksSolid => 1 << 12,
-        SaveFamily::BlockSlots | SaveFamily::BodySlots | SaveFamily::ContactPushes => 1 << 15,
+        SaveFamily::BlockSlots | SaveFamily::BodySlots | SaveFamily::ContactImpulses => 1 << 15,
         _ => u64::MAX,
     };
     family.make(size(rng).min(most))

@@ -20,7 +20,7 @@ use blockfall_game::scene::{self, Runner};
 use blockfall_game::terrain::{EditedBrick, GroundKind};
 use blockfall_game::world::World;
 use blockfall_physics::workers::WorkerPool;
-use blockfall_physics::{ContactKey, ContactPush};
+use blockfall_physics::{ContactImpulse, ContactKey};
 
 use super::{check_message, mutate_bytes, Outcome, Rng};
 
@@ -351,7 +351,7 @@ fn change_save(rng: &mut Rng, save: &mut WorldSave) {
                 _ if !bodies.is_empty() => {
                     let body = bodies[rng.below(bodies.len())].handle;
                     let other = bodies[rng.below(bodies.len())].handle;
-                    contacts.push(ContactPush {
+                    contacts.push(ContactImpulse {
                         key: ContactKey {
                             body,
                             other: rng.one_in(2).then_some(other),

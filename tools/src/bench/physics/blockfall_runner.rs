@@ -134,7 +134,7 @@ impl StrengthJudge {
             by_body
                 .entry(impact.body)
                 .or_default()
-                .push((impact.point, impact.push));
+                .push((impact.point, impact.impulse));
         }
         for (handle, pushes) in by_body {
             let Some(Some(piece)) = self.by_slot.get(handle.index() as usize) else {

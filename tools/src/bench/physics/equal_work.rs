@@ -344,7 +344,7 @@ mod tests {
                     physics.step(&solids, &shapes);
                     let counts = physics.last_step_counts();
                     regions = regions.max(counts.regions);
-                    apart += counts.apart;
+                    apart += counts.between_regions;
                 }
                 // The solve's whole machinery ran: eight regions, groups between regions
                 // that are not neighbours.
