@@ -17,13 +17,14 @@
 //!
 //! # Bodies
 //!
-//! A body is described by parts (mass elements: mass, middle, inertia about the middle; "middle" is
-//! our word for the centre of mass) and the points it touches things with, all in its own frame
-//! ([`BodyDesc`]). Its state is kept as a structure of arrays, one `Vec` per field over a dense
-//! index: position of the middle, orientation (a unit quaternion `[x, y, z, w]`), velocity, spin
-//! (angular velocity), inverse mass, inverse inertia in the body frame, its points (a range of one
-//! shared list, measured from the middle), the radius of their sphere, and resting, still time, age
-//! and touching. The loops of a step walk these arrays in order and touch only the fields they
+//! A body is described by parts (mass elements: mass, centre of mass, inertia about it) and the
+//! points it touches things with, all in its own frame ([`BodyDesc`]). Its state is kept as
+//! structures of arrays grouped by what each phase of a step reads (`body`: motion, inertial
+//! properties, shape, sleep), one `Vec` per field over a dense index: position of the centre of
+//! mass, orientation (a unit quaternion `[x, y, z, w]`), velocity, angular velocity, inverse
+//! mass, inverse inertia in the body frame, its points (a range of one shared list, measured
+//! from the centre of mass), the radius of their sphere, and sleeping, still time, age and
+//! touching. The loops of a step walk these arrays in order and touch only the fields they
 //! need. [`BodyHandle`]s are generational indices into a slot table outside the arrays: removal
 //! swaps the last body into the hole, and only the removed body's handle goes stale. State is
 //! `f64`: a body far from the origin or falling for a long time keeps its precision, and free fall
@@ -34,20 +35,21 @@
 //!
 //! Fixed steps of [`STEP`] (1/120 s), as many as [`PhysicsWorld::advance`]'s time holds. Each:
 //! gravity; contacts; contact rows solved by sequential impulses, [`ITERATIONS`] passes with
-//! the limits on the accumulated impulse; then the velocity moves the middle and the spin
-//! turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching body loses spin.
+//! the limits on the accumulated impulse; then the velocity moves the centre of mass and the
+//! angular velocity turns the orientation (`q += ½ (ω, 0) q dt`, renormalised). A touching
+//! body's angular velocity is damped ([`ANGULAR_DAMPING`]).
 //! Bodies sleep by islands (`islands`): the awake bodies joined by touching contacts sleep
 //! together once all are slow for [`STILL_TIME`], or once one of them has touched something for
 //! [`LONGEST_FALL`] (free fall does not count); a sleeping body stops and is not stepped until
 //! an awake body's contacts reach it (it wakes before that step's solve, and what touches it
-//! with it) or [`PhysicsWorld::wake`]. A body whose middle is below
+//! with it) or [`PhysicsWorld::wake`]. A body whose centre of mass is below
 //! [`BOTTOM`] (or whose state is no longer finite) is removed and reported.
 //!
 //! Each contact gives three rows in a structure of arrays (direction, lever × direction and
 //! turn = I⁻¹ (lever × direction) for each body, effective mass, target, accumulated impulse,
 //! friction link): one along the normal that only pushes, with a target of a small bounce or
-//! a gentle push out; two along the surface that rub at most [`FRICTION`] times the push (our
-//! word for the normal impulse).
+//! a gentle push out (the Baumgarte correction, [`BAUMGARTE`]); two along the surface that rub
+//! at most [`FRICTION`] times the normal impulse.
 //! See `rows.rs`.
 //!
 //! # No tunnelling: speculative contacts
@@ -63,8 +65,8 @@
 //! they strike within the step, and do not count as touching. A point asks its question with what
 //! its body fills around it, so that a face it only lines up with (a flush neighbour's top, seen
 //! from the side) is not met (`collision::box_face`, docs/physics.md "Which face a point meets").
-//! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's middle
-//! with the radius of its points added, and a body far from every surface asks nothing more; pairs
+//! Cheap bounds keep the extra reach cheap: the world is first asked once for the body's centre
+//! of mass with the radius of its points added, and a body far from every surface asks nothing more; pairs
 //! of bodies are first culled by their grown bounding spheres.
 //!
 //! # Bodies against bodies
