@@ -184,13 +184,11 @@ impl FrameGraph {
         for kept in &mut self.kept {
             kept.kept_now = false;
         }
-        let starts: Vec<_> = self
-            .kept
-            .iter()
-            .filter_map(|kept| kept.left.map(|left| (kept.image, left)))
-            .collect();
-        for (image, left) in starts {
-            self.set(image, left);
+        for index in 0..self.kept.len() {
+            let kept = self.kept[index];
+            if let Some(left) = kept.left {
+                self.set(kept.image, left);
+            }
         }
     }
 
