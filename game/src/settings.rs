@@ -4,9 +4,12 @@
 //! terrain's mesher, the sun's shadows, vsync, the window's size and fullscreen, and the HUD
 //! and its crosshair.
 //!
-//! [`load`] never refuses: a missing file is written with the defaults; a broken one (bad
-//! syntax, an unknown key, a value out of its range, an unknown button or action, a button bound
-//! to two actions, over [`MAX_BYTES`]) is kept aside as `settings.ron.bad` (the file's name +
+//! [`load`] never refuses: a missing file is written with the defaults. The file is read key
+//! by key: a bad value (out of its range, of the wrong kind, an unknown key, a key set twice, an
+//! unknown button or action, a button bound to two actions) sets aside that value alone, which
+//! takes its default, with a warning naming its key and line; every other value is kept, the
+//! file as it was is kept aside as below and the settings kept are written in its place. A file
+//! broken as a whole (bad syntax around its keys, over [`MAX_BYTES`]) is kept aside as `settings.ron.bad` (the file's name +
 //! `.bad`; when that is taken, `.bad.1`, `.bad.2`, …, the first free name, so an older kept
 //! file is never replaced), the defaults are written in its place and used, and the problem
 //! names the line: `settings.ron line 7: window width 90000 is not between 16 and 8192`. Keys
@@ -48,6 +51,8 @@ pub const VIEW_RADIUS_RANGE: RangeInclusive<u32> = 1..=32;
 pub const FIELD_OF_VIEW_RANGE: RangeInclusive<f32> = 30.0..=120.0;
 /// The mouse's sensitivity, a multiple of [`crate::input::MOUSE_RADIANS_PER_PIXEL`].
 pub const SENSITIVITY_RANGE: RangeInclusive<f32> = 0.05..=20.0;
+/// The HUD's scale, a multiple of the size it has for the window's size.
+pub const HUD_SCALE_RANGE: RangeInclusive<f32> = 0.5..=3.0;
 
 /// The player's settings, as `settings.ron` holds them (its keys are the field names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +73,9 @@ pub struct Settings {
     /// A small crosshair at the centre of the view while the HUD is shown.
     #[serde(deserialize_with = "crosshair")]
     pub crosshair: bool,
+    /// The HUD's size, a multiple (0.5–3) of the size it takes for the window's size.
+    #[serde(deserialize_with = "hud_scale")]
+    pub hud_scale: f32,
     /// Chunks of 32 m loaded around the player, 1–32 (`--view-radius` wins over it).
     #[serde(deserialize_with = "view_radius")]
     pub view_radius: u32,
@@ -98,6 +106,7 @@ impl Default for Settings {
             vsync: true,
             hud: true,
             crosshair: true,
+            hud_scale: 1.0,
             view_radius: VIEW_RADIUS,
             fov_degrees: FIELD_OF_VIEW_DEGREES,
             mouse_sensitivity: 1.0,
@@ -144,6 +153,10 @@ fn field_of_view<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::E
 
 fn mouse_sensitivity<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
     in_range(deserializer, "mouse sensitivity", SENSITIVITY_RANGE)
+}
+
+fn hud_scale<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    in_range(deserializer, "HUD scale", HUD_SCALE_RANGE)
 }
 
 fn crosshair<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
@@ -211,6 +224,10 @@ const KEY_NOTES: &[(&str, &str)] = &[
         "a small crosshair at the centre of the view while the HUD is shown",
     ),
     (
+        "hud_scale",
+        "the HUD's size, 0.5-3 times the size it takes for the window's size",
+    ),
+    (
         "view_radius",
         "chunks of 32 m loaded around the player, 1-32, at most what the GPU holds (--view-radius wins over it)",
     ),
@@ -263,6 +280,19 @@ impl Settings {
                     message: "the file is not UTF-8 text".into(),
                 })
             }
+        }
+    }
+
+    /// [`Settings::from_ron_by_key`] of `bytes` (UTF-8, a byte-order mark at the start
+    /// skipped), the contents of a file named `file`.
+    pub fn from_bytes_by_key(
+        bytes: &[u8],
+        file: &str,
+    ) -> Result<(Self, Vec<BadValue>), SettingsError> {
+        let bytes = bytes.strip_prefix(BYTE_ORDER_MARK).unwrap_or(bytes);
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::from_ron_by_key(text, file),
+            Err(_) => Self::from_bytes(bytes, file).map(|settings| (settings, Vec::new())),
         }
     }
 
@@ -518,6 +548,9 @@ pub struct Loaded {
     pub kept_as: Option<PathBuf>,
     /// The file is not settings at all ([`not_ours`]): left as it is, nothing written over it.
     pub not_ours: bool,
+    /// The keys whose values were set aside (they take their defaults), every other value
+    /// of the file kept.
+    pub set_aside: Vec<String>,
 }
 
 /// Why a file's bytes were not read.
@@ -568,6 +601,7 @@ pub fn load(path: &Path) -> Loaded {
         problem: None,
         kept_as: None,
         not_ours: false,
+        set_aside: Vec::new(),
     };
     let leave_alone = |mut loaded: Loaded, what: &str| {
         loaded.not_ours = true;
@@ -582,9 +616,12 @@ pub fn load(path: &Path) -> Loaded {
         Ok(bytes) if not_ours(&bytes).is_some() => {
             return leave_alone(loaded, not_ours(&bytes).unwrap_or_default());
         }
-        Ok(bytes) => match Settings::from_bytes(&bytes, &file) {
-            Ok(settings) => {
+        Ok(bytes) => match Settings::from_bytes_by_key(&bytes, &file) {
+            Ok((settings, bad)) => {
                 loaded.settings = settings;
+                if !bad.is_empty() {
+                    set_aside(&mut loaded, bad);
+                }
                 return loaded;
             }
             Err(error) => error,
@@ -644,8 +681,42 @@ pub fn load(path: &Path) -> Loaded {
     loaded
 }
 
+/// The values in `bad` were set aside and the rest of the file kept ([`load`]): the file as
+/// it was is kept aside, the settings kept are written in its place, and the problem names
+/// each key set aside, its line and what was wrong.
+fn set_aside(loaded: &mut Loaded, bad: Vec<BadValue>) {
+    let path = loaded.path.clone();
+    let mut problem = bad
+        .iter()
+        .map(|bad| format!("{}: `{}` takes its default", bad.error, bad.key))
+        .collect::<Vec<_>>()
+        .join("; ");
+    problem.push_str("; the other settings are kept");
+    loaded.set_aside = bad.into_iter().map(|bad| bad.key).collect();
+    match keep_aside(&path) {
+        Ok(kept) => {
+            problem.push_str(&format!(
+                "; the file as it was is kept as {}",
+                kept.display()
+            ));
+            loaded.kept_as = Some(kept);
+            match loaded.settings.write(&path) {
+                Ok(()) => problem.push_str(", and the settings kept are written"),
+                Err(error) => problem.push_str(&format!("; writing the settings: {error}")),
+            }
+        }
+        Err(error) => problem.push_str(&format!(
+            "; the file could not be kept aside as {} ({error}), so it is left as it is",
+            bad_path(&path).display()
+        )),
+    }
+    loaded.problem = Some(problem);
+}
+
+mod keys;
 mod shadows;
 
+pub use keys::BadValue;
 pub use shadows::Shadows;
 
 #[cfg(test)]

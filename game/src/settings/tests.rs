@@ -44,6 +44,7 @@ fn every_field_changed() -> Settings {
         vsync: false,
         hud: false,
         crosshair: false,
+        hud_scale: 1.5,
         view_radius: 31,
         fov_degrees: 101.123_45,
         mouse_sensitivity: 0.123_456_79,
@@ -145,12 +146,27 @@ fn a_missing_file_is_written_with_the_defaults() {
 /// and written, the problem names `line` and says `what`, the bad bytes are kept whole in
 /// `settings.ron.bad`. Returns the problem.
 fn broken(name: &str, bytes: &[u8], line: Option<usize>, what: &str) -> String {
+    broken_keeping(name, bytes, line, what, &Settings::default())
+}
+
+/// [`broken`] for a file whose good values are kept: `expected` is what is read (the values
+/// set aside at their defaults) and written in its place.
+fn broken_keeping(
+    name: &str,
+    bytes: &[u8],
+    line: Option<usize>,
+    what: &str,
+    expected: &Settings,
+) -> String {
     let dir = scratch(name);
     let path = dir.join(FILE_NAME);
     fs::write(&path, bytes).unwrap();
     let loaded = load(&path);
-    assert_eq!(loaded.settings, Settings::default(), "{name}");
-    assert!(loaded.wrote_defaults, "{name}");
+    assert_eq!(&loaded.settings, expected, "{name}");
+    assert!(
+        loaded.wrote_defaults || !loaded.set_aside.is_empty(),
+        "{name}"
+    );
     let problem = loaded.problem.expect(name);
     match line {
         Some(line) => assert!(
@@ -168,8 +184,8 @@ fn broken(name: &str, bytes: &[u8], line: Option<usize>, what: &str) -> String {
     );
     let now = fs::read_to_string(&path).unwrap();
     assert_eq!(
-        Settings::from_ron(&now, FILE_NAME),
-        Ok(Settings::default()),
+        Settings::from_ron(&now, FILE_NAME).as_ref(),
+        Ok(expected),
         "{name}"
     );
     assert_eq!(
@@ -197,8 +213,8 @@ fn a_value_out_of_its_range_names_the_line_and_the_range() {
     let problem = broken("width", text.as_bytes(), Some(7), "");
     assert!(
         problem.starts_with(
-            "settings.ron line 7: window width 90000 is not between 16 and 8192; the file is \
-             kept as "
+            "settings.ron line 7: window width 90000 is not between 16 and 8192: `width` takes \
+             its default; the other settings are kept; the file as it was is kept as "
         ),
         "{problem}"
     );
@@ -208,11 +224,15 @@ fn a_value_out_of_its_range_names_the_line_and_the_range() {
         Some(2),
         "window height 8 is not between 16 and 8192",
     );
-    broken(
+    broken_keeping(
         "radius",
         b"(\n    width: 640,\n    view_radius: 0,\n)\n",
         Some(3),
         "view radius 0 is not between 1 and 32",
+        &Settings {
+            width: 640,
+            ..Settings::default()
+        },
     );
     broken(
         "fov",
@@ -326,7 +346,7 @@ fn a_second_broken_file_never_replaces_the_first_one_kept() {
     {
         fs::write(&path, text).unwrap();
         let loaded = load(&path);
-        assert!(loaded.wrote_defaults, "{n}");
+        assert_eq!(loaded.settings, Settings::default(), "{n}");
         let bad = loaded.kept_as.clone().expect("kept aside");
         assert_eq!(bad, bad_path_numbered(&path, n as u32));
         assert!(
@@ -656,4 +676,40 @@ fn a_wrong_shadows_or_crosshair_names_the_key_the_line_and_the_values() {
         problem.contains("`shadows` must be Off, Low or High"),
         "{problem}"
     );
+}
+
+#[test]
+fn one_bad_value_and_two_good_ones_start_with_the_two_and_a_warning_naming_the_key() {
+    let dir = scratch("one-bad-two-good");
+    let path = dir.join(FILE_NAME);
+    let text = "(\n    fov_degrees: 100,\n    width: 90000,\n    invert_mouse_y: true,\n)\n";
+    fs::write(&path, text).unwrap();
+    let loaded = load(&path);
+    let expected = Settings {
+        fov_degrees: 100.0,
+        invert_mouse_y: true,
+        ..Settings::default()
+    };
+    assert_eq!(loaded.settings, expected);
+    assert_eq!(loaded.set_aside, ["width"]);
+    let problem = loaded.problem.expect("a warning");
+    assert!(problem.contains("`width`"), "{problem}");
+    assert!(problem.contains("line 3"), "{problem}");
+    // Nothing lost: the file as it was is kept, the good values are written back.
+    assert_eq!(fs::read_to_string(bad_path(&path)).unwrap(), text);
+    let again = load(&path);
+    assert_eq!(again.settings, expected);
+    assert_eq!(again.problem, None);
+    // Two bad values: both named, the good one kept.
+    fs::write(&path, "(hud_scale: 9, crosshair: false, shadows: Ultra)").unwrap();
+    let loaded = load(&path);
+    assert!(!loaded.settings.crosshair);
+    assert_eq!(loaded.settings.hud_scale, 1.0);
+    assert_eq!(loaded.set_aside, ["hud_scale", "shadows"]);
+    let problem = loaded.problem.unwrap();
+    assert!(
+        problem.contains("HUD scale 9 is not between 0.5 and 3"),
+        "{problem}"
+    );
+    fs::remove_dir_all(dir).ok();
 }

@@ -1,5 +1,5 @@
-//! The settings file, `settings.ron`, read by `Settings::from_bytes` (as `settings::load`
-//! reads it).
+//! The settings file, `settings.ron`, read key by key by `Settings::from_bytes_by_key` (as
+//! `settings::load` reads it).
 //!
 //! Inputs start from the file the game writes (the defaults, or settings of random values in
 //! range) and change it line by line: a value set to an extreme or a wrong type, a key unknown,
@@ -13,7 +13,8 @@ use std::sync::OnceLock;
 use blockfall_engine::meshing::Mesher;
 use blockfall_game::input::{Action, Bindings, Button};
 use blockfall_game::settings::{
-    Settings, FIELD_OF_VIEW_RANGE, SENSITIVITY_RANGE, VIEW_RADIUS_RANGE, WINDOW_SIZE,
+    Settings, FIELD_OF_VIEW_RANGE, HUD_SCALE_RANGE, SENSITIVITY_RANGE, VIEW_RADIUS_RANGE,
+    WINDOW_SIZE,
 };
 use blockfall_game_render::shadows::Shadows;
 
@@ -113,6 +114,10 @@ fn random_settings(rng: &mut Rng) -> Settings {
         vsync: rng.one_in(2),
         hud: rng.one_in(2),
         crosshair: rng.one_in(2),
+        hud_scale: rng.float(
+            f64::from(*HUD_SCALE_RANGE.start()),
+            f64::from(*HUD_SCALE_RANGE.end()),
+        ) as f32,
         view_radius: rng.between(
             i64::from(*VIEW_RADIUS_RANGE.start()),
             i64::from(*VIEW_RADIUS_RANGE.end()),
@@ -226,13 +231,30 @@ fn change_line(rng: &mut Rng, lines: &mut Vec<String>) {
     }
 }
 
-/// Reads the file and checks the error, or writes the settings and reads them back.
+/// Reads the file key by key (as `settings::load` does) and checks each value set aside and
+/// the whole file's error: a short message naming a line of the file; then writes the
+/// settings kept and reads them back. A file with a value set aside counts as refused.
 pub fn check(input: &[u8]) -> Result<Outcome, String> {
-    match Settings::from_bytes(input, FILE) {
-        Ok(settings) => {
+    let lines = 1 + input.iter().filter(|&&b| b == b'\n').count();
+    let named = |error: &blockfall_game::settings::SettingsError| {
+        check_message(&error.to_string())?;
+        match error.line {
+            Some(line) if (1..=lines).contains(&line) => Ok(()),
+            Some(line) => Err(format!(
+                "the error names line {line} of a file of {lines} lines: {error}"
+            )),
+            None => Err(format!("the error names no line: {error}")),
+        }
+    };
+    match Settings::from_bytes_by_key(input, FILE) {
+        Ok((settings, bad)) => {
+            for value in &bad {
+                named(&value.error)?;
+            }
             let written = settings.to_ron();
             match Settings::from_ron(&written, FILE) {
-                Ok(read) if read == settings => Ok(Outcome::Used),
+                Ok(read) if read == settings && bad.is_empty() => Ok(Outcome::Used),
+                Ok(read) if read == settings => Ok(Outcome::Refused),
                 Ok(read) => Err(format!(
                     "the settings read back differ: {settings:?} was written and {read:?} read"
                 )),
@@ -241,17 +263,7 @@ pub fn check(input: &[u8]) -> Result<Outcome, String> {
                 )),
             }
         }
-        Err(error) => {
-            check_message(&error.to_string())?;
-            let lines = 1 + input.iter().filter(|&&b| b == b'\n').count();
-            match error.line {
-                Some(line) if (1..=lines).contains(&line) => Ok(Outcome::Refused),
-                Some(line) => Err(format!(
-                    "the error names line {line} of a file of {lines} lines: {error}"
-                )),
-                None => Err(format!("the error names no line: {error}")),
-            }
-        }
+        Err(error) => named(&error).map(|()| Outcome::Refused),
     }
 }
 
