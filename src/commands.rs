@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use blockfall_engine::gpu::{FrameRing, Gpu};
 use blockfall_game::input::{Action, Command};
 
+use crate::menu::MenuRequest;
 use crate::play::Play;
 use crate::saves::{Saves, READ_ONLY};
 use crate::shown::Shown;
@@ -18,12 +19,19 @@ use crate::signals::tell;
 /// What the commands left to the run that shows the frame.
 #[derive(Debug, Default)]
 pub struct Asked {
-    /// Escape was pressed.
+    /// Escape was pressed where it quits (the player's Escape in a scripted window).
     pub escape: bool,
     /// F11 was pressed.
     pub fullscreen: bool,
     /// Where F2's screenshots of this frame go.
     pub screenshots: Vec<PathBuf>,
+    /// The menu's Quit: leave (the run saves on its way out).
+    pub quit: bool,
+    /// The menu closed: the window captures the mouse again.
+    pub resume: bool,
+    /// The settings' vsync and fullscreen changed to these.
+    pub vsync: Option<bool>,
+    pub fullscreen_to: Option<bool>,
 }
 
 /// Everything the commands act on.
@@ -61,6 +69,7 @@ impl Run<'_> {
                     }
                 }
                 Command::ToggleDetail => self.play.show_detail = !self.play.show_detail,
+                Command::ToggleHud => self.play.hud_hidden = !self.play.hud_hidden,
                 Command::Screenshot => asked.screenshots.push(screenshot_path()),
                 Command::Save => self.save_world(),
                 Command::Load => self.load_world()?,
@@ -68,6 +77,128 @@ impl Run<'_> {
             }
         }
         Ok(asked)
+    }
+
+    /// Carries out what the menu asked, in order; what only the window can do goes in `asked`.
+    pub fn carry_out_menu(&mut self, asked: &mut Asked) -> anyhow::Result<()> {
+        for request in self.play.menu.take_requests() {
+            match request {
+                MenuRequest::Resume => asked.resume = true,
+                MenuRequest::Save => self.save_world(),
+                MenuRequest::Load => self.load_world()?,
+                MenuRequest::Quit => asked.quit = true,
+                MenuRequest::Settings(settings) => self.apply_settings(*settings, asked)?,
+                MenuRequest::ListWorlds => {
+                    let listed = crate::worlds::folder()
+                        .map(|folder| crate::worlds::list(&folder))
+                        .unwrap_or_default();
+                    self.play.menu.current_world = self.saves.path.clone();
+                    self.play.menu.set_worlds(listed);
+                }
+                MenuRequest::OpenWorld(path) => self.open_world(&path, None)?,
+                MenuRequest::NewWorld(seed) => match crate::worlds::folder() {
+                    Some(folder) => {
+                        let path = crate::worlds::new_world_path(&folder);
+                        self.open_world(&path, Some(seed))?;
+                    }
+                    None => self
+                        .play
+                        .say("no data folder to keep worlds in: give --world PATH".into()),
+                },
+                MenuRequest::DeleteWorld(path) => match crate::worlds::delete(&path) {
+                    Ok(()) => self.play.say(format!("deleted {}", path.display())),
+                    Err(error) => self
+                        .play
+                        .say(format!("{} was not deleted: {error}", path.display())),
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings changed on the Settings screen: applied at once (the view, the mouse, the
+    /// keys, the renderer; the window's vsync and fullscreen through `asked`) and written to
+    /// the settings file, when the run has one.
+    fn apply_settings(
+        &mut self,
+        settings: blockfall_game::settings::Settings,
+        asked: &mut Asked,
+    ) -> anyhow::Result<()> {
+        let old = std::mem::replace(&mut self.play.settings, settings.clone());
+        self.play.input.bindings = settings.bindings;
+        self.play.input.look = settings.look();
+        if let Shown::World(world) = &mut *self.shown {
+            world.renderer.fov_degrees = settings.fov_degrees;
+            world.renderer.shadows = settings.shadows;
+            if settings.mesher != old.mesher {
+                world.set_mesher(settings.mesher);
+            }
+            if settings.view_radius != old.view_radius {
+                world.world.set_view_radius(settings.view_radius);
+                world
+                    .renew(self.gpu, self.frames)
+                    .context("drawing the world at its new view radius")?;
+            }
+        }
+        if settings.vsync != old.vsync {
+            asked.vsync = Some(settings.vsync);
+        }
+        if settings.fullscreen != old.fullscreen {
+            asked.fullscreen_to = Some(settings.fullscreen);
+        }
+        if let Some(path) = &self.play.settings_file {
+            if let Err(error) = settings.write(path) {
+                self.play
+                    .say(format!("settings not written to {}: {error}", path.display()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Saves this world, then opens the one at `path` (made from `seed` when given, or when
+    /// nothing is there): its lock taken, its saves made there from now on. A world that
+    /// cannot be opened leaves this one as it was, and the HUD says why.
+    fn open_world(&mut self, path: &std::path::Path, seed: Option<u32>) -> anyhow::Result<()> {
+        let (pool, radius) = match &*self.shown {
+            Shown::World(playing) => (playing.world.pool().clone(), playing.world.chunks().radius()),
+            Shown::Test(_) => return Ok(()),
+        };
+        let opened = match seed {
+            Some(seed) => blockfall_game::world::World::generated(seed, radius, pool)
+                .map(|world| (world, 0.0))
+                .map_err(|error| error.to_string()),
+            None => crate::saves::load_world(path, pool, radius).map_err(|error| format!("{error:#}")),
+        };
+        let (world, clock) = match opened {
+            Ok(opened) => opened,
+            Err(error) => {
+                self.play.say(format!("not opened: {error}"));
+                return Ok(());
+            }
+        };
+        // This world first: nothing is lost by going to another.
+        if self.saves.path.is_some() && !self.saves.read_only {
+            if let Err(reason) = self.save(false) {
+                self.play
+                    .say(format!("not opened: this world could not be saved first: {reason}"));
+                return Ok(());
+            }
+        }
+        if let Err(error) = self.saves.switch_to(path, clock) {
+            self.play.say(format!("not opened: {error}"));
+            return Ok(());
+        }
+        if let Shown::World(playing) = &mut *self.shown {
+            playing.world = world;
+            playing
+                .renew(self.gpu, self.frames)
+                .context("drawing the opened world")?;
+        }
+        if seed.is_some() {
+            self.save_world();
+        }
+        self.play.say(format!("playing {}", path.display()));
+        Ok(())
     }
 
     /// F5 or an autosave: the world saved, the HUD told how it went.

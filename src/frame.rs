@@ -109,9 +109,11 @@ impl FrameRun<'_> {
         if autosave {
             run.save_world();
         }
-        let asked = run.carry_out(&commands)?;
+        let mut asked = run.carry_out(&commands)?;
+        run.carry_out_menu(&mut asked)?;
         play.commands = commands;
         play.pressed_screenshots = asked.screenshots.clone();
+        play.quit = asked.quit;
         let played = Instant::now();
         let readback =
             readback || !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty();
@@ -132,8 +134,16 @@ impl FrameRun<'_> {
         // Record: the world's passes (or the test scene's), then the HUD over them.
         self.run.shown.record(self.run.frames, target, time)?;
         if let Some(overlay) = self.overlay.as_deref_mut() {
-            let hud = hud_text(self.run.play, self.run.shown, self.run.frames, *self.times);
-            overlay.record(self.run.frames, target, end.hud_input(&target), hud)?;
+            let mut hud = hud_text(self.run.play, self.run.shown, self.run.frames, *self.times);
+            let input = end.hud_input(&target);
+            let native = input.viewport().native_pixels_per_point.unwrap_or(1.0);
+            hud.scale = blockfall_game_render::hud::hud_scale(
+                target.width,
+                target.height,
+                native,
+                self.run.play.settings.hud_scale,
+            );
+            self.run.play.menu_click = overlay.record(self.run.frames, target, input, hud)?;
         }
         let recorded = Instant::now();
         if let Err(error) = Fault::check(self.fault, *self.submitted) {

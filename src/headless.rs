@@ -29,7 +29,7 @@ use crate::saves::Saves;
 use crate::screenshot::{check_writable, write_png};
 use crate::script::Script;
 use crate::shaders::LIBRARY;
-use crate::shown::Shown;
+use crate::shown::{most_view_radius, Shown};
 use crate::signals;
 use blockfall_game::scene::Start;
 
@@ -94,6 +94,7 @@ impl HeadlessRenderer {
         let mut renderer = Self::showing(gpu, options.width, options.height, shown)?;
         renderer.saves = Saves::for_run(options, start.clock);
         renderer.start = start;
+        renderer.play = Play::with_settings(None, options, most_view_radius(gpu));
         Ok(renderer)
     }
 
@@ -286,11 +287,7 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
     let mut renderer =
         HeadlessRenderer::for_run(&mut gpu, options).context("setting up the headless renderer")?;
     if options.hud {
-        renderer.overlay = Some(Overlay::new(
-            &gpu.device,
-            OFFSCREEN_FORMAT,
-            options.crosshair,
-        )?);
+        renderer.overlay = Some(Overlay::new(&gpu.device, OFFSCREEN_FORMAT)?);
     }
     renderer.fault = Fault::from_env().map_err(anyhow::Error::msg)?;
     let started = Instant::now();
@@ -377,7 +374,7 @@ fn run_script_headless(
     if let Shown::World(world) = &renderer.shown {
         print_lines(&[script.first_line(&world.world)?]);
     }
-    renderer.play = Play::new(Some(script));
+    renderer.play = Play::with_settings(Some(script), options, most_view_radius(&gpu));
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frames = 0u64;
     let mut stopped_by = None;
@@ -396,6 +393,7 @@ fn run_script_headless(
                 Err(error) => return Err(renderer.recover(error, clock, options)),
             };
         capture.frame_ends();
+        let quit = play.quit;
         if !play.screenshots.is_empty() || !play.pressed_screenshots.is_empty() {
             let pixels = renderer.pixels()?;
             for path in &play.screenshots {
@@ -409,6 +407,10 @@ fn run_script_headless(
             }
         }
         frames += 1;
+        if quit {
+            // The menu's Quit: the run ends here, saving as at its end.
+            break;
+        }
     }
     renderer.frames.wait_all()?;
     renderer.clock.end();

@@ -8,6 +8,7 @@
 //!   exit status 3.
 //! - [`headless`]: rendering without a window, into an offscreen target read back to PNG.
 //! - [`input`]: the window's keys and buttons mapped onto the game's controls.
+//! - [`menu`]: the pause menu and its screens (Settings, Worlds) as a model every run shares.
 //! - [`options`]: what a run is asked to do, for the window and the headless renderer.
 //! - [`overlay`]: the HUD: what it says and the pass that draws it.
 //! - [`play`]: the world's side of a frame: whose input drives it, what the HUD shows, what
@@ -24,6 +25,7 @@
 //! - [`soak`]: the soak, long random play with saves and loads while memory is watched.
 //! - [`window`]: the windowed run: winit's event loop, the swapchain, frames in flight.
 //! - [`world_lock`]: one game per world: the lock file beside the save.
+//! - [`worlds`]: the player's worlds in the data folder: the last played, the list, new ones.
 //! - [`shaders`]: the SPIR-V `build.rs` compiled from `shaders/`.
 
 pub mod capture;
@@ -32,6 +34,7 @@ pub mod frame;
 pub mod gpu_failure;
 pub mod headless;
 pub mod input;
+pub mod menu;
 pub mod options;
 pub mod overlay;
 pub mod play;
@@ -45,6 +48,7 @@ pub mod signals;
 pub mod soak;
 pub mod window;
 pub mod world_lock;
+pub mod worlds;
 
 /// The SPIR-V that `build.rs` compiled from `shaders/`.
 pub mod shaders {

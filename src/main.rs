@@ -86,8 +86,9 @@ struct Cli {
     /// be read, a folder or a trailing slash exits with status 2) and lock it (another game
     /// holding it exits with status 2); the game saves there every 5 minutes, when it closes
     /// and on SIGTERM, SIGINT or SIGHUP, and F5 / F9 save and load it. With `--script`, the
-    /// script plays on it. Without it, F5 / F9 use `worlds/world.blockfall` in the platform's
-    /// data folder.
+    /// script plays on it. Without it, the window plays the last world played in `worlds/` of
+    /// the platform's data folder (or makes `worlds/world.blockfall`), saved the same way;
+    /// the menu's Worlds screen lists, makes and deletes them.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["test_scene"])]
     world: Option<PathBuf>,
     /// Open the world without locking or ever saving it (F5 says so; no autosave, nothing at
@@ -165,6 +166,10 @@ fn main() -> ExitCode {
         debug_sky: cli.debug_sky,
         ..RunOptions::default()
     };
+    // The player's window without `--world` plays the last world played (or makes one).
+    if !cli.headless && cli.script.is_none() && !cli.test_scene && cli.world.is_none() {
+        choose_world(&mut options);
+    }
     // The player's settings, then the flags given.
     let settings = settings_path(cli.settings.as_deref(), cli.headless, cli.script.is_some());
     // Bad input is refused before anything is written or drawn.
@@ -233,6 +238,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// The world of a player's window started without `--world`: the last played in the data
+/// folder, or a new `world.blockfall` there ([`blockfall::worlds`]). A last world that cannot
+/// be read is left as it is, said, and a new world is made beside it.
+fn choose_world(options: &mut RunOptions) {
+    let Some(folder) = blockfall::worlds::folder() else {
+        return;
+    };
+    let mut path = blockfall::worlds::last_or_first(&folder);
+    if path.exists() {
+        if let Err(error) = blockfall_game::save::WorldSave::read(&path) {
+            let new = blockfall::worlds::new_world_path(&folder);
+            say!(
+                "warning: the last world, {}, cannot be opened ({error}); it is left as it is \
+                 and a new world is made at {}",
+                path.display(),
+                new.display()
+            );
+            path = new;
+        }
+    }
+    options.world = Some(path);
+    options.world_chosen = true;
+}
+
 /// The checks of a run's files before anything is written or drawn: `--world` names a save or
 /// nothing; no output of the run is one of its inputs (see [`blockfall::refusal`]); every PNG
 /// it will write can be written.
@@ -280,26 +309,21 @@ fn prepare_world(cli: &Cli, options: &mut RunOptions) -> Result<(), Refusal> {
     if let (Some(world), Some(path), Some(scene)) = (&cli.world, &cli.script, &options.script) {
         options.script = Some(blockfall::script::on_world(scene, path, world)?);
     }
-    options.world_lock = take_lock(cli)?;
+    options.world_lock = take_lock(cli, options)?;
     Ok(())
 }
 
 /// The lock on the run's world, taken before any frame: `--world`'s, refused when another game
-/// holds it; for the player's window without `--world`, the data folder's world (held by
-/// another game, F5 says so); none for `--read-only`, nor for headless and scripted runs
-/// without `--world` (they lock at their first save). A lock file that cannot be made is no
+/// holds it; for the player's window without `--world`, the last world played (held by another
+/// game: it opens read-only, and says so); none for `--read-only`, nor for headless and
+/// scripted runs without `--world` (they lock at their first save). A lock file that cannot be made is no
 /// refusal: the world opens, unlocked, and its saves show how they go.
-fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
+fn take_lock(cli: &Cli, options: &mut RunOptions) -> Result<Option<Arc<WorldLock>>, Refusal> {
     if cli.read_only {
         return Ok(None);
     }
-    let player = !cli.headless && cli.script.is_none() && !cli.test_scene;
-    let path = match &cli.world {
+    let path = match &options.world {
         Some(world) => world.clone(),
-        None if player => match blockfall::saves::save_path(None) {
-            Some(path) => path,
-            None => return Ok(None),
-        },
         None => return Ok(None),
     };
     match WorldLock::take(&path) {
@@ -309,7 +333,9 @@ fn take_lock(cli: &Cli) -> Result<Option<Arc<WorldLock>>, Refusal> {
              look at the world without saving it"
         ))),
         Err(held @ LockError::Held { .. }) => {
-            say!("warning: {held}: F5 will not save it here");
+            // The player's last world, open in another game: looked at, never saved here.
+            say!("warning: {held}: it is opened read-only (nothing is saved)");
+            options.read_only = true;
             Ok(None)
         }
         Err(error) => {

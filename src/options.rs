@@ -82,6 +82,12 @@ pub struct RunOptions {
     pub settings_file: Option<PathBuf>,
     /// What was wrong with it (the HUD shows it for a while at the start).
     pub settings_problem: Option<String>,
+    /// The player's settings as read (the defaults when none were): the menu's Settings
+    /// screen starts from them and writes its changes to `settings_file`.
+    pub settings: Settings,
+    /// The world was chosen for the player (`--world` not given: the last played in the data
+    /// folder, [`crate::worlds`]), not named on the command line.
+    pub world_chosen: bool,
 }
 
 impl Default for RunOptions {
@@ -117,6 +123,8 @@ impl Default for RunOptions {
             look: Look::default(),
             settings_file: None,
             settings_problem: None,
+            settings: Settings::default(),
+            world_chosen: false,
         }
     }
 }
@@ -152,6 +160,7 @@ impl RunOptions {
         self.shadows = settings.shadows;
         self.bindings = settings.bindings;
         self.look = settings.look();
+        self.settings = settings.clone();
     }
 
     /// Takes the flags that were given (after [`RunOptions::apply_settings`]: flags win).

@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use crate::playing::Playing;
 use blockfall_engine::gpu::{vk, Device, FrameRing, PassTiming};
-use blockfall_game::input::Action;
+use blockfall_game::blocks::materials::MATERIALS;
+use blockfall_game::input::{Action, Bindings};
 use blockfall_game::player::Mode;
-use blockfall_game::world::ToolKind;
-use blockfall_game_render::hud::{Hud, HudError, HudRenderer};
+use blockfall_game::world::{Tool, ToolKind};
+use blockfall_game_render::hud::{Hotbar, HotbarSlot, Hud, HudError, HudRenderer, MenuClick};
 use blockfall_game_render::shadows::Shadows;
 use blockfall_game_render::target::RenderTarget;
 
@@ -137,21 +138,14 @@ impl FrameClock {
 /// The HUD and what it says.
 pub struct Overlay {
     renderer: HudRenderer,
-    /// The crosshair where the HUD asks for one (the `crosshair` setting; on by default).
-    crosshair: bool,
 }
 
 impl Overlay {
-    /// The HUD drawn into targets of `colour_format`; `crosshair`: with the crosshair at the
-    /// centre of the world's view.
-    pub fn new(
-        device: &Arc<Device>,
-        colour_format: vk::Format,
-        crosshair: bool,
-    ) -> Result<Self, HudError> {
+    /// The HUD drawn into targets of `colour_format` (the crosshair where the HUD asks for
+    /// one: the `crosshair` setting, [`hud_text`]).
+    pub fn new(device: &Arc<Device>, colour_format: vk::Format) -> Result<Self, HudError> {
         Ok(Self {
             renderer: HudRenderer::new(device, colour_format)?,
-            crosshair,
         })
     }
 
@@ -161,26 +155,33 @@ impl Overlay {
     }
 
     /// Records the HUD pass over what the frame drew so far; `raw_input` from egui-winit in the
-    /// window, [`HudRenderer::raw_input`] headless. The crosshair only where `hud` asks for it
-    /// and the setting is on.
+    /// window, [`HudRenderer::raw_input`] headless. Returns what was clicked on the menu.
     pub fn record(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
         raw_input: egui::RawInput,
-        mut hud: Hud,
-    ) -> Result<(), HudError> {
-        hud.crosshair &= self.crosshair;
+        hud: Hud,
+    ) -> Result<Option<MenuClick>, HudError> {
         self.renderer.record(frames, target, raw_input, &hud)
     }
 }
 
-/// What the HUD says this frame.
+/// What the HUD says this frame: F1 hides all of it but the menu; the scale is the caller's
+/// ([`blockfall_game_render::hud::hud_scale`], from the target's size).
 pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes) -> Hud {
+    let menu = play.menu.view(&play.settings);
+    if play.hud_hidden {
+        return Hud {
+            menu,
+            ..Hud::default()
+        };
+    }
     let mut hud = Hud {
         show_detail: play.show_detail,
         message: play.message.as_ref().map(|(text, _)| text.clone()),
         warning: play.warning.clone(),
+        menu,
         ..Hud::default()
     };
     let timings = frames.last_timings();
@@ -193,7 +194,7 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
         }
         None => {
             let gpu_total: f64 = timings.iter().map(|t| t.milliseconds).sum();
-            hud.lines.push(format!(
+            hud.detail.push(format!(
                 "{:.1} ms a frame · CPU {:.2} ms (play {:.2}, record {:.2}) · GPU {:.2} ms",
                 times.frame,
                 times.play + times.record,
@@ -210,14 +211,14 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
         }
     }
     if let Shown::World(world) = shown {
-        world_lines(&mut hud, world);
+        world_lines(&mut hud, world, &play.input.bindings);
         hud.detail.push(shadows_line(
             world.renderer.shadows,
             timings,
             play.script.is_some(),
         ));
-        // Where the world is seen, its centre marked.
-        hud.crosshair = true;
+        // Where the world is seen, its centre marked (the `crosshair` setting).
+        hud.crosshair = play.settings.crosshair && play.menu.state().is_none();
     }
     hud.help = help_line(play, shown);
     hud
@@ -249,46 +250,47 @@ fn shadows_line(shadows: Shadows, timings: &[PassTiming], scripted: bool) -> Str
     format!("shadows: {}, {count}, {milliseconds:.2} ms", shadows.name())
 }
 
-fn world_lines(hud: &mut Hud, playing: &Playing) {
+/// The world's lines: a short one at the top left (how the player moves, what the aimed
+/// block holds, what is falling), the hotbar of the block tool, and F3's detail (the place,
+/// the chunks, the view, the draws).
+fn world_lines(hud: &mut Hud, playing: &Playing, bindings: &Bindings) {
     let (world, renderer) = (&playing.world, &playing.renderer);
     let mode = match world.player().mode {
         Mode::Fly => "flying",
         Mode::Walk if world.player().grounded => "walking",
         Mode::Walk => "in the air",
     };
-    let feet = world.player().position;
-    hud.lines.push(format!(
-        "{mode} at ({:.1}, {:.1}, {:.1}) · facing {:.0}°",
-        feet.x,
-        feet.y,
-        feet.z,
-        world.yaw().to_degrees()
-    ));
+    let mut status = vec![mode.to_owned()];
     let tool = world.tool();
-    hud.lines.push(match tool.kind {
-        ToolKind::Blocks => format!(
-            "Blocks: {}, {} m, {} placed",
-            tool.material_name(),
-            tool.size_meters(),
-            world.blocks().count()
-        ),
-        ToolKind::Terrain => format!("Terrain: sphere of {:.1} m", tool.radius),
-    });
-    if let Some(aim) = world.aim() {
-        if !aim.would_fall.is_empty() {
-            hud.lines
-                .push(format!("Breaking this drops {} more", aim.would_fall.len()));
+    match tool.kind {
+        ToolKind::Blocks => {
+            hud.hotbar = Some(hotbar(tool, bindings));
+            if let Some(aim) = world.aim() {
+                if !aim.would_fall.is_empty() {
+                    status.push(format!("breaking this drops {} more", aim.would_fall.len()));
+                }
+            }
         }
+        ToolKind::Terrain => status.push(format!("terrain tool: sphere of {:.1} m", tool.radius)),
     }
     let falling = world.pieces().falling();
     let resting = world.pieces().len() - falling;
     if falling > 0 || resting > 0 {
-        hud.lines
-            .push(format!("{falling} falling, {resting} at rest"));
+        status.push(format!("{falling} falling, {resting} at rest"));
     }
+    hud.lines.push(status.join(" · "));
+    let feet = world.player().position;
+    hud.detail.push(format!(
+        "at ({:.1}, {:.1}, {:.1}) · facing {:.0}° · {} blocks placed",
+        feet.x,
+        feet.y,
+        feet.z,
+        world.yaw().to_degrees(),
+        world.blocks().count()
+    ));
     let viewer = playing.viewer();
     // Waiting: chunks still to load, and loaded ones still to mesh with a new mesher.
-    hud.lines.push(format!(
+    hud.detail.push(format!(
         "{}: {} chunks, {} waiting",
         renderer.mesher().label(),
         renderer.meshes().resident_chunks(),
@@ -313,49 +315,91 @@ fn world_lines(hud: &mut Hud, playing: &Playing) {
     ));
 }
 
+/// The block tool's hotbar: the six materials in their colours, each with its key, the chosen
+/// one framed, and its name and the block size beside them.
+fn hotbar(tool: &Tool, bindings: &Bindings) -> Hotbar {
+    const KEYS: [Action; 6] = [
+        Action::Material1,
+        Action::Material2,
+        Action::Material3,
+        Action::Material4,
+        Action::Material5,
+        Action::Material6,
+    ];
+    Hotbar {
+        slots: MATERIALS
+            .iter()
+            .zip(KEYS)
+            .map(|(material, action)| HotbarSlot {
+                key: bindings
+                    .buttons(action)
+                    .first()
+                    .map(|button| button.label())
+                    .unwrap_or_default(),
+                colour: material.colour,
+            })
+            .collect(),
+        selected: tool.material,
+        label: format!("{} · {} m", tool.material_name(), tool.size_meters()),
+    }
+}
+
+/// The keys of the tool in hand, every one it uses (walking, running and jumping too), as the
+/// player bound them; while the mouse is free, how to play and the window's keys.
 fn help_line(play: &Play, shown: &Shown) -> String {
     // The keys as the player bound them (a script's input has the defaults).
     let bindings = &play.input.bindings;
     let key = |action| bindings.label(action);
     let window = format!(
-        "{} screenshot · {} detail · {} fullscreen",
+        "{} screenshot · {} detail · {} fullscreen · {} hide HUD",
         key(Action::Screenshot),
         key(Action::Detail),
-        key(Action::Fullscreen)
+        key(Action::Fullscreen),
+        key(Action::HideHud)
     );
     let Shown::World(world) = shown else {
         return format!("{window} · {} quit", key(Action::Escape));
     };
+    if play.menu.is_open() {
+        return String::new();
+    }
     if play.script.is_none() && !play.input.captured {
         let mut help = format!(
-            "Click to play · {} quits · {} save · {} load",
+            "Click to play · {} menu · {} save · {} load · {window}",
             key(Action::Escape),
             key(Action::Save),
-            key(Action::Load)
+            key(Action::Load),
         );
         if let Some(path) = &play.settings_file {
-            help.push_str(&format!("\nkeys and settings: {}", path.display()));
+            help.push_str(&format!(" · keys and settings: {}", path.display()));
         }
         return help;
     }
-    let fly = format!(
-        "{} fly ({}/{} down/up)",
+    let moving = format!(
+        "{}{}{}{} walk · {} run · {} jump · {} fly ({}/{})",
+        key(Action::Forward),
+        key(Action::Left),
+        key(Action::Back),
+        key(Action::Right),
+        key(Action::Run),
+        key(Action::Jump),
         key(Action::Fly),
         key(Action::Down),
-        key(Action::Up)
+        key(Action::Up),
     );
-    let last = format!(
-        "{window} · {} save · {} load · {} free the mouse",
-        key(Action::Save),
-        key(Action::Load),
-        key(Action::Escape)
+    let undo = format!(
+        "Ctrl+{}/{} undo/redo",
+        key(Action::Undo),
+        key(Action::Redo)
     );
+    let last = format!("{} menu · {} HUD", key(Action::Escape), key(Action::HideHud));
     match world.world.tool().kind {
         ToolKind::Blocks => format!(
-            "{} break · {} place · wheel or {}–{} material · {} {} size\n\
-             {} chisel · {}+{} slope · {} terrain tool · {fly}\n{last}",
+            "{} break · {} place · {} pick · {}–{}/wheel material · {}{} size · {} chisel · \
+             {}+{} slope · {undo} · {} terrain · {moving} · {last}",
             key(Action::BreakOrDig),
             key(Action::PlaceOrBuild),
+            key(Action::PickBlock),
             key(Action::Material1),
             key(Action::Material6),
             key(Action::Smaller),
@@ -366,19 +410,13 @@ fn help_line(play: &Play, shown: &Shown) -> String {
             key(Action::SwitchTool),
         ),
         ToolKind::Terrain => format!(
-            "{} dig · {} build · wheel size · {} block tool · {} wireframe · {} mesher\n\
-             {}{}{}{} walk · {} run · {} jump · {fly}\n{last}",
+            "{} dig · {} build · wheel size · {undo} · {} blocks · {} wireframe · {} mesher · \
+             {moving} · {last}",
             key(Action::BreakOrDig),
             key(Action::PlaceOrBuild),
             key(Action::SwitchTool),
             key(Action::Wireframe),
             key(Action::Mesher),
-            key(Action::Forward),
-            key(Action::Left),
-            key(Action::Back),
-            key(Action::Right),
-            key(Action::Run),
-            key(Action::Jump),
         ),
     }
 }

@@ -8,9 +8,12 @@ use std::path::PathBuf;
 
 use crate::playing::Playing;
 use blockfall_engine::gpu::{FrameRing, Gpu};
-use blockfall_game::input::{Button, Command, Input};
+use blockfall_game::input::{Action, Button, Command, Input};
+use blockfall_game::settings::Settings;
 use blockfall_game::terrain::streaming::LOADS_PER_FRAME;
+use blockfall_game_render::hud::MenuClick;
 
+use crate::menu::Menu;
 use crate::options::RunOptions;
 use crate::script::Script;
 
@@ -26,6 +29,8 @@ pub struct PlayFrame {
     /// Requests the world leaves to the window: wireframe, screenshot (F2), detail, fullscreen,
     /// Escape.
     pub commands: Vec<Command>,
+    /// The menu's Quit was chosen: the run ends (saving on its way out).
+    pub quit: bool,
 }
 
 /// Input and script of a run.
@@ -44,11 +49,32 @@ pub struct Play {
     pub warning: Option<String>,
     /// Everything said to the player so far, in order (for the run's report).
     pub said: Vec<String>,
-    /// The player's settings file, if the run read one (the HUD says where it is).
+    /// The player's settings file, if the run read one (the HUD says where it is); the
+    /// Settings screen writes its changes there.
     pub settings_file: Option<PathBuf>,
+    /// The player's settings as they are now (a script's: the defaults, unless `--settings`
+    /// named a file); the Settings screen changes them.
+    pub settings: Settings,
+    /// The pause menu and its screens; while one is open the world does not step.
+    pub menu: Menu,
+    /// F1: the HUD hidden (the menu still shows).
+    pub hud_hidden: bool,
+    /// A click on the menu the HUD drew last frame, for this frame's menu.
+    pub menu_click: Option<MenuClick>,
 }
 
 impl Play {
+    /// The play of a script (or none), with the run's settings: the player's file when
+    /// `--settings` named one (its changes on the Settings screen written there), else the
+    /// defaults; the menu stops the view radius at `most_view_radius` (the device's).
+    pub fn with_settings(script: Option<Script>, options: &RunOptions, most_view_radius: u32) -> Self {
+        let mut play = Self::new(script);
+        play.settings = options.settings.clone();
+        play.settings_file = options.settings_file.clone();
+        play.menu.most_view_radius = most_view_radius;
+        play
+    }
+
     pub fn new(script: Option<Script>) -> Self {
         Self {
             input: Input::default(),
@@ -59,6 +85,19 @@ impl Play {
             warning: None,
             said: Vec::new(),
             settings_file: None,
+            settings: Settings::default(),
+            menu: Menu::default(),
+            hud_hidden: false,
+            menu_click: None,
+        }
+    }
+
+    /// Opens the pause menu: nothing stays held, the world stops stepping.
+    pub fn open_menu(&mut self) {
+        self.menu.open();
+        self.input.release_all();
+        if let Some(script) = &mut self.script {
+            script.input().release_all();
         }
     }
 
@@ -69,6 +108,7 @@ impl Play {
         let mut play = Self::new(None);
         play.input = Input::new(options.bindings, options.look);
         play.settings_file = options.settings_file.clone();
+        play.settings = options.settings.clone();
         if let Some(problem) = &options.settings_problem {
             play.say(problem.clone());
         }
@@ -77,14 +117,62 @@ impl Play {
 
     /// A key or button of the window. While a script plays, the player's input is ignored
     /// (a script gives the same run every time) except for what the window itself handles.
+    ///
+    /// While the menu is open the keys are the menu's (a held arrow repeats); the world's
+    /// Escape action opens it.
     pub fn button(&mut self, button: Button, down: bool, repeat: bool) {
         let scripted = self.script.is_some();
-        if scripted && button != Button::Escape && button != Button::F11 {
+        if scripted {
+            // The player's way out of a scripted window: Escape quits, F11 stays the window's.
+            if down && !repeat && (button == Button::Escape || button == Button::F11) {
+                self.commands.push(if button == Button::Escape {
+                    Command::Escape
+                } else {
+                    Command::ToggleFullscreen
+                });
+            }
             return;
         }
-        if let Some(command) = self.input.button(button, down, repeat) {
-            self.commands.push(command);
+        if self.menu.is_open() {
+            let steps = matches!(
+                button,
+                Button::ArrowUp
+                    | Button::ArrowDown
+                    | Button::ArrowLeft
+                    | Button::ArrowRight
+                    | Button::Backspace
+            );
+            if down && (!repeat || steps) {
+                self.menu.key(button, &self.settings);
+            }
+            return;
         }
+        match self.input.button(button, down, repeat) {
+            Some(Command::Escape) => self.open_menu(),
+            Some(command) => self.commands.push(command),
+            None => {}
+        }
+    }
+
+    /// A script's presses this frame, for its menu: while the menu is open each goes to it;
+    /// the Escape action opens it. Returns the script's commands without Escape (the menu
+    /// took it).
+    fn script_presses(&mut self, presses: &[Button], commands: Vec<Command>) -> Vec<Command> {
+        for &button in presses {
+            if self.menu.is_open() {
+                self.menu.key(button, &self.settings);
+            } else if self
+                .script
+                .as_mut()
+                .is_some_and(|script| script.input().bindings.action(button) == Some(Action::Escape))
+            {
+                self.open_menu();
+            }
+        }
+        commands
+            .into_iter()
+            .filter(|&command| command != Command::Escape)
+            .collect()
     }
 
     /// The commands pressed since the last frame, for runs without a world (the test scene).
@@ -122,26 +210,45 @@ impl Play {
             world.renderer.show_tool = true;
         }
         // Input: the script's events due now and its held keys, or the player's.
-        let (dt, input) = match &mut self.script {
-            Some(script) => {
-                let frame = script.begin_frame(&mut world.world)?;
-                print_lines(&frame.lines);
-                if frame.loaded {
-                    // A `load`: the old world's meshes go, the new world's chunks in view are
-                    // loaded at once, as at the start of a scripted run.
-                    world.renew(gpu, frames)?;
-                    world.load_all(frames)?;
-                    frames.wait_all()?;
-                }
-                play.screenshots = frame.screenshots;
-                commands.extend(frame.commands);
-                (frame.dt, script.input())
+        let mut dt = dt;
+        if let Some(script) = &mut self.script {
+            let frame = script.begin_frame(&mut world.world)?;
+            print_lines(&frame.lines);
+            if frame.loaded {
+                // A `load`: the old world's meshes go, the new world's chunks in view are
+                // loaded at once, as at the start of a scripted run.
+                world.renew(gpu, frames)?;
+                world.load_all(frames)?;
+                frames.wait_all()?;
             }
-            None => (dt, &mut self.input),
+            play.screenshots = frame.screenshots;
+            dt = frame.dt;
+            let scripted = self.script_presses(&frame.presses, frame.commands);
+            commands.extend(scripted);
+            let t = script_time(&self.script);
+            for choice in frame.menu {
+                let result = self.menu.choose(&choice, &self.settings);
+                print_lines(&[menu_line(t, &choice, result)]);
+            }
+        }
+        if let Some(click) = self.menu_click.take() {
+            self.menu.click(click, &self.settings);
+        }
+        let input = match &mut self.script {
+            Some(script) => script.input(),
+            None => &mut self.input,
         };
-        // Play: the world's frame; the ground it changed meshed again at once.
-        let report = world.frame(frames, dt, input, &commands)?;
-        play.commands = report.commands;
+        // Play: the world's frame (none while the menu is open: the world is frozen); the
+        // ground it changed meshed again at once.
+        if self.menu.is_open() {
+            // Movement of the mouse while the menu was open is not a turn.
+            input.take_turn();
+            input.take_wheel();
+            play.commands = commands;
+        } else {
+            let report = world.frame(frames, dt, input, &commands)?;
+            play.commands = report.commands;
+        }
         // Blocks that left the world without falling as a piece are said, never lost unsaid.
         let lost: Vec<String> = world.world.lost().iter().map(lost_message).collect();
         for message in lost {
@@ -165,10 +272,31 @@ impl Play {
     /// After the frame was drawn: the script's state line when one is due, `done` at its end.
     pub fn finish_frame(&mut self, world: &Playing) -> anyhow::Result<()> {
         if let Some(script) = &mut self.script {
+            script.report_menu(self.menu.state());
             print_lines(&script.end_frame(&world.world)?);
         }
         Ok(())
     }
+}
+
+/// The script's clock at the frame begun, for its menu lines.
+fn script_time(script: &Option<Script>) -> f64 {
+    script.as_ref().map_or(0.0, |script| script.clock().0)
+}
+
+/// A script's `menu` event as its trace line says it: `{"t": …, "event": "menu", "choice":
+/// "settings", "ok": true}`, with `error` when the menu could not do it.
+fn menu_line(t: f64, choice: &str, result: Result<(), String>) -> String {
+    let mut line = serde_json::json!({
+        "t": (t * 1e6).round() / 1e6,
+        "event": "menu",
+        "choice": choice,
+        "ok": result.is_ok(),
+    });
+    if let Err(error) = result {
+        line["error"] = serde_json::Value::String(error);
+    }
+    line.to_string()
 }
 
 /// What the HUD says of blocks that left the world (`World::lost`).

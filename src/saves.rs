@@ -175,6 +175,29 @@ impl Saves {
         }
     }
 
+    /// Saves go to the world at `path` from now on (the menu opened or made it), its clock at
+    /// `clock`: its lock is taken first (refused when another game holds it), this world's
+    /// let go; the run saves it every [`AUTOSAVE_EVERY`] and at its end.
+    pub fn switch_to(&mut self, path: &Path, clock: f64) -> Result<(), String> {
+        let lock = match WorldLock::take(path) {
+            Ok(lock) => Some(Arc::new(lock)),
+            Err(held @ LockError::Held { .. }) => return Err(held.to_string()),
+            Err(error) => {
+                log::warn!("{error}; the world is not locked");
+                None
+            }
+        };
+        self.path = Some(path.to_path_buf());
+        self.lock = lock;
+        self.autosave = true;
+        self.read_only = false;
+        self.clock = clock;
+        self.since_save = 0.0;
+        self.last = None;
+        self.asked = false;
+        Ok(())
+    }
+
     /// Why the last save failed, while no save has succeeded since.
     pub fn failure(&self) -> Option<&str> {
         self.last.as_ref()?.error.as_deref()

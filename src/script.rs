@@ -83,6 +83,10 @@ pub struct ScriptFrame {
     pub commands: Vec<Command>,
     /// A `load` event replaced the world: what drew the old one must draw the new one.
     pub loaded: bool,
+    /// The buttons this frame's events pressed, in order (the menu takes them while open).
+    pub presses: Vec<blockfall_game::input::Button>,
+    /// This frame's `menu` events' choices, in order.
+    pub menu: Vec<String>,
 }
 
 /// A script being played.
@@ -136,6 +140,11 @@ impl Script {
     /// The world's save as the state lines report it from now on (`"save"`).
     pub fn report_save(&mut self, save: SaveState) {
         self.runner.report_save(save);
+    }
+
+    /// The menu's screen shown, as the `state` lines report it from now on (`"menu"`).
+    pub fn report_menu(&mut self, menu: Option<&'static str>) {
+        self.runner.report_menu(menu);
     }
 
     /// What stderr says when `signal` stopped the script between frames: where its clock got
@@ -196,10 +205,12 @@ impl Script {
                     );
                     frame.screenshots.push(PathBuf::from(path));
                 }
+                Outcome::Menu(choice) => frame.menu.push(choice),
                 Outcome::Nothing => {}
             }
         }
         frame.commands = self.runner.take_commands();
+        frame.presses = self.runner.take_presses();
         Ok(frame)
     }
 

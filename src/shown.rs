@@ -99,6 +99,12 @@ impl Shown {
     }
 }
 
+/// The largest view radius this device can show (the menu's Settings stop there).
+pub fn most_view_radius(gpu: &Gpu) -> u32 {
+    let limit = u64::from(gpu.device.adapter.limits.max_storage_buffer_range);
+    largest_view_radius(limit, *blockfall_game::settings::VIEW_RADIUS_RANGE.end())
+}
+
 /// The view radius the run gets on this device: the terrain's arenas grow with the radius
 /// (`arenas_for`), and each must fit one storage buffer (`maxStorageBufferRange`, 128 MiB on
 /// lavapipe, which holds every radius up to 32). A radius from the settings or the default

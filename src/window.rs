@@ -1,7 +1,8 @@
 //! The windowed run: winit's event loop, the swapchain, frames in flight; the world (or the
 //! test scene) drawn into it, with the keys and mouse of [`crate::input`] (or a script's input,
 //! at the script's fixed frame time). F2 writes a screenshot of the window, F11 toggles
-//! fullscreen, Escape frees the mouse (a second Escape quits).
+//! fullscreen, Escape opens the pause menu (the world stops; the mouse is let go to click its
+//! rows) and closes it again; quitting is the menu's Quit.
 //!
 //! Every way out — Escape, closing the window, the frames or the script done, SIGTERM, SIGINT
 //! or SIGHUP ([`crate::signals`], seen between frames) — leaves through [`App::leave`], which
@@ -225,6 +226,8 @@ struct WindowState {
     gpu: Gpu,
     capture: FrameCapture,
     colour_format: vk::Format,
+    /// Presenting in step with the display (the settings' vsync, changed in the menu).
+    vsync: bool,
     needs_recreate: bool,
     resize_requested: bool,
     started: Instant,
@@ -293,6 +296,10 @@ impl ApplicationHandler for App {
                     return;
                 };
                 let down = pressed.is_pressed();
+                if state.play.menu.is_open() {
+                    // The menu takes the mouse through egui (its rows are clicked).
+                    return;
+                }
                 if state.play.script.is_none() && state.play.input.wants_capture(button, down) {
                     state.set_captured(true);
                 } else {
@@ -477,7 +484,9 @@ impl App {
         }
         let (mut shown, start) = Shown::new(&mut gpu, &self.options, format)?;
         let mut frames = FrameRing::new(&gpu.device)?;
+        let most_radius = crate::shown::most_view_radius(&gpu);
         let mut play = Play::for_player(&self.options);
+        play.menu.most_view_radius = most_radius;
         let saves = Saves::for_run(&self.options, start.clock);
         if let Some(scene) = &self.options.script {
             // A scripted run starts with every chunk in view loaded, as the headless one does.
@@ -489,12 +498,12 @@ impl App {
                     script.report_save(state);
                 }
                 print_lines(&[script.first_line(&world.world)?]);
-                play = Play::new(Some(script));
+                play = Play::with_settings(Some(script), &self.options, most_radius);
             }
         }
         self.report.device_name = gpu.device.adapter.name.clone();
         let overlay = if self.options.hud {
-            let overlay = Overlay::new(&gpu.device, format, self.options.crosshair)?;
+            let overlay = Overlay::new(&gpu.device, format)?;
             let egui_state = egui_winit::State::new(
                 overlay.context().clone(),
                 egui::ViewportId::ROOT,
@@ -519,6 +528,7 @@ impl App {
             gpu,
             capture: FrameCapture::new(self.options.renderdoc_capture_frame),
             colour_format: format,
+            vsync: self.options.vsync,
             needs_recreate: false,
             resize_requested: false,
             started: Instant::now(),
@@ -616,23 +626,33 @@ impl WindowState {
     }
 
     /// What belongs to the window of a frame's commands (the rest were carried out with the
-    /// frame, as headless does): Escape frees the mouse (or quits), F11 goes fullscreen.
+    /// frame, as headless does): the menu's Quit (or the player's Escape in a scripted
+    /// window) quits; the menu let go of the mouse when it opened and takes it back when it
+    /// closes; F11 and the settings go fullscreen; the settings' vsync makes the swapchain
+    /// again.
     /// Returns true to quit.
     fn window_keys(&mut self, asked: &Asked) -> bool {
-        let mut quit = false;
-        if asked.escape {
-            if self.play.input.captured && self.play.script.is_none() {
-                self.set_captured(false);
-            } else {
-                quit = true;
-            }
+        // The player's Escape in a scripted window, or the menu's Quit.
+        let quit = asked.escape || asked.quit;
+        let player = self.play.script.is_none();
+        if player && self.play.menu.is_open() && self.play.input.captured {
+            // The menu opened: the mouse is let go, to click its rows.
+            self.set_captured(false);
+        } else if player && asked.resume && !self.play.input.captured {
+            self.set_captured(true);
         }
-        if asked.fullscreen {
-            let fullscreen = match self.window.fullscreen() {
-                Some(_) => None,
-                None => Some(Fullscreen::Borderless(None)),
-            };
-            self.window.set_fullscreen(fullscreen);
+        let fullscreen = match asked.fullscreen_to {
+            Some(on) => Some(on),
+            None if asked.fullscreen => Some(self.window.fullscreen().is_none()),
+            None => None,
+        };
+        if let Some(on) = fullscreen {
+            self.window
+                .set_fullscreen(on.then_some(Fullscreen::Borderless(None)));
+            self.needs_recreate = true;
+        }
+        if let Some(vsync) = asked.vsync {
+            self.vsync = vsync;
             self.needs_recreate = true;
         }
         quit
@@ -649,7 +669,7 @@ impl WindowState {
             &self.gpu.device,
             &self.surface,
             (size.width, size.height),
-            options.vsync,
+            self.vsync,
             old.as_ref(),
         )?;
         // The old swapchain is retired by the new one's creation; dropping it waits for the queue.

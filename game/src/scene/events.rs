@@ -23,6 +23,8 @@ pub enum Outcome {
     /// A `load` replaced the world with a save's: a line of the trace, and a renderer must
     /// drop what it drew of the old world and draw the new one from scratch.
     Loaded(String),
+    /// A choice on the game's menu, for a scripted run (`sim` has no menu).
+    Menu(String),
 }
 
 /// Applies one event at `t` (the frame's time). Input goes into `input` (held keys and buttons,
@@ -95,6 +97,7 @@ pub fn apply(
             return Ok(Outcome::Nothing);
         }
         ActionSpec::Screenshot(path) => return Ok(Outcome::Screenshot(path.clone())),
+        ActionSpec::Menu(choice) => return Ok(Outcome::Menu(choice.clone())),
         ActionSpec::State(false) => return Ok(Outcome::Nothing),
         ActionSpec::State(true) => {
             return Ok(Outcome::Line(serde_json::to_string(&ScriptStateLine::of(

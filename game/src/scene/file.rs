@@ -137,6 +137,7 @@ const ACTIONS: &[&str] = &[
     "state",
     "save",
     "load",
+    "menu",
 ];
 
 impl<'de> Deserialize<'de> for EventSpec {
@@ -182,6 +183,7 @@ impl<'de> Deserialize<'de> for EventSpec {
                         "state" => ActionSpec::State(map.next_value()?),
                         "save" => ActionSpec::Save(map.next_value()?),
                         "load" => ActionSpec::Load(map.next_value()?),
+                        "menu" => ActionSpec::Menu(map.next_value()?),
                         other => return Err(M::Error::unknown_field(other, ACTIONS)),
                     };
                     if let Some(first) = &action {
@@ -242,6 +244,11 @@ pub enum ActionSpec {
     /// nothing else. A save that cannot be read or used leaves the world as it was; the
     /// event's line says why (`error`).
     Load(std::path::PathBuf),
+    /// A choice on the game's menu, in a scripted run (`sim` has no menu and writes nothing
+    /// for it): `"pause"` opens it, `"resume"` closes it, a row's id chooses that row
+    /// (`"settings"`, `"quit"`, `"world:NAME"`), `"KEY=VALUE"` sets a setting
+    /// (`"fov_degrees=100"`). The application's `menu` module has the whole list.
+    Menu(String),
 }
 
 /// A view: `{"yaw_degrees": 0, "pitch_degrees": -5}` (yaw 0 faces +z, 90 faces +x).
@@ -280,6 +287,7 @@ impl ActionSpec {
             ActionSpec::State(_) => "state",
             ActionSpec::Save(_) => "save",
             ActionSpec::Load(_) => "load",
+            ActionSpec::Menu(_) => "menu",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::vec::IntoIter;
 
 use blockfall_physics::workers::WorkerPool;
 
-use crate::input::{Command, Input};
+use crate::input::{Button, Command, Input};
 use crate::terrain::streaming::VIEW_RADIUS;
 use crate::world::World;
 
@@ -37,6 +37,11 @@ pub struct Runner {
     written: u64,
     /// The world's save, for the state lines of a scripted run that has one.
     save: Option<SaveState>,
+    /// The buttons the events pressed since [`Runner::take_presses`], in order (a scripted
+    /// run's menu takes them).
+    presses: Vec<Button>,
+    /// The menu's screen shown, for a scripted run's `state` lines ([`Runner::report_menu`]).
+    menu: Option<&'static str>,
 }
 
 /// The most bytes an event's result line is expected to take, for the estimate of a trace.
@@ -79,12 +84,25 @@ impl Runner {
             reports,
             written: 0,
             save: None,
+            presses: Vec::new(),
+            menu: None,
         }
     }
 
     /// The world's save as the state lines from now on report it (`"save"`).
     pub fn report_save(&mut self, save: SaveState) {
         self.save = Some(save.traced());
+    }
+
+    /// The menu's screen shown (`pause`, `settings`, `worlds`; `None`: closed) as a scripted
+    /// run's `state` lines from now on report it (`"menu"`).
+    pub fn report_menu(&mut self, menu: Option<&'static str>) {
+        self.menu = menu;
+    }
+
+    /// The buttons the events pressed since the last call, in order.
+    pub fn take_presses(&mut self) -> Vec<Button> {
+        std::mem::take(&mut self.presses)
     }
 
     /// Refuses, before the first line is written, a run whose trace would outgrow the scene's
@@ -172,11 +190,15 @@ impl Runner {
                 break;
             }
             self.pending.next();
-            let outcome = match (&event.action, &self.save) {
-                // A scripted run's state line with the world's save.
-                (ActionSpec::State(true), Some(save)) => {
+            if let ActionSpec::Press(button) = event.action {
+                self.presses.push(button);
+            }
+            let outcome = match &event.action {
+                // A scripted run's state line, with the world's save and the menu.
+                ActionSpec::State(true) => {
                     let mut state = ScriptStateLine::of(world, trace_time(t));
-                    state.save = Some(save.clone());
+                    state.save = self.save.clone();
+                    state.menu = self.menu;
                     Outcome::Line(serde_json::to_string(&state)?)
                 }
                 _ => apply(
@@ -192,7 +214,7 @@ impl Runner {
                 Outcome::Nothing => {}
                 Outcome::Line(line) => outcomes.push(Outcome::Line(self.count(line, t)?)),
                 Outcome::Loaded(line) => outcomes.push(Outcome::Loaded(self.count(line, t)?)),
-                Outcome::Screenshot(_) => outcomes.push(outcome),
+                Outcome::Screenshot(_) | Outcome::Menu(_) => outcomes.push(outcome),
             }
         }
         if last && !self.commands.is_empty() {

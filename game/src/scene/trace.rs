@@ -159,6 +159,11 @@ pub(super) struct ScriptStateLine {
     pieces: usize,
     falling: usize,
     chunks: ChunksLine,
+    /// The menu's screen shown: `null` (closed), `"pause"`, `"settings"` or `"worlds"`.
+    pub(super) menu: Option<&'static str>,
+    /// The edits that undo can take back, and that redo can make again.
+    undo_depth: usize,
+    redo_depth: usize,
     /// The world's save, in a scripted run that has one ([`SaveState`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) save: Option<SaveState>,
@@ -200,6 +205,9 @@ impl ScriptStateLine {
                 loaded: world.chunks().loaded().count(),
                 waiting: world.chunks().missing(viewer) + world.chunks().remeshing(),
             },
+            menu: None,
+            undo_depth: world.undo_depth(),
+            redo_depth: world.redo_depth(),
             save: None,
         }
     }

@@ -290,6 +290,14 @@ fn validate(scene: &SceneFile) -> Result<(), SceneError> {
                     return Err(invalid(format!("{place}.screenshot"), "an empty path"));
                 }
             }
+            ActionSpec::Menu(choice) => {
+                if choice.is_empty() || choice.len() > 200 {
+                    return Err(invalid(
+                        format!("{place}.menu"),
+                        "a choice of 1 to 200 bytes (`pause`, `settings`, `fov_degrees=100`)",
+                    ));
+                }
+            }
             ActionSpec::Save(path) | ActionSpec::Load(path) => {
                 if path.as_os_str().is_empty() {
                     return Err(invalid(

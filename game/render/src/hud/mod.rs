@@ -16,6 +16,7 @@
 //! egui's font atlas in the first frame.
 
 mod glyphs;
+mod menu;
 mod renderer;
 mod textures;
 
@@ -23,6 +24,7 @@ use blockfall_engine::gpu::GpuError;
 use egui::{Color32, FontId, RichText};
 use egui_ash_renderer::RendererError;
 
+pub use menu::{MenuClick, MenuRow, MenuView};
 pub use renderer::HudRenderer;
 
 /// The name of the frame pass (label and timing).
@@ -56,19 +58,63 @@ pub const CROSSHAIR_BORDER: Color32 = Color32::from_rgba_premultiplied(0, 0, 0, 
 /// points.
 const MARGIN: f32 = 8.0;
 
-/// What the HUD shows, top to bottom: `warning` (in [`WARNING`]'s red) when set;
-/// `lines`; `detail` when `show_detail`; `help` when not empty; `message` (in [`MESSAGE`]'s warm
-/// colour) when set. Each entry is one line; only the warning and the message wrap. With
-/// nothing to show, no panel is drawn. Apart from the panel, a crosshair at the centre of the
-/// view when `crosshair`.
+/// The detail column's text size (F3), in points: smaller, so that it stays a compact column.
+pub const DETAIL_SIZE: f32 = 12.0;
+/// The help line's text size, in points.
+pub const HELP_SIZE: f32 = 12.0;
+/// The detail column's widest, as a share of the screen's width.
+pub const DETAIL_SHARE: f32 = 0.42;
+/// A hotbar slot's side, in points.
+pub const SLOT: f32 = 22.0;
+/// The chosen slot's frame.
+pub const SLOT_CHOSEN: Color32 = Color32::WHITE;
+
+/// The HUD's scale for a target of `width` × `height` pixels at `native_pixels_per_point`
+/// (the display's), times the player's `setting` (the `hud_scale` setting): the square root of
+/// how much smaller or larger the target is than 1280 × 720 points, within 0.5 to 2. Text
+/// stays legible in a small window and in proportion in a large one.
+pub fn hud_scale(width: u32, height: u32, native_pixels_per_point: f32, setting: f32) -> f32 {
+    let native = if native_pixels_per_point.is_finite() && native_pixels_per_point > 0.0 {
+        native_pixels_per_point
+    } else {
+        1.0
+    };
+    let fit = (width as f32 / native / 1280.0).min(height as f32 / native / 720.0);
+    let fit = fit.max(0.0).sqrt().clamp(0.5, 2.0);
+    let setting = if setting.is_finite() { setting } else { 1.0 };
+    fit * setting.clamp(0.25, 4.0)
+}
+
+/// A slot of the hotbar: its key and its material's colour (sRGB).
 #[derive(Debug, Clone, Default, PartialEq)]
+pub struct HotbarSlot {
+    pub key: String,
+    pub colour: [u8; 3],
+}
+
+/// The block tool's materials at the bottom of the view, the chosen one framed, with a label
+/// beside them (its name and the block size).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hotbar {
+    pub slots: Vec<HotbarSlot>,
+    pub selected: usize,
+    pub label: String,
+}
+
+/// What the HUD shows. The panel at the top left, top to bottom: `warning` (in [`WARNING`]'s
+/// red) when set; `lines`; `message` (in [`MESSAGE`]'s warm colour) when set. `detail` when
+/// `show_detail`, in a compact column at the top right. At the bottom: the `hotbar`, and under
+/// it `help`. Every text wraps within the window. With nothing to show, no panel is drawn.
+/// Apart from the panel, a crosshair at the centre of the view when `crosshair`; over all of
+/// it, the `menu` when open. Everything is drawn at `scale` ([`hud_scale`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hud {
-    /// Always shown (frame time, position, …).
+    /// Always shown (the player's state, what is falling, …).
     pub lines: Vec<String>,
-    /// Shown when `show_detail` (chunk counts, pass timings, …).
+    /// Shown when `show_detail` (frame times, chunk counts, pass timings, …).
     pub detail: Vec<String>,
     pub show_detail: bool,
-    /// The keys, one line.
+    /// The keys of the tool in hand.
     pub help: String,
     /// A passing message (a screenshot written, an error).
     pub message: Option<String>,
@@ -76,17 +122,100 @@ pub struct Hud {
     pub warning: Option<String>,
     /// A crosshair at the centre of the view ([`crosshair_rects`]).
     pub crosshair: bool,
+    /// The block tool's materials.
+    pub hotbar: Option<Hotbar>,
+    /// The menu, drawn over everything.
+    pub menu: Option<MenuView>,
+    /// The HUD's size, a multiple of its size in points ([`hud_scale`]).
+    pub scale: f32,
+}
+
+impl Default for Hud {
+    fn default() -> Self {
+        Self {
+            lines: Vec::new(),
+            detail: Vec::new(),
+            show_detail: false,
+            help: String::new(),
+            message: None,
+            warning: None,
+            crosshair: false,
+            hotbar: None,
+            menu: None,
+            scale: 1.0,
+        }
+    }
 }
 
 impl Hud {
-    /// Whether no panel would be shown (the crosshair is not in the panel).
+    /// Whether nothing would be drawn but the crosshair.
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.panel_is_empty()
             && (!self.show_detail || self.detail.is_empty())
             && self.help.is_empty()
-            && self.message.is_none()
-            && self.warning.is_none()
+            && self.hotbar.is_none()
+            && self.menu.is_none()
     }
+
+    /// Whether the top-left panel would be empty.
+    fn panel_is_empty(&self) -> bool {
+        self.lines.is_empty() && self.message.is_none() && self.warning.is_none()
+    }
+}
+
+/// How much of a target of `width` × `height` pixels the HUD `hud` covers: the share of its
+/// pixels under the HUD's panels, strips and text (their rectangles, united), and whether every
+/// shape lies inside the target. The crosshair and the menu are left out.
+pub fn coverage(hud: &Hud, width: u32, height: u32) -> (f32, bool) {
+    let context = egui::Context::default();
+    let scale = if hud.scale.is_finite() && hud.scale > 0.0 {
+        hud.scale
+    } else {
+        1.0
+    };
+    context.options_mut(|options| options.zoom_factor = scale);
+    let mut input = HudRenderer::raw_input(width, height, 1.0);
+    input.screen_rect = Some(egui::Rect::from_min_size(
+        egui::Pos2::ZERO,
+        egui::vec2(width as f32, height as f32) / scale,
+    ));
+    let hud = Hud {
+        crosshair: false,
+        menu: None,
+        ..hud.clone()
+    };
+    let output = context.run_ui(input, |ui| {
+        lay_out(ui, &hud);
+    });
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
+    // The rectangles in pixels, on a grid of 2-pixel cells, united.
+    let (columns, rows) = (width.div_ceil(2) as usize, height.div_ceil(2) as usize);
+    let mut covered = vec![false; columns * rows];
+    let mut inside = true;
+    for shape in &output.shapes {
+        let rect = shape.shape.visual_bounding_rect();
+        if !rect.is_positive() {
+            continue;
+        }
+        let pixels = egui::Rect::from_min_max(
+            (rect.min.to_vec2() * scale).to_pos2(),
+            (rect.max.to_vec2() * scale).to_pos2(),
+        );
+        inside &= screen.expand(0.5).contains_rect(pixels);
+        let clipped = pixels.intersect(screen);
+        if !clipped.is_positive() {
+            continue;
+        }
+        let (x0, x1) = ((clipped.min.x / 2.0) as usize, (clipped.max.x / 2.0).ceil() as usize);
+        let (y0, y1) = ((clipped.min.y / 2.0) as usize, (clipped.max.y / 2.0).ceil() as usize);
+        for y in y0..y1.min(rows) {
+            for x in x0..x1.min(columns) {
+                covered[y * columns + x] = true;
+            }
+        }
+    }
+    let share = covered.iter().filter(|&&c| c).count() as f32 / covered.len().max(1) as f32;
+    (share, inside)
 }
 
 impl HudRenderer {
@@ -180,62 +309,139 @@ fn paint_crosshair(ctx: &egui::Context) {
     }
 }
 
-/// The panel and its lines, in the top-left corner, and the crosshair.
-fn lay_out(ui: &mut egui::Ui, hud: &Hud) {
+/// A label of `text` in `size` points and `colour`, wrapped within the space it is given.
+fn wrapped(ui: &mut egui::Ui, text: &str, size: f32, colour: Color32) {
+    ui.add(
+        egui::Label::new(
+            RichText::new(text)
+                .font(FontId::monospace(size))
+                .color(colour),
+        )
+        .wrap(),
+    );
+}
+
+/// The panel and its lines in the top-left corner, the detail column at the top right, the
+/// hotbar and the help at the bottom, the crosshair, and the menu over them; what was clicked
+/// on the menu.
+fn lay_out(ui: &mut egui::Ui, hud: &Hud) -> Option<MenuClick> {
+    let ctx = ui.ctx().clone();
     if hud.crosshair {
-        paint_crosshair(ui.ctx());
+        paint_crosshair(&ctx);
     }
-    if hud.is_empty() {
-        return;
+    let screen = ctx.viewport_rect();
+    // Room for text inside the window: its width less the margins.
+    let room = (screen.width() - 4.0 * MARGIN).max(8.0);
+    if !hud.panel_is_empty() {
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
+        ui.spacing_mut().item_spacing.y = 2.0;
+        egui::Frame::NONE
+            .fill(PANEL)
+            .corner_radius(4.0)
+            .inner_margin(MARGIN)
+            .outer_margin(MARGIN)
+            .show(ui, |ui| {
+                ui.set_max_width(room);
+                if let Some(warning) = &hud.warning {
+                    // Long (a reason with a path): it wraps within the window.
+                    wrapped(ui, warning, TEXT_SIZE, WARNING);
+                }
+                for text in &hud.lines {
+                    wrapped(ui, text, TEXT_SIZE, TEXT);
+                }
+                if let Some(message) = &hud.message {
+                    wrapped(ui, message, TEXT_SIZE, MESSAGE);
+                }
+            });
     }
-    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
-    ui.spacing_mut().item_spacing.y = 2.0;
+    if hud.show_detail && !hud.detail.is_empty() {
+        let width = (screen.width() * DETAIL_SHARE).min(room);
+        egui::Area::new(egui::Id::new("hud detail"))
+            .anchor(egui::Align2::RIGHT_TOP, egui::vec2(-MARGIN, MARGIN))
+            .constrain(true)
+            .interactable(false)
+            .show(&ctx, |ui| {
+                egui::Frame::NONE
+                    .fill(PANEL)
+                    .corner_radius(4.0)
+                    .inner_margin(MARGIN / 2.0)
+                    .show(ui, |ui| {
+                        ui.set_max_width(width);
+                        ui.spacing_mut().item_spacing.y = 1.0;
+                        for text in &hud.detail {
+                            wrapped(ui, text, DETAIL_SIZE, DETAIL);
+                        }
+                    });
+            });
+    }
+    if hud.hotbar.is_some() || !hud.help.is_empty() {
+        egui::Area::new(egui::Id::new("hud bottom"))
+            .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -MARGIN / 2.0))
+            .constrain(true)
+            .interactable(false)
+            .show(&ctx, |ui| {
+                ui.set_max_width(room);
+                ui.spacing_mut().item_spacing.y = 2.0;
+                ui.vertical_centered(|ui| {
+                    if let Some(hotbar) = &hud.hotbar {
+                        draw_hotbar(ui, hotbar);
+                    }
+                    if !hud.help.is_empty() {
+                        egui::Frame::NONE
+                            .fill(PANEL)
+                            .corner_radius(3.0)
+                            .inner_margin(egui::Margin::symmetric(4, 1))
+                            .show(ui, |ui| {
+                                ui.set_max_width(room);
+                                ui.spacing_mut().item_spacing.y = 0.0;
+                                wrapped(ui, &hud.help, HELP_SIZE, HELP);
+                            });
+                    }
+                });
+            });
+    }
+    hud.menu.as_ref().and_then(|view| menu::draw(&ctx, view))
+}
+
+/// The hotbar: a swatch of each material, the chosen one framed in white and its key under
+/// it, then the label.
+fn draw_hotbar(ui: &mut egui::Ui, hotbar: &Hotbar) {
     egui::Frame::NONE
         .fill(PANEL)
-        .corner_radius(4.0)
-        .inner_margin(MARGIN)
-        .outer_margin(MARGIN)
+        .corner_radius(3.0)
+        .inner_margin(egui::Margin::symmetric(4, 3))
         .show(ui, |ui| {
-            let line = |ui: &mut egui::Ui, text: &str, colour: Color32| {
-                ui.label(
-                    RichText::new(text)
-                        .font(FontId::monospace(TEXT_SIZE))
-                        .color(colour),
-                );
-            };
-            if let Some(warning) = &hud.warning {
-                // Long (a reason with a path): it wraps within the window.
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(warning)
-                            .font(FontId::monospace(TEXT_SIZE))
-                            .color(WARNING),
-                    )
-                    .wrap(),
-                );
-            }
-            for text in &hud.lines {
-                line(ui, text, TEXT);
-            }
-            if hud.show_detail {
-                for text in &hud.detail {
-                    line(ui, text, DETAIL);
+            ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = 3.0;
+                for (index, slot) in hotbar.slots.iter().enumerate() {
+                    let (rect, _) =
+                        ui.allocate_exact_size(egui::vec2(SLOT, SLOT), egui::Sense::hover());
+                    let [r, g, b] = slot.colour;
+                    let painter = ui.painter();
+                    painter.rect_filled(rect.shrink(2.0), 2.0, Color32::from_rgb(r, g, b));
+                    if index == hotbar.selected {
+                        painter.rect_stroke(
+                            rect,
+                            2.0,
+                            egui::Stroke::new(2.0, SLOT_CHOSEN),
+                            egui::StrokeKind::Inside,
+                        );
+                    }
+                    painter.text(
+                        rect.left_top() + egui::vec2(3.0, 1.0),
+                        egui::Align2::LEFT_TOP,
+                        &slot.key,
+                        FontId::monospace(9.0),
+                        Color32::from_rgba_premultiplied(255, 255, 255, 230),
+                    );
                 }
-            }
-            if !hud.help.is_empty() {
-                line(ui, &hud.help, HELP);
-            }
-            if let Some(message) = &hud.message {
-                // A message may be long (an error with a path): it wraps within the window.
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(message)
-                            .font(FontId::monospace(TEXT_SIZE))
-                            .color(MESSAGE),
-                    )
-                    .wrap(),
+                ui.add_space(4.0);
+                ui.label(
+                    RichText::new(&hotbar.label)
+                        .font(FontId::monospace(HELP_SIZE))
+                        .color(TEXT),
                 );
-            }
+            });
         });
 }
 

@@ -42,7 +42,7 @@ use egui::{ColorImage, TextureId};
 use super::super::target::RenderTarget;
 use super::glyphs::add_glyphs;
 use super::textures::LastUse;
-use super::{lay_out, Hud, HudError, PASS_NAME};
+use super::{lay_out, Hud, HudError, MenuClick, PASS_NAME};
 
 /// Lays out and draws the [`Hud`] with egui (see the module's text for how it keeps
 /// egui-ash-renderer's objects safe with frames in flight).
@@ -112,7 +112,7 @@ impl HudRenderer {
         target: RenderTarget,
         mut raw_input: egui::RawInput,
         hud: &Hud,
-    ) -> Result<(), HudError> {
+    ) -> Result<Option<MenuClick>, HudError> {
         let recording = frames.recording().ok_or_else(|| {
             GpuError::Invalid("HudRenderer::record outside a frame (FrameRing::begin first)".into())
         })?;
@@ -127,12 +127,31 @@ impl HudRenderer {
             raw_input.max_texture_side =
                 Some(self.device.adapter.limits.max_image_dimension2_d as usize);
         }
+        // The HUD's scale is egui's zoom: the window's pointer (egui-winit) and the screen in
+        // points below agree with it.
+        let native = raw_input
+            .viewport()
+            .native_pixels_per_point
+            .filter(|ppp| ppp.is_finite() && *ppp > 0.0)
+            .unwrap_or(1.0);
+        let scale = if hud.scale.is_finite() && hud.scale > 0.0 {
+            hud.scale
+        } else {
+            1.0
+        };
+        self.context
+            .options_mut(|options| options.zoom_factor = scale);
+        raw_input.screen_rect = Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(target.width as f32, target.height as f32) / (native * scale),
+        ));
         let first = !self.glyphs_added;
+        let mut clicked = None;
         let output = self.context.run_ui(raw_input, |ui| {
             if first {
                 add_glyphs(ui);
             }
-            lay_out(ui, hud)
+            clicked = lay_out(ui, hud);
         });
         self.glyphs_added = true;
         let egui::FullOutput {
@@ -156,7 +175,7 @@ impl HudRenderer {
 
         self.draw(frames, &target, pixels_per_point, &primitives, recording)?;
         self.meshes_last_frame = primitives.len();
-        Ok(())
+        Ok(clicked)
     }
 
     /// Records the rendering: colour loaded, egui's meshes drawn (none: only the pass).
