@@ -18,11 +18,14 @@
 //! | comma / period | block size down / up (0.5, 1, 2 m) | — |
 //! | C / Shift+C | chisel the aimed edge / toggle the aimed block's slope | — |
 //! | T | switch to the terrain tool | back to the block tool |
-//! | L, F2, F3, F11, Esc | wireframe, screenshot, HUD detail, fullscreen, free the mouse (twice: quit) | same |
+//! | middle button | pick the aimed block's material and size | same, and back to the block tool |
+//! | Ctrl+Z; Ctrl+Y or Ctrl+Shift+Z | undo the last edit; redo it | same |
+//! | L, F1, F2, F3, F11, Esc | wireframe, hide the HUD, screenshot, HUD detail, fullscreen, free the mouse (twice: quit) | same |
 //! | F5, F9 | save, load (the run's business, window or headless) | same |
 //!
 //! Keys are named by their place on the keyboard, so WASD sit under the same fingers on any
-//! layout.
+//! layout. `undo` and `redo` act only while a Control key is held, whatever it is bound to
+//! ([`Modifiers`]); Shift with `undo` redoes.
 
 use std::fmt;
 
@@ -201,11 +204,21 @@ actions! {
     BreakOrDig = "break_or_dig" [MouseLeft],
     /// Held: the tool's second use (place a block, build).
     PlaceOrBuild = "place_or_build" [MouseRight],
+    /// With Control held: undo the last edit (with Shift too: redo it).
+    Undo = "undo" [KeyZ],
+    /// With Control held: redo the edit undone last.
+    Redo = "redo" [KeyY],
+    /// The aimed block's material and size for the block tool.
+    PickBlock = "pick_block" [MouseMiddle],
+    /// The HUD hidden and shown again.
+    HideHud = "hide_hud" [F1],
 }
 
 impl Action {
-    /// What a press of this action asks for (`shifted`: the `run` action is held), for the
-    /// actions that are not held (movement, the tool's buttons).
+    /// What a press of this action asks for (`shifted`: the `run` action is held; for `undo`,
+    /// a Shift key, which makes it a redo), for the actions that are not held (movement, the
+    /// tool's buttons). [`Input::button`] asks for `undo` and `redo` only while a Control key
+    /// is held.
     pub fn command(self, shifted: bool) -> Option<Command> {
         Some(match self {
             Action::Fly => Command::ToggleFly,
@@ -228,6 +241,11 @@ impl Action {
             Action::Escape => Command::Escape,
             Action::Save => Command::Save,
             Action::Load => Command::Load,
+            Action::Undo if shifted => Command::Redo,
+            Action::Undo => Command::Undo,
+            Action::Redo => Command::Redo,
+            Action::PickBlock => Command::PickBlock,
+            Action::HideHud => Command::ToggleHud,
             Action::Forward
             | Action::Back
             | Action::Left
@@ -471,6 +489,49 @@ pub enum Command {
     Save,
     /// F9: load the saved world (the run's business, window or headless: the world passes it on).
     Load,
+    /// Ctrl+Z: undo the last edit ([`crate::world::World::undo`]).
+    Undo,
+    /// Ctrl+Y or Ctrl+Shift+Z: redo the edit undone last ([`crate::world::World::redo`]).
+    Redo,
+    /// The middle button: the aimed block's material and size for the block tool
+    /// ([`crate::world::World::pick_block`]).
+    PickBlock,
+    /// F1: the HUD hidden or shown (the window's business: the world passes it on).
+    ToggleHud,
+}
+
+/// The modifier keys held, by the keys themselves whatever actions they are bound to: Control
+/// makes Z and Y undo and redo, Shift makes Ctrl+Z redo.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    pub control_left: bool,
+    pub control_right: bool,
+    pub shift_left: bool,
+    pub shift_right: bool,
+}
+
+impl Modifiers {
+    /// Whether a Control key is held.
+    pub fn control(&self) -> bool {
+        self.control_left || self.control_right
+    }
+
+    /// Whether a Shift key is held.
+    pub fn shift(&self) -> bool {
+        self.shift_left || self.shift_right
+    }
+
+    /// Notes `button` going down (`down`) or up, if it is a modifier key.
+    fn button(&mut self, button: Button, down: bool) {
+        let held = match button {
+            Button::ControlLeft => &mut self.control_left,
+            Button::ControlRight => &mut self.control_right,
+            Button::ShiftLeft => &mut self.shift_left,
+            Button::ShiftRight => &mut self.shift_right,
+            _ => return,
+        };
+        *held = down;
+    }
 }
 
 /// What is held down now, and what was asked for since the last frame.
@@ -492,6 +553,8 @@ pub struct Input {
     pub bindings: Bindings,
     /// How the mouse turns the view (scenes and scripts: always the default).
     pub look: Look,
+    /// The modifier keys held.
+    pub modifiers: Modifiers,
 }
 
 impl Input {
@@ -507,8 +570,10 @@ impl Input {
     /// A button went down (`down`) or up; `repeat` for a key's auto-repeat. Returns the command
     /// it asks for, if any, by the button's [`Action`] in [`Input::bindings`]. The tool's
     /// buttons act only while captured; a click while free captures
-    /// ([`Input::wants_capture`] tells the window).
+    /// ([`Input::wants_capture`] tells the window). `undo` and `redo` ask for nothing unless
+    /// a Control key is held ([`Input::modifiers`], kept here whatever the keys are bound to).
     pub fn button(&mut self, button: Button, down: bool, repeat: bool) -> Option<Command> {
+        self.modifiers.button(button, down);
         let action = self.bindings.action(button)?;
         let held = match action {
             Action::Forward => Some(&mut self.controls.forward),
@@ -546,7 +611,11 @@ impl Input {
         if !down || repeat {
             return None;
         }
-        action.command(self.controls.run)
+        match action {
+            Action::Undo | Action::Redo if !self.modifiers.control() => None,
+            Action::Undo => action.command(self.modifiers.shift()),
+            _ => action.command(self.controls.run),
+        }
     }
 
     /// Whether pressing `button` now should capture the mouse (a click while it is free: the
@@ -601,6 +670,7 @@ impl Input {
     /// The window lost focus or the mouse was let go: nothing stays held.
     pub fn release_all(&mut self) {
         self.controls = Controls::default();
+        self.modifiers = Modifiers::default();
         self.tool = None;
         self.tool_released = false;
         self.turn = (0.0, 0.0);
@@ -646,6 +716,58 @@ mod tests {
             input.button(Button::KeyC, true, false),
             Some(Command::ToggleSlope)
         );
+    }
+
+    #[test]
+    fn ctrl_z_undoes_ctrl_y_and_ctrl_shift_z_redo_and_without_ctrl_they_do_nothing() {
+        let mut input = Input::default();
+        assert_eq!(input.button(Button::KeyZ, true, false), None);
+        input.button(Button::ControlLeft, true, false);
+        assert!(input.modifiers.control());
+        assert_eq!(input.button(Button::KeyZ, true, false), Some(Command::Undo));
+        assert_eq!(
+            input.button(Button::KeyZ, true, true),
+            None,
+            "a key's auto-repeat asks for nothing"
+        );
+        assert_eq!(input.button(Button::KeyZ, false, false), None);
+        assert_eq!(input.button(Button::KeyY, true, false), Some(Command::Redo));
+        input.button(Button::ShiftRight, true, false);
+        assert_eq!(input.button(Button::KeyZ, true, false), Some(Command::Redo));
+        assert!(input.controls.run, "Shift still runs");
+        input.button(Button::ShiftRight, false, false);
+        input.button(Button::ControlLeft, false, false);
+        assert_eq!(input.button(Button::KeyZ, true, false), None);
+        assert_eq!(input.button(Button::KeyY, true, false), None);
+        // The right Control key does the same; letting the other one go keeps it held.
+        input.button(Button::ControlRight, true, false);
+        input.button(Button::ControlLeft, true, false);
+        input.button(Button::ControlLeft, false, false);
+        assert_eq!(input.button(Button::KeyZ, true, false), Some(Command::Undo));
+        input.release_all();
+        assert_eq!(input.modifiers, Modifiers::default());
+        assert_eq!(input.button(Button::KeyZ, true, false), None);
+    }
+
+    #[test]
+    fn control_bound_to_run_still_makes_z_undo_and_not_redo() {
+        let mut bindings = Bindings::default();
+        bindings.bind(Button::ControlLeft, Action::Run).unwrap();
+        let mut input = Input::new(bindings, Look::default());
+        input.button(Button::ControlLeft, true, false);
+        assert!(input.controls.run, "Control runs");
+        assert_eq!(
+            input.button(Button::KeyZ, true, false),
+            Some(Command::Undo),
+            "running is no Shift"
+        );
+        // Undo rebound to U: still only with Control.
+        input.bindings.unbind(Button::KeyZ);
+        input.bindings.bind(Button::KeyU, Action::Undo).unwrap();
+        assert_eq!(input.button(Button::KeyU, true, false), Some(Command::Undo));
+        input.button(Button::ControlLeft, false, false);
+        assert_eq!(input.button(Button::KeyU, true, false), None);
+        assert_eq!(input.button(Button::KeyZ, true, false), None);
     }
 
     #[test]
@@ -701,7 +823,8 @@ mod tests {
     }
 
     /// The table before bindings existed, written out, with the keys added since (save, load,
-    /// the mesher): the default bindings must be it exactly.
+    /// the mesher, undo, redo, pick-block, hiding the HUD): the default bindings must be it
+    /// exactly.
     const TODAY: &[(Button, Action)] = &[
         (Button::KeyW, Action::Forward),
         (Button::ArrowUp, Action::Forward),
@@ -737,6 +860,10 @@ mod tests {
         (Button::F9, Action::Load),
         (Button::MouseLeft, Action::BreakOrDig),
         (Button::MouseRight, Action::PlaceOrBuild),
+        (Button::KeyZ, Action::Undo),
+        (Button::KeyY, Action::Redo),
+        (Button::MouseMiddle, Action::PickBlock),
+        (Button::F1, Action::HideHud),
     ];
 
     #[test]
@@ -760,8 +887,17 @@ mod tests {
             input.button(Button::KeyM, true, false),
             Some(Command::SwitchMesher)
         );
-        assert_eq!(input.button(Button::KeyZ, true, false), None);
-        assert_eq!(input.button(Button::MouseMiddle, true, false), None);
+        assert_eq!(input.button(Button::KeyZ, true, false), None, "no Ctrl");
+        assert_eq!(input.button(Button::KeyY, true, false), None, "no Ctrl");
+        assert_eq!(
+            input.button(Button::MouseMiddle, true, false),
+            Some(Command::PickBlock)
+        );
+        assert_eq!(
+            input.button(Button::F1, true, false),
+            Some(Command::ToggleHud)
+        );
+        assert_eq!(input.button(Button::KeyO, true, false), None);
         assert_eq!(
             Input::default(),
             input,
@@ -816,6 +952,7 @@ mod tests {
     fn rebound_keys_do_what_they_are_bound_to() {
         let mut bindings = Bindings::default();
         bindings.unbind(Button::KeyF);
+        bindings.unbind(Button::KeyZ);
         bindings.bind(Button::KeyZ, Action::Fly).unwrap();
         bindings.unbind(Button::MouseLeft);
         bindings.bind(Button::KeyX, Action::BreakOrDig).unwrap();

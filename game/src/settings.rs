@@ -252,7 +252,8 @@ const KEY_NOTES: &[(&str, &str)] = &[
          // ControlLeft/Right, AltLeft/Right, Comma, Period, Slash, Semicolon, Quote,\n    \
          // BracketLeft/Right, Minus, Equal, Backquote, Backslash, Numpad0-Numpad9; and\n    \
          // MouseLeft, MouseRight, MouseMiddle. A button does one thing; an action left out\n    \
-         // keeps its default buttons that no other action took; []: unbound.",
+         // keeps its default buttons that no other action took; []: unbound. undo and redo\n    \
+         // act only while ControlLeft or ControlRight is held (Shift with undo: redo).",
     ),
 ];
 

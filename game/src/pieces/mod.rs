@@ -765,6 +765,25 @@ impl Pieces {
         None
     }
 
+    /// The block of piece `handle` whose cells hold `cell` of the piece's own grid (as
+    /// [`Pieces::aim`] names it), if there is one.
+    pub fn block_at(&self, handle: BodyHandle, cell: [i32; 3]) -> Option<Block> {
+        let piece = self.pieces.get(&handle)?;
+        let id = piece.own.at(cell[0], cell[1], cell[2])?;
+        piece.own.get(id).copied()
+    }
+
+    /// Takes piece `handle` out of the world, its body with it (an undone break, whose blocks
+    /// go back to the grid). Returns the box it lay in (its points' sphere, as
+    /// [`Pieces::bounds`]), or `None` for a stale handle. Rubble lying on it stays asleep: the
+    /// caller wakes what lay in the box ([`Pieces::wake_in`]) and tells the support.
+    pub fn remove(&mut self, handle: BodyHandle) -> Option<([f32; 3], [f32; 3])> {
+        let bounds = self.bounds(handle)?;
+        self.physics.remove(handle).ok()?;
+        self.pieces.remove(&handle);
+        Some(bounds)
+    }
+
     /// The physics, for asking about bodies.
     pub fn physics(&self) -> &PhysicsWorld {
         &self.physics

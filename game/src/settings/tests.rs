@@ -33,6 +33,7 @@ fn every_field_changed() -> Settings {
     bindings.unbind(Button::F5);
     bindings.bind(Button::F6, Action::Save).unwrap();
     bindings.unbind(Button::MouseLeft);
+    bindings.unbind(Button::MouseMiddle);
     bindings
         .bind(Button::MouseMiddle, Action::BreakOrDig)
         .unwrap();

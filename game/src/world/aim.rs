@@ -89,7 +89,8 @@ impl World {
         };
     }
 
-    fn trace_aim(&mut self) -> Option<Aim> {
+    /// What the view aims at for the block tool, whatever tool is in hand.
+    pub(super) fn trace_aim(&mut self) -> Option<Aim> {
         let eye = self.eye();
         let direction = self.look_direction();
         let mut best: Option<(f32, AimTarget, [f32; 3], Vec3)> = None;

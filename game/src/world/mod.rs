@@ -29,6 +29,7 @@
 
 mod aim;
 mod ground_sampler;
+mod history;
 mod rules;
 mod saved;
 pub mod scene_solids;
@@ -55,6 +56,7 @@ use crate::terrain::{EditError, EditStore, Field, Generator, Ground, SampleBox, 
 
 pub use aim::{Aim, AimTarget, Placement, BLOCK_REACH};
 pub use ground_sampler::GroundSampler;
+pub use history::{Change, Edit, Entry, History, MOST_HISTORY_BYTES, MOST_HISTORY_ENTRIES};
 pub use rules::{PlaceRefusal, Settled};
 pub use scene_solids::{SceneSolids, WithRubble};
 pub use tool::{
@@ -137,6 +139,8 @@ pub struct World {
     /// Why the player's last use of a tool changed nothing, where a limit or the world's edge
     /// refused it ([`World::take_tool_refusal`]).
     tool_refusal: Option<String>,
+    /// The edits to undo and redo ([`World::undo`], [`World::redo`]).
+    history: History,
 }
 
 impl World {
@@ -196,6 +200,7 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
+            history: History::default(),
         }
     }
 
@@ -534,8 +539,9 @@ impl World {
         self.changed_ground.push(united);
     }
 
-    /// A command the world handles (fly, the tools); returns false for those it leaves to the
-    /// window (screenshot, wireframe, HUD, fullscreen, Escape, save, load).
+    /// A command the world handles (fly, the tools, undo, redo, pick-block); returns false for
+    /// those it leaves to the window (screenshot, wireframe, HUD, fullscreen, Escape, save,
+    /// load).
     pub fn command(&mut self, command: Command) -> bool {
         match command {
             Command::ToggleFly => self.toggle_fly(),
@@ -548,10 +554,20 @@ impl World {
             Command::ToggleSlope => {
                 self.chisel_aimed(true);
             }
+            Command::Undo => {
+                self.undo();
+            }
+            Command::Redo => {
+                self.redo();
+            }
+            Command::PickBlock => {
+                self.pick_block();
+            }
             Command::ToggleWireframe
             | Command::SwitchMesher
             | Command::Screenshot
             | Command::ToggleDetail
+            | Command::ToggleHud
             | Command::ToggleFullscreen
             | Command::Escape
             | Command::Save

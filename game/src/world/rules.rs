@@ -11,6 +11,7 @@ use crate::player::Controls;
 use crate::support::{Holder, GROUND_REACH};
 use crate::terrain::{EditError, SampleBox};
 
+use super::history::Edit;
 use super::scene_solids::{SceneSolids, WithRubble};
 use super::World;
 
@@ -42,19 +43,25 @@ pub type Settled = usize;
 
 impl World {
     /// Removes the block filling `cell`; whatever it held falls. Returns whether a block was
-    /// there, and how many blocks fell with it.
+    /// there, and how many blocks fell with it. Recorded for undo.
     pub fn break_cell(&mut self, cell: [i32; 3]) -> (bool, Settled) {
-        let removed = match self.blocks.at(cell[0], cell[1], cell[2]) {
-            Some(id) => self.blocks.remove(id).is_some(),
-            None => false,
-        };
-        (removed, self.settle())
+        match self.blocks.at(cell[0], cell[1], cell[2]) {
+            Some(id) => self.break_block(id),
+            None => (false, self.settle()),
+        }
     }
 
-    /// Removes a block by id; whatever it held falls.
+    /// Removes a block by id; whatever it held falls. Recorded for undo (as a break of the
+    /// block's lowest cell, for redo).
     pub fn break_block(&mut self, id: BlockId) -> (bool, Settled) {
+        let begun = match self.blocks.get(id) {
+            Some(block) => self.begin_edit(Edit::Break { cell: block.low() }),
+            None => false,
+        };
         let removed = self.blocks.remove(id).is_some();
-        (removed, self.settle())
+        let fell = self.settle();
+        self.end_edit(begun);
+        (removed, fell)
     }
 
     /// Why `block` may not be placed now, or `None` when it may: it must fit between the
@@ -81,55 +88,87 @@ impl World {
         None
     }
 
-    /// Places `block` if [`World::refuse_place`] allows it.
+    /// Places `block` if [`World::refuse_place`] allows it. Recorded for undo.
     pub fn place(&mut self, block: Block) -> Result<BlockId, PlaceRefusal> {
         if let Some(refusal) = self.refuse_place(&block) {
             return Err(refusal);
         }
+        let begun = self.begin_edit(Edit::Place { block });
         let id = self.blocks.add(block).map_err(|error| match error {
             BlockError::Full | BlockError::Spread => PlaceRefusal::Full(error),
             _ => PlaceRefusal::Occupied,
-        })?;
+        });
         // Adding a block holds more, never less: the support need not hear of it.
         self.drain_store_events();
-        Ok(id)
+        self.end_edit(begun);
+        id
     }
 
-    /// Cuts or restores one edge of a block (`edge` 0..12), or toggles its slope.
+    /// Gives block `id` the cut mask `cuts` (a bit per edge, 0..12) and `slope`: the chisel
+    /// cuts or restores an edge, or toggles the slope. Returns whether the block is there and
+    /// the cuts are valid. Recorded for undo when the block changed.
     pub fn reshape(&mut self, id: BlockId, cuts: u16, slope: bool) -> bool {
+        let before = self.blocks.get(id).copied();
+        let begun = match before {
+            Some(block) => self.begin_edit(Edit::Reshape {
+                cell: block.low(),
+                cuts,
+                slope,
+            }),
+            None => false,
+        };
         let done = self.blocks.reshape(id, cuts, slope).is_ok();
         // A block's cells stay its own: nothing holds more or less.
         self.drain_store_events();
+        if let (true, Some(before), Some(&after)) = (done, before, self.blocks.get(id)) {
+            self.record_reshape(before, after);
+        }
+        self.end_edit(begun);
         done
     }
 
     /// Digs (`dig`) or builds a sphere of `radius` meters around `centre`; what loses its hold
     /// falls, rubble on the changed ground wakes. Returns the samples that changed and how many
-    /// blocks fell.
+    /// blocks fell. Recorded for undo when a sample changed.
     pub fn edit_sphere(
         &mut self,
         dig: bool,
         centre: [f32; 3],
         radius: f32,
     ) -> Result<(Option<SampleBox>, Settled), EditError> {
-        let changed = if dig {
+        let edited = if dig {
             self.field.dig(centre, radius)
         } else {
             self.field.build(centre, radius)
-        }?;
-        if let Some(changed) = &changed {
-            self.note_changed_ground(*changed);
-            self.support.ground_changed(&self.blocks, changed);
-            // Rubble whose points may lie on the changed ground wakes (the blend reaches a
-            // meter from a changed sample).
-            let low = changed.low.map(|c| c as f32 - 1.0 - GROUND_REACH);
-            let high = changed.high.map(|c| c as f32 + 1.0 + GROUND_REACH);
-            for (_, low, high) in self.pieces.wake_in(low, high) {
-                self.support.solid_changed(&self.blocks, low, high);
-            }
+        };
+        let changed = edited?;
+        let begun = changed.is_some()
+            && self.begin_edit(Edit::Ground {
+                dig,
+                centre,
+                radius,
+            });
+        if let Some(changed) = changed {
+            self.record_ground(changed);
+            self.ground_edited(changed);
         }
         let fell = self.settle();
+        self.end_edit(begun);
         Ok((changed, fell))
+    }
+
+    /// The ground's samples in `changed` changed: noted for meshing, the blocks near it
+    /// searched again, and rubble whose points may lie on it woken.
+    pub(super) fn ground_edited(&mut self, changed: SampleBox) {
+        self.note_changed_ground(changed);
+        self.support.ground_changed(&self.blocks, &changed);
+        // Rubble whose points may lie on the changed ground wakes (the blend reaches a meter
+        // from a changed sample).
+        let low = changed.low.map(|c| c as f32 - 1.0 - GROUND_REACH);
+        let high = changed.high.map(|c| c as f32 + 1.0 + GROUND_REACH);
+        for (_, low, high) in self.pieces.wake_in(low, high) {
+            self.support.solid_changed(&self.blocks, low, high);
+        }
     }
 
     /// Breaks the block whose lowest cell is `cell` (in the piece's own grid) out of piece
@@ -145,6 +184,8 @@ impl World {
             .ok_or(BreakPieceError::NoPiece(index))?;
         let bounds = self.pieces.bounds(handle);
         let (_, made) = self.pieces.break_block(handle, cell)?;
+        // The pieces an edit set falling are its pieces still, broken apart.
+        self.record_split(handle, &made);
         let ids = made.iter().map(|handle| handle.index()).collect();
         if let Some((low, high)) = bounds {
             // What lay on it wakes, and the blocks it held are searched again.
@@ -229,7 +270,10 @@ impl World {
             for group in groups {
                 let blocks = group.len();
                 match self.pieces.break_off(&group, &mut self.blocks) {
-                    Ok(Some(_)) => fell += blocks,
+                    Ok(Some(handle)) => {
+                        fell += blocks;
+                        self.record_piece(handle);
+                    }
                     Ok(None) => {}
                     Err(error) => {
                         // Blocks of the store make a valid piece unless the world is at its
@@ -271,6 +315,7 @@ impl World {
             | StoreEvent::Reshaped(_, block)) = event;
             self.mark_regions_around(block);
         }
+        self.record_events(&events);
         events
     }
 
@@ -298,6 +343,8 @@ impl World {
         let solids = SceneSolids::new(&self.field, &self.blocks);
         let report = self.pieces.update(f64::from(dt), &solids);
         self.splits = report.split;
+        // The pieces an edit set falling are its pieces still, split apart.
+        self.record_splits();
         self.lost.extend(report.lost);
         // Rubble that came to rest may hold blocks, rubble that woke may have held some.
         for (_, low, high) in report.came_to_rest.iter().chain(&report.woke) {

@@ -110,6 +110,7 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
+            history: super::History::default(),
         };
         world.changed_regions = world
             .blocks

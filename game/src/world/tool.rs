@@ -1,7 +1,8 @@
 //! The two tools (docs/player.md, docs/terrain.md): the **block tool** (the default) breaks the
 //! aimed block with the primary button and places one with the secondary, its material picked
 //! with the wheel or 1–6 and its size with comma and period; the **terrain tool** digs and builds
-//! spheres where the view meets the ground, the wheel sizing them. T switches between them.
+//! spheres where the view meets the ground, the wheel sizing them. T switches between them; the
+//! middle button picks the aimed block's material and size ([`World::pick_block`]).
 //! While a button is held the tool acts again every [`TOOL_REPEAT`] seconds.
 
 use ultraviolet::Vec3;
@@ -152,6 +153,32 @@ impl World {
                     .clamp(TOOL_RADIUS_MIN, TOOL_RADIUS_MAX);
             }
         }
+    }
+
+    /// The middle button: the block the view aims at (standing on the grid, or a block of
+    /// rubble) gives the block tool its material and size, and the block tool is taken in hand
+    /// if the terrain tool was. Aiming at the ground or at nothing changes nothing. Returns
+    /// whether a block was picked.
+    pub fn pick_block(&mut self) -> bool {
+        let aim = match self.tool.kind {
+            ToolKind::Blocks => self.aim.clone(),
+            // The terrain tool aims at no block: where the block tool would aim, then.
+            ToolKind::Terrain if self.embodied => self.trace_aim(),
+            ToolKind::Terrain => None,
+        };
+        let block = match aim.map(|aim| aim.target) {
+            Some(AimTarget::Block { block, .. }) => block,
+            Some(AimTarget::Piece { handle, cell }) => match self.pieces.block_at(handle, cell) {
+                Some(block) => block,
+                None => return false,
+            },
+            Some(AimTarget::Ground) | None => return false,
+        };
+        self.tool.kind = ToolKind::Blocks;
+        self.tool.material = usize::from(block.material);
+        self.tool.size = block.size;
+        self.update_aim();
+        true
     }
 
     /// Where the terrain tool's sphere goes: where the view meets the ground within

@@ -14,3 +14,4 @@ mod sim;
 mod strength;
 mod support;
 mod terrain;
+mod undo;
