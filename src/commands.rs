@@ -148,8 +148,10 @@ impl Run<'_> {
         }
         if let Some(path) = &self.play.settings_file {
             if let Err(error) = settings.write(path) {
-                self.play
-                    .say(format!("settings not written to {}: {error}", path.display()));
+                self.play.say(format!(
+                    "settings not written to {}: {error}",
+                    path.display()
+                ));
             }
         }
         Ok(())
@@ -160,14 +162,19 @@ impl Run<'_> {
     /// cannot be opened leaves this one as it was, and the HUD says why.
     fn open_world(&mut self, path: &std::path::Path, seed: Option<u32>) -> anyhow::Result<()> {
         let (pool, radius) = match &*self.shown {
-            Shown::World(playing) => (playing.world.pool().clone(), playing.world.chunks().radius()),
+            Shown::World(playing) => (
+                playing.world.pool().clone(),
+                playing.world.chunks().radius(),
+            ),
             Shown::Test(_) => return Ok(()),
         };
         let opened = match seed {
             Some(seed) => blockfall_game::world::World::generated(seed, radius, pool)
                 .map(|world| (world, 0.0))
                 .map_err(|error| error.to_string()),
-            None => crate::saves::load_world(path, pool, radius).map_err(|error| format!("{error:#}")),
+            None => {
+                crate::saves::load_world(path, pool, radius).map_err(|error| format!("{error:#}"))
+            }
         };
         let (world, clock) = match opened {
             Ok(opened) => opened,
@@ -179,8 +186,9 @@ impl Run<'_> {
         // This world first: nothing is lost by going to another.
         if self.saves.path.is_some() && !self.saves.read_only {
             if let Err(reason) = self.save(false) {
-                self.play
-                    .say(format!("not opened: this world could not be saved first: {reason}"));
+                self.play.say(format!(
+                    "not opened: this world could not be saved first: {reason}"
+                ));
                 return Ok(());
             }
         }

@@ -29,6 +29,7 @@ use blockfall_game::input::{Action, Button};
 use blockfall_game::settings::{
     Settings, Shadows, FIELD_OF_VIEW_RANGE, HUD_SCALE_RANGE, SENSITIVITY_RANGE,
 };
+pub use blockfall_game_render::hud::MenuClick;
 use blockfall_game_render::hud::{MenuRow, MenuView};
 
 use crate::worlds::WorldEntry;
@@ -76,17 +77,6 @@ pub enum MenuRequest {
     DeleteWorld(PathBuf),
     /// The Worlds screen opened: the run lists the worlds ([`Menu::set_worlds`]).
     ListWorlds,
-}
-
-/// A click on a row of the menu drawn by the HUD.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MenuClick {
-    /// The row, activated.
-    Row(usize),
-    /// The row's value one step down or up.
-    Step(usize, i32),
-    /// The row's delete button (a world's).
-    Delete(usize),
 }
 
 /// What a row is.
@@ -451,7 +441,9 @@ impl Menu {
             _ => {}
         }
         if !self.is_open() {
-            return Err(format!("`{choice}`: the menu is not open (`pause` opens it)"));
+            return Err(format!(
+                "`{choice}`: the menu is not open (`pause` opens it)"
+            ));
         }
         if let Some((key, value)) = choice.split_once('=') {
             return self.set(key.trim(), value.trim(), settings);
@@ -465,10 +457,16 @@ impl Menu {
             self.ask_delete(row, settings);
             return Ok(());
         }
-        let row = rows.iter().position(|row| row.id == choice).ok_or_else(|| {
-            let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
-            format!("no `{choice}` on this screen (its rows: {})", ids.join(", "))
-        })?;
+        let row = rows
+            .iter()
+            .position(|row| row.id == choice)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+                format!(
+                    "no `{choice}` on this screen (its rows: {})",
+                    ids.join(", ")
+                )
+            })?;
         self.selected = row;
         self.activate(row, settings);
         Ok(())
@@ -499,8 +497,7 @@ impl Menu {
                 changed.view_radius, self.most_view_radius
             ));
         }
-        self.requests
-            .push(MenuRequest::Settings(Box::new(changed)));
+        self.requests.push(MenuRequest::Settings(Box::new(changed)));
         Ok(())
     }
 
@@ -597,8 +594,9 @@ impl Menu {
         match key {
             "mouse_sensitivity" => {
                 let stepped = (changed.mouse_sensitivity * 10.0).round() / 10.0 + 0.1 * by_f;
-                changed.mouse_sensitivity =
-                    stepped.clamp(0.1, *SENSITIVITY_RANGE.end()).max(*SENSITIVITY_RANGE.start());
+                changed.mouse_sensitivity = stepped
+                    .clamp(0.1, *SENSITIVITY_RANGE.end())
+                    .max(*SENSITIVITY_RANGE.start());
             }
             "invert_mouse_y" => changed.invert_mouse_y = !changed.invert_mouse_y,
             "fov_degrees" => {
@@ -633,8 +631,7 @@ impl Menu {
             _ => return,
         }
         if changed != *settings {
-            self.requests
-                .push(MenuRequest::Settings(Box::new(changed)));
+            self.requests.push(MenuRequest::Settings(Box::new(changed)));
         }
     }
 
@@ -653,8 +650,7 @@ impl Menu {
             }
             self.rebinding = None;
             self.note = Some(format!("{name} is unbound"));
-            self.requests
-                .push(MenuRequest::Settings(Box::new(changed)));
+            self.requests.push(MenuRequest::Settings(Box::new(changed)));
             return;
         }
         match changed.bindings.action(button) {
@@ -677,8 +673,7 @@ impl Menu {
                 }
                 if changed.bindings.bind(button, action).is_ok() {
                     self.note = Some(format!("{name}: {}", button.label()));
-                    self.requests
-                        .push(MenuRequest::Settings(Box::new(changed)));
+                    self.requests.push(MenuRequest::Settings(Box::new(changed)));
                 }
                 self.rebinding = None;
             }
@@ -758,7 +753,7 @@ fn random_seed() -> u32 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let mixed = since.as_nanos() as u64;
-    (blockfall_physics::random::SplitMix64::new(mixed).next_u64() >> 32) as u32
+    (blockfall_physics::random::Rng::new(mixed).next_u64() >> 32) as u32
 }
 
 #[cfg(test)]
@@ -896,7 +891,10 @@ mod tests {
             menu.key(button, &settings);
         }
         menu.choose("create", &settings).unwrap();
-        assert_eq!(menu.take_requests(), [MenuRequest::NewWorld(42)]);
+        assert_eq!(
+            menu.take_requests(),
+            [MenuRequest::NewWorld(42), MenuRequest::Resume]
+        );
         assert_eq!(menu.state(), None);
     }
 }

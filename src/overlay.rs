@@ -375,6 +375,13 @@ fn help_line(play: &Play, shown: &Shown) -> String {
         }
         return help;
     }
+    tool_help(bindings, world.world.tool().kind)
+}
+
+/// The keys of the tool `kind` in hand, every one it uses (walking, running and jumping too),
+/// as `bindings` bind them.
+pub fn tool_help(bindings: &Bindings, kind: ToolKind) -> String {
+    let key = |action| bindings.label(action);
     let moving = format!(
         "{}{}{}{} walk · {} run · {} jump · {} fly ({}/{})",
         key(Action::Forward),
@@ -387,13 +394,13 @@ fn help_line(play: &Play, shown: &Shown) -> String {
         key(Action::Down),
         key(Action::Up),
     );
-    let undo = format!(
-        "Ctrl+{}/{} undo/redo",
-        key(Action::Undo),
-        key(Action::Redo)
+    let undo = format!("Ctrl+{}/{} undo/redo", key(Action::Undo), key(Action::Redo));
+    let last = format!(
+        "{} menu · {} HUD",
+        key(Action::Escape),
+        key(Action::HideHud)
     );
-    let last = format!("{} menu · {} HUD", key(Action::Escape), key(Action::HideHud));
-    match world.world.tool().kind {
+    match kind {
         ToolKind::Blocks => format!(
             "{} break · {} place · {} pick · {}–{}/wheel material · {}{} size · {} chisel · \
              {}+{} slope · {undo} · {} terrain · {moving} · {last}",
@@ -520,5 +527,56 @@ mod clock_tests {
             (play - 20.0).abs() < 1e-9 && (record - 10.0).abs() < 1e-9,
             "{play} {record}"
         );
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use blockfall_game_render::hud::{coverage, hud_scale};
+
+    #[test]
+    fn the_hud_fits_and_covers_under_fifteen_percent_with_help_shown() {
+        let bindings = Bindings::default();
+        for kind in [ToolKind::Blocks, ToolKind::Terrain] {
+            let help = tool_help(&bindings, kind);
+            for words in ["walk", "run", "jump", "undo", "menu"] {
+                assert!(help.contains(words), "{words}: {help}");
+            }
+            let hud = Hud {
+                lines: vec!["walking · breaking this drops 11 more · 3 falling, 2 at rest".into()],
+                help,
+                hotbar: (kind == ToolKind::Blocks).then(|| Hotbar {
+                    slots: MATERIALS
+                        .iter()
+                        .map(|m| HotbarSlot {
+                            key: "1".into(),
+                            colour: m.colour,
+                        })
+                        .collect(),
+                    selected: 0,
+                    label: "stone · 0.5 m".into(),
+                }),
+                crosshair: true,
+                ..Hud::default()
+            };
+            for (width, height) in [(320, 180), (640, 360), (1280, 720), (1920, 1080)] {
+                let scale = hud_scale(width, height, 1.0, 1.0);
+                let (share, inside) = coverage(
+                    &Hud {
+                        scale,
+                        ..hud.clone()
+                    },
+                    width,
+                    height,
+                );
+                assert!(inside, "{kind:?} {width}x{height}: past the window's edge");
+                assert!(
+                    share < 0.15,
+                    "{kind:?} {width}x{height}: {:.1} %",
+                    share * 100.0
+                );
+            }
+        }
     }
 }

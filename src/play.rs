@@ -67,7 +67,11 @@ impl Play {
     /// The play of a script (or none), with the run's settings: the player's file when
     /// `--settings` named one (its changes on the Settings screen written there), else the
     /// defaults; the menu stops the view radius at `most_view_radius` (the device's).
-    pub fn with_settings(script: Option<Script>, options: &RunOptions, most_view_radius: u32) -> Self {
+    pub fn with_settings(
+        script: Option<Script>,
+        options: &RunOptions,
+        most_view_radius: u32,
+    ) -> Self {
         let mut play = Self::new(script);
         play.settings = options.settings.clone();
         play.settings_file = options.settings_file.clone();
@@ -161,11 +165,9 @@ impl Play {
         for &button in presses {
             if self.menu.is_open() {
                 self.menu.key(button, &self.settings);
-            } else if self
-                .script
-                .as_mut()
-                .is_some_and(|script| script.input().bindings.action(button) == Some(Action::Escape))
-            {
+            } else if self.script.as_mut().is_some_and(|script| {
+                script.input().bindings.action(button) == Some(Action::Escape)
+            }) {
                 self.open_menu();
             }
         }

@@ -658,11 +658,7 @@ impl WindowState {
         quit
     }
 
-    fn recreate_swapchain(
-        &mut self,
-        options: &RunOptions,
-        report: &mut RunReport,
-    ) -> anyhow::Result<()> {
+    fn recreate_swapchain(&mut self, report: &mut RunReport) -> anyhow::Result<()> {
         let size = self.window.inner_size();
         let old = self.swapchain.take();
         let new = Swapchain::new(
@@ -702,7 +698,7 @@ impl WindowState {
             return Ok(false);
         }
         if self.needs_recreate || self.swapchain.is_none() {
-            self.recreate_swapchain(options, report)?;
+            self.recreate_swapchain(report)?;
         }
         let Some(swapchain) = self.swapchain.as_ref() else {
             return Ok(false);

@@ -462,6 +462,16 @@ impl World {
         }
     }
 
+    /// Streams chunks `radius` chunks around the player from now on (the menu's view radius):
+    /// the chunks are streamed again from scratch with the same mesher; whoever draws them
+    /// forgets what it drew (`WorldRenderer::renew`). The ground, blocks and pieces are kept.
+    pub fn set_view_radius(&mut self, radius: u32) {
+        let mesher = self.chunks.mesher();
+        self.chunks = ChunkStream::new(radius.max(1));
+        let viewer = self.eye().into();
+        self.chunks.remesh_with(mesher, viewer);
+    }
+
     /// F: between walking and flying.
     pub fn toggle_fly(&mut self) {
         self.player.toggle_fly();

@@ -3,7 +3,7 @@
 
 use egui::FontId;
 
-use super::{TEXT, TEXT_SIZE};
+use super::{DETAIL_SIZE, HELP_SIZE, TEXT, TEXT_SIZE};
 
 /// The characters the HUD's text is made of beyond printable ASCII (the separators, degrees,
 /// dashes and arrows its lines and help use).
@@ -19,13 +19,16 @@ const MORE_GLYPHS: &str = "·°–—×→←↑↓…µ";
 pub(super) fn add_glyphs(ui: &egui::Ui) {
     let pixels_per_point = ui.ctx().pixels_per_point();
     let mut job = egui::text::LayoutJob::default();
-    for glyph in (' '..='~').chain(MORE_GLYPHS.chars()) {
-        for quarter in 0..4u8 {
-            // Each on a line of its own, which starts at x = 0: the leading space alone
-            // places it.
-            let leading_space = f32::from(quarter) * 0.25 / pixels_per_point;
-            let format = egui::TextFormat::simple(FontId::monospace(TEXT_SIZE), TEXT);
-            job.append(&format!("{glyph}\n"), leading_space, format);
+    // The panel's size, the detail's and help's, and the hotbar's keys'.
+    for size in [TEXT_SIZE, DETAIL_SIZE, HELP_SIZE, 9.0] {
+        for glyph in (' '..='~').chain(MORE_GLYPHS.chars()) {
+            for quarter in 0..4u8 {
+                // Each on a line of its own, which starts at x = 0: the leading space alone
+                // places it.
+                let leading_space = f32::from(quarter) * 0.25 / pixels_per_point;
+                let format = egui::TextFormat::simple(FontId::monospace(size), TEXT);
+                job.append(&format!("{glyph}\n"), leading_space, format);
+            }
         }
     }
     ui.ctx().fonts_mut(|fonts| {
@@ -64,6 +67,7 @@ mod tests {
                 message: None,
                 warning: None,
                 crosshair: true,
+                ..Hud::default()
             };
             let input = HudRenderer::raw_input(width, height, pixels_per_point);
             let mut output = context.run_ui(input, |ui| {

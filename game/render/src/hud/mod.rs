@@ -184,10 +184,13 @@ pub fn coverage(hud: &Hud, width: u32, height: u32) -> (f32, bool) {
         menu: None,
         ..hud.clone()
     };
-    let output = context.run_ui(input, |ui| {
+    let mut output = context.run_ui(input, |ui| {
         lay_out(ui, &hud);
     });
-    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
+    // Measured, not drawn: egui's texture changes are not applied.
+    output.textures_delta.clear();
+    let screen =
+        egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
     // The rectangles in pixels, on a grid of 2-pixel cells, united.
     let (columns, rows) = (width.div_ceil(2) as usize, height.div_ceil(2) as usize);
     let mut covered = vec![false; columns * rows];
@@ -206,8 +209,14 @@ pub fn coverage(hud: &Hud, width: u32, height: u32) -> (f32, bool) {
         if !clipped.is_positive() {
             continue;
         }
-        let (x0, x1) = ((clipped.min.x / 2.0) as usize, (clipped.max.x / 2.0).ceil() as usize);
-        let (y0, y1) = ((clipped.min.y / 2.0) as usize, (clipped.max.y / 2.0).ceil() as usize);
+        let (x0, x1) = (
+            (clipped.min.x / 2.0) as usize,
+            (clipped.max.x / 2.0).ceil() as usize,
+        );
+        let (y0, y1) = (
+            (clipped.min.y / 2.0) as usize,
+            (clipped.max.y / 2.0).ceil() as usize,
+        );
         for y in y0..y1.min(rows) {
             for x in x0..x1.min(columns) {
                 covered[y * columns + x] = true;
@@ -473,7 +482,9 @@ mod tests {
     ) -> (Vec<(egui::Rect, Color32)>, bool) {
         let context = egui::Context::default();
         let input = HudRenderer::raw_input(width, height, pixels_per_point);
-        let mut output = context.run_ui(input, |ui| lay_out(ui, hud));
+        let mut output = context.run_ui(input, |ui| {
+            lay_out(ui, hud);
+        });
         // Applied, as far as this test goes.
         output.textures_delta.clear();
         let mut rects = Vec::new();
@@ -613,7 +624,9 @@ mod tests {
         };
         let context = egui::Context::default();
         let input = HudRenderer::raw_input(640, 360, 1.0);
-        let mut output = context.run_ui(input, |ui| lay_out(ui, &hud));
+        let mut output = context.run_ui(input, |ui| {
+            lay_out(ui, &hud);
+        });
         // Applied, as far as this test goes.
         output.textures_delta.clear();
         let colours: Vec<Color32> = output
@@ -631,6 +644,55 @@ mod tests {
             ..Hud::default()
         }
         .is_empty());
+    }
+
+    #[test]
+    fn the_scale_follows_the_window_and_the_setting_within_its_limits() {
+        assert_eq!(hud_scale(1280, 720, 1.0, 1.0), 1.0);
+        assert!((hud_scale(640, 360, 1.0, 1.0) - 0.5f32.sqrt()).abs() < 1e-6);
+        assert_eq!(hud_scale(320, 180, 1.0, 1.0), 0.5);
+        assert_eq!(hud_scale(16, 16, 1.0, 1.0), 0.5, "no smaller than half");
+        assert_eq!(
+            hud_scale(2560, 1440, 2.0, 1.0),
+            1.0,
+            "in the display's points"
+        );
+        assert!((hud_scale(1920, 1080, 1.0, 2.0) - 2.0 * 1.5f32.sqrt()).abs() < 1e-5);
+        assert_eq!(hud_scale(1280, 720, f32::NAN, f32::NAN), 1.0);
+    }
+
+    #[test]
+    fn a_long_line_wraps_within_the_window_at_every_size() {
+        let hud = Hud {
+            lines: vec!["walking · breaking this drops 11 more · 3 falling, 2 at rest".into()],
+            help:
+                "left break · right place · middle pick · 1–6/wheel material · ,. size · C chisel \
+                   · Shift+C slope · Ctrl+Z/Y undo/redo · T terrain · WASD walk · Shift run · \
+                   Space jump · F fly (Q/E) · Esc menu · F1 HUD"
+                    .into(),
+            message: Some(format!(
+                "saved /{}/world.blockfall",
+                "very-long-folder".repeat(8)
+            )),
+            hotbar: Some(Hotbar {
+                slots: vec![HotbarSlot::default(); 6],
+                selected: 2,
+                label: "planks · 0.5 m".into(),
+            }),
+            ..Hud::default()
+        };
+        for (width, height) in [(320, 180), (480, 270), (640, 360), (1920, 1080)] {
+            let scale = hud_scale(width, height, 1.0, 1.0);
+            let (_, inside) = coverage(
+                &Hud {
+                    scale,
+                    ..hud.clone()
+                },
+                width,
+                height,
+            );
+            assert!(inside, "{width}x{height}: a shape past the window's edge");
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The block tool's markers, pass `"markers"`, unlit and see-through over the picture:
 //!
-//! * **ghost**: the block to be placed, a box of its size at its cells, orange `#f97316` where
-//!   it fits and red `#ef4444` where it does not, at alpha 0.35 (front faces only, so each pixel
-//!   is blended once);
+//! * **ghost**: the block to be placed, a box of its size at its cells, in its material's colour
+//!   where it fits (never the would-fall tint's orange) and red `#ef4444` where it does not, at
+//!   alpha 0.3, so that the aimed face shows through it (front faces only, so each pixel is
+//!   blended once);
 //! * **outline**: the aimed block's 12 edges as lines, 2 cm outside the block, near black;
 //! * **would-fall tint**: the blocks that would fall, meshed by the block mesher, in orange at
 //!   alpha 0.5 over their own surfaces: each vertex moved 2 cm toward the eye so that the tint
@@ -41,12 +42,19 @@ pub use self::geometry::MarkerVertex;
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "markers";
 
-/// The ghost where the block fits, and the tint: `#f97316`.
+/// The would-fall tint: `#f97316`.
 pub const FITS: [u8; 3] = [0xf9, 0x73, 0x16];
 /// The ghost where the block does not fit: `#ef4444`.
 pub const BLOCKED: [u8; 3] = [0xef, 0x44, 0x44];
 /// The ghost's opacity.
-pub const GHOST_ALPHA: f32 = 0.35;
+pub const GHOST_ALPHA: f32 = 0.3;
+/// The ghost's colour where the block fits: its material's (sRGB).
+pub fn ghost_colour(block: &Block) -> [u8; 3] {
+    blockfall_game::blocks::materials::MATERIALS
+        .get(usize::from(block.material))
+        .map_or(FITS, |material| material.colour)
+}
+
 /// The would-fall tint's opacity.
 pub const TINT_ALPHA: f32 = 0.5;
 /// How far the tint's vertices are moved toward the eye, in meters.
@@ -141,7 +149,10 @@ impl MarkersRenderer {
 
         let mut vertices = Vec::with_capacity(GHOST_VERTICES + OUTLINE_VERTICES);
         if let Some((block, fits)) = markers.ghost {
-            let colour = linear(if fits { FITS } else { BLOCKED }, GHOST_ALPHA);
+            let colour = linear(
+                if fits { ghost_colour(&block) } else { BLOCKED },
+                GHOST_ALPHA,
+            );
             let (low, high) = block_box(&block, 0.0);
             push_box(&mut vertices, low, high, colour);
         }
