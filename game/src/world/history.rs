@@ -438,3 +438,100 @@ impl World {
         self.settle();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(cuts: u16) -> Block {
+        Block::new(0, 0, 0, 2, 0, cuts, false).unwrap()
+    }
+
+    /// Records an edit that reshaped a block `changes` times.
+    fn reshape(history: &mut History, changes: usize) {
+        assert!(history.begin(Edit::Reshape {
+            cell: [0, 0, 0],
+            cuts: 1,
+            slope: false,
+        }));
+        for _ in 0..changes {
+            history.reshaped(block(0), block(1));
+        }
+        history.end();
+    }
+
+    #[test]
+    fn the_history_keeps_the_newest_entries_and_drops_the_oldest_past_its_count() {
+        let mut history = History::default();
+        for _ in 0..MOST_HISTORY_ENTRIES + 44 {
+            reshape(&mut history, 1);
+        }
+        assert_eq!(history.undo_depth(), MOST_HISTORY_ENTRIES);
+        // Undone entries count too: with ten to redo, a redo keeps the count.
+        for _ in 0..10 {
+            let entry = history.take_undo().unwrap();
+            history.push_redo(entry);
+        }
+        history.redoing = true;
+        reshape(&mut history, 1);
+        history.redoing = false;
+        assert_eq!(
+            (history.undo_depth(), history.redo_depth()),
+            (MOST_HISTORY_ENTRIES - 10, 10)
+        );
+        // A new edit leaves nothing to redo.
+        reshape(&mut history, 1);
+        assert_eq!(
+            (history.undo_depth(), history.redo_depth()),
+            (MOST_HISTORY_ENTRIES - 9, 0)
+        );
+    }
+
+    #[test]
+    fn the_oldest_entries_go_while_the_history_holds_more_than_its_bytes() {
+        let mut history = History::default();
+        let per_entry = MOST_HISTORY_BYTES / 3 / std::mem::size_of::<Change>();
+        reshape(&mut history, 5);
+        for _ in 0..3 {
+            reshape(&mut history, per_entry);
+        }
+        assert_eq!(history.undo_depth(), 2, "the small one and a big one went");
+        assert!(history.bytes() <= MOST_HISTORY_BYTES);
+        // One entry larger than the bound alone is still kept: the newest always is.
+        reshape(
+            &mut history,
+            MOST_HISTORY_BYTES / std::mem::size_of::<Change>() + 1,
+        );
+        assert_eq!(history.undo_depth(), 1);
+        assert!(history.bytes() > MOST_HISTORY_BYTES);
+    }
+
+    #[test]
+    fn an_edit_that_changes_nothing_is_not_kept_and_edits_within_an_edit_are_one() {
+        let mut history = History::default();
+        reshape(&mut history, 0);
+        assert_eq!(history.undo_depth(), 0);
+        assert!(history.begin(Edit::Break { cell: [0, 0, 0] }));
+        assert!(!history.begin(Edit::Place { block: block(0) }));
+        history.reshaped(block(0), block(0));
+        history.ground_changed(SampleBox {
+            low: [0; 3],
+            high: [1; 3],
+        });
+        history.ground_changed(SampleBox {
+            low: [-2; 3],
+            high: [0; 3],
+        });
+        history.end();
+        let entry = history.take_undo().unwrap();
+        assert_eq!(entry.edit, Edit::Break { cell: [0, 0, 0] });
+        assert!(entry.changes.is_empty(), "a reshape to the same cuts");
+        assert_eq!(
+            entry.ground,
+            Some(SampleBox {
+                low: [-2; 3],
+                high: [1; 3]
+            })
+        );
+    }
+}
