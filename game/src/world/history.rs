@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 
 use blockfall_physics::BodyHandle;
 
-use crate::blocks::store::{Block, StoreEvent};
+use crate::blocks::store::{Block, StoreEvent, CELL};
 use crate::terrain::SampleBox;
 
 use super::World;
@@ -143,6 +143,16 @@ impl History {
     /// How many undone edits there are to redo.
     pub fn redo_depth(&self) -> usize {
         self.redo.len()
+    }
+
+    /// The entries to undo, the newest (the next undone) first.
+    pub fn to_undo(&self) -> impl Iterator<Item = &Entry> + '_ {
+        self.undo.iter().rev()
+    }
+
+    /// The entries to redo, the one undone last (the next redone) first.
+    pub fn to_redo(&self) -> impl Iterator<Item = &Entry> + '_ {
+        self.redo.iter().rev()
     }
 
     /// About how many bytes the kept entries take, to undo and to redo ([`Entry::bytes`]).
@@ -386,6 +396,8 @@ impl World {
                 }
             }
         }
+        // The box of the blocks put back, to wake the rubble that came to lie there since.
+        let mut put_back: Option<([f32; 3], [f32; 3])> = None;
         for change in entry.changes.iter().rev() {
             match *change {
                 Change::Added(block) => {
@@ -399,11 +411,21 @@ impl World {
                         self.blocks.remove(id);
                     }
                 }
-                Change::Removed(block) => {
-                    if let Err(error) = self.blocks.add(block) {
-                        log::warn!("undo could not put a block back: {error}");
+                Change::Removed(block) => match self.blocks.add(block) {
+                    Ok(_) => {
+                        let meters = f32::from(block.size) * CELL;
+                        let low = block.low().map(|c| c as f32 * CELL);
+                        let high = low.map(|c| c + meters);
+                        put_back = Some(match put_back {
+                            Some((l, h)) => (
+                                std::array::from_fn(|a| low[a].min(l[a])),
+                                std::array::from_fn(|a| high[a].max(h[a])),
+                            ),
+                            None => (low, high),
+                        });
                     }
-                }
+                    Err(error) => log::warn!("undo could not put a block back: {error}"),
+                },
                 Change::Reshaped { before, .. } => {
                     let [x, y, z] = before.low();
                     if let Some(id) = self.blocks.at(x, y, z) {
@@ -412,6 +434,12 @@ impl World {
                         }
                     }
                 }
+            }
+        }
+        if let Some((low, high)) = put_back {
+            // Rubble reaching into a block put back wakes, for the physics to push it out.
+            for (_, low, high) in self.pieces.wake_in(low, high) {
+                self.support.solid_changed(&self.blocks, low, high);
             }
         }
         if let (
