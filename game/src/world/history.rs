@@ -284,7 +284,7 @@ impl World {
         &self.history
     }
 
-    /// Ctrl+Z: reverts the newest edit (see the [module documentation](self)): its pieces
+    /// Ctrl+Z: reverts the newest edit (docs/player.md, "Undo and redo"): its pieces
     /// still in the world leave it, the blocks it placed leave the grid, the blocks it broke or
     /// set falling go back to their own cells as they were, a reshaped block gets its old cuts
     /// and slope, dug or built ground its old samples; the support then settles, and the edit
