@@ -570,8 +570,9 @@ impl Input {
     /// A button went down (`down`) or up; `repeat` for a key's auto-repeat. Returns the command
     /// it asks for, if any, by the button's [`Action`] in [`Input::bindings`]. The tool's
     /// buttons act only while captured; a click while free captures
-    /// ([`Input::wants_capture`] tells the window). `undo` and `redo` ask for nothing unless
-    /// a Control key is held ([`Input::modifiers`], kept here whatever the keys are bound to).
+    /// ([`Input::wants_capture`] tells the window), and so does `pick_block`. `undo` and
+    /// `redo` ask for nothing unless a Control key is held ([`Input::modifiers`], kept here
+    /// whatever the keys are bound to).
     pub fn button(&mut self, button: Button, down: bool, repeat: bool) -> Option<Command> {
         self.modifiers.button(button, down);
         let action = self.bindings.action(button)?;
@@ -613,6 +614,8 @@ impl Input {
         }
         match action {
             Action::Undo | Action::Redo if !self.modifiers.control() => None,
+            // A click while the mouse is free acts no more than the tool's buttons do.
+            Action::PickBlock if !self.captured => None,
             Action::Undo => action.command(self.modifiers.shift()),
             _ => action.command(self.controls.run),
         }
@@ -891,7 +894,8 @@ mod tests {
         assert_eq!(input.button(Button::KeyY, true, false), None, "no Ctrl");
         assert_eq!(
             input.button(Button::MouseMiddle, true, false),
-            Some(Command::PickBlock)
+            None,
+            "not captured"
         );
         assert_eq!(
             input.button(Button::F1, true, false),
@@ -903,6 +907,12 @@ mod tests {
             input,
             "unbound and command keys hold nothing"
         );
+        input.captured = true;
+        assert_eq!(
+            input.button(Button::MouseMiddle, true, false),
+            Some(Command::PickBlock)
+        );
+        assert_eq!(input.take_tool(), None, "the middle button is no tool's");
     }
 
     #[test]

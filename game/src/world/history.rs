@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 
 use blockfall_physics::BodyHandle;
 
-use crate::blocks::store::{Block, StoreEvent};
+use crate::blocks::store::{Block, StoreEvent, CELL};
 use crate::terrain::SampleBox;
 
 use super::World;
@@ -143,6 +143,16 @@ impl History {
     /// How many undone edits there are to redo.
     pub fn redo_depth(&self) -> usize {
         self.redo.len()
+    }
+
+    /// The entries to undo, the newest (the next undone) first.
+    pub fn to_undo(&self) -> impl Iterator<Item = &Entry> + '_ {
+        self.undo.iter().rev()
+    }
+
+    /// The entries to redo, the one undone last (the next redone) first.
+    pub fn to_redo(&self) -> impl Iterator<Item = &Entry> + '_ {
+        self.redo.iter().rev()
     }
 
     /// About how many bytes the kept entries take, to undo and to redo ([`Entry::bytes`]).
@@ -274,7 +284,7 @@ impl World {
         &self.history
     }
 
-    /// Ctrl+Z: reverts the newest edit (see the [module documentation](self)): its pieces
+    /// Ctrl+Z: reverts the newest edit (docs/player.md, "Undo and redo"): its pieces
     /// still in the world leave it, the blocks it placed leave the grid, the blocks it broke or
     /// set falling go back to their own cells as they were, a reshaped block gets its old cuts
     /// and slope, dug or built ground its old samples; the support then settles, and the edit
@@ -386,6 +396,8 @@ impl World {
                 }
             }
         }
+        // The box of the blocks put back, to wake the rubble that came to lie there since.
+        let mut put_back: Option<([f32; 3], [f32; 3])> = None;
         for change in entry.changes.iter().rev() {
             match *change {
                 Change::Added(block) => {
@@ -399,11 +411,21 @@ impl World {
                         self.blocks.remove(id);
                     }
                 }
-                Change::Removed(block) => {
-                    if let Err(error) = self.blocks.add(block) {
-                        log::warn!("undo could not put a block back: {error}");
+                Change::Removed(block) => match self.blocks.add(block) {
+                    Ok(_) => {
+                        let meters = f32::from(block.size) * CELL;
+                        let low = block.low().map(|c| c as f32 * CELL);
+                        let high = low.map(|c| c + meters);
+                        put_back = Some(match put_back {
+                            Some((l, h)) => (
+                                std::array::from_fn(|a| low[a].min(l[a])),
+                                std::array::from_fn(|a| high[a].max(h[a])),
+                            ),
+                            None => (low, high),
+                        });
                     }
-                }
+                    Err(error) => log::warn!("undo could not put a block back: {error}"),
+                },
                 Change::Reshaped { before, .. } => {
                     let [x, y, z] = before.low();
                     if let Some(id) = self.blocks.at(x, y, z) {
@@ -412,6 +434,12 @@ impl World {
                         }
                     }
                 }
+            }
+        }
+        if let Some((low, high)) = put_back {
+            // Rubble reaching into a block put back wakes, for the physics to push it out.
+            for (_, low, high) in self.pieces.wake_in(low, high) {
+                self.support.solid_changed(&self.blocks, low, high);
             }
         }
         if let (
@@ -436,5 +464,102 @@ impl World {
             }
         }
         self.settle();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(cuts: u16) -> Block {
+        Block::new(0, 0, 0, 2, 0, cuts, false).unwrap()
+    }
+
+    /// Records an edit that reshaped a block `changes` times.
+    fn reshape(history: &mut History, changes: usize) {
+        assert!(history.begin(Edit::Reshape {
+            cell: [0, 0, 0],
+            cuts: 1,
+            slope: false,
+        }));
+        for _ in 0..changes {
+            history.reshaped(block(0), block(1));
+        }
+        history.end();
+    }
+
+    #[test]
+    fn the_history_keeps_the_newest_entries_and_drops_the_oldest_past_its_count() {
+        let mut history = History::default();
+        for _ in 0..MOST_HISTORY_ENTRIES + 44 {
+            reshape(&mut history, 1);
+        }
+        assert_eq!(history.undo_depth(), MOST_HISTORY_ENTRIES);
+        // Undone entries count too: with ten to redo, a redo keeps the count.
+        for _ in 0..10 {
+            let entry = history.take_undo().unwrap();
+            history.push_redo(entry);
+        }
+        history.redoing = true;
+        reshape(&mut history, 1);
+        history.redoing = false;
+        assert_eq!(
+            (history.undo_depth(), history.redo_depth()),
+            (MOST_HISTORY_ENTRIES - 10, 10)
+        );
+        // A new edit leaves nothing to redo.
+        reshape(&mut history, 1);
+        assert_eq!(
+            (history.undo_depth(), history.redo_depth()),
+            (MOST_HISTORY_ENTRIES - 9, 0)
+        );
+    }
+
+    #[test]
+    fn the_oldest_entries_go_while_the_history_holds_more_than_its_bytes() {
+        let mut history = History::default();
+        let per_entry = MOST_HISTORY_BYTES / 3 / std::mem::size_of::<Change>();
+        reshape(&mut history, 5);
+        for _ in 0..3 {
+            reshape(&mut history, per_entry);
+        }
+        assert_eq!(history.undo_depth(), 2, "the small one and a big one went");
+        assert!(history.bytes() <= MOST_HISTORY_BYTES);
+        // One entry larger than the bound alone is still kept: the newest always is.
+        reshape(
+            &mut history,
+            MOST_HISTORY_BYTES / std::mem::size_of::<Change>() + 1,
+        );
+        assert_eq!(history.undo_depth(), 1);
+        assert!(history.bytes() > MOST_HISTORY_BYTES);
+    }
+
+    #[test]
+    fn an_edit_that_changes_nothing_is_not_kept_and_edits_within_an_edit_are_one() {
+        let mut history = History::default();
+        reshape(&mut history, 0);
+        assert_eq!(history.undo_depth(), 0);
+        assert!(history.begin(Edit::Break { cell: [0, 0, 0] }));
+        assert!(!history.begin(Edit::Place { block: block(0) }));
+        history.reshaped(block(0), block(0));
+        history.ground_changed(SampleBox {
+            low: [0; 3],
+            high: [1; 3],
+        });
+        history.ground_changed(SampleBox {
+            low: [-2; 3],
+            high: [0; 3],
+        });
+        history.end();
+        let entry = history.take_undo().unwrap();
+        assert_eq!(entry.edit, Edit::Break { cell: [0, 0, 0] });
+        assert!(entry.changes.is_empty(), "a reshape to the same cuts");
+        assert_eq!(
+            entry.ground,
+            Some(SampleBox {
+                low: [-2; 3],
+                high: [1; 3]
+            })
+        );
     }
 }

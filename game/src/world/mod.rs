@@ -6,7 +6,7 @@
 //!
 //! The rules that tie these together live here and nowhere else: what a break, a place or a dig
 //! sets falling (`rules`), what the view aims at and where a block would go (`aim`), what the
-//! tools do with the buttons (`tool`). The world's parts are private: others read them through
+//! tools do with the buttons (`tool`), and the edits' history for undo and redo (`history`). The world's parts are private: others read them through
 //! getters ([`World::blocks`], [`World::pieces`], [`World::player`], …) and change them only
 //! through these calls, so that the support, the pieces, the regions to mesh again and the
 //! rubble hear of every change. A scene (`crate::scene`) builds a world through the same
@@ -306,8 +306,8 @@ impl World {
     }
 
     /// The blocks standing on the grid (changed by [`World::break_cell`], [`World::place`],
-    /// [`World::reshape`], the tools and, while setting up, [`World::add_block`] and
-    /// [`World::replace_blocks`]).
+    /// [`World::reshape`], the tools, [`World::undo`] and [`World::redo`] and, while setting
+    /// up, [`World::add_block`] and [`World::replace_blocks`]).
     pub fn blocks(&self) -> &BlockStore {
         &self.blocks
     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::blocks::materials::{COPPER, STONE};
+use crate::blocks::materials::{COPPER, PLANKS, STONE};
 use crate::input::{Button, ToolButton};
 use crate::player::Controls;
 use crate::terrain::PlaneGround;
@@ -363,4 +363,90 @@ fn the_light_sampler_answers_as_light_at_without_lighting_a_chunk_per_point() {
         assert_eq!(sampler.light_at(point), world.light_at(point), "{point:?}");
     }
     assert_eq!(sampler.light_at([f32::NAN, 0.0, 0.0]), 0.0);
+}
+
+#[test]
+fn the_middle_button_picks_the_aimed_blocks_material_and_size() {
+    let mut world = flat(0.0);
+    // A 2 m copper block ahead, at eye height.
+    world
+        .add_block(Block::new(-2, 2, 6, 4, COPPER as u8, 0, false).unwrap())
+        .unwrap();
+    world.survey();
+    world.update_aim();
+    assert!(world.command(Command::PickBlock));
+    assert_eq!(
+        (world.tool().kind, world.tool().material, world.tool().size),
+        (ToolKind::Blocks, COPPER, 4)
+    );
+    // With the terrain tool in hand: the block tool back, with the block's material and size.
+    world.command(Command::Material(STONE));
+    world.command(Command::BlockSize(-1));
+    world.command(Command::SwitchTool);
+    assert!(world.pick_block());
+    assert_eq!(
+        (world.tool().kind, world.tool().material, world.tool().size),
+        (ToolKind::Blocks, COPPER, 4)
+    );
+    // The ground, or nothing, gives nothing.
+    world.command(Command::Material(STONE));
+    let tool = *world.tool();
+    world.set_look(std::f32::consts::PI, -60f32.to_radians());
+    world.update_aim();
+    assert_eq!(world.aim().map(|aim| aim.target), Some(AimTarget::Ground));
+    assert!(!world.pick_block());
+    world.set_look(std::f32::consts::PI, 60f32.to_radians());
+    world.update_aim();
+    assert!(world.aim().is_none());
+    assert!(!world.pick_block());
+    assert_eq!(*world.tool(), tool);
+}
+
+#[test]
+fn the_middle_button_picks_a_block_of_rubble() {
+    let mut world = flat(0.0);
+    let planks = Block::new(-2, 0, 6, 4, PLANKS as u8, 0, false).unwrap();
+    let piece = world.add_piece(vec![planks]).unwrap();
+    for _ in 0..600 {
+        world.step(1.0 / 60.0, &Controls::default());
+        if world.pieces().is_sleeping(piece) {
+            break;
+        }
+    }
+    assert!(world.pieces().is_sleeping(piece), "at rest on the ground");
+    world.update_aim();
+    assert!(
+        matches!(
+            world.aim().map(|aim| aim.target),
+            Some(AimTarget::Piece { .. })
+        ),
+        "{:?}",
+        world.aim()
+    );
+    assert!(world.pick_block());
+    assert_eq!((world.tool().material, world.tool().size), (PLANKS, 4));
+}
+
+#[test]
+fn ctrl_z_through_the_commands_undoes_the_chisel_and_ctrl_y_redoes_it() {
+    let mut world = flat(0.0);
+    world.add_block(stone(-1, 2, 6)).unwrap();
+    world.survey();
+    world.update_aim();
+    let cuts = |world: &World| {
+        let id = world.blocks().at(-1, 2, 6).unwrap();
+        world.blocks().get(id).unwrap().cuts
+    };
+    assert!(world.command(Command::Chisel));
+    let cut = cuts(&world);
+    assert_ne!(cut, 0);
+    let mut input = Input::default();
+    input.button(Button::ControlLeft, true, false);
+    let undo = input.button(Button::KeyZ, true, false).unwrap();
+    let redo = input.button(Button::KeyY, true, false).unwrap();
+    assert!(world.command(undo));
+    assert_eq!(cuts(&world), 0);
+    assert!(world.command(redo));
+    assert_eq!(cuts(&world), cut);
+    assert!(!world.command(Command::ToggleHud), "left to the window");
 }

@@ -9,7 +9,7 @@ use blockfall_game::blocks::materials::{PLASTER, STONE};
 use blockfall_game::blocks::{Block, MATERIALS};
 use blockfall_game::player::Controls;
 use blockfall_game::terrain::{Generator, Ground, PlaneGround, SampleBox};
-use blockfall_game::world::World;
+use blockfall_game::world::{Change, Edit, World};
 use blockfall_physics::workers::WorkerPool;
 
 fn flat_world() -> World {
@@ -69,6 +69,18 @@ fn undoing_a_break_that_dropped_eleven_blocks_restores_them_and_removes_the_piec
     assert_eq!(in_pieces(&world), 11);
     assert!(world.blocks().iter().next().is_none());
     assert_eq!(world.undo_depth(), 1);
+    let entry = world.history().to_undo().next().expect("the break");
+    assert_eq!(entry.edit, Edit::Break { cell: [0, 0, 0] });
+    assert_eq!(
+        entry.changes.len(),
+        12,
+        "the block broken and the eleven that fell"
+    );
+    assert!(entry
+        .changes
+        .iter()
+        .all(|change| matches!(change, Change::Removed(block) if start.contains(block))));
+    assert_eq!(entry.pieces.len(), 1);
     run(&mut world, 2.0);
     assert_eq!(world.pieces().falling(), 0, "it landed and rests");
     world.take_changed_regions();
