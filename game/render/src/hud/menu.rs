@@ -66,6 +66,7 @@ pub(super) fn draw(ctx: &egui::Context, menu: &MenuView) -> Option<MenuClick> {
         .order(egui::Order::Foreground)
         .anchor(Align2::CENTER_CENTER, egui::Vec2::ZERO)
         .constrain(true)
+        .fade_in(false)
         .show(ctx, |ui| {
             egui::Frame::NONE
                 .fill(PANEL)

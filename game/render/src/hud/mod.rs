@@ -369,6 +369,7 @@ fn lay_out(ui: &mut egui::Ui, hud: &Hud) -> Option<MenuClick> {
             .anchor(egui::Align2::RIGHT_TOP, egui::vec2(-MARGIN, MARGIN))
             .constrain(true)
             .interactable(false)
+            .fade_in(false)
             .show(&ctx, |ui| {
                 egui::Frame::NONE
                     .fill(PANEL)
@@ -388,8 +389,10 @@ fn lay_out(ui: &mut egui::Ui, hud: &Hud) -> Option<MenuClick> {
             .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -MARGIN / 2.0))
             .constrain(true)
             .interactable(false)
+            .fade_in(false)
             .show(&ctx, |ui| {
-                ui.set_max_width(room);
+                // As wide as the window's room, whatever it holds: the hotbar stays centred.
+                ui.set_width(room);
                 ui.spacing_mut().item_spacing.y = 2.0;
                 ui.vertical_centered(|ui| {
                     if let Some(hotbar) = &hud.hotbar {
@@ -412,46 +415,48 @@ fn lay_out(ui: &mut egui::Ui, hud: &Hud) -> Option<MenuClick> {
     hud.menu.as_ref().and_then(|view| menu::draw(&ctx, view))
 }
 
-/// The hotbar: a swatch of each material, the chosen one framed in white and its key under
-/// it, then the label.
+/// The hotbar: a swatch of each material, the chosen one framed in white and its key in its
+/// corner, then the label; painted into a box of exactly its size.
 fn draw_hotbar(ui: &mut egui::Ui, hotbar: &Hotbar) {
-    egui::Frame::NONE
-        .fill(PANEL)
-        .corner_radius(3.0)
-        .inner_margin(egui::Margin::symmetric(4, 3))
-        .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.spacing_mut().item_spacing.x = 3.0;
-                for (index, slot) in hotbar.slots.iter().enumerate() {
-                    let (rect, _) =
-                        ui.allocate_exact_size(egui::vec2(SLOT, SLOT), egui::Sense::hover());
-                    let [r, g, b] = slot.colour;
-                    let painter = ui.painter();
-                    painter.rect_filled(rect.shrink(2.0), 2.0, Color32::from_rgb(r, g, b));
-                    if index == hotbar.selected {
-                        painter.rect_stroke(
-                            rect,
-                            2.0,
-                            egui::Stroke::new(2.0, SLOT_CHOSEN),
-                            egui::StrokeKind::Inside,
-                        );
-                    }
-                    painter.text(
-                        rect.left_top() + egui::vec2(3.0, 1.0),
-                        egui::Align2::LEFT_TOP,
-                        &slot.key,
-                        FontId::monospace(9.0),
-                        Color32::from_rgba_premultiplied(255, 255, 255, 230),
-                    );
-                }
-                ui.add_space(4.0);
-                ui.label(
-                    RichText::new(&hotbar.label)
-                        .font(FontId::monospace(HELP_SIZE))
-                        .color(TEXT),
-                );
-            });
-        });
+    const GAP: f32 = 3.0;
+    const PAD: f32 = 4.0;
+    let label = ui.fonts_mut(|fonts| {
+        fonts.layout_no_wrap(hotbar.label.clone(), FontId::monospace(HELP_SIZE), TEXT)
+    });
+    let slots = hotbar.slots.len() as f32;
+    let size = egui::vec2(
+        2.0 * PAD + slots * (SLOT + GAP) + GAP + label.size().x,
+        SLOT + 2.0 * PAD,
+    );
+    let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let painter = ui.painter();
+    painter.rect_filled(rect, 3.0, PANEL);
+    for (index, slot) in hotbar.slots.iter().enumerate() {
+        let min = rect.min + egui::vec2(PAD + index as f32 * (SLOT + GAP), PAD);
+        let slot_rect = egui::Rect::from_min_size(min, egui::vec2(SLOT, SLOT));
+        let [r, g, b] = slot.colour;
+        painter.rect_filled(slot_rect.shrink(2.0), 2.0, Color32::from_rgb(r, g, b));
+        if index == hotbar.selected {
+            painter.rect_stroke(
+                slot_rect,
+                2.0,
+                egui::Stroke::new(2.0, SLOT_CHOSEN),
+                egui::StrokeKind::Inside,
+            );
+        }
+        painter.text(
+            slot_rect.left_top() + egui::vec2(3.0, 1.0),
+            egui::Align2::LEFT_TOP,
+            &slot.key,
+            FontId::monospace(9.0),
+            Color32::from_rgba_premultiplied(255, 255, 255, 230),
+        );
+    }
+    let at = egui::pos2(
+        rect.min.x + PAD + slots * (SLOT + GAP) + GAP,
+        rect.center().y - label.size().y / 2.0,
+    );
+    painter.galley(at, label, TEXT);
 }
 
 #[cfg(test)]
