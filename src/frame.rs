@@ -104,6 +104,8 @@ impl FrameRun<'_> {
         // five minutes of it (`--world`).
         let autosave = match &run.play.script {
             Some(script) => run.saves.played_to(script.reached()),
+            // Time in the menu is not play: the world does not step.
+            None if run.play.menu.is_open() => run.saves.played(0.0),
             None => run.saves.played(dt),
         };
         if autosave {

@@ -214,8 +214,13 @@ fn main() -> ExitCode {
                         path.display()
                     );
                 }
+                // The player's last world is the window's: the picture is of the game's start,
+                // and nothing is saved.
+                let chosen = options.world_chosen;
                 run_headless(&RunOptions {
                     screenshot: Some(path),
+                    world: options.world.clone().filter(|_| !chosen),
+                    world_chosen: false,
                     ..options.clone()
                 })
             }
@@ -323,6 +328,9 @@ fn take_lock(cli: &Cli, options: &mut RunOptions) -> Result<Option<Arc<WorldLock
         return Ok(None);
     }
     let path = match &options.world {
+        // The player's last world is locked when the window opens (`window`): a run that finds
+        // no display renders headless without it.
+        Some(_) if options.world_chosen => return Ok(None),
         Some(world) => world.clone(),
         None => return Ok(None),
     };
@@ -333,7 +341,6 @@ fn take_lock(cli: &Cli, options: &mut RunOptions) -> Result<Option<Arc<WorldLock
              look at the world without saving it"
         ))),
         Err(held @ LockError::Held { .. }) => {
-            // The player's last world, open in another game: looked at, never saved here.
             say!("warning: {held}: it is opened read-only (nothing is saved)");
             options.read_only = true;
             Ok(None)

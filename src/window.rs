@@ -434,6 +434,7 @@ impl App {
     }
 
     fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<WindowState> {
+        self.lock_chosen_world();
         let attributes = Window::default_attributes()
             .with_title("blockfall")
             .with_inner_size(LogicalSize::new(self.options.width, self.options.height))
@@ -546,6 +547,30 @@ impl App {
             }
         }
         Ok(state)
+    }
+}
+
+impl App {
+    /// The player's last world (`--world` not given, [`crate::worlds`]) is locked now that the
+    /// window opens; held by another game, it is opened read-only, and that is said.
+    fn lock_chosen_world(&mut self) {
+        let options = &mut self.options;
+        let Some(path) = options.world.clone().filter(|_| options.world_chosen) else {
+            return;
+        };
+        if options.world_lock.is_some() || options.read_only {
+            return;
+        }
+        match crate::world_lock::WorldLock::take(&path) {
+            Ok(lock) => options.world_lock = Some(Arc::new(lock)),
+            Err(held @ crate::world_lock::LockError::Held { .. }) => {
+                signals::tell(format_args!(
+                    "warning: {held}: it is opened read-only (nothing is saved)"
+                ));
+                options.read_only = true;
+            }
+            Err(error) => log::warn!("{error}; the world is not locked"),
+        }
     }
 }
 

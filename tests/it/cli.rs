@@ -362,9 +362,9 @@ fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
         }
     }
     // With the crosshair (the default): white arms 2 pixels across and 20 long at the centre
-    // (the centre of a 640 x 480 picture is a pixel corner, well below the HUD's panel);
-    // without it (the settings') the same picture there.
-    let size = ("640", "480");
+    // (the centre of a 1280 x 720 picture is a pixel corner, well below the HUD's panel; at
+    // that size the HUD's scale is 1); without it (the settings') the same picture there.
+    let size = ("1280", "720");
     let (with, _) = run("with.png", size, &["--shadows", "off"]);
     let (without, _) = run(
         "without.png",
@@ -372,7 +372,7 @@ fn the_shadows_flag_and_the_crosshair_setting_reach_the_picture() {
         &["--settings", settings, "--shadows", "off"],
     );
     let (with, without) = (read_png(&with), read_png(&without));
-    let (cx, cy) = (320u32, 240u32);
+    let (cx, cy) = (640u32, 360u32);
     let white = |p: [u8; 3]| p.iter().all(|&c| c >= 250);
     let on_arm = |x: u32, y: u32| {
         let (dx, dy) = (x as i64 - i64::from(cx), y as i64 - i64::from(cy));
@@ -444,8 +444,11 @@ fn settings_named_by_flag_are_read_the_flags_win_and_a_broken_file_is_kept_aside
         std::fs::read_to_string(dir.join("mine.ron.bad")).unwrap(),
         broken
     );
-    let defaults = std::fs::read_to_string(&settings).unwrap();
-    assert!(defaults.contains("width: 1280,"), "{defaults}");
+    // Only the bad value is set aside, and named; the good one is kept and written back.
+    assert!(stderr.contains("`height` takes its default"), "{stderr}");
+    let kept = std::fs::read_to_string(&settings).unwrap();
+    assert!(kept.contains("width: 96,"), "{kept}");
+    assert!(kept.contains("height: 720,"), "{kept}");
 
     // Headless runs without --settings read none (nor write one).
     let config = dir.join("config");
