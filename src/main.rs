@@ -334,8 +334,8 @@ fn take_lock(cli: &Cli, options: &mut RunOptions) -> Result<Option<Arc<WorldLock
         Some(world) => world.clone(),
         None => return Ok(None),
     };
-    match WorldLock::take(&path) {
-        Ok(lock) => Ok(Some(Arc::new(lock))),
+    match WorldLock::shared(&path) {
+        Ok(lock) => Ok(Some(lock)),
         Err(held @ LockError::Held { .. }) if cli.world.is_some() => Err(Refusal::new(format!(
             "--world: {held}; nothing was run: close that game first, or add --read-only to \
              look at the world without saving it"

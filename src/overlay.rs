@@ -189,8 +189,7 @@ pub fn hud_text(play: &Play, shown: &Shown, frames: &FrameRing, times: CpuTimes)
         // A scripted run's pictures are the same every time: its clock, not the machine's.
         Some(script) => {
             let (t, duration) = script.clock();
-            hud.lines
-                .push(format!("scripted run: t {t:.2} s of {duration:.2} s"));
+            hud.lines.push(format!("script: {t:.2} of {duration:.2} s"));
         }
         None => {
             let gpu_total: f64 = timings.iter().map(|t| t.milliseconds).sum();
@@ -267,7 +266,7 @@ fn world_lines(hud: &mut Hud, playing: &Playing, bindings: &Bindings) {
             hud.hotbar = Some(hotbar(tool, bindings));
             if let Some(aim) = world.aim() {
                 if !aim.would_fall.is_empty() {
-                    status.push(format!("breaking this drops {} more", aim.would_fall.len()));
+                    status.push(format!("{} more would fall", aim.would_fall.len()));
                 }
             }
         }
@@ -278,7 +277,14 @@ fn world_lines(hud: &mut Hud, playing: &Playing, bindings: &Bindings) {
     if falling > 0 || resting > 0 {
         status.push(format!("{falling} falling, {resting} at rest"));
     }
-    hud.lines.push(status.join(" · "));
+    // One line: after a script's clock, when there is one.
+    match hud.lines.last_mut() {
+        Some(line) => {
+            line.push_str(" · ");
+            line.push_str(&status.join(" · "));
+        }
+        None => hud.lines.push(status.join(" · ")),
+    }
     let feet = world.player().position;
     hud.detail.push(format!(
         "at ({:.1}, {:.1}, {:.1}) · facing {:.0}° · {} blocks placed",
@@ -382,8 +388,9 @@ fn help_line(play: &Play, shown: &Shown) -> String {
 /// as `bindings` bind them.
 pub fn tool_help(bindings: &Bindings, kind: ToolKind) -> String {
     let key = |action| bindings.label(action);
+    // Two spaces between the keys: one line at 1280 × 720, so that the HUD covers little.
     let moving = format!(
-        "{}{}{}{} walk · {} run · {} jump · {} fly ({}/{})",
+        "{}{}{}{} walk  {} run  {} jump  {} fly {}/{}",
         key(Action::Forward),
         key(Action::Left),
         key(Action::Back),
@@ -395,15 +402,11 @@ pub fn tool_help(bindings: &Bindings, kind: ToolKind) -> String {
         key(Action::Up),
     );
     let undo = format!("Ctrl+{}/{} undo/redo", key(Action::Undo), key(Action::Redo));
-    let last = format!(
-        "{} menu · {} HUD",
-        key(Action::Escape),
-        key(Action::HideHud)
-    );
+    let last = format!("{} menu", key(Action::Escape));
     match kind {
         ToolKind::Blocks => format!(
-            "{} break · {} place · {} pick · {}–{}/wheel material · {}{} size · {} chisel · \
-             {}+{} slope · {undo} · {} terrain · {moving} · {last}",
+            "{} break  {} place  {} pick  {}–{}/wheel material  {}{} size  {} chisel ({}+{} \
+             slope)  {undo}  {} terrain  {moving}  {last}",
             key(Action::BreakOrDig),
             key(Action::PlaceOrBuild),
             key(Action::PickBlock),
@@ -417,8 +420,8 @@ pub fn tool_help(bindings: &Bindings, kind: ToolKind) -> String {
             key(Action::SwitchTool),
         ),
         ToolKind::Terrain => format!(
-            "{} dig · {} build · wheel size · {undo} · {} blocks · {} wireframe · {} mesher · \
-             {moving} · {last}",
+            "{} dig  {} build  wheel size  {undo}  {} blocks  {} wireframe  {} mesher  \
+             {moving}  {last}",
             key(Action::BreakOrDig),
             key(Action::PlaceOrBuild),
             key(Action::SwitchTool),
@@ -544,7 +547,11 @@ mod fit_tests {
                 assert!(help.contains(words), "{words}: {help}");
             }
             let hud = Hud {
-                lines: vec!["walking · breaking this drops 11 more · 3 falling, 2 at rest".into()],
+                lines: vec![
+                    "script: 12.00 of 30.00 s · walking · 11 more would fall · 3 \
+                     falling, 2 at rest"
+                        .into(),
+                ],
                 help,
                 hotbar: (kind == ToolKind::Blocks).then(|| Hotbar {
                     slots: MATERIALS
@@ -570,6 +577,7 @@ mod fit_tests {
                     width,
                     height,
                 );
+                eprintln!("{kind:?} {width}x{height}: {:.1} % covered", share * 100.0);
                 assert!(inside, "{kind:?} {width}x{height}: past the window's edge");
                 assert!(
                     share < 0.15,

@@ -158,8 +158,8 @@ impl Saves {
             return Err("no folder to save in: give --world PATH".into());
         };
         if self.lock.is_none() {
-            match WorldLock::take(&path) {
-                Ok(lock) => self.lock = Some(Arc::new(lock)),
+            match WorldLock::shared(&path) {
+                Ok(lock) => self.lock = Some(lock),
                 Err(held @ LockError::Held { .. }) => return Err(held.to_string()),
                 Err(error) => log::warn!("{error}; saving without a lock"),
             }
@@ -179,8 +179,8 @@ impl Saves {
     /// `clock`: its lock is taken first (refused when another game holds it), this world's
     /// let go; the run saves it every [`AUTOSAVE_EVERY`] and at its end.
     pub fn switch_to(&mut self, path: &Path, clock: f64) -> Result<(), String> {
-        let lock = match WorldLock::take(path) {
-            Ok(lock) => Some(Arc::new(lock)),
+        let lock = match WorldLock::shared(path) {
+            Ok(lock) => Some(lock),
             Err(held @ LockError::Held { .. }) => return Err(held.to_string()),
             Err(error) => {
                 log::warn!("{error}; the world is not locked");

@@ -561,8 +561,8 @@ impl App {
         if options.world_lock.is_some() || options.read_only {
             return;
         }
-        match crate::world_lock::WorldLock::take(&path) {
-            Ok(lock) => options.world_lock = Some(Arc::new(lock)),
+        match crate::world_lock::WorldLock::shared(&path) {
+            Ok(lock) => options.world_lock = Some(lock),
             Err(held @ crate::world_lock::LockError::Held { .. }) => {
                 signals::tell(format_args!(
                     "warning: {held}: it is opened read-only (nothing is saved)"

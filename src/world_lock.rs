@@ -7,10 +7,12 @@
 //! when the game ends, however it ends (a crash, a kill); the file itself stays, and one that
 //! nobody holds locks nothing.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The lock file of the save at `world`: `.NAME.lock` in the folder of the file `world` leads
@@ -167,7 +169,25 @@ impl WorldLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// This process's lock on the save at `world`: the one it already holds, when some part of
+    /// the run still does (a world the menu left and comes back to), else [`WorldLock::take`]n
+    /// now. Another game holding it is refused as `take` refuses it.
+    pub fn shared(world: &Path) -> Result<Arc<Self>, LockError> {
+        let path = lock_path(world);
+        let mut held = HELD.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        held.retain(|_, lock| lock.strong_count() > 0);
+        if let Some(lock) = held.get(&path).and_then(Weak::upgrade) {
+            return Ok(lock);
+        }
+        let lock = Arc::new(Self::take(world)?);
+        held.insert(path, Arc::downgrade(&lock));
+        Ok(lock)
+    }
 }
+
+/// The locks this process holds through [`WorldLock::shared`], by lock file.
+static HELD: Mutex<BTreeMap<PathBuf, Weak<WorldLock>>> = Mutex::new(BTreeMap::new());
 
 impl Drop for WorldLock {
     fn drop(&mut self) {

@@ -144,7 +144,7 @@ pub fn new_world_path(folder: &Path) -> PathBuf {
 /// Deletes the world at `path`, once no game holds it (its lock is taken first, and removed
 /// with it). A world another game has open is refused, and nothing is deleted.
 pub fn delete(path: &Path) -> io::Result<()> {
-    let lock = WorldLock::take(path).map_err(|error| io::Error::other(error.to_string()))?;
+    let lock = WorldLock::shared(path).map_err(|error| io::Error::other(error.to_string()))?;
     fs::remove_file(path)?;
     // The lock file goes with the world, while this game still holds it.
     let _ = fs::remove_file(lock_path(path));

@@ -167,10 +167,25 @@ fn assert_hud_pixels(image: &RgbaImage, hud: &Hud) {
         warm >= 10,
         "only {warm} warm message pixels in the last row"
     );
+    // The detail (F3), when shown: a column of its own at the top right.
+    let detail = hud.show_detail && !hud.detail.is_empty();
+    let in_detail = |x: u32, y: u32| detail && x >= WIDTH / 2 && y < HEIGHT / 3;
+    if detail {
+        let light = (0..HEIGHT / 3)
+            .flat_map(|y| (WIDTH / 2..WIDTH).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                is_light(image.pixel(x, y).unwrap()) || !is_clear(image.pixel(x, y).unwrap())
+            })
+            .count();
+        assert!(
+            light >= 100,
+            "the detail column at the top right: {light} pixels"
+        );
+    }
     // Beyond the panel (its anti-aliased edge aside): the clear colour, untouched.
     for y in 0..HEIGHT {
         for x in 0..WIDTH {
-            if x < right + 2 && y < bottom + 2 {
+            if (x < right + 2 && y < bottom + 2) || in_detail(x, y) {
                 continue;
             }
             common::assert_colour_near(

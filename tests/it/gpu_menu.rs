@@ -196,3 +196,76 @@ fn ctrl_z_puts_back_a_break_and_what_fell_and_ctrl_y_breaks_it_again() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_worlds_screen_makes_a_world_from_a_seed_opens_another_and_deletes_after_asking() {
+    if skip_gpu() {
+        return;
+    }
+    let dir = scratch("worlds");
+    let worlds = dir.join("data/blockfall/worlds");
+    std::fs::create_dir_all(&worlds).unwrap();
+    let first = worlds.join("first.blockfall");
+    let made = worlds.join("world-2.blockfall");
+    let script = dir.join("worlds.json");
+    let copy = dir.join("copy.blockfall");
+    write(
+        &script,
+        &r#"{"duration": 1.0, "frame_dt": 0.05,
+            "events": [
+              {"t": 0.1, "menu": "pause"}, {"t": 0.1, "menu": "worlds"},
+              {"t": 0.15, "state": true},
+              {"t": 0.2, "menu": "new"}, {"t": 0.2, "menu": "seed=42"},
+              {"t": 0.2, "menu": "create"},
+              {"t": 0.3, "state": true},
+              {"t": 0.3, "save": COPY},
+              {"t": 0.4, "menu": "pause"}, {"t": 0.4, "menu": "worlds"},
+              {"t": 0.45, "menu": "world:first"},
+              {"t": 0.5, "menu": "pause"}, {"t": 0.5, "menu": "worlds"},
+              {"t": 0.55, "menu": "delete:first"},
+              {"t": 0.6, "menu": "delete:world-2"},
+              {"t": 0.65, "state": true},
+              {"t": 0.7, "menu": "yes"},
+              {"t": 0.75, "menu": "resume"},
+              {"t": 0.8, "state": true}]}"#
+            .replace("COPY", &format!("{:?}", copy.to_str().unwrap())),
+    );
+    let output = crate::common::headless_script(
+        &script,
+        WIDTH,
+        HEIGHT,
+        &["--shadows", "off", "--world", first.to_str().unwrap()],
+    )
+    .env("XDG_DATA_HOME", dir.join("data"))
+    .env("XDG_CONFIG_HOME", dir.join("config"))
+    .output()
+    .expect("the blockfall binary runs");
+    assert!(output.status.success(), "stderr: {}", text(&output.stderr));
+    let lines = lines(&output.stdout);
+    let menus: Vec<&Value> = lines.iter().filter(|l| l["event"] == "menu").collect();
+    let failed: Vec<&&Value> = menus
+        .iter()
+        .filter(|line| line["ok"] != true && line["choice"] != "delete:first")
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    // The world being played is not deleted: the menu says so.
+    let refused = menus
+        .iter()
+        .find(|line| line["choice"] == "delete:first")
+        .unwrap();
+    assert_eq!(refused["ok"], true, "{refused}");
+    let states = states(&lines);
+    assert_eq!(states[0]["menu"], "worlds");
+    assert_eq!(states[1]["menu"], Value::Null, "made and playing");
+    // The new world was made from its seed (the copy the script saved while it was played).
+    let save = blockfall_game::save::WorldSave::read(&copy).expect("the copy saved");
+    assert_eq!(
+        save.ground,
+        blockfall_game::terrain::GroundKind::Generated { seed: 42 }
+    );
+    assert_eq!(states[2]["menu"], "worlds", "asked before deleting");
+    assert_eq!(states[3]["menu"], Value::Null);
+    assert!(!made.exists(), "world-2 deleted after asking");
+    assert!(first.exists(), "the world being played is kept");
+    std::fs::remove_dir_all(dir).ok();
+}

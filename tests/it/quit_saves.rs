@@ -523,14 +523,15 @@ fn a_quit_in_the_window_whose_save_fails_asks_once_then_leaves_with_status_1() {
     assert_display();
     let dir = scratch("window-full");
     let old = saved_world(&dir.join("first.blockfall"));
-    // F5 fails; then Escape twice (a script's presses quit the window): the first quit tries
-    // again, fails and stays; the second leaves. Thirty seconds of script were never played.
+    // F5 fails; then the menu's Quit twice: the first quit tries again, fails and stays; the
+    // second leaves. Thirty seconds of script were never played.
     let script = script(
         &dir,
         30.0,
         r#", {"t": 0.15, "press": "F5"}, {"t": 0.2, "release": "F5"},
             {"t": 0.3, "press": "Escape"}, {"t": 0.35, "release": "Escape"},
-            {"t": 0.6, "press": "Escape"}, {"t": 0.65, "release": "Escape"}"#,
+            {"t": 0.35, "menu": "quit"},
+            {"t": 0.6, "menu": "quit"}"#,
     );
     let script = script.to_str().unwrap();
     let (output, after, how) = with_failing_saves(&dir, &old, &["--script", script]);

@@ -30,7 +30,7 @@ pub use renderer::HudRenderer;
 /// The name of the frame pass (label and timing).
 pub const PASS_NAME: &str = "hud";
 /// Text size in points (pixels at a scale of 1).
-pub const TEXT_SIZE: f32 = 14.0;
+pub const TEXT_SIZE: f32 = 13.0;
 /// The panel behind the text: near black, mostly opaque (premultiplied, as egui paints).
 pub const PANEL: Color32 = Color32::from_rgba_premultiplied(6, 8, 12, 215);
 /// The main lines.
@@ -61,7 +61,7 @@ const MARGIN: f32 = 8.0;
 /// The detail column's text size (F3), in points: smaller, so that it stays a compact column.
 pub const DETAIL_SIZE: f32 = 12.0;
 /// The help line's text size, in points.
-pub const HELP_SIZE: f32 = 12.0;
+pub const HELP_SIZE: f32 = 11.0;
 /// The detail column's widest, as a share of the screen's width.
 pub const DETAIL_SHARE: f32 = 0.42;
 /// A hotbar slot's side, in points.
@@ -70,9 +70,10 @@ pub const SLOT: f32 = 22.0;
 pub const SLOT_CHOSEN: Color32 = Color32::WHITE;
 
 /// The HUD's scale for a target of `width` × `height` pixels at `native_pixels_per_point`
-/// (the display's), times the player's `setting` (the `hud_scale` setting): the square root of
-/// how much smaller or larger the target is than 1280 × 720 points, within 0.5 to 2. Text
-/// stays legible in a small window and in proportion in a large one.
+/// (the display's), times the player's `setting` (the `hud_scale` setting): how much smaller
+/// or larger the target is than 1280 × 720 points, to the power 0.75, within 0.35 to 2. The HUD
+/// shrinks more slowly than the window, so that its text stays as legible as it can in a small
+/// window and in proportion in a large one, while it covers little of either.
 pub fn hud_scale(width: u32, height: u32, native_pixels_per_point: f32, setting: f32) -> f32 {
     let native = if native_pixels_per_point.is_finite() && native_pixels_per_point > 0.0 {
         native_pixels_per_point
@@ -80,7 +81,7 @@ pub fn hud_scale(width: u32, height: u32, native_pixels_per_point: f32, setting:
         1.0
     };
     let fit = (width as f32 / native / 1280.0).min(height as f32 / native / 720.0);
-    let fit = fit.max(0.0).sqrt().clamp(0.5, 2.0);
+    let fit = fit.max(0.0).powf(0.75).clamp(0.35, 2.0);
     let setting = if setting.is_finite() { setting } else { 1.0 };
     fit * setting.clamp(0.25, 4.0)
 }
@@ -184,11 +185,16 @@ pub fn coverage(hud: &Hud, width: u32, height: u32) -> (f32, bool) {
         menu: None,
         ..hud.clone()
     };
-    let mut output = context.run_ui(input, |ui| {
-        lay_out(ui, &hud);
-    });
-    // Measured, not drawn: egui's texture changes are not applied.
-    output.textures_delta.clear();
+    // egui sizes a new area in a first pass it does not paint: the HUD as every later frame
+    // paints it is the second.
+    let mut output = egui::FullOutput::default();
+    for _ in 0..2 {
+        output = context.run_ui(input.clone(), |ui| {
+            lay_out(ui, &hud);
+        });
+        // Measured, not drawn: egui's texture changes are not applied.
+        output.textures_delta.clear();
+    }
     let screen =
         egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(width as f32, height as f32));
     // The rectangles in pixels, on a grid of 2-pixel cells, united.
@@ -654,22 +660,22 @@ mod tests {
     #[test]
     fn the_scale_follows_the_window_and_the_setting_within_its_limits() {
         assert_eq!(hud_scale(1280, 720, 1.0, 1.0), 1.0);
-        assert!((hud_scale(640, 360, 1.0, 1.0) - 0.5f32.sqrt()).abs() < 1e-6);
-        assert_eq!(hud_scale(320, 180, 1.0, 1.0), 0.5);
-        assert_eq!(hud_scale(16, 16, 1.0, 1.0), 0.5, "no smaller than half");
+        assert!((hud_scale(640, 360, 1.0, 1.0) - 0.5f32.powf(0.75)).abs() < 1e-6);
+        assert!((hud_scale(320, 180, 1.0, 1.0) - 0.25f32.powf(0.75)).abs() < 1e-6);
+        assert_eq!(hud_scale(16, 16, 1.0, 1.0), 0.35, "no smaller than that");
         assert_eq!(
             hud_scale(2560, 1440, 2.0, 1.0),
             1.0,
             "in the display's points"
         );
-        assert!((hud_scale(1920, 1080, 1.0, 2.0) - 2.0 * 1.5f32.sqrt()).abs() < 1e-5);
+        assert!((hud_scale(1920, 1080, 1.0, 2.0) - 2.0 * 1.5f32.powf(0.75)).abs() < 1e-5);
         assert_eq!(hud_scale(1280, 720, f32::NAN, f32::NAN), 1.0);
     }
 
     #[test]
     fn a_long_line_wraps_within_the_window_at_every_size() {
         let hud = Hud {
-            lines: vec!["walking · breaking this drops 11 more · 3 falling, 2 at rest".into()],
+            lines: vec!["walking · 11 more would fall · 3 falling, 2 at rest".into()],
             help:
                 "left break · right place · middle pick · 1–6/wheel material · ,. size · C chisel \
                    · Shift+C slope · Ctrl+Z/Y undo/redo · T terrain · WASD walk · Shift run · \
