@@ -1,7 +1,7 @@
 //! What a frame's commands do, the same in the window and headless: the terrain's wireframe
 //! (L) and mesher (M), the HUD's detail (F3), a screenshot (F2), saving (F5) and loading (F9). A scripted run
 //! that presses these keys does the same in both; each run keeps only what belongs to how it
-//! shows the frame: the window frees the mouse or quits on Escape and goes fullscreen on F11,
+//! shows the frame: the window lets the mouse go when the menu opens, quits on the menu's Quit and goes fullscreen on F11,
 //! which a headless run has nothing to do with.
 
 use std::path::PathBuf;

@@ -194,7 +194,7 @@ actions! {
     Detail = "detail" [F3],
     /// Fullscreen on and off.
     Fullscreen = "fullscreen" [F11],
-    /// Let the mouse go, or quit when it is free.
+    /// The pause menu: opens it (and closes it again).
     Escape = "escape" [Escape],
     /// Save the world.
     Save = "save" [F5],
@@ -483,7 +483,7 @@ pub enum Command {
     ToggleDetail,
     /// F11.
     ToggleFullscreen,
-    /// Escape: let the mouse go, or quit when it is free.
+    /// Escape: the pause menu (the run opens it; quitting is its Quit).
     Escape,
     /// F5: save the world (the run's business, window or headless: the world passes it on).
     Save,
