@@ -151,6 +151,8 @@ pub struct Menu {
     pub most_view_radius: u32,
     /// What the run is asked to do, in order.
     requests: Vec<MenuRequest>,
+    /// The settings last asked for and not yet taken by the run.
+    asked_settings: Option<Settings>,
 }
 
 impl Menu {
@@ -178,7 +180,24 @@ impl Menu {
 
     /// What the run is asked to do since the last call, in order.
     pub fn take_requests(&mut self) -> Vec<MenuRequest> {
+        // The run applies the settings asked for: they are the player's from now on.
+        self.asked_settings = None;
         std::mem::take(&mut self.requests)
+    }
+
+    /// The settings a change starts from: the last asked of the run and not yet applied, else
+    /// the player's (several changes in one frame build on each other).
+    fn latest(&self, settings: &Settings) -> Settings {
+        self.asked_settings
+            .clone()
+            .unwrap_or_else(|| settings.clone())
+    }
+
+    /// Asks the run to apply `settings`.
+    fn ask_settings(&mut self, settings: Settings) {
+        self.asked_settings = Some(settings.clone());
+        self.requests
+            .push(MenuRequest::Settings(Box::new(settings)));
     }
 
     /// The worlds of the data folder, listed by the run for the Worlds screen.
@@ -489,7 +508,7 @@ impl Menu {
         }
         let read = Settings::from_ron(&format!("({key}: {value})"), "menu")
             .map_err(|error| error.message)?;
-        let mut changed = settings.clone();
+        let mut changed = self.latest(settings);
         copy_setting(key, &read, &mut changed);
         if key == "view_radius" && changed.view_radius > self.most_view_radius.max(1) {
             return Err(format!(
@@ -497,7 +516,7 @@ impl Menu {
                 changed.view_radius, self.most_view_radius
             ));
         }
-        self.requests.push(MenuRequest::Settings(Box::new(changed)));
+        self.ask_settings(changed);
         Ok(())
     }
 
@@ -589,7 +608,7 @@ impl Menu {
         let Some(RowKind::Setting(key)) = rows.get(row).map(|row| row.kind.clone()) else {
             return;
         };
-        let mut changed = settings.clone();
+        let mut changed = self.latest(settings);
         let by_f = by as f32;
         match key {
             "mouse_sensitivity" => {
@@ -630,8 +649,8 @@ impl Menu {
             "fullscreen" => changed.fullscreen = !changed.fullscreen,
             _ => return,
         }
-        if changed != *settings {
-            self.requests.push(MenuRequest::Settings(Box::new(changed)));
+        if changed != self.latest(settings) {
+            self.ask_settings(changed);
         }
     }
 
@@ -643,14 +662,14 @@ impl Menu {
             self.note = None;
             return;
         }
-        let mut changed = settings.clone();
+        let mut changed = self.latest(settings);
         if button == Button::Backspace {
             for old in changed.bindings.buttons(action) {
                 changed.bindings.unbind(old);
             }
             self.rebinding = None;
             self.note = Some(format!("{name} is unbound"));
-            self.requests.push(MenuRequest::Settings(Box::new(changed)));
+            self.ask_settings(changed);
             return;
         }
         match changed.bindings.action(button) {
@@ -673,7 +692,7 @@ impl Menu {
                 }
                 if changed.bindings.bind(button, action).is_ok() {
                     self.note = Some(format!("{name}: {}", button.label()));
-                    self.requests.push(MenuRequest::Settings(Box::new(changed)));
+                    self.ask_settings(changed);
                 }
                 self.rebinding = None;
             }
@@ -826,6 +845,32 @@ mod tests {
             panic!("a settings change")
         };
         assert_eq!(changed.shadows, Shadows::Low);
+    }
+
+    #[test]
+    fn changes_in_one_frame_build_on_each_other() {
+        let settings = Settings::default();
+        let mut menu = menu();
+        menu.open();
+        menu.choose("settings", &settings).unwrap();
+        menu.choose("view_radius=3", &settings).unwrap();
+        menu.choose("mesher=MarchingCubes", &settings).unwrap();
+        menu.choose("shadows=Off", &settings).unwrap();
+        let Some(MenuRequest::Settings(last)) = menu.take_requests().pop() else {
+            panic!("a settings change")
+        };
+        assert_eq!(last.view_radius, 3);
+        assert_eq!(
+            last.mesher,
+            blockfall_engine::meshing::Mesher::MarchingCubes
+        );
+        assert_eq!(last.shadows, Shadows::Off);
+        // Taken by the run: the next change starts from the player's settings it is given.
+        menu.choose("fov_degrees=90", &settings).unwrap();
+        let Some(MenuRequest::Settings(next)) = menu.take_requests().pop() else {
+            panic!("a settings change")
+        };
+        assert_eq!(next.view_radius, settings.view_radius);
     }
 
     #[test]
