@@ -276,11 +276,14 @@ impl Menu {
                     } else if buttons.is_empty() {
                         "unbound".to_owned()
                     } else {
-                        buttons
-                            .iter()
-                            .map(|button| button.label())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        // Both Shifts are "Shift": each name once.
+                        let mut labels: Vec<String> = Vec::new();
+                        for label in buttons.iter().map(|button| button.label()) {
+                            if !labels.contains(&label) {
+                                labels.push(label);
+                            }
+                        }
+                        labels.join(", ")
                     };
                     rows.push(Row {
                         id: format!("key:{}", action.name()),
