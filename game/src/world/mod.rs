@@ -28,6 +28,7 @@
 //! ```
 
 mod aim;
+mod blows;
 mod ground_sampler;
 mod history;
 mod rules;
@@ -55,6 +56,7 @@ use crate::terrain::streaming::{
 use crate::terrain::{EditError, EditStore, Field, Generator, Ground, SampleBox, Samples};
 
 pub use aim::{Aim, AimTarget, Placement, BLOCK_REACH};
+pub use blows::{block_mass, Blow, BlowKind, MOST_BLOWS};
 pub use ground_sampler::GroundSampler;
 pub use history::{Change, Edit, Entry, History, MOST_HISTORY_BYTES, MOST_HISTORY_ENTRIES};
 pub use rules::{PlaceRefusal, Settled};
@@ -139,6 +141,10 @@ pub struct World {
     /// Why the player's last use of a tool changed nothing, where a limit or the world's edge
     /// refused it ([`World::take_tool_refusal`]).
     tool_refusal: Option<String>,
+    /// The blows since they were last taken ([`World::take_blows`]).
+    blows: Vec<Blow>,
+    /// How far the player walked since its last step.
+    stride: blows::Stride,
     /// The edits to undo and redo ([`World::undo`], [`World::redo`]).
     history: History,
 }
@@ -200,6 +206,8 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
+            blows: Vec::new(),
+            stride: blows::Stride::default(),
             history: History::default(),
         }
     }

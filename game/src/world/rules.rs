@@ -58,10 +58,13 @@ impl World {
             Some(block) => self.begin_edit(Edit::Break { cell: block.low() }),
             None => false,
         };
-        let removed = self.blocks.remove(id).is_some();
+        let removed = self.blocks.remove(id);
+        if let Some(block) = &removed {
+            self.note_break(block);
+        }
         let fell = self.settle();
         self.end_edit(begun);
-        (removed, fell)
+        (removed.is_some(), fell)
     }
 
     /// Why `block` may not be placed now, or `None` when it may: it must fit between the
@@ -151,6 +154,7 @@ impl World {
         if let Some(changed) = changed {
             self.record_ground(changed);
             self.ground_edited(changed);
+            self.note_ground_edit(dig, centre, radius);
         }
         let fell = self.settle();
         self.end_edit(begun);
@@ -341,8 +345,10 @@ impl World {
     /// blocks and the rubble.
     pub fn step(&mut self, dt: f32, controls: &Controls) {
         let solids = SceneSolids::new(&self.field, &self.blocks);
+        let motions = self.motions();
         let report = self.pieces.update(f64::from(dt), &solids);
         self.splits = report.split;
+        self.note_strikes(&motions, f64::from(dt));
         // The pieces an edit set falling are its pieces still, split apart.
         self.record_splits();
         self.lost.extend(report.lost);
@@ -360,7 +366,10 @@ impl World {
             solids: SceneSolids::new(&self.field, &self.blocks),
             rubble: self.pieces.rubble(),
         };
+        let (was_grounded, from) = (self.player.grounded, self.player.position);
+        let fall_speed = (-self.player.velocity.y).max(0.0);
         self.player
             .update(dt, controls, self.yaw, self.pitch, &solids);
+        self.note_steps(was_grounded, fall_speed, from);
     }
 }

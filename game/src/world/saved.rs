@@ -110,6 +110,8 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
+            blows: Vec::new(),
+            stride: Default::default(),
             history: super::History::default(),
         };
         world.changed_regions = world
