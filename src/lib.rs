@@ -20,6 +20,7 @@
 //!   save kept, shown and tried again.
 //! - [`screenshot`]: read-back pixels written as PNG.
 //! - [`script`]: scripted runs (`--script`): a `sim` scene whose events may also be input.
+//! - [`shake`]: the camera's shake from heavy blows near the player.
 //! - [`shown`]: what a run shows: the world or the renderer's test scene.
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP stop the run through its end, which saves.
 //! - [`soak`]: the soak, long random play with saves and loads while memory is watched.
@@ -43,6 +44,7 @@ pub mod refusal;
 pub mod saves;
 pub mod screenshot;
 pub mod script;
+pub mod shake;
 pub mod shown;
 pub mod signals;
 pub mod soak;

@@ -117,7 +117,7 @@ impl Row {
 }
 
 /// The settings the Settings screen offers, in its order (the keys of `settings.ron`).
-pub const SETTING_KEYS: [&str; 10] = [
+pub const SETTING_KEYS: [&str; 13] = [
     "mouse_sensitivity",
     "invert_mouse_y",
     "fov_degrees",
@@ -128,6 +128,9 @@ pub const SETTING_KEYS: [&str; 10] = [
     "crosshair",
     "vsync",
     "fullscreen",
+    "master_volume",
+    "effects_volume",
+    "camera_shake",
 ];
 
 /// The pause menu and its screens, closed at first.
@@ -648,6 +651,15 @@ impl Menu {
                 changed.hud_scale = stepped.clamp(*HUD_SCALE_RANGE.start(), *HUD_SCALE_RANGE.end());
             }
             "crosshair" => changed.crosshair = !changed.crosshair,
+            "master_volume" => {
+                changed.master_volume =
+                    ((changed.master_volume * 10.0).round() / 10.0 + 0.1 * by_f).clamp(0.0, 1.0);
+            }
+            "effects_volume" => {
+                changed.effects_volume =
+                    ((changed.effects_volume * 10.0).round() / 10.0 + 0.1 * by_f).clamp(0.0, 1.0);
+            }
+            "camera_shake" => changed.camera_shake = !changed.camera_shake,
             "vsync" => changed.vsync = !changed.vsync,
             "fullscreen" => changed.fullscreen = !changed.fullscreen,
             _ => return,
@@ -721,6 +733,9 @@ impl Menu {
             "crosshair" => on(settings.crosshair),
             "vsync" => on(settings.vsync),
             "fullscreen" => on(settings.fullscreen),
+            "master_volume" => format!("{:.0} %", settings.master_volume * 100.0),
+            "effects_volume" => format!("{:.0} %", settings.effects_volume * 100.0),
+            "camera_shake" => on(settings.camera_shake),
             _ => String::new(),
         }
     }
@@ -739,6 +754,9 @@ fn setting_label(key: &str) -> &'static str {
         "crosshair" => "Crosshair",
         "vsync" => "Vsync",
         "fullscreen" => "Fullscreen",
+        "master_volume" => "Volume",
+        "effects_volume" => "Effects volume",
+        "camera_shake" => "Camera shake",
         _ => "?",
     }
 }
@@ -756,6 +774,9 @@ fn copy_setting(key: &str, from: &Settings, to: &mut Settings) {
         "crosshair" => to.crosshair = from.crosshair,
         "vsync" => to.vsync = from.vsync,
         "fullscreen" => to.fullscreen = from.fullscreen,
+        "master_volume" => to.master_volume = from.master_volume,
+        "effects_volume" => to.effects_volume = from.effects_volume,
+        "camera_shake" => to.camera_shake = from.camera_shake,
         _ => {}
     }
 }

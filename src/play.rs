@@ -31,6 +31,8 @@ pub struct PlayFrame {
     pub commands: Vec<Command>,
     /// The menu's Quit was chosen: the run ends (saving on its way out).
     pub quit: bool,
+    /// The world's blows this frame (breaks, strikes, digs, steps), for its sound and dust.
+    pub blows: Vec<blockfall_game::world::Blow>,
 }
 
 /// Input and script of a run.
@@ -61,6 +63,8 @@ pub struct Play {
     pub hud_hidden: bool,
     /// A click on the menu the HUD drew last frame, for this frame's menu.
     pub menu_click: Option<MenuClick>,
+    /// The camera's shake from heavy blows near the player.
+    pub shake: crate::shake::Shake,
 }
 
 impl Play {
@@ -72,9 +76,15 @@ impl Play {
         options: &RunOptions,
         most_view_radius: u32,
     ) -> Self {
+        let scripted = script.is_some();
         let mut play = Self::new(script);
         play.settings = options.settings.clone();
         play.settings_file = options.settings_file.clone();
+        if scripted && play.settings_file.is_none() {
+            // A script draws the default view, as `sim` sees it: steady, unless a settings
+            // file asks for the shake.
+            play.settings.camera_shake = false;
+        }
         play.menu.most_view_radius = most_view_radius;
         play
     }
@@ -93,6 +103,7 @@ impl Play {
             menu: Menu::default(),
             hud_hidden: false,
             menu_click: None,
+            shake: crate::shake::Shake::default(),
         }
     }
 
@@ -250,6 +261,19 @@ impl Play {
         } else {
             let report = world.frame(frames, dt, input, &commands)?;
             play.commands = report.commands;
+            // The blows: the view shakes (the `camera_shake` setting), and they go on to be
+            // heard and seen.
+            play.blows = world.world.take_blows();
+            let listener = world.world.eye();
+            for blow in &play.blows {
+                self.shake.hit(blow, listener);
+            }
+            let offset = self.shake.advance(dt);
+            world.renderer.shake = if self.settings.camera_shake {
+                offset
+            } else {
+                [0.0; 3]
+            };
         }
         // Blocks that left the world without falling as a piece are said, never lost unsaid.
         let lost: Vec<String> = world.world.lost().iter().map(lost_message).collect();

@@ -53,6 +53,8 @@ pub const FIELD_OF_VIEW_RANGE: RangeInclusive<f32> = 30.0..=120.0;
 pub const SENSITIVITY_RANGE: RangeInclusive<f32> = 0.05..=20.0;
 /// The HUD's scale, a multiple of the size it has for the window's size.
 pub const HUD_SCALE_RANGE: RangeInclusive<f32> = 0.5..=3.0;
+/// A volume: 0 (silent) to 1 (full).
+pub const VOLUME_RANGE: RangeInclusive<f32> = 0.0..=1.0;
 
 /// The player's settings, as `settings.ron` holds them (its keys are the field names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,6 +91,14 @@ pub struct Settings {
     pub invert_mouse_y: bool,
     /// The terrain's mesher at the start (the `mesher` action, M, switches it).
     pub mesher: Mesher,
+    /// The whole sound's volume, 0–1.
+    #[serde(deserialize_with = "master_volume")]
+    pub master_volume: f32,
+    /// The blows' sounds' volume (breaks, strikes, steps), 0–1, under the master volume.
+    #[serde(deserialize_with = "effects_volume")]
+    pub effects_volume: f32,
+    /// The view shakes a little when heavy pieces strike near the player.
+    pub camera_shake: bool,
     /// The sun's shadows and the blocks' ambient occlusion: `Off`, `Low` or `High`
     /// (`--shadows` wins over it).
     #[serde(deserialize_with = "shadows")]
@@ -112,6 +122,9 @@ impl Default for Settings {
             mouse_sensitivity: 1.0,
             invert_mouse_y: false,
             mesher: Mesher::default(),
+            master_volume: 0.8,
+            effects_volume: 1.0,
+            camera_shake: true,
             shadows: Shadows::default(),
             bindings: Bindings::default(),
         }
@@ -157,6 +170,14 @@ fn mouse_sensitivity<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, 
 
 fn hud_scale<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
     in_range(deserializer, "HUD scale", HUD_SCALE_RANGE)
+}
+
+fn master_volume<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    in_range(deserializer, "master volume", VOLUME_RANGE)
+}
+
+fn effects_volume<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    in_range(deserializer, "effects volume", VOLUME_RANGE)
 }
 
 fn crosshair<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
@@ -240,6 +261,15 @@ const KEY_NOTES: &[(&str, &str)] = &[
     (
         "mesher",
         "the terrain's mesher at the start, SurfaceNets or MarchingCubes (M switches it)",
+    ),
+    ("master_volume", "the whole sound's volume, 0-1"),
+    (
+        "effects_volume",
+        "the blows' sounds (breaks, strikes, steps), 0-1, under the master volume",
+    ),
+    (
+        "camera_shake",
+        "the view shakes a little when heavy pieces strike near you",
     ),
     (
         "shadows",

@@ -51,6 +51,9 @@ fn every_field_changed() -> Settings {
         mouse_sensitivity: 0.123_456_79,
         invert_mouse_y: true,
         mesher: Mesher::MarchingCubes,
+        master_volume: 0.25,
+        effects_volume: 0.5,
+        camera_shake: false,
         shadows: Shadows::Low,
         bindings,
     };

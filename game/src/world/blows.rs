@@ -93,7 +93,7 @@ pub(super) struct Stride {
 impl World {
     /// The blows since the last call, in the order they happened.
     pub fn take_blows(&mut self) -> Vec<Blow> {
-        std::mem::take(&mut self.blows)
+        self.blows.drain(..).collect()
     }
 
     /// Notes a blow (the oldest goes when the world keeps [`MOST_BLOWS`]).
@@ -102,9 +102,9 @@ impl World {
             return;
         }
         if self.blows.len() >= MOST_BLOWS {
-            self.blows.remove(0);
+            self.blows.pop_front();
         }
-        self.blows.push(blow);
+        self.blows.push_back(blow);
     }
 
     /// A block broken: a blow of its material at its middle.

@@ -142,7 +142,7 @@ pub struct World {
     /// refused it ([`World::take_tool_refusal`]).
     tool_refusal: Option<String>,
     /// The blows since they were last taken ([`World::take_blows`]).
-    blows: Vec<Blow>,
+    blows: std::collections::VecDeque<Blow>,
     /// How far the player walked since its last step.
     stride: blows::Stride,
     /// The edits to undo and redo ([`World::undo`], [`World::redo`]).
@@ -206,7 +206,7 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
-            blows: Vec::new(),
+            blows: Default::default(),
             stride: blows::Stride::default(),
             history: History::default(),
         }

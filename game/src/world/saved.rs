@@ -110,7 +110,7 @@ impl World {
             lost: Vec::new(),
             lost_named: 0,
             tool_refusal: None,
-            blows: Vec::new(),
+            blows: Default::default(),
             stride: Default::default(),
             history: super::History::default(),
         };

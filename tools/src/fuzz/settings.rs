@@ -132,6 +132,9 @@ fn random_settings(rng: &mut Rng) -> Settings {
         ) as f32,
         invert_mouse_y: rng.one_in(2),
         mesher: *rng.pick(&Mesher::ALL),
+        master_volume: rng.float(0.0, 1.0) as f32,
+        effects_volume: rng.float(0.0, 1.0) as f32,
+        camera_shake: rng.one_in(2),
         shadows: *rng.pick(&Shadows::ALL),
         bindings,
     }

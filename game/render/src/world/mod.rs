@@ -70,6 +70,8 @@ pub struct WorldRenderer {
     /// the world, so it is kept here and outlives a world loaded in place of the last (F9, a
     /// scene's `load`).
     pub fov_degrees: f32,
+    /// How far the eye is moved from the player's this frame (the camera's shake), meters.
+    pub shake: [f32; 3],
     /// The sun's shadows and the blocks' occlusion: the player's setting (`shadows` in
     /// settings.ron), [`Shadows::High`] by default; kept, like the field of view, across worlds
     /// loaded in place of the last.
@@ -104,6 +106,7 @@ impl WorldRenderer {
             relit_regions: Vec::new(),
             show_tool: false,
             fov_degrees: FIELD_OF_VIEW_DEGREES,
+            shake: [0.0; 3],
             shadows: Shadows::default(),
         })
     }
@@ -172,9 +175,20 @@ impl WorldRenderer {
         &mut self.renderer
     }
 
-    /// `world`'s camera for a `width`×`height` image, with this renderer's field of view.
+    /// `world`'s camera for a `width`×`height` image, with this renderer's field of view,
+    /// the eye moved by [`WorldRenderer::shake`].
     pub fn view(&self, world: &World, width: u32, height: u32) -> Camera {
-        world.view(width, height, self.fov_degrees)
+        if self.shake == [0.0; 3] || !self.shake.iter().all(|c| c.is_finite()) {
+            return world.view(width, height, self.fov_degrees);
+        }
+        Camera::looking_within(
+            world.eye() + ultraviolet::Vec3::from(self.shake),
+            world.look_direction(),
+            width,
+            height,
+            world.chunks().radius(),
+            self.fov_degrees,
+        )
     }
 
     /// Terrain draw calls recorded in the last frame (1 where the GPU culls).
