@@ -129,6 +129,11 @@ impl Run<'_> {
         self.play.input.look = settings.look();
         if let Shown::World(world) = &mut *self.shown {
             world.renderer.fov_degrees = settings.fov_degrees;
+            world
+                .renderer
+                .particles()
+                .set_budget(settings.particles)
+                .context("the particles' budget")?;
             world.renderer.shadows = settings.shadows;
             if settings.mesher != old.mesher {
                 world.set_mesher(settings.mesher);

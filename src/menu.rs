@@ -117,7 +117,7 @@ impl Row {
 }
 
 /// The settings the Settings screen offers, in its order (the keys of `settings.ron`).
-pub const SETTING_KEYS: [&str; 13] = [
+pub const SETTING_KEYS: [&str; 14] = [
     "mouse_sensitivity",
     "invert_mouse_y",
     "fov_degrees",
@@ -131,6 +131,7 @@ pub const SETTING_KEYS: [&str; 13] = [
     "master_volume",
     "effects_volume",
     "camera_shake",
+    "particles",
 ];
 
 /// The pause menu and its screens, closed at first.
@@ -660,6 +661,15 @@ impl Menu {
                     ((changed.effects_volume * 10.0).round() / 10.0 + 0.1 * by_f).clamp(0.0, 1.0);
             }
             "camera_shake" => changed.camera_shake = !changed.camera_shake,
+            "particles" => {
+                // Halved or doubled, within 0 (off), 1024 … 65536.
+                changed.particles = match (changed.particles, by > 0) {
+                    (0, true) => 1024,
+                    (0..=1024, false) => 0,
+                    (count, true) => (count.saturating_mul(2)).min(65_536),
+                    (count, false) => count / 2,
+                };
+            }
             "vsync" => changed.vsync = !changed.vsync,
             "fullscreen" => changed.fullscreen = !changed.fullscreen,
             _ => return,
@@ -736,6 +746,10 @@ impl Menu {
             "master_volume" => format!("{:.0} %", settings.master_volume * 100.0),
             "effects_volume" => format!("{:.0} %", settings.effects_volume * 100.0),
             "camera_shake" => on(settings.camera_shake),
+            "particles" => match settings.particles {
+                0 => "off".to_owned(),
+                count => format!("{count} at most"),
+            },
             _ => String::new(),
         }
     }
@@ -757,6 +771,7 @@ fn setting_label(key: &str) -> &'static str {
         "master_volume" => "Volume",
         "effects_volume" => "Effects volume",
         "camera_shake" => "Camera shake",
+        "particles" => "Dust and debris",
         _ => "?",
     }
 }
@@ -777,6 +792,7 @@ fn copy_setting(key: &str, from: &Settings, to: &mut Settings) {
         "master_volume" => to.master_volume = from.master_volume,
         "effects_volume" => to.effects_volume = from.effects_volume,
         "camera_shake" => to.camera_shake = from.camera_shake,
+        "particles" => to.particles = from.particles,
         _ => {}
     }
 }

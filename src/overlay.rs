@@ -311,6 +311,11 @@ fn world_lines(hud: &mut Hud, playing: &Playing, bindings: &Bindings) {
         ),
     });
     hud.detail.push(format!(
+        "particles: {} alive of {}",
+        renderer.particles_live(),
+        renderer.particles_budget()
+    ));
+    hud.detail.push(format!(
         "draws: terrain {} ({} chunks), blocks {} ({} regions), pieces {} ({} pieces)",
         renderer.terrain_draws(),
         renderer.terrain_chunks_drawn(),

@@ -268,6 +268,9 @@ impl Play {
             for blow in &play.blows {
                 self.shake.hit(blow, listener);
             }
+            // Dust and chips where they struck, moved on by the frame's time.
+            world.renderer.particles().emit(&play.blows);
+            world.renderer.particles_step = dt;
             let offset = self.shake.advance(dt);
             world.renderer.shake = if self.settings.camera_shake {
                 offset

@@ -58,6 +58,11 @@ impl Shown {
                     playing.set_mesher(options.mesher);
                 }
                 playing.renderer.set_debug_sky(options.debug_sky);
+                playing
+                    .renderer
+                    .particles()
+                    .set_budget(options.settings.particles)
+                    .context("the particles' budget")?;
                 if options.script.is_none() || settings_read || options.shadows_given {
                     playing.renderer.shadows = options.shadows;
                 }

@@ -53,6 +53,8 @@ pub const FIELD_OF_VIEW_RANGE: RangeInclusive<f32> = 30.0..=120.0;
 pub const SENSITIVITY_RANGE: RangeInclusive<f32> = 0.05..=20.0;
 /// The HUD's scale, a multiple of the size it has for the window's size.
 pub const HUD_SCALE_RANGE: RangeInclusive<f32> = 0.5..=3.0;
+/// The most particles alive at once (0: none).
+pub const PARTICLES_RANGE: RangeInclusive<u32> = 0..=65_536;
 /// A volume: 0 (silent) to 1 (full).
 pub const VOLUME_RANGE: RangeInclusive<f32> = 0.0..=1.0;
 
@@ -99,6 +101,9 @@ pub struct Settings {
     pub effects_volume: f32,
     /// The view shakes a little when heavy pieces strike near the player.
     pub camera_shake: bool,
+    /// The most dust and debris particles alive at once, 0–65536 (0: none).
+    #[serde(deserialize_with = "particles")]
+    pub particles: u32,
     /// The sun's shadows and the blocks' ambient occlusion: `Off`, `Low` or `High`
     /// (`--shadows` wins over it).
     #[serde(deserialize_with = "shadows")]
@@ -125,6 +130,7 @@ impl Default for Settings {
             master_volume: 0.8,
             effects_volume: 1.0,
             camera_shake: true,
+            particles: 8192,
             shadows: Shadows::default(),
             bindings: Bindings::default(),
         }
@@ -170,6 +176,10 @@ fn mouse_sensitivity<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, 
 
 fn hud_scale<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
     in_range(deserializer, "HUD scale", HUD_SCALE_RANGE)
+}
+
+fn particles<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    in_range(deserializer, "particles", PARTICLES_RANGE)
 }
 
 fn master_volume<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
@@ -266,6 +276,10 @@ const KEY_NOTES: &[(&str, &str)] = &[
     (
         "effects_volume",
         "the blows' sounds (breaks, strikes, steps), 0-1, under the master volume",
+    ),
+    (
+        "particles",
+        "the most dust and debris particles alive at once, 0-65536 (0: none)",
     ),
     (
         "camera_shake",

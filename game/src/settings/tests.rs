@@ -54,6 +54,7 @@ fn every_field_changed() -> Settings {
         master_volume: 0.25,
         effects_volume: 0.5,
         camera_shake: false,
+        particles: 1000,
         shadows: Shadows::Low,
         bindings,
     };

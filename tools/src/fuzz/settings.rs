@@ -135,6 +135,7 @@ fn random_settings(rng: &mut Rng) -> Settings {
         master_volume: rng.float(0.0, 1.0) as f32,
         effects_volume: rng.float(0.0, 1.0) as f32,
         camera_shake: rng.one_in(2),
+        particles: rng.between(0, 65_536) as u32,
         shadows: *rng.pick(&Shadows::ALL),
         bindings,
     }

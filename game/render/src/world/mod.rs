@@ -32,6 +32,7 @@ use super::structures::pieces::PiecesRenderer;
 use super::structures::BlockMaterials;
 use super::target::RenderTarget;
 use super::terrain::{TerrainLook, TerrainRenderer, DEBUG_SKY, WORLD_SKY};
+use crate::particles::{ParticlesRenderer, DEFAULT_BUDGET};
 use blockfall_game::camera::{Camera, Marker, FIELD_OF_VIEW_DEGREES};
 use blockfall_game::world::{AimTarget, World};
 
@@ -58,6 +59,11 @@ pub struct WorldRenderer {
     blocks: BlocksRenderer,
     pieces: PiecesRenderer,
     markers: MarkersRenderer,
+    /// The blows' dust and debris.
+    particles: ParticlesRenderer,
+    /// Seconds the particles move on in the next frame recorded (the world's frame time; 0
+    /// while the world does not step).
+    pub particles_step: f32,
     /// Whether the blocks were meshed once (the first [`WorldRenderer::sync`] meshes all).
     blocks_meshed: bool,
     /// Block regions to mesh again because the chunks under them were loaded (their light).
@@ -102,6 +108,8 @@ impl WorldRenderer {
             blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
+            particles: ParticlesRenderer::new(gpu, shaders, colour_format, DEFAULT_BUDGET)?,
+            particles_step: 0.0,
             blocks_meshed: false,
             relit_regions: Vec::new(),
             show_tool: false,
@@ -217,6 +225,21 @@ impl WorldRenderer {
         &self.shadow_maps
     }
 
+    /// The blows' dust and debris (their budget, the live count; [`ParticlesRenderer::emit`]).
+    pub fn particles(&mut self) -> &mut ParticlesRenderer {
+        &mut self.particles
+    }
+
+    /// Particles alive now ([`ParticlesRenderer::live`]).
+    pub fn particles_live(&self) -> u32 {
+        self.particles.live()
+    }
+
+    /// The particles' budget.
+    pub fn particles_budget(&self) -> u32 {
+        self.particles.budget()
+    }
+
     /// The markers' renderer.
     pub fn markers(&self) -> &MarkersRenderer {
         &self.markers
@@ -231,6 +254,9 @@ impl WorldRenderer {
         world: &World,
     ) -> Result<(), WorldRenderError> {
         let mut view = self.view(world, target.width, target.height);
+        // The particles move on first: a compute pass, before the frame's draws.
+        let step = std::mem::take(&mut self.particles_step);
+        self.particles.record_update(frames, step)?;
         if self.show_tool {
             view.marker = world.ground_aim().map(|centre| Marker {
                 centre: centre.into(),
@@ -271,9 +297,14 @@ impl WorldRenderer {
         };
         self.markers
             .record(frames, target, depth, &view, world.blocks(), &markers)?;
+        self.particles
+            .record_draw(frames, target, depth, &view, PARTICLE_LIGHT)?;
         Ok(())
     }
 }
+
+/// The light on the particles: the sun's and the sky's, as on open ground by day.
+const PARTICLE_LIGHT: (f32, f32) = (0.6, 0.45);
 
 /// The block tool's markers for what `world`'s view aims at: the ghost of the block to place,
 /// the aimed block's outline and the tint over what would fall with it.
