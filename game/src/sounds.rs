@@ -110,7 +110,7 @@ fn stone_recipe() -> Recipe {
             mode(330.0, 0.08, 0.10),
             mode(520.0, 0.05, 0.05),
         ],
-        noise(1.2, 0.15, 60.0, 2_500.0),
+        noise(1.6, 0.15, 60.0, 2_500.0),
     )
 }
 
@@ -163,7 +163,7 @@ pub fn blow_gain(impulse_newton_seconds: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::blocks::materials::MATERIALS;
-    use blockfall_audio::{Mixer, SAMPLE_RATE};
+    use blockfall_audio::{read_wav, Mixer, WavWriter, SAMPLE_RATE};
 
     /// The impulse of a body of `mass` kilograms stopped after falling `height` meters.
     fn landing_impulse(mass: f32, height: f32) -> f32 {
@@ -294,5 +294,95 @@ mod tests {
         assert!(high > 1.1 * low, "{high} against {low}");
         // Neither reached the limiter: the difference is the blow's, not squashed.
         assert!(high < 0.9, "{high}");
+    }
+
+    /// A few seconds of the world's sounds, through a WAV file and back: a stone block and a
+    /// copper one landing on either side, a plank knock in front, steps and a landing.
+    /// `BLOCKFALL_SOUNDS_WAV=path.wav` keeps the file there, to listen to.
+    #[test]
+    fn a_scene_of_blows_goes_through_a_wav_file() {
+        let kept = std::env::var_os("BLOCKFALL_SOUNDS_WAV");
+        let path = kept.clone().map_or_else(
+            || std::env::temp_dir().join(format!("blockfall-sounds-{}.wav", std::process::id())),
+            std::path::PathBuf::from,
+        );
+        let mut mixer = Mixer::new(32);
+        mixer.set_listener([0.0, 1.7, 0.0], [1.0, 0.0, 0.0]);
+        // (start in tenths of a second, recipe, where, impulse in N·s)
+        let stone_cube = MATERIALS[STONE].density;
+        let events = [
+            (
+                0,
+                material_recipe(STONE),
+                [-4.0, 0.0, -3.0],
+                landing_impulse(stone_cube, 2.0),
+            ),
+            (
+                6,
+                material_recipe(COPPER),
+                [4.0, 0.0, -3.0],
+                landing_impulse(copper_cube_mass(), 4.0),
+            ),
+            (
+                12,
+                material_recipe(PLANKS),
+                [0.0, 0.5, -2.0],
+                landing_impulse(75.0, 1.0),
+            ),
+            (
+                16,
+                material_recipe(PLASTER),
+                [-2.0, 0.0, -5.0],
+                landing_impulse(190.0, 3.0),
+            ),
+            (
+                20,
+                material_recipe(SLATE),
+                [2.0, 0.0, -5.0],
+                landing_impulse(350.0, 3.0),
+            ),
+            (
+                24,
+                material_recipe(BRICKS),
+                [0.0, 0.0, -6.0],
+                landing_impulse(240.0, 3.0),
+            ),
+            (28, soil_recipe(), [0.0, 0.0, -1.5], 2_000.0),
+            (32, footstep_recipe(), [0.0, 0.0, 0.0], 5_000.0),
+            (35, footstep_recipe(), [0.0, 0.0, 0.0], 5_000.0),
+            (40, landing_recipe(), [0.0, 0.0, 0.0], 5_000.0),
+        ];
+        let mut writer = WavWriter::create(&path).unwrap();
+        let mut buffer = vec![0.0f32; 2 * SAMPLE_RATE as usize / 10];
+        let mut peaks = Vec::new();
+        for tenth in 0..50 {
+            for (_, recipe, at, impulse) in events.iter().filter(|e| e.0 == tenth) {
+                assert!(mixer.play(recipe, *at, blow_gain(*impulse)));
+            }
+            mixer.mix(&mut buffer);
+            writer.write(&buffer).unwrap();
+            peaks.push(buffer.iter().fold(0.0f32, |m, s| m.max(s.abs())));
+        }
+        writer.finish().unwrap();
+
+        let (rate, frames) = read_wav(&path).unwrap();
+        assert_eq!(rate, SAMPLE_RATE);
+        assert_eq!(frames.len(), 5 * SAMPLE_RATE as usize);
+        // The stone to the left is in the left channel; the copper to the right still rings
+        // in the right one after the rest have ended.
+        let tenth = |t: usize| &frames[t * 4_800..(t + 1) * 4_800];
+        let energy = |frames: &[[f32; 2]], channel: usize| -> f32 {
+            frames.iter().map(|f| f[channel] * f[channel]).sum()
+        };
+        assert!(energy(tenth(1), 0) > 4.0 * energy(tenth(1), 1));
+        assert!(energy(tenth(11), 1) > 4.0 * energy(tenth(11), 0));
+        // Every blow is heard when it comes, and nothing clips.
+        for (start, ..) in &events {
+            assert!(peaks[*start] > 0.01, "{start}: {}", peaks[*start]);
+        }
+        assert!(frames.iter().flatten().all(|s| s.abs() <= 1.0));
+        if kept.is_none() {
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
