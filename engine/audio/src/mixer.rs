@@ -1,15 +1,5 @@
-//! The voices now sounding, placed around one listener, summed into stereo buffers and limited.
-//!
-//! A voice is a [`Recipe`] started at a point in the world with a gain. Each buffer it is heard
-//! through its distance to the listener (inverse distance beyond 1 m, nothing beyond
-//! [`HEARING_RANGE`]) and its direction (constant-power panning along the listener's right).
-//! Those channel gains are worked out once a buffer, for where the listener is then, and ramped
-//! across the buffer from the previous ones, so a listener who moves or turns does not make the
-//! voices step in level.
-//!
-//! After the sum, the output volume (master × effects, ramped the same way) and a peak limiter:
-//! instant attack, so no sample ever goes past its ceiling, and a slow release, so the gain it
-//! takes off comes back without pumping. Both channels share one gain, keeping the image.
+//! The voices now sounding around one listener, mixed into stereo buffers and limited
+//! ([`Mixer`]).
 
 use crate::recipe::{mode_sounds, noise_sounds};
 use crate::{Recipe, CHANNELS, DECAY_FACTOR, SAMPLE_RATE};
@@ -201,8 +191,19 @@ fn finite3(v: [f32; 3]) -> bool {
     v.iter().all(|c| c.is_finite())
 }
 
-/// The voices sounding around one listener, mixed into stereo buffers (see the module's
-/// documentation for what happens to a voice on its way out).
+/// The voices sounding around one listener, mixed into stereo buffers.
+///
+/// A voice is a [`Recipe`] started at a point in the world with a gain. Each buffer it is heard
+/// through its distance to the listener (inverse distance beyond 1 m, nothing beyond
+/// [`HEARING_RANGE`]) and its direction (constant-power panning along the listener's right).
+/// Those channel gains are worked out once a buffer, for where the listener is then, and ramped
+/// across the buffer from the previous ones, so a listener who moves or turns does not make the
+/// voices step in level.
+///
+/// After the sum come the output volume (master × effects, ramped the same way) and a peak
+/// limiter: instant attack, so no sample ever goes past its ceiling (just under full scale),
+/// and a 0.2 s release, so the gain it takes off comes back without pumping. Both channels
+/// share one gain, which keeps the stereo image.
 #[derive(Debug, Clone)]
 pub struct Mixer {
     voices: Vec<Voice>,

@@ -199,14 +199,10 @@ pub fn read_wav(path: impl AsRef<Path>) -> io::Result<(u32, Vec<[f32; 2]>)> {
             data.len()
         )));
     }
-    let sample = |at: usize| (f32::from(u16_at(data, at) as i16) / FULL_SCALE).max(-1.0);
+    let sample = |bytes: &[u8]| (f32::from(u16_at(bytes, 0) as i16) / FULL_SCALE).max(-1.0);
     let frames = data
         .chunks_exact(FRAME_BYTES as usize)
-        .enumerate()
-        .map(|(i, _)| {
-            let at = i * FRAME_BYTES as usize;
-            [sample(at), sample(at + 2)]
-        })
+        .map(|frame| [sample(&frame[0..2]), sample(&frame[2..4])])
         .collect();
     Ok((rate, frames))
 }
