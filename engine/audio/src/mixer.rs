@@ -414,7 +414,7 @@ fn limit(sample: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Mode, Noise};
+    use crate::{Mode, Noise, DEFAULT_ATTACK_S};
 
     fn tone(frequency_hz: f32, decay_s: f32) -> Recipe {
         Recipe::new(
@@ -694,6 +694,67 @@ mod tests {
         assert_eq!(mixer.voices(), 1);
         render(&mut mixer, 0.02);
         assert_eq!(mixer.voices(), 0);
+    }
+
+    /// Sign changes in one channel: twice the frequency, for a tone.
+    fn crossings(frames: &[[f32; 2]]) -> usize {
+        frames
+            .windows(2)
+            .filter(|w| (w[0][0] >= 0.0) != (w[1][0] >= 0.0))
+            .count()
+    }
+
+    #[test]
+    fn modes_sound_at_their_frequency_and_noise_in_its_band() {
+        let mut mixer = Mixer::new(4);
+        mixer.play(&tone(440.0, 2.0), [0.0, 0.0, -1.0], 1.0);
+        // One second: 440 cycles, two sign changes each.
+        let frames = render(&mut mixer, 1.0);
+        assert!(
+            (crossings(&frames) as i32 - 880).abs() <= 2,
+            "{}",
+            crossings(&frames)
+        );
+        let band = |low_hz: f32, high_hz: f32| {
+            let mut mixer = Mixer::new(4);
+            let noise = Noise {
+                amplitude: 1.0,
+                decay_s: 1.0,
+                low_hz,
+                high_hz,
+            };
+            mixer.play(&Recipe::new(Vec::new(), noise), [0.0, 0.0, -1.0], 1.0);
+            crossings(&render(&mut mixer, 0.5))
+        };
+        // A low band crosses zero far less often than a high one (one-pole filters fall only
+        // 6 dB an octave, so the low band keeps some treble: about 2,800 against 13,000 here).
+        let (low, high) = (band(50.0, 400.0), band(4_000.0, 16_000.0));
+        assert!(high > 3 * low, "{low} against {high}");
+    }
+
+    #[test]
+    fn a_voice_starts_from_silence() {
+        // Loud noise with no filtering to speak of would click if it started at full level.
+        let crack = Recipe::new(
+            Vec::new(),
+            Noise {
+                amplitude: 1.0,
+                decay_s: 0.5,
+                low_hz: 0.0,
+                high_hz: 24_000.0,
+            },
+        );
+        let mut mixer = Mixer::new(4);
+        mixer.play(&crack, [0.0, 0.0, -1.0], 1.0);
+        let frames = render(&mut mixer, 0.1);
+        let attack = (DEFAULT_ATTACK_S * SAMPLE_RATE as f32) as usize;
+        assert_eq!(frames[0], [0.0, 0.0]);
+        // Within the attack each sample is at most its share of the ramp.
+        for (i, frame) in frames[..attack].iter().enumerate() {
+            let bound = i as f32 / attack as f32 * std::f32::consts::FRAC_1_SQRT_2 + 1e-6;
+            assert!(frame[0].abs() <= bound, "frame {i}: {}", frame[0]);
+        }
+        assert!(peak(&frames[attack..]) > 0.5);
     }
 
     #[test]
