@@ -18,6 +18,8 @@
 //!   (docs/support.md).
 //! - [`solids`]: the nearest surface of each kind of solid alone: the terrain's, the blocks'
 //!   (`world::scene_solids` joins them).
+//! - [`sounds`]: what blows, digging, steps and landings sound like (recipes for
+//!   `blockfall-audio`), and how loud a blow is from its impulse.
 //! - [`strength`]: where a falling piece breaks when it strikes something.
 //! - [`support`]: what holds a block: touching chains down to the ground.
 //! - [`terrain`]: the ground: density from noise, edits, the sampled field, chunks, sky light
@@ -39,6 +41,7 @@ pub mod scene;
 pub mod settings;
 pub mod showcase;
 pub mod solids;
+pub mod sounds;
 pub mod strength;
 pub mod support;
 pub mod terrain;
