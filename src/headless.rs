@@ -95,6 +95,7 @@ impl HeadlessRenderer {
         renderer.saves = Saves::for_run(options, start.clock);
         renderer.start = start;
         renderer.play = Play::with_settings(None, options, most_view_radius(gpu));
+        renderer.play.sound = crate::sound::for_run(options, false)?.0;
         Ok(renderer)
     }
 
@@ -328,6 +329,11 @@ pub fn run_headless(options: &RunOptions) -> anyhow::Result<RunReport> {
         Err(error) => return Err(renderer.recover(error.into(), start, options)),
     };
     renderer.clock.end();
+    renderer
+        .play
+        .sound
+        .finish()
+        .context("--audio-wav: finishing the WAV file")?;
     // `--world`: saved before the picture is written, so a PNG that cannot be written loses no
     // play.
     let unsaved = renderer.save_at_end(&mut gpu);
@@ -374,7 +380,9 @@ fn run_script_headless(
     if let Shown::World(world) = &renderer.shown {
         print_lines(&[script.first_line(&world.world)?]);
     }
+    let sound = std::mem::take(&mut renderer.play.sound);
     renderer.play = Play::with_settings(Some(script), options, most_view_radius(&gpu));
+    renderer.play.sound = sound;
     let mut capture = FrameCapture::new(options.renderdoc_capture_frame);
     let mut frames = 0u64;
     let mut stopped_by = None;
@@ -414,6 +422,11 @@ fn run_script_headless(
     }
     renderer.frames.wait_all()?;
     renderer.clock.end();
+    renderer
+        .play
+        .sound
+        .finish()
+        .context("--audio-wav: finishing the WAV file")?;
     log::info!(
         "{frames} scripted frames in {:.2} s",
         started.elapsed().as_secs_f64()

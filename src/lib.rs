@@ -23,6 +23,7 @@
 //! - [`shake`]: the camera's shake from heavy blows near the player.
 //! - [`shown`]: what a run shows: the world or the renderer's test scene.
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP stop the run through its end, which saves.
+//! - [`sound`]: the blows heard: played on the output device, or written to `--audio-wav`'s file.
 //! - [`soak`]: the soak, long random play with saves and loads while memory is watched.
 //! - [`window`]: the windowed run: winit's event loop, the swapchain, frames in flight.
 //! - [`world_lock`]: one game per world: the lock file beside the save.
@@ -48,6 +49,7 @@ pub mod shake;
 pub mod shown;
 pub mod signals;
 pub mod soak;
+pub mod sound;
 pub mod window;
 pub mod world_lock;
 pub mod worlds;

@@ -91,6 +91,12 @@ struct Cli {
     /// the menu's Worlds screen lists, makes and deletes them.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["test_scene"])]
     world: Option<PathBuf>,
+    /// Write the game's sound (every blow, step and landing, mixed) to this WAV file (48 kHz,
+    /// 16-bit stereo) instead of playing it; in step with the frames played, so a script gives
+    /// the same file every time. Without it a window plays the sound on the default output
+    /// device (none: it runs silent and says so) and a headless run is silent.
+    #[arg(long, value_name = "PATH.wav")]
+    audio_wav: Option<PathBuf>,
     /// Open the world without locking or ever saving it (F5 says so; no autosave, nothing at
     /// the end): to look at a world another game has open.
     #[arg(long)]
@@ -164,6 +170,7 @@ fn main() -> ExitCode {
         world: cli.world.clone(),
         read_only: cli.read_only,
         debug_sky: cli.debug_sky,
+        audio_wav: cli.audio_wav.clone(),
         ..RunOptions::default()
     };
     // The player's window without `--world` plays the last world played (or makes one).
@@ -291,7 +298,13 @@ fn preflight(cli: &Cli, options: &RunOptions, settings: Option<&Path>) -> Result
         // The PNG of a headless run, or of a window that finds no display.
         _ => files.add(Role::Screenshot, &screenshot),
     }
+    if let Some(wav) = &cli.audio_wav {
+        files.add(Role::Audio, wav);
+    }
     files.check()?;
+    if let Some(wav) = &cli.audio_wav {
+        check_writable(wav).map_err(|error| Refusal::of(&error))?;
+    }
     let mut writes: Vec<&Path> = files.screenshots();
     if options.script.is_none() && !cli.headless {
         // Written only when there is no display: checked then (`run_headless`).

@@ -85,6 +85,8 @@ pub struct RunOptions {
     /// The player's settings as read (the defaults when none were): the menu's Settings
     /// screen starts from them and writes its changes to `settings_file`.
     pub settings: Settings,
+    /// `--audio-wav PATH`: the sound written to this WAV file instead of played.
+    pub audio_wav: Option<PathBuf>,
     /// The world was chosen for the player (`--world` not given: the last played in the data
     /// folder, [`crate::worlds`]), not named on the command line.
     pub world_chosen: bool,
@@ -125,6 +127,7 @@ impl Default for RunOptions {
             settings_problem: None,
             settings: Settings::default(),
             world_chosen: false,
+            audio_wav: None,
         }
     }
 }

@@ -65,6 +65,8 @@ pub struct Play {
     pub menu_click: Option<MenuClick>,
     /// The camera's shake from heavy blows near the player.
     pub shake: crate::shake::Shake,
+    /// Where the blows are heard: the output device, a WAV file, or nowhere.
+    pub sound: crate::sound::Sound,
 }
 
 impl Play {
@@ -104,6 +106,7 @@ impl Play {
             hud_hidden: false,
             menu_click: None,
             shake: crate::shake::Shake::default(),
+            sound: crate::sound::Sound::silent(),
         }
     }
 
@@ -277,6 +280,17 @@ impl Play {
             } else {
                 [0.0; 3]
             };
+        }
+        // The blows heard from the player's head (the mix goes on while the menu is open: the
+        // sounds already started die away), `dt` of it written to a WAV file.
+        let ear = world.world.eye().into();
+        let right = crate::sound::right_of(world.world.yaw());
+        let volumes = (self.settings.master_volume, self.settings.effects_volume);
+        self.sound.frame(&play.blows, (ear, right), volumes, dt);
+        if let Some(failure) = self.sound.failure().map(str::to_owned) {
+            if !self.said.contains(&failure) {
+                self.say(failure);
+            }
         }
         // Blocks that left the world without falling as a piece are said, never lost unsaid.
         let lost: Vec<String> = world.world.lost().iter().map(lost_message).collect();

@@ -122,6 +122,8 @@ pub enum Role {
     /// The world's lock file ([`crate::world_lock`]): written by the run that holds it, and by
     /// nothing else.
     Lock,
+    /// `--audio-wav`: the sound written.
+    Audio,
 }
 
 impl Role {
@@ -135,13 +137,14 @@ impl Role {
             Role::Screenshot => "the screenshot",
             Role::Save => "a script's save event",
             Role::Lock => "the world's lock file",
+            Role::Audio => "the sound (--audio-wav)",
         }
     }
 
     fn writes(self) -> bool {
         matches!(
             self,
-            Role::World | Role::Settings | Role::Screenshot | Role::Save | Role::Lock
+            Role::World | Role::Settings | Role::Screenshot | Role::Save | Role::Lock | Role::Audio
         )
     }
 

@@ -30,7 +30,7 @@ enum Output {
     /// A WAV file, written as the frames are played.
     Wav(WavWriter),
     /// The default output device, which pulls from the mixer (kept playing while held).
-    Device(cpal::Stream),
+    Device { _stream: cpal::Stream },
 }
 
 /// The run's sound.
@@ -50,7 +50,7 @@ impl std::fmt::Debug for Sound {
         let output = match &self.output {
             Output::Silent => "silent",
             Output::Wav(_) => "a WAV file",
-            Output::Device(_) => "the output device",
+            Output::Device { .. } => "the output device",
         };
         f.debug_struct("Sound").field("output", &output).finish()
     }
@@ -77,25 +77,24 @@ impl Sound {
     /// The sound written to the WAV file at `path` (made now; its frames follow the run's).
     pub fn to_wav(path: &Path) -> std::io::Result<Self> {
         let writer = WavWriter::create(path)?;
-        Ok(Self {
-            output: Output::Wav(writer),
-            ..Self::silent()
-        })
+        let mut sound = Self::silent();
+        sound.output = Output::Wav(writer);
+        Ok(sound)
     }
 
     /// The sound played on the default output device; when there is none, or it cannot be
     /// opened, the run is silent and the returned line says why (to be said once).
     pub fn to_device() -> (Self, Option<String>) {
-        let sound = Self::silent();
+        let mut sound = Self::silent();
         match open_device(sound.mixer.clone()) {
-            Ok(stream) => (
-                Self {
-                    output: Output::Device(stream),
-                    ..sound
-                },
-                None,
+            Ok(stream) => {
+                sound.output = Output::Device { _stream: stream };
+                (sound, None)
+            }
+            Err(why) => (
+                sound,
+                Some(format!("no sound: {why}; the game runs silent")),
             ),
-            Err(why) => (sound, Some(format!("no sound: {why}; the game runs silent"))),
         }
     }
 
@@ -165,7 +164,7 @@ impl Sound {
     pub fn finish(&mut self) -> std::io::Result<()> {
         match std::mem::replace(&mut self.output, Output::Silent) {
             Output::Wav(writer) => writer.finish(),
-            Output::Silent | Output::Device(_) => Ok(()),
+            Output::Silent | Output::Device { .. } => Ok(()),
         }
     }
 }
@@ -281,6 +280,25 @@ impl Resampler {
             }
             self.position += self.step;
         }
+    }
+}
+
+/// The sound of a run of `options`: `--audio-wav`'s file (any run), else the default output
+/// device in a window (`window`), else silence; and what to say once when a window finds no
+/// device.
+pub fn for_run(
+    options: &crate::options::RunOptions,
+    window: bool,
+) -> anyhow::Result<(Sound, Option<String>)> {
+    use anyhow::Context as _;
+    match &options.audio_wav {
+        Some(path) => Ok((
+            Sound::to_wav(path)
+                .with_context(|| format!("--audio-wav {}: cannot write it", path.display()))?,
+            None,
+        )),
+        None if window => Ok(Sound::to_device()),
+        None => Ok((Sound::silent(), None)),
     }
 }
 

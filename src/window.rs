@@ -379,6 +379,9 @@ impl ApplicationHandler for App {
             }
         }
         if let Some(mut state) = self.state.take() {
+            if let Err(error) = state.play.sound.finish() {
+                signals::tell(format_args!("error: the sound's WAV file: {error}"));
+            }
             if let Err(error) = state.frames.wait_all() {
                 log::error!("waiting for the last frames: {error}");
             }
@@ -488,6 +491,7 @@ impl App {
         let most_radius = crate::shown::most_view_radius(&gpu);
         let mut play = Play::for_player(&self.options);
         play.menu.most_view_radius = most_radius;
+        let (sound, silent) = crate::sound::for_run(&self.options, true)?;
         let saves = Saves::for_run(&self.options, start.clock);
         if let Some(scene) = &self.options.script {
             // A scripted run starts with every chunk in view loaded, as the headless one does.
@@ -501,6 +505,11 @@ impl App {
                 print_lines(&[script.first_line(&world.world)?]);
                 play = Play::with_settings(Some(script), &self.options, most_radius);
             }
+        }
+        play.sound = sound;
+        if let Some(silent) = silent {
+            signals::tell(format_args!("warning: {silent}"));
+            play.say(silent);
         }
         self.report.device_name = gpu.device.adapter.name.clone();
         let overlay = if self.options.hud {

@@ -11,6 +11,7 @@ PACKAGES=(
   libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers
   libshaderc-dev glslang-dev glslc spirv-tools
   xvfb
+  libasound2-dev pkg-config
 )
 
 # `--jolt`: also what the physics benchmark's Jolt needs (`cargo run --release -p
@@ -33,6 +34,7 @@ if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
   say "  - shaderc (static libraries) with glslang and SPIRV-Tools, for the build script"
   say "  - a Vulkan 1.3 driver with descriptor indexing (any desktop GPU driver, or Mesa >= 23 lavapipe)"
   say "  - Xvfb, for the windowed test on machines with no display"
+  say "  - on Linux, ALSA's headers and pkg-config, for the sound's output device (cpal)"
   say "  - with --jolt: cmake, a C++ compiler and libclang, for the physics benchmark's Jolt"
   exit 0
 fi

@@ -26,6 +26,7 @@ mod gpu_pass_example;
 mod gpu_render;
 mod gpu_script;
 mod gpu_shadows;
+mod gpu_sound;
 mod gpu_terrain_cull;
 mod gpu_terrain_render;
 mod gpu_validation_canary;
