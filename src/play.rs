@@ -316,6 +316,7 @@ impl Play {
     pub fn finish_frame(&mut self, world: &Playing) -> anyhow::Result<()> {
         if let Some(script) = &mut self.script {
             script.report_menu(self.menu.state());
+            script.report_particles(world.renderer.particles_live());
             print_lines(&script.end_frame(&world.world)?);
         }
         Ok(())

@@ -147,6 +147,11 @@ impl Script {
         self.runner.report_menu(menu);
     }
 
+    /// The particles alive, as the `state` lines report them from now on (`"particles"`).
+    pub fn report_particles(&mut self, particles: u32) {
+        self.runner.report_particles(particles);
+    }
+
     /// What stderr says when `signal` stopped the script between frames: where its clock got
     /// to (`SIGTERM: the script stopped at t = 2.4 s of 30 s`).
     pub fn stopped(&self, signal: &str) -> String {

@@ -22,6 +22,7 @@ mod gpu_device_lost;
 mod gpu_far_view;
 mod gpu_hud;
 mod gpu_menu;
+mod gpu_particles;
 mod gpu_pass_example;
 mod gpu_render;
 mod gpu_script;

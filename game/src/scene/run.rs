@@ -42,6 +42,8 @@ pub struct Runner {
     presses: Vec<Button>,
     /// The menu's screen shown, for a scripted run's `state` lines ([`Runner::report_menu`]).
     menu: Option<&'static str>,
+    /// The particles alive, for a scripted run's `state` lines ([`Runner::report_particles`]).
+    particles: Option<u32>,
 }
 
 /// The most bytes an event's result line is expected to take, for the estimate of a trace.
@@ -86,6 +88,7 @@ impl Runner {
             save: None,
             presses: Vec::new(),
             menu: None,
+            particles: None,
         }
     }
 
@@ -98,6 +101,12 @@ impl Runner {
     /// run's `state` lines from now on report it (`"menu"`).
     pub fn report_menu(&mut self, menu: Option<&'static str>) {
         self.menu = menu;
+    }
+
+    /// The dust and debris particles alive, as a scripted run's `state` lines report them
+    /// from now on (`"particles"`).
+    pub fn report_particles(&mut self, particles: u32) {
+        self.particles = Some(particles);
     }
 
     /// The buttons the events pressed since the last call, in order.
@@ -199,6 +208,7 @@ impl Runner {
                     let mut state = ScriptStateLine::of(world, trace_time(t));
                     state.save = self.save.clone();
                     state.menu = self.menu;
+                    state.particles = self.particles;
                     Outcome::Line(serde_json::to_string(&state)?)
                 }
                 _ => apply(

@@ -164,6 +164,9 @@ pub(super) struct ScriptStateLine {
     /// The edits that undo can take back, and that redo can make again.
     undo_depth: usize,
     redo_depth: usize,
+    /// The dust and debris particles alive, in a run that draws them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) particles: Option<u32>,
     /// The world's save, in a scripted run that has one ([`SaveState`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) save: Option<SaveState>,
@@ -208,6 +211,7 @@ impl ScriptStateLine {
             menu: None,
             undo_depth: world.undo_depth(),
             redo_depth: world.redo_depth(),
+            particles: None,
             save: None,
         }
     }
