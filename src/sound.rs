@@ -181,13 +181,19 @@ impl Drop for Sound {
 /// resampling to the device's rate and channels; or why not.
 fn open_device(mixer: Arc<Mutex<Mixer>>) -> Result<cpal::Stream, String> {
     use cpal::traits::{DeviceTrait as _, HostTrait as _, StreamTrait as _};
-    let host = cpal::default_host();
-    let device = host
-        .default_output_device()
-        .ok_or_else(|| "no audio output device".to_owned())?;
-    let supported = device
-        .default_output_config()
-        .map_err(|error| format!("the audio device has no output: {error}"))?;
+    // ALSA's library writes what its probing does not find (a machine with no sound card)
+    // straight to stderr, a dozen lines of its own: muted while the device is looked for, so
+    // that the player is told once, in our words.
+    let (device, supported) = with_stderr_muted(|| {
+        let host = cpal::default_host();
+        let device = host
+            .default_output_device()
+            .ok_or_else(|| "no audio output device".to_owned())?;
+        let supported = device
+            .default_output_config()
+            .map_err(|error| format!("the audio device has no output: {error}"))?;
+        Ok::<_, String>((device, supported))
+    })?;
     let format = supported.sample_format();
     let config: cpal::StreamConfig = supported.into();
     let channels = usize::from(config.channels).max(1);
@@ -216,6 +222,38 @@ fn open_device(mixer: Arc<Mutex<Mixer>>) -> Result<cpal::Stream, String> {
         .play()
         .map_err(|error| format!("the audio device does not play: {error}"))?;
     Ok(stream)
+}
+
+/// Runs `probe` with the process's stderr sent to `/dev/null`, then puts it back (where
+/// there is no `/dev/null`, or on other systems, it runs as it is).
+fn with_stderr_muted<T>(probe: impl FnOnce() -> T) -> T {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd as _;
+        let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
+            return probe();
+        };
+        // SAFETY: dup, dup2 and close act on file descriptors this function owns (the copy
+        // of stderr, and `null`, open until the end of the function) and on stderr, which is
+        // put back before returning; no Rust object holds fd 2 as owned.
+        let saved = unsafe { libc::dup(libc::STDERR_FILENO) };
+        if saved < 0 {
+            return probe();
+        }
+        // SAFETY: as above.
+        unsafe { libc::dup2(null.as_raw_fd(), libc::STDERR_FILENO) };
+        let result = probe();
+        // SAFETY: as above: stderr back to what it was, the copy closed.
+        unsafe {
+            libc::dup2(saved, libc::STDERR_FILENO);
+            libc::close(saved);
+        }
+        result
+    }
+    #[cfg(not(unix))]
+    {
+        probe()
+    }
 }
 
 /// The mixer's 48 kHz stereo, resampled (linearly) to a device's rate and spread over its
