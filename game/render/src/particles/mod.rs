@@ -22,7 +22,7 @@ use ash::vk;
 use blockfall_engine::gpu::descriptors::BufferSetLayout;
 use blockfall_engine::gpu::{
     self, Buffer, BufferAccess, BufferDesc, FrameRing, GpuResult, GraphicsPipelineDesc, Image,
-    Load, MemoryLocation, Pipeline, PipelineLayout, ShaderLibrary, FRAMES_IN_FLIGHT,
+    Load, MemoryLocation, Pipeline, PipelineLayout, Sampled, ShaderLibrary, FRAMES_IN_FLIGHT,
 };
 use blockfall_game::blocks::materials::MATERIALS;
 use blockfall_game::camera::Camera;
@@ -69,12 +69,20 @@ struct UpdatePush {
     counts: [u32; 4],
 }
 
+/// `shaders/particles_push.glsl`: 112 bytes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct DrawPush {
     view_projection: [f32; 16],
     right: [f32; 4],
     up: [f32; 4],
+    eye: [f32; 4],
+}
+
+/// A draw pipeline and its layout.
+struct DrawPipeline {
+    layout: PipelineLayout,
+    pipeline: Pipeline,
 }
 
 /// An sRGB channel as linear light.
@@ -175,8 +183,10 @@ pub struct ParticlesRenderer {
     update_layout: PipelineLayout,
     update: Pipeline,
     _draw_layout_sets: BufferSetLayout,
-    draw_layout: PipelineLayout,
-    draw: Pipeline,
+    /// Lit without shadows.
+    draw: DrawPipeline,
+    /// Lit with the sun's shadows (set 1: the shadow maps'), where they are made.
+    shadowed: Option<DrawPipeline>,
     ring: Option<Ring>,
     /// The ring's next slot.
     next: u32,
@@ -193,11 +203,14 @@ pub struct ParticlesRenderer {
 }
 
 impl ParticlesRenderer {
-    /// The pipelines and a ring of `budget` particles (0: none are drawn).
+    /// The pipelines and a ring of `budget` particles (0: none are drawn); with
+    /// `shadow_layout` (the shadow maps' set layout) also the variant lit with the sun's
+    /// shadows.
     pub fn new(
         gpu: &mut gpu::Gpu,
         shaders: &ShaderLibrary,
         colour_format: vk::Format,
+        shadow_layout: Option<vk::DescriptorSetLayout>,
         budget: u32,
     ) -> GpuResult<Self> {
         let device = gpu.device.clone();
@@ -226,44 +239,56 @@ impl ParticlesRenderer {
             vk::ShaderStageFlags::VERTEX,
             1,
         )?;
-        let draw_layout = PipelineLayout::new(
-            &device,
-            "particles",
-            &[draw_layout_sets.raw],
-            std::mem::size_of::<DrawPush>() as u32,
-            vk::ShaderStageFlags::VERTEX,
-        )?;
         let vertex = shaders.get("particles.vert", target)?;
-        let fragment = shaders.get("particles.frag", target)?;
         let colour_formats = [colour_format];
-        let draw = Pipeline::graphics(
-            &device,
-            &draw_layout,
-            &GraphicsPipelineDesc {
-                name: "particles",
-                vertex: &vertex,
-                fragment: &fragment,
-                vertex_bindings: &[],
-                vertex_attributes: &[],
-                topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-                cull_mode: vk::CullModeFlags::NONE,
-                front_face: vk::FrontFace::COUNTER_CLOCKWISE,
-                polygon_mode: vk::PolygonMode::FILL,
-                color_formats: &colour_formats,
-                depth_format: Some(DEPTH_FORMAT),
-                depth_write: false,
-                blend: true,
-                depth_bias: None,
-            },
-        )?;
+        let draw_pipeline = |name: &str, sets: &[vk::DescriptorSetLayout], fragment: &str| {
+            let layout = PipelineLayout::new(
+                &device,
+                name,
+                sets,
+                std::mem::size_of::<DrawPush>() as u32,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            )?;
+            let fragment = shaders.get(fragment, target)?;
+            let pipeline = Pipeline::graphics(
+                &device,
+                &layout,
+                &GraphicsPipelineDesc {
+                    name,
+                    vertex: &vertex,
+                    fragment: &fragment,
+                    vertex_bindings: &[],
+                    vertex_attributes: &[],
+                    topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+                    cull_mode: vk::CullModeFlags::NONE,
+                    front_face: vk::FrontFace::COUNTER_CLOCKWISE,
+                    polygon_mode: vk::PolygonMode::FILL,
+                    color_formats: &colour_formats,
+                    depth_format: Some(DEPTH_FORMAT),
+                    depth_write: false,
+                    blend: true,
+                    depth_bias: None,
+                },
+            )?;
+            Ok::<_, gpu::GpuError>(DrawPipeline { layout, pipeline })
+        };
+        let draw = draw_pipeline("particles", &[draw_layout_sets.raw], "particles.frag")?;
+        let shadowed = match shadow_layout {
+            Some(shadow_layout) => Some(draw_pipeline(
+                "particles: shadowed",
+                &[draw_layout_sets.raw, shadow_layout],
+                "particles_shadows.frag",
+            )?),
+            None => None,
+        };
         let mut renderer = Self {
             device,
             _update_layout_sets: update_layout_sets,
             update_layout,
             update,
             _draw_layout_sets: draw_layout_sets,
-            draw_layout,
             draw,
+            shadowed,
             ring: None,
             next: 0,
             pending: Vec::new(),
@@ -445,14 +470,15 @@ impl ParticlesRenderer {
     }
 
     /// Records the pass "particles": every slot of the ring drawn as a quad facing `view`'s
-    /// eye, over what `target` and `depth` hold (after the markers), lit by `sun` and `sky`.
+    /// eye, over what `target` and `depth` hold (after the markers), lit as the ground in the
+    /// open is; with `shadows` (the shadow maps' set of this frame) the sun shadowed.
     pub fn record_draw(
         &mut self,
         frames: &mut FrameRing,
         target: RenderTarget,
         depth: &Image,
         view: &Camera,
-        (sun, sky): (f32, f32),
+        shadows: Option<Sampled>,
     ) -> GpuResult<()> {
         let Some(ring) = self.ring.as_ref() else {
             return Ok(());
@@ -469,19 +495,33 @@ impl ParticlesRenderer {
         view_projection.copy_from_slice(view.view_projection.as_slice());
         let push = DrawPush {
             view_projection,
-            right: [right.x, right.y, right.z, sun],
-            up: [up.x, up.y, up.z, sky],
+            right: [right.x, right.y, right.z, 0.0],
+            up: [up.x, up.y, up.z, 0.0],
+            eye: [view.eye.x, view.eye.y, view.eye.z, view.fog_distance],
         };
+        let shadowed = self.shadowed.as_ref().zip(shadows);
+        let samples: Vec<Sampled> = shadowed.iter().map(|(_, sampled)| *sampled).collect();
         let device = self.device.clone();
         let mut pass = frames
             .pass(PASS_NAME)
             .draws_into(&target, Load::Keep)
             .depth(depth, Load::Keep)
+            .samples(&samples)
             .reads(&[BufferAccess::VertexShaderRead])
             .draw(&device)?;
-        pass.bind_pipeline(&self.draw);
-        pass.bind_set_at(&self.draw_layout, 0, ring.draw_set);
-        pass.push(&self.draw_layout, &push);
+        let draw = match shadowed {
+            Some((draw, sampled)) => {
+                pass.bind_pipeline(&draw.pipeline);
+                pass.bind_set_at(&draw.layout, 1, sampled.set);
+                draw
+            }
+            None => {
+                pass.bind_pipeline(&self.draw.pipeline);
+                &self.draw
+            }
+        };
+        pass.bind_set_at(&draw.layout, 0, ring.draw_set);
+        pass.push(&draw.layout, &push);
         pass.draw(0..6, 0..ring.budget);
         Ok(())
     }

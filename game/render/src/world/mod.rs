@@ -108,7 +108,13 @@ impl WorldRenderer {
             blocks: BlocksRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             pieces: PiecesRenderer::new(gpu, shaders, colour_format, &materials, shadow_layout)?,
             markers: MarkersRenderer::new(gpu, shaders, colour_format)?,
-            particles: ParticlesRenderer::new(gpu, shaders, colour_format, DEFAULT_BUDGET)?,
+            particles: ParticlesRenderer::new(
+                gpu,
+                shaders,
+                colour_format,
+                shadow_layout,
+                DEFAULT_BUDGET,
+            )?,
             particles_step: 0.0,
             blocks_meshed: false,
             relit_regions: Vec::new(),
@@ -298,13 +304,10 @@ impl WorldRenderer {
         self.markers
             .record(frames, target, depth, &view, world.blocks(), &markers)?;
         self.particles
-            .record_draw(frames, target, depth, &view, PARTICLE_LIGHT)?;
+            .record_draw(frames, target, depth, &view, shadows)?;
         Ok(())
     }
 }
-
-/// The light on the particles: the sun's and the sky's, as on open ground by day.
-const PARTICLE_LIGHT: (f32, f32) = (0.6, 0.45);
 
 /// The block tool's markers for what `world`'s view aims at: the ghost of the block to place,
 /// the aimed block's outline and the tint over what would fall with it.
