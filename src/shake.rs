@@ -96,6 +96,7 @@ mod tests {
             kind: BlowKind::Strike,
             at,
             material: Some(0),
+            surface: None,
             impulse,
         }
     }

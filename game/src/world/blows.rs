@@ -38,13 +38,15 @@ pub enum BlowKind {
     Landing,
 }
 
-/// A blow: what, where (meters), of which material (`None`: the ground, soil), and how hard
-/// (the impulse, N·s).
+/// A blow: what, where (meters), of which material (`None`: the ground, soil), on what (the
+/// struck surface's material: a block's, or `None` for the ground), and how hard (the impulse,
+/// N·s).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Blow {
     pub kind: BlowKind,
     pub at: [f32; 3],
     pub material: Option<usize>,
+    pub surface: Option<usize>,
     pub impulse: f32,
 }
 
@@ -113,6 +115,7 @@ impl World {
             kind: BlowKind::Break,
             at: block_middle(block),
             material: Some(usize::from(block.material)),
+            surface: Some(usize::from(block.material)),
             impulse: block_mass(block) * BREAK_SPEED,
         });
     }
@@ -125,6 +128,7 @@ impl World {
             kind: if dig { BlowKind::Dig } else { BlowKind::Build },
             at: centre,
             material: None,
+            surface: None,
             impulse: earth * 0.5,
         });
     }
@@ -169,6 +173,7 @@ impl World {
                 kind: BlowKind::Strike,
                 at,
                 material: heaviest_material(&piece.blocks),
+                surface: self.block_under(at),
                 impulse: impulse as f32,
             });
         }
@@ -178,10 +183,12 @@ impl World {
             .filter_map(|split| {
                 let part = *split.into.first()?;
                 let (_, piece, body) = self.pieces.iter().find(|(h, _, _)| *h == part)?;
+                let material = heaviest_material(&piece.blocks);
                 Some(Blow {
                     kind: BlowKind::Split,
                     at: body.position.map(|c| c as f32),
-                    material: heaviest_material(&piece.blocks),
+                    material,
+                    surface: material,
                     impulse: (body.mass * 2.0) as f32,
                 })
             })
@@ -204,6 +211,7 @@ impl World {
                 kind: BlowKind::Landing,
                 at: feet,
                 material: None,
+                surface: None,
                 impulse: PLAYER_MASS * fall_speed,
             });
             return;
@@ -224,9 +232,22 @@ impl World {
                 kind: BlowKind::Step,
                 at: feet,
                 material: None,
+                surface: None,
                 impulse: PLAYER_MASS * (1.0 + speed * 10.0),
             });
         }
+    }
+}
+
+impl World {
+    /// The material of the standing block just under `at` (within a quarter meter), if any:
+    /// what a piece striking there struck (`None`: the ground, or another piece).
+    fn block_under(&self, at: [f32; 3]) -> Option<usize> {
+        let cell = |c: f32| (c / CELL).floor() as i32;
+        let id = self
+            .blocks
+            .at(cell(at[0]), cell(at[1] - 0.25), cell(at[2]))?;
+        self.blocks.get(id).map(|block| usize::from(block.material))
     }
 }
 

@@ -115,11 +115,15 @@ pub fn burst_of(blow: &Blow) -> (usize, usize, f32) {
 /// The particles of `blow`, their randomness from `rng`.
 pub fn particles_of(blow: &Blow, rng: &mut Rng) -> Vec<GpuParticle> {
     let (chips, dust, speed) = burst_of(blow);
-    let srgb = blow
-        .material
-        .and_then(|material| MATERIALS.get(material))
-        .map_or(SOIL, |material| material.colour);
-    let colour = srgb.map(linear);
+    let colour_of = |material: Option<usize>| {
+        material
+            .and_then(|material| MATERIALS.get(material))
+            .map_or(SOIL, |material| material.colour)
+            .map(linear)
+    };
+    // Chips of what broke or struck; dust of that too, and of what it struck (soil from the
+    // ground).
+    let (chip_colour, dust_colour) = (colour_of(blow.material), colour_of(blow.surface));
     let mut unit = || rng.unit() as f32;
     let mut particles = Vec::with_capacity(chips + dust);
     let floor = blow.at[1] - 0.5;
@@ -138,6 +142,12 @@ pub fn particles_of(blow: &Blow, rng: &mut Rng) -> Vec<GpuParticle> {
             blow.at[2] + (unit() - 0.5) * spread,
         ];
         let shade = 0.8 + 0.35 * unit();
+        // Half the dust of a strike rises from what it struck.
+        let colour = if chip || index % 2 == 0 {
+            chip_colour
+        } else {
+            dust_colour
+        };
         let life = if chip {
             1.2 + 0.8 * unit()
         } else {
@@ -536,6 +546,7 @@ mod tests {
             kind,
             at: [1.0, 2.0, 3.0],
             material: Some(5),
+            surface: Some(5),
             impulse,
         }
     }
@@ -561,6 +572,7 @@ mod tests {
         let dug = particles_of(
             &Blow {
                 material: None,
+                surface: None,
                 ..blow(BlowKind::Dig, 5_000.0)
             },
             &mut rng,
