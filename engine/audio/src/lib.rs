@@ -18,7 +18,7 @@ mod mixer;
 mod recipe;
 mod wav;
 
-pub use mixer::{Mixer, HEARING_RANGE, MAX_GAIN};
+pub use mixer::{Mixer, HEARING_RANGE, MAX_GAIN, REFERENCE_DISTANCE};
 pub use recipe::{Mode, Noise, Recipe, DEFAULT_ATTACK_S};
 pub use wav::{read_wav, WavWriter};
 

@@ -8,6 +8,11 @@ use crate::{Recipe, CHANNELS, DECAY_FACTOR, SAMPLE_RATE};
 /// about 42 dB down, and a cut there keeps far-off rubble from taking voices.
 pub const HEARING_RANGE: f32 = 120.0;
 
+/// Within this distance (meters) a sound is heard at its full gain; beyond, as the inverse of
+/// the distance: a blow 3 m away is as loud as it is at the listener's feet, one 30 m away a
+/// tenth as loud.
+pub const REFERENCE_DISTANCE: f32 = 3.0;
+
 /// Most a voice's gain may be: [`Mixer::play`] clamps to `0..=MAX_GAIN`.
 pub const MAX_GAIN: f32 = 4.0;
 
@@ -363,12 +368,12 @@ impl Mixer {
         self.volume_now = volume_target;
     }
 
-    /// The distance attenuation at `at`: 1 within a meter, `1 / d` beyond, 0 past the hearing
-    /// range.
+    /// The distance attenuation at `at`: 1 within [`REFERENCE_DISTANCE`], falling as the
+    /// inverse of the distance beyond it (6 dB for each doubling), 0 past the hearing range.
     fn attenuation(&self, at: [f32; 3]) -> f32 {
         let distance = self.distance(at);
         if distance <= HEARING_RANGE {
-            1.0 / distance.max(1.0)
+            REFERENCE_DISTANCE / distance.max(REFERENCE_DISTANCE)
         } else {
             0.0
         }
