@@ -509,7 +509,11 @@ impl App {
         play.sound = sound;
         if let Some(silent) = silent {
             signals::tell(format_args!("warning: {silent}"));
-            play.say(silent);
+            // The player is told on the HUD too; a script's pictures stay the same on every
+            // machine, sound card or not.
+            if play.script.is_none() {
+                play.say(silent);
+            }
         }
         self.report.device_name = gpu.device.adapter.name.clone();
         let overlay = if self.options.hud {
