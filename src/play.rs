@@ -78,13 +78,12 @@ impl Play {
         options: &RunOptions,
         most_view_radius: u32,
     ) -> Self {
-        let scripted = script.is_some();
         let mut play = Self::new(script);
         play.settings = options.settings.clone();
         play.settings_file = options.settings_file.clone();
-        if scripted && play.settings_file.is_none() {
-            // A script draws the default view, as `sim` sees it: steady, unless a settings
-            // file asks for the shake.
+        if play.settings_file.is_none() {
+            // A script or a headless render draws the default view, as `sim` sees it: steady,
+            // unless a settings file asks for the shake.
             play.settings.camera_shake = false;
         }
         play.menu.most_view_radius = most_view_radius;
@@ -101,7 +100,12 @@ impl Play {
             warning: None,
             said: Vec::new(),
             settings_file: None,
-            settings: Settings::default(),
+            // The defaults, steady: only the player's window (`for_player`) or a run given a
+            // settings file shakes the view.
+            settings: Settings {
+                camera_shake: false,
+                ..Settings::default()
+            },
             menu: Menu::default(),
             hud_hidden: false,
             menu_click: None,
