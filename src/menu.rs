@@ -207,7 +207,10 @@ impl Menu {
     /// The worlds of the data folder, listed by the run for the Worlds screen.
     pub fn set_worlds(&mut self, worlds: Vec<WorldEntry>) {
         self.worlds = worlds;
-        self.clamp_selection();
+        if self.screen() == Some(&Screen::Worlds) {
+            // The list may have shrunk (a world deleted): its rows, then New world and Back.
+            self.selected = self.selected.min(self.worlds.len() + 1);
+        }
     }
 
     fn push(&mut self, screen: Screen) {
@@ -389,18 +392,6 @@ impl Menu {
             help,
             note: self.note.clone(),
         })
-    }
-
-    fn clamp_selection(&mut self) {
-        let rows = match self.screen() {
-            Some(Screen::Pause) => 6,
-            Some(Screen::Settings) => SETTING_KEYS.len() + Action::ALL.len() + 1,
-            Some(Screen::Worlds) => self.worlds.len() + 2,
-            Some(Screen::NewWorld) => 3,
-            Some(Screen::ConfirmDelete(..)) => 2,
-            None => 1,
-        };
-        self.selected = self.selected.min(rows - 1);
     }
 
     /// A button pressed while the menu is open. `settings` are the player's; a change to them
